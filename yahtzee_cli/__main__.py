@@ -1,0 +1,3 @@
+from yahtzee_cli.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""`yahtzee replay`: not written yet (registers nothing)."""

@@ -1,0 +1,1 @@
+"""`yahtzee schema`: not written yet (registers nothing)."""

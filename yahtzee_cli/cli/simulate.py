@@ -1,0 +1,1 @@
+"""`yahtzee simulate`: not written yet (registers nothing)."""

@@ -1,0 +1,1 @@
+"""`yahtzee solve`: not written yet (registers nothing)."""

@@ -1,0 +1,1 @@
+"""`yahtzee validate`: not written yet (registers nothing)."""

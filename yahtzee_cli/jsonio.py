@@ -1,0 +1,49 @@
+"""JSON in and out with orjson, and pydantic errors as `/json/pointer: message` lines."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def _no_nan(obj: Any) -> Any:
+    """orjson writes NaN as null without a word: refuse it instead of emitting a silent null."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        raise ValueError("refusing to write a non-finite number to JSON")
+    if isinstance(obj, dict):
+        for v in obj.values():
+            _no_nan(v)
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            _no_nan(v)
+    return obj
+
+
+def dumps(obj: Any, *, indent: bool = False) -> bytes:
+    """One JSON document as bytes (no trailing newline)."""
+    _no_nan(obj)
+    return orjson.dumps(obj, option=_OPTS | (orjson.OPT_INDENT_2 if indent else 0))
+
+
+def loads(data: bytes | str) -> Any:
+    return orjson.loads(data)
+
+
+def pointer(path: Sequence[str | int]) -> str:
+    """RFC 6901 JSON Pointer for a path of keys and indices."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def validation_errors(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[tuple[str, str]]:
+    """A pydantic ValidationError as (pointer, message) pairs, one per problem."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        out.append((pointer([*prefix, *loc]) or "/", err["msg"]))
+    return out

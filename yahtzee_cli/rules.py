@@ -1,0 +1,793 @@
+"""The rules module: the single source of truth for scoring, legality, bonuses and totals.
+
+A rule set is data: a dice count, an ordered list of boxes (each an instance of a small set of
+box kinds with parameters) and a block of house-rule settings. Every command (score, validate,
+replay, hint, simulate, solve) asks this module and never re-implements a rule.
+
+Sources: ../shared/seeds (Hasbro Yahtzee, Scandinavian Yatzy, Forced/Maxi/Triple variants,
+Kniffel, the eight house-rule settings). Where they differ, the reading is a preset or a setting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Dice = tuple[int, ...]
+BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
+JokerMode = Literal["forced", "free", "off"]
+FACES = (1, 2, 3, 4, 5, 6)
+
+
+class RulesError(ValueError):
+    """A rule set, setting, box or dice value that is not valid; the message names the valid choices."""
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid (box filled, out of order, joker restriction...)."""
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+class Box(BaseModel):
+    """One scoring box: a kind plus the parameters that kind takes.
+
+    kinds and parameters:
+      upper     face            sum of the dice showing `face`
+      kind      n, scoring      at least n dice alike; "all" sums every die, "matching" the n alike dice
+      pairs     n               n pairs of different faces; sums the paired dice
+      groups    sizes, points   disjoint sets of different faces (3+2 full house, 3+3 castle, 4+2 tower);
+                                fixed `points`, or the sum of the grouped dice when points is null
+      straight  length, start, points   `length` faces in sequence (any start, or exactly from `start`)
+      yahtzee   points          every die alike
+      chance                    sum of all dice
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    name: str = ""
+    kind: BoxKind
+    face: int | None = Field(default=None, ge=1, le=6)
+    n: int | None = Field(default=None, ge=1, le=6)
+    scoring: Literal["all", "matching"] = "all"
+    sizes: tuple[int, ...] | None = None
+    length: int | None = Field(default=None, ge=2, le=6)
+    start: int | None = Field(default=None, ge=1, le=6)
+    points: int | None = Field(default=None, ge=0)
+    aliases: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _check_params(self) -> Box:
+        need: dict[str, tuple[str, ...]] = {
+            "upper": ("face",),
+            "kind": ("n",),
+            "pairs": ("n",),
+            "groups": ("sizes",),
+            "straight": ("length", "points"),
+            "yahtzee": ("points",),
+            "chance": (),
+        }
+        missing = [p for p in need[self.kind] if getattr(self, p) is None]
+        if missing:
+            raise ValueError(f"box kind {self.kind!r} needs {', '.join(missing)}")
+        if self.sizes is not None and (len(self.sizes) < 2 or min(self.sizes) < 1 or sum(self.sizes) > 6):
+            raise ValueError("sizes must list at least two group sizes adding up to at most 6")
+        return self
+
+    @property
+    def section(self) -> Literal["upper", "lower"]:
+        return "upper" if self.kind == "upper" else "lower"
+
+    @property
+    def label(self) -> str:
+        return self.name or self.key.replace("_", " ").capitalize()
+
+    def describe(self) -> str:
+        """How the box scores, in words (for `yahtzee rules NAME`)."""
+        k = self.kind
+        if k == "upper":
+            return f"sum of the dice showing {self.face}"
+        if k == "kind":
+            what = "all dice" if self.scoring == "all" else f"the {self.n} matching dice"
+            return f"at least {self.n} alike: sum of {what}"
+        if k == "pairs":
+            return f"{self.n} pairs of different faces: sum of the paired dice"
+        if k == "groups":
+            shape = "+".join(str(s) for s in self.sizes or ())
+            value = f"{self.points} points" if self.points is not None else "sum of those dice"
+            return f"{shape} alike, different faces: {value}"
+        if k == "straight":
+            if self.start is not None:
+                run = "-".join(str(f) for f in range(self.start, self.start + (self.length or 0)))
+                return f"exactly {run}: {self.points} points"
+            return f"any {self.length} in sequence: {self.points} points"
+        if k == "yahtzee":
+            return f"all dice alike: {self.points} points"
+        return "sum of all dice"
+
+
+def _counts(dice: Dice) -> list[int]:
+    c = [0] * 7
+    for d in dice:
+        c[d] += 1
+    return c
+
+
+def _groups_score(box: Box, c: list[int]) -> int:
+    sizes = box.sizes or ()
+    best = -1
+    for faces in itertools.permutations(FACES, len(sizes)):
+        if all(c[f] >= s for f, s in zip(faces, sizes, strict=True)):
+            best = max(best, sum(f * s for f, s in zip(faces, sizes, strict=True)))
+    if best < 0:
+        return 0
+    return box.points if box.points is not None else best
+
+
+def natural_score(box: Box, dice: Dice) -> int:
+    """What `dice` scores in `box` on its own merits (no joker)."""
+    c = _counts(dice)
+    k = box.kind
+    if k == "upper":
+        assert box.face is not None
+        return box.face * c[box.face]
+    if k == "chance":
+        return sum(dice)
+    if k == "kind":
+        assert box.n is not None
+        alike = [f for f in FACES if c[f] >= box.n]
+        if not alike:
+            return 0
+        return sum(dice) if box.scoring == "all" else box.n * max(alike)
+    if k == "pairs":
+        assert box.n is not None
+        paired = [f for f in FACES if c[f] >= 2]
+        if len(paired) < box.n:
+            return 0
+        return 2 * sum(sorted(paired)[-box.n :])
+    if k == "groups":
+        return _groups_score(box, c)
+    if k == "straight":
+        assert box.length is not None and box.points is not None
+        starts = [box.start] if box.start is not None else range(1, 8 - box.length)
+        ok = any(s + box.length <= 7 and all(c[f] for f in range(s, s + box.length)) for s in starts)
+        return box.points if ok else 0
+    # yahtzee
+    assert box.points is not None
+    return box.points if len(dice) and c[dice[0]] == len(dice) else 0
+
+
+def joker_value(box: Box, dice: Dice) -> int:
+    """What a joker (an extra Yahtzee allowed to stand in for any shape) scores in `box`:
+    the full value of fixed-value boxes (FH 25, SS 30, LS 40), the natural score elsewhere."""
+    if box.kind in ("groups", "straight"):
+        return box.points if box.points is not None else sum(dice)
+    return natural_score(box, dice)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+class Settings(BaseModel):
+    """House-rule settings (seed 002's eight, plus column multipliers and saved rolls)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    upper_bonus_threshold: int = Field(63, ge=0, le=105)
+    upper_bonus: int = Field(35, ge=0, le=100, multiple_of=5)
+    extra_yahtzee_bonus: int = Field(100, ge=0, le=200, multiple_of=25)
+    joker: JokerMode = "forced"
+    fill_in_order: bool = False
+    must_zero: bool = True
+    columns: int = Field(1, ge=1, le=6)
+    add_columns: bool = True
+    column_multipliers: tuple[int, ...] | None = None
+    saved_rolls: bool = False
+
+    @model_validator(mode="after")
+    def _check_multipliers(self) -> Settings:
+        m = self.column_multipliers
+        if m is not None and (len(m) != self.columns or min(m) < 1):
+            raise ValueError(
+                f"column_multipliers needs {self.columns} whole numbers >= 1 (one per column), got {list(m)}"
+            )
+        return self
+
+    @property
+    def multipliers(self) -> tuple[int, ...]:
+        return self.column_multipliers or (1,) * self.columns
+
+
+SETTING_NAMES = tuple(Settings.model_fields)
+
+
+# --------------------------------------------------------------------------- rule sets
+
+
+class RuleSet(BaseModel):
+    """A complete rule set: dice, boxes in sheet order, settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "custom"
+    dice: int = Field(5, ge=5, le=6)
+    boxes: tuple[Box, ...]
+    settings: Settings = Settings()
+
+    @model_validator(mode="after")
+    def _check_boxes(self) -> RuleSet:
+        keys = [b.key for b in self.boxes]
+        if len(set(keys)) != len(keys):
+            raise ValueError("box keys must be unique")
+        if not self.boxes:
+            raise ValueError("a rule set needs at least one box")
+        return self
+
+    # -- lookups (cached: a RuleSet is immutable)
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(b.key for b in self.boxes)
+
+    @cached_property
+    def upper_indices(self) -> tuple[int, ...]:
+        return tuple(i for i, b in enumerate(self.boxes) if b.kind == "upper")
+
+    @cached_property
+    def lower_indices(self) -> tuple[int, ...]:
+        return tuple(i for i, b in enumerate(self.boxes) if b.kind != "upper")
+
+    @cached_property
+    def upper_index_by_face(self) -> dict[int, int]:
+        return {b.face: i for i, b in enumerate(self.boxes) if b.kind == "upper" and b.face is not None}
+
+    @cached_property
+    def yahtzee_index(self) -> int | None:
+        """The box whose full value makes later Yahtzees extra ones (the first `yahtzee` box)."""
+        return next((i for i, b in enumerate(self.boxes) if b.kind == "yahtzee"), None)
+
+    @cached_property
+    def _lookup(self) -> dict[str, int]:
+        table: dict[str, int] = {}
+        for i, b in enumerate(self.boxes):
+            for alias in (*b.aliases, b.name, b.key):
+                if alias:
+                    table.setdefault(normalize_name(alias), i)
+        for i, b in enumerate(self.boxes):  # canonical keys and names win over aliases
+            table[normalize_name(b.key)] = i
+        return table
+
+    def box_index(self, name: str) -> int:
+        """Index of a box by key, display name or alias (case-insensitive)."""
+        i = self._lookup.get(normalize_name(name))
+        if i is None:
+            raise RulesError(f"unknown box {name!r}; valid boxes: {', '.join(self.keys)}")
+        return i
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=False)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable hash of everything that changes play (names and aliases excluded)."""
+        payload = {
+            "dice": self.dice,
+            "boxes": [b.model_dump(mode="json", exclude={"name", "aliases", "key"}) for b in self.boxes],
+            "settings": self.settings.model_dump(mode="json"),
+        }
+        return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+    # -- rolls and scores
+    def check_dice(self, dice: Iterable[int]) -> Dice:
+        """Sorted dice, or RulesError naming what would be valid."""
+        out = tuple(sorted(dice))
+        if len(out) != self.dice:
+            raise RulesError(f"{self.name} needs {self.dice} dice, got {len(out)}")
+        bad = [d for d in out if not 1 <= d <= 6]
+        if bad:
+            raise RulesError(f"dice faces must be 1-6, got {bad[0]}")
+        return out
+
+    def natural_scores(self, dice: Dice) -> tuple[int, ...]:
+        return tuple(natural_score(b, dice) for b in self.boxes)
+
+    def is_yahtzee(self, dice: Dice) -> bool:
+        return len(dice) == self.dice and len(set(dice)) == 1
+
+    @cached_property
+    def theoretical_max(self) -> int:
+        """The highest grand total the rules allow (1575 for yahtzee, 374 for yatzy)."""
+        s = self.settings
+        y = self.yahtzee_index
+        extra = s.extra_yahtzee_bonus if y is not None else 0
+        yrolls = [(f,) * self.dice for f in FACES]
+        all_rolls = list(rolls(self.dice))
+        best: list[int] = []
+        for i, b in enumerate(self.boxes):
+            natural = max(natural_score(b, r) for r in all_rolls)
+            if i == y or not extra:
+                best.append(natural)
+                continue
+            # Every box but the Yahtzee box can be filled with an extra Yahtzee (+bonus), at joker value
+            # when jokers count; uppers are filled first so the forced joker always reaches the lower box.
+            as_yahtzee = max((joker_value(b, r) if s.joker != "off" else natural_score(b, r)) for r in yrolls)
+            best.append(max(natural, as_yahtzee + extra))
+        # The best upper scores are five (six) of a kind, so the bonus comes with them if it can at all.
+        upper_nat = sum(max(natural_score(self.boxes[i], r) for r in all_rolls) for i in self.upper_indices)
+        bonus = s.upper_bonus if upper_nat >= s.upper_bonus_threshold else 0
+        column = sum(best) + bonus
+        mult = s.multipliers
+        return column * sum(mult) if s.add_columns else column * max(mult)
+
+
+def normalize_name(name: str) -> str:
+    """Case-, accent- and separator-insensitive form of a box or preset name ("Große Straße" -> grosse_strasse)."""
+    text = unicodedata.normalize("NFKD", name.casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    out = []
+    for ch in text:
+        out.append(ch if ch.isalnum() else "_")
+    return "_".join(p for p in "".join(out).split("_") if p)
+
+
+def rolls(n: int) -> Iterable[Dice]:
+    """Every distinct roll of n dice, sorted (252 for five, 462 for six)."""
+    return itertools.combinations_with_replacement(FACES, n)
+
+
+# --------------------------------------------------------------------------- presets
+
+
+def _upper(names: Sequence[str], aliases: Sequence[Sequence[str]] = ()) -> list[Box]:
+    keys = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    extra = list(aliases) or [()] * 6
+    return [
+        Box(key=k, name=n, kind="upper", face=f, aliases=(f"{f}s", *a))
+        for f, k, n, a in zip(FACES, keys, names, extra, strict=True)
+    ]
+
+
+_EN_UPPER = ("Ones", "Twos", "Threes", "Fours", "Fives", "Sixes")
+_HASBRO_UPPER = ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes")
+_DE_UPPER = ("Einser", "Zweier", "Dreier", "Vierer", "Fünfer", "Sechser")
+_UPPER_ALIASES = (
+    ("aces", "ace", "einser"),
+    ("zweier",),
+    ("dreier",),
+    ("vierer",),
+    ("fuenfer", "fünfer"),
+    ("sechser",),
+)
+
+
+def _yahtzee_boxes(german: bool = False) -> tuple[Box, ...]:
+    n = (
+        ("Dreierpasch", "Viererpasch", "Full House", "Kleine Straße", "Große Straße", "Kniffel", "Chance")
+        if german
+        else ("3 of a kind", "4 of a kind", "Full house", "Sm straight", "Lg straight", "Yahtzee", "Chance")
+    )
+    upper = _upper(_DE_UPPER if german else _HASBRO_UPPER, _UPPER_ALIASES)
+    lower = [
+        Box(key="three_of_a_kind", name=n[0], kind="kind", n=3, scoring="all",
+            aliases=("3k", "3oak", "3x", "three_kind", "dreierpasch", "Three of a kind")),
+        Box(key="four_of_a_kind", name=n[1], kind="kind", n=4, scoring="all",
+            aliases=("4k", "4oak", "4x", "four_kind", "viererpasch", "Four of a kind")),
+        Box(key="full_house", name=n[2], kind="groups", sizes=(3, 2), points=25, aliases=("fh", "house")),
+        Box(key="small_straight", name=n[3], kind="straight", length=4, points=30,
+            aliases=("ss", "sm_straight", "small", "kleine_strasse", "kl_strasse", "Small straight")),
+        Box(key="large_straight", name=n[4], kind="straight", length=5, points=40,
+            aliases=("ls", "lg_straight", "large", "grosse_strasse", "gr_strasse", "Large straight")),
+        Box(key="yahtzee", name=n[5], kind="yahtzee", points=50,
+            aliases=("kniffel", "yatzy", "yacht", "five_of_a_kind", "5k")),
+        Box(key="chance", name=n[6], kind="chance", aliases=("ch",)),
+    ]
+    return tuple(upper + lower)
+
+
+def _yatzy_boxes() -> tuple[Box, ...]:
+    return tuple(
+        _upper(_EN_UPPER, _UPPER_ALIASES)
+        + [
+            Box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
+            Box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
+            Box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
+                aliases=("3k", "3oak")),
+            Box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
+                aliases=("4k", "4oak")),
+            Box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
+                aliases=("ss", "small")),
+            Box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
+                aliases=("ls", "large")),
+            Box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
+            Box(key="chance", name="Chance", kind="chance"),
+            Box(key="yatzy", name="Yatzy", kind="yahtzee", points=50, aliases=("yahtzee", "5k")),
+        ]
+    )
+
+
+def _maxi_boxes() -> tuple[Box, ...]:
+    # Order and scoring of common Scandinavian Maxi Yatzy sheets: pair/kind boxes count only the
+    # matching dice; full house is a 3+2 scoring those five dice (the sixth die does not count);
+    # castle (3+3) and tower (4+2) use all six dice.
+    return tuple(
+        _upper(_EN_UPPER, _UPPER_ALIASES)
+        + [
+            Box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
+            Box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
+            Box(key="three_pairs", name="Three pairs", kind="pairs", n=3, aliases=("3p",)),
+            Box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
+                aliases=("3k",)),
+            Box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
+                aliases=("4k",)),
+            Box(key="five_of_a_kind", name="Five of a kind", kind="kind", n=5, scoring="matching",
+                aliases=("5k",)),
+            Box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
+                aliases=("ss",)),
+            Box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
+                aliases=("ls",)),
+            Box(key="full_straight", name="Full straight", kind="straight", length=6, start=1, points=21,
+                aliases=("fs",)),
+            Box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
+            Box(key="castle", name="Castle", kind="groups", sizes=(3, 3), aliases=("villa",)),
+            Box(key="tower", name="Tower", kind="groups", sizes=(4, 2), aliases=("torn",)),
+            Box(key="chance", name="Chance", kind="chance"),
+            Box(key="maxi_yatzy", name="Maxi Yatzy", kind="yahtzee", points=100, aliases=("yatzy", "maxi")),
+        ]
+    )
+
+
+_YATZY_SETTINGS = {"upper_bonus": 50, "extra_yahtzee_bonus": 0, "joker": "off"}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "yahtzee": {"boxes": _yahtzee_boxes(), "settings": {},
+                "about": "Hasbro Yahtzee: 13 boxes, 35 at 63, +100 per extra Yahtzee, forced joker"},
+    "kniffel": {"boxes": _yahtzee_boxes(german=True), "settings": {},
+                "about": "German Kniffel: Yahtzee's rules with the German box names"},
+    "yatzy": {"boxes": _yatzy_boxes(), "settings": _YATZY_SETTINGS,
+              "about": "Scandinavian Yatzy: 15 boxes, 50 at 63, no extra bonus"},
+    "forced-yatzy": {"boxes": _yatzy_boxes(),
+                     "settings": {**_YATZY_SETTINGS, "fill_in_order": True, "upper_bonus_threshold": 42},
+                     "about": "Forced Yatzy: filled strictly top to bottom, bonus at 42"},
+    "maxi-yatzy": {"boxes": _maxi_boxes(), "dice": 6,
+                   "settings": {**_YATZY_SETTINGS, "upper_bonus_threshold": 84, "upper_bonus": 100,
+                                "saved_rolls": True},
+                   "about": "Maxi Yatzy: 6 dice, 20 boxes, 100 at 84, unused rolls saved for later turns"},
+    "triple-yahtzee": {"boxes": _yahtzee_boxes(),
+                       "settings": {"columns": 3, "column_multipliers": (1, 2, 3)},
+                       "about": "Triple Yahtzee: three columns counted x1, x2, x3"},
+    "triple-yatzy": {"boxes": _yatzy_boxes(),
+                     "settings": {**_YATZY_SETTINGS, "columns": 3, "column_multipliers": (1, 2, 3)},
+                     "about": "Triple Yatzy: three Scandinavian columns counted x1, x2, x3"},
+}
+DEFAULT_PRESET = "yahtzee"
+
+
+def _settings_error(exc: ValidationError) -> RulesError:
+    msgs = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "settings"
+        msgs.append(f"{loc}: {err['msg']}")
+    return RulesError("invalid setting " + "; ".join(msgs))
+
+
+def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Settings:
+    unknown = [k for k in overrides if k not in SETTING_NAMES]
+    if unknown:
+        raise RulesError(f"unknown setting {unknown[0]!r}; valid settings: {', '.join(SETTING_NAMES)}")
+    merged = {**base, **overrides}
+    # Changing the column count drops preset multipliers that no longer fit, unless given too.
+    if "columns" in overrides and "column_multipliers" not in overrides:
+        mult = merged.get("column_multipliers")
+        if mult is not None and len(mult) != merged["columns"]:
+            merged.pop("column_multipliers")
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise _settings_error(exc) from None
+
+
+def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """A preset by name (case-insensitive, `_` or `-`), with optional setting overrides."""
+    key = normalize_name(name).replace("_", "-")
+    if key not in PRESETS:
+        raise RulesError(f"unknown preset {name!r}; valid presets: {', '.join(PRESETS)}")
+    p = PRESETS[key]
+    settings = make_settings(p["settings"], overrides or {})
+    return RuleSet(name=key, dice=p.get("dice", 5), boxes=p["boxes"], settings=settings)
+
+
+def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """A rule set from JSON data: a preset name, {"preset": ..., "settings": {...}}, or a custom
+    sheet {"name": ..., "dice": 5, "boxes": [...], "settings": {...}}. `overrides` (from --set) win."""
+    overrides = dict(overrides or {})
+    if isinstance(data, str):
+        return preset(data, overrides)
+    if not isinstance(data, Mapping):
+        raise RulesError("rules must be a preset name or an object with 'preset' or 'boxes'")
+    settings = data.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        raise RulesError("rules 'settings' must be an object")
+    if "preset" in data:
+        extra = set(data) - {"preset", "settings"}
+        if extra:
+            raise RulesError(f"unknown rules field {sorted(extra)[0]!r}; valid fields: preset, settings")
+        return preset(str(data["preset"]), {**settings, **overrides})
+    if "boxes" not in data:
+        raise RulesError("rules object needs 'preset' (one of: " + ", ".join(PRESETS) + ") or 'boxes'")
+    merged = make_settings(settings, overrides)
+    try:
+        return RuleSet.model_validate({**data, "settings": merged})
+    except ValidationError as exc:
+        errs = "; ".join(
+            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"] for e in exc.errors()
+        )
+        raise RulesError(f"invalid custom rules: {errs}") from None
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """`key=value` from --set into a typed pair (bools, ints, lists, joker names)."""
+    if "=" not in text:
+        raise RulesError(f"--set needs key=value, got {text!r}; valid settings: {', '.join(SETTING_NAMES)}")
+    key, raw = (p.strip() for p in text.split("=", 1))
+    key = key.replace("-", "_")
+    if key not in SETTING_NAMES:
+        raise RulesError(f"unknown setting {key!r}; valid settings: {', '.join(SETTING_NAMES)}")
+    annotation = str(Settings.model_fields[key].annotation)
+    low = raw.lower()
+    value: Any
+    if "bool" in annotation:
+        if low in ("1", "true", "on", "yes"):
+            value = True
+        elif low in ("0", "false", "off", "no"):
+            value = False
+        else:
+            raise RulesError(f"setting {key} takes on or off, got {raw!r}")
+    elif key == "column_multipliers":
+        try:
+            value = tuple(int(p) for p in raw.replace(" ", ",").split(",") if p)
+        except ValueError:
+            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}") from None
+    elif key == "joker":
+        value = low
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise RulesError(f"setting {key} takes a whole number, got {raw!r}") from None
+    return key, value
+
+
+def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
+    """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides."""
+    overrides = dict(parse_setting(s) for s in sets)
+    if spec is None:
+        return preset(DEFAULT_PRESET, overrides)
+    if spec.endswith(".json") or "/" in spec:
+        try:
+            with open(spec, "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
+        return rules_from_data(data, overrides)
+    return preset(spec, overrides)
+
+
+# --------------------------------------------------------------------------- columns, legality, totals
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a score sheet: each box's written score (None while open) and the extra-Yahtzee
+    bonus points earned in it."""
+
+    scores: tuple[int | None, ...]
+    yahtzee_bonus: int = 0
+
+    @classmethod
+    def empty(cls, rules: RuleSet) -> Column:
+        return cls((None,) * len(rules.boxes))
+
+    @property
+    def filled_mask(self) -> int:
+        return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
+
+    @property
+    def is_full(self) -> bool:
+        return all(s is not None for s in self.scores)
+
+    def open_boxes(self) -> list[int]:
+        return [i for i, s in enumerate(self.scores) if s is None]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A legal place for a roll: the box (and column), what it writes, and the extra bonus it earns."""
+
+    box: int
+    score: int
+    bonus: int = 0
+    column: int = 0
+    joker: bool = False
+
+
+def joker_active(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> bool:
+    """An extra Yahtzee acts as a joker once the Yahtzee box is filled (with 50 or with 0)."""
+    return (
+        rules.settings.joker != "off"
+        and rules.yahtzee_index is not None
+        and yahtzee_score is not None
+        and rules.is_yahtzee(dice)
+    )
+
+
+def extra_bonus(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> int:
+    """The extra-Yahtzee bonus a roll earns: only while the Yahtzee box holds its full value."""
+    y = rules.yahtzee_index
+    if y is None or not rules.is_yahtzee(dice) or yahtzee_score is None:
+        return 0
+    return rules.settings.extra_yahtzee_bonus if yahtzee_score == rules.boxes[y].points else 0
+
+
+def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dice) -> int:
+    """Bitmask of the boxes a roll may go in, given the filled boxes of its column.
+
+    fill_in_order: only the first open box. Forced joker (an extra Yahtzee with the Yahtzee box
+    filled): its own upper box if open; else any open lower box; else any open upper box (a zero).
+    Free joker and no joker: any open box.
+    """
+    full = (1 << len(rules.boxes)) - 1
+    open_ = full & ~filled
+    if not open_:
+        return 0
+    if rules.settings.fill_in_order:
+        return open_ & -open_
+    if rules.settings.joker == "forced" and joker_active(rules, dice, yahtzee_score):
+        own = rules.upper_index_by_face.get(dice[0])
+        if own is not None and open_ >> own & 1:
+            return 1 << own
+        lower = open_ & sum(1 << i for i in rules.lower_indices)
+        return lower or open_
+    return open_
+
+
+def box_value(rules: RuleSet, box: int, dice: Dice, filled: int, yahtzee_score: int | None) -> int:
+    """What `dice` writes in `box`: the natural score, or the joker's full value for fixed-value
+    boxes when the joker is active and the roll's own upper box is already filled."""
+    b = rules.boxes[box]
+    if joker_active(rules, dice, yahtzee_score):
+        own = rules.upper_index_by_face.get(dice[0])
+        if own is None or filled >> own & 1:
+            return joker_value(b, dice)
+    return natural_score(b, dice)
+
+
+def column_options(rules: RuleSet, column: Column, dice: Dice, index: int = 0) -> list[Option]:
+    y = rules.yahtzee_index
+    ys = column.scores[y] if y is not None else None
+    filled = column.filled_mask
+    mask = legal_mask(rules, filled, ys, dice)
+    bonus = extra_bonus(rules, dice, ys)
+    joker = joker_active(rules, dice, ys)
+    return [
+        Option(i, box_value(rules, i, dice, filled, ys), bonus, index, joker)
+        for i in range(len(rules.boxes))
+        if mask >> i & 1
+    ]
+
+
+def options(rules: RuleSet, columns: Sequence[Column], dice: Dice) -> list[Option]:
+    """Every legal (column, box) for a roll on a player's sheet, any column being allowed."""
+    out: list[Option] = []
+    for c, col in enumerate(columns):
+        out.extend(column_options(rules, col, dice, c))
+    return out
+
+
+def may_pass(rules: RuleSet, opts: Sequence[Option]) -> bool:
+    """With must_zero off, a turn whose roll scores nothing anywhere may be passed."""
+    return not rules.settings.must_zero and all(o.score == 0 and o.bonus == 0 for o in opts)
+
+
+def place(rules: RuleSet, column: Column, box: int, dice: Dice) -> tuple[Column, Option]:
+    """Write `dice` into `box` of `column`; IllegalMove says why when the rules forbid it."""
+    if column.scores[box] is not None:
+        raise IllegalMove(f"box {rules.keys[box]} is already filled")
+    opts = column_options(rules, column, dice)
+    chosen = next((o for o in opts if o.box == box), None)
+    if chosen is None:
+        legal = ", ".join(rules.keys[o.box] for o in opts)
+        if rules.settings.fill_in_order:
+            why = "boxes must be filled in order"
+        else:
+            why = "the forced joker rule sends this Yahtzee elsewhere"
+        raise IllegalMove(f"{rules.keys[box]} is not allowed here ({why}); legal: {legal}")
+    scores = list(column.scores)
+    scores[box] = chosen.score
+    return Column(tuple(scores), column.yahtzee_bonus + chosen.bonus), chosen
+
+
+@dataclass(frozen=True)
+class ColumnTotals:
+    upper_sum: int
+    upper_bonus: int
+    upper_total: int
+    lower_sum: int
+    yahtzee_bonus: int
+    lower_total: int
+    total: int
+
+
+def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
+    s = rules.settings
+    upper = sum(column.scores[i] or 0 for i in rules.upper_indices)
+    lower = sum(column.scores[i] or 0 for i in rules.lower_indices)
+    bonus = s.upper_bonus if upper >= s.upper_bonus_threshold else 0
+    lower_total = lower + column.yahtzee_bonus
+    return ColumnTotals(upper, bonus, upper + bonus, lower, column.yahtzee_bonus, lower_total,
+                        upper + bonus + lower_total)
+
+
+def sheet_total(rules: RuleSet, columns: Sequence[Column]) -> int:
+    """A player's score: columns weighted by their multipliers, added together or the best one."""
+    weighted = [column_totals(rules, c).total * m for c, m in zip(columns, rules.settings.multipliers, strict=True)]
+    return sum(weighted) if rules.settings.add_columns else max(weighted)
+
+
+def rolls_allowed(rules: RuleSet, saved: int) -> int:
+    """Rolls available this turn: three, plus any saved from earlier turns when saved_rolls is on."""
+    return 3 + (saved if rules.settings.saved_rolls else 0)
+
+
+def saved_after(rules: RuleSet, saved: int, used: int) -> int:
+    return rolls_allowed(rules, saved) - used if rules.settings.saved_rolls else 0
+
+
+@dataclass
+class Sheet:
+    """A player's sheet: one Column per setting `columns`."""
+
+    rules: RuleSet
+    columns: list[Column] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.columns:
+            self.columns = [Column.empty(self.rules) for _ in range(self.rules.settings.columns)]
+
+    @property
+    def is_full(self) -> bool:
+        return all(c.is_full for c in self.columns)
+
+    @property
+    def total(self) -> int:
+        return sheet_total(self.rules, self.columns)
+
+
+def parse_dice(parts: Sequence[str]) -> list[int]:
+    """Dice from shell words: `3 3 3 2 2`, `33322` or `3,3,3,2,2` (faces are single digits)."""
+    faces: list[int] = []
+    for part in parts:
+        for ch in part:
+            if ch in ", \t":
+                continue
+            if not ch.isdigit():
+                raise RulesError(f"dice are digits 1-6, got {part!r}")
+            faces.append(int(ch))
+    return faces
+
+
+def score_roll(rules: RuleSet, dice: Iterable[int]) -> dict[str, int]:
+    """What a roll scores in every box of the rule set (no sheet context)."""
+    return dict(zip(rules.keys, rules.natural_scores(rules.check_dice(dice)), strict=True))
