@@ -251,6 +251,10 @@ class RuleSet(BaseModel):
         return {b.face: i for i, b in enumerate(self.boxes) if b.kind == "upper" and b.face is not None}
 
     @cached_property
+    def lower_bits(self) -> int:
+        return sum(1 << i for i in self.lower_indices)
+
+    @cached_property
     def yahtzee_index(self) -> int | None:
         """The box whose full value makes later Yahtzees extra ones (the first `yahtzee` box)."""
         return next((i for i, b in enumerate(self.boxes) if b.kind == "yahtzee"), None)
@@ -297,8 +301,16 @@ class RuleSet(BaseModel):
             raise RulesError(f"dice faces must be 1-6, got {bad[0]}")
         return out
 
+    @cached_property
+    def _score_cache(self) -> dict[Dice, tuple[int, ...]]:
+        return {}
+
     def natural_scores(self, dice: Dice) -> tuple[int, ...]:
-        return tuple(natural_score(b, dice) for b in self.boxes)
+        """Every box's natural score for sorted `dice` (memoised: there are only 252 or 462 rolls)."""
+        cached = self._score_cache.get(dice)
+        if cached is None:
+            cached = self._score_cache[dice] = tuple(natural_score(b, dice) for b in self.boxes)
+        return cached
 
     def is_yahtzee(self, dice: Dice) -> bool:
         return len(dice) == self.dice and len(set(dice)) == 1
@@ -623,55 +635,75 @@ class Option:
     joker: bool = False
 
 
-def joker_active(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> bool:
-    """An extra Yahtzee acts as a joker once the Yahtzee box is filled (with 50 or with 0)."""
-    return (
-        rules.settings.joker != "off"
-        and rules.yahtzee_index is not None
-        and yahtzee_score is not None
-        and rules.is_yahtzee(dice)
-    )
+JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}
 
 
-def extra_bonus(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> int:
-    """The extra-Yahtzee bonus a roll earns: only while the Yahtzee box holds its full value."""
-    y = rules.yahtzee_index
-    if y is None or not rules.is_yahtzee(dice) or yahtzee_score is None:
+# The four integer functions below hold the joker/fill-order logic once. They take only ints and bools
+# so the compiled kernels (solver, simulator) run these very functions through numba.njit.
+def joker_now(joker_code: int, has_yahtzee_box: bool, yahtzee_filled: bool, yahtzee_roll: bool) -> bool:
+    """An extra Yahtzee acts as a joker once the Yahtzee box is filled (with its full value or with 0)."""
+    return joker_code != 0 and has_yahtzee_box and yahtzee_filled and yahtzee_roll
+
+
+def legal_bits(open_: int, fill_in_order: bool, forced_joker: bool, own_bit: int, lower_bits: int) -> int:
+    """Bitmask of the boxes a roll may go in. `open_`: open boxes of the column; `forced_joker`: the
+    joker is active under the forced (official) mode; `own_bit`: the roll's own upper box (0 if none).
+
+    fill_in_order: only the first open box. Forced joker: its own upper box if open; else any open
+    lower box; else any open upper box (a zero). Free joker and no joker: any open box."""
+    if open_ == 0:
         return 0
-    return rules.settings.extra_yahtzee_bonus if yahtzee_score == rules.boxes[y].points else 0
-
-
-def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dice) -> int:
-    """Bitmask of the boxes a roll may go in, given the filled boxes of its column.
-
-    fill_in_order: only the first open box. Forced joker (an extra Yahtzee with the Yahtzee box
-    filled): its own upper box if open; else any open lower box; else any open upper box (a zero).
-    Free joker and no joker: any open box.
-    """
-    full = (1 << len(rules.boxes)) - 1
-    open_ = full & ~filled
-    if not open_:
-        return 0
-    if rules.settings.fill_in_order:
+    if fill_in_order:
         return open_ & -open_
-    if rules.settings.joker == "forced" and joker_active(rules, dice, yahtzee_score):
-        own = rules.upper_index_by_face.get(dice[0])
-        if own is not None and open_ >> own & 1:
-            return 1 << own
-        lower = open_ & sum(1 << i for i in rules.lower_indices)
-        return lower or open_
+    if forced_joker:
+        if open_ & own_bit:
+            return own_bit
+        low = open_ & lower_bits
+        return low if low else open_
     return open_
 
 
+def joker_full_value(joker: bool, open_: int, own_bit: int) -> bool:
+    """Fixed-value boxes (FH, straights) take their full value from a joker once its own upper box is used."""
+    return joker and (open_ & own_bit) == 0
+
+
+def extra_bonus_points(yahtzee_roll: bool, yahtzee_full: bool, extra: int) -> int:
+    """Each Yahtzee after the first earns the extra bonus, only while the Yahtzee box holds its full value."""
+    return extra if yahtzee_roll and yahtzee_full else 0
+
+
+def _own_bit(rules: RuleSet, dice: Dice) -> int:
+    own = rules.upper_index_by_face.get(dice[0])
+    return 0 if own is None else 1 << own
+
+
+def joker_active(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> bool:
+    return joker_now(JOKER_CODES[rules.settings.joker], rules.yahtzee_index is not None,
+                     yahtzee_score is not None, rules.is_yahtzee(dice))
+
+
+def extra_bonus(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> int:
+    """The extra-Yahtzee bonus a roll earns in a column whose Yahtzee box holds `yahtzee_score`."""
+    y = rules.yahtzee_index
+    full = y is not None and yahtzee_score is not None and yahtzee_score == rules.boxes[y].points
+    return extra_bonus_points(rules.is_yahtzee(dice), full, rules.settings.extra_yahtzee_bonus)
+
+
+def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dice) -> int:
+    """Bitmask of the boxes `dice` may go in, given the filled boxes of its column."""
+    open_ = ((1 << len(rules.boxes)) - 1) & ~filled
+    forced = rules.settings.joker == "forced" and joker_active(rules, dice, yahtzee_score)
+    return legal_bits(open_, rules.settings.fill_in_order, forced, _own_bit(rules, dice), rules.lower_bits)
+
+
 def box_value(rules: RuleSet, box: int, dice: Dice, filled: int, yahtzee_score: int | None) -> int:
-    """What `dice` writes in `box`: the natural score, or the joker's full value for fixed-value
-    boxes when the joker is active and the roll's own upper box is already filled."""
+    """What `dice` writes in `box`: the natural score, or a joker's full value."""
     b = rules.boxes[box]
-    if joker_active(rules, dice, yahtzee_score):
-        own = rules.upper_index_by_face.get(dice[0])
-        if own is None or filled >> own & 1:
-            return joker_value(b, dice)
-    return natural_score(b, dice)
+    open_ = ((1 << len(rules.boxes)) - 1) & ~filled
+    if joker_full_value(joker_active(rules, dice, yahtzee_score), open_, _own_bit(rules, dice)):
+        return joker_value(b, dice)
+    return rules.natural_scores(dice)[box]
 
 
 def column_options(rules: RuleSet, column: Column, dice: Dice, index: int = 0) -> list[Option]:

@@ -65,7 +65,9 @@ RulesOpt = Annotated[
 ]
 SetOpt = Annotated[
     list[str] | None,
-    typer.Option("--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free.", show_default=False),
+    typer.Option(
+        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free.", show_default=False
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
 
