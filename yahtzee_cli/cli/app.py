@@ -18,7 +18,7 @@ app = typer.Typer(
     name="yahtzee",
     help="Score, validate, replay, simulate and solve Yahtzee, Yatzy, Kniffel, Maxi and Triple games.",
     no_args_is_help=True,
-    add_completion=False,  # completion scripts come from _YAHTZEE_COMPLETE=source_bash|zsh|fish
+    add_completion=True,  # also registers the completion classes behind _YAHTZEE_COMPLETE=source_bash
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -52,6 +52,12 @@ def warn(message: str) -> None:
     sys.stderr.write(f"yahtzee: {message}\n")
 
 
+def _complete_presets(incomplete: str) -> list[str]:
+    from ..rules import PRESETS
+
+    return [name for name in PRESETS if name.startswith(incomplete)]
+
+
 # Shared option types: every command that takes rules spells them the same way.
 RulesOpt = Annotated[
     str | None,
@@ -61,6 +67,7 @@ RulesOpt = Annotated[
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
         "triple-yatzy) or a rules JSON file.",
         show_default=False,
+        autocompletion=_complete_presets,
     ),
 ]
 SetOpt = Annotated[

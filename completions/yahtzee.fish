@@ -1,0 +1,1 @@
+complete --command yahtzee --no-files --arguments "(env _YAHTZEE_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) yahtzee)" --condition "env _YAHTZEE_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) yahtzee"

@@ -1,0 +1,414 @@
+"""The rules module against the rules as the seeds state them, exhaustively over every roll.
+
+Each expected value is written from the seed's sentence, independently of rules.py's box kinds."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from yahtzee_cli.rules import (
+    PRESETS,
+    Column,
+    IllegalMove,
+    RulesError,
+    column_options,
+    column_totals,
+    load_rules,
+    may_pass,
+    place,
+    preset,
+    rolls,
+    rules_from_data,
+    score_roll,
+    sheet_total,
+)
+
+ROLLS5 = list(rolls(5))
+ROLLS6 = list(rolls(6))
+
+
+def test_roll_counts():
+    assert len(ROLLS5) == 252
+    assert len(ROLLS6) == 462
+
+
+def _has_run(dice, run):
+    return set(run) <= set(dice)
+
+
+def yahtzee_expected(d):
+    c = Counter(d)
+    most = max(c.values())
+    return {
+        "ones": d.count(1) * 1,
+        "twos": d.count(2) * 2,
+        "threes": d.count(3) * 3,
+        "fours": d.count(4) * 4,
+        "fives": d.count(5) * 5,
+        "sixes": d.count(6) * 6,
+        # of-a-kind boxes score every die, including the two that do not match (seed 002)
+        "three_of_a_kind": sum(d) if most >= 3 else 0,
+        "four_of_a_kind": sum(d) if most >= 4 else 0,
+        # three of one number and two of another; five of a kind is not a full house
+        "full_house": 25 if sorted(c.values()) == [2, 3] else 0,
+        "small_straight": 30 if any(_has_run(d, range(s, s + 4)) for s in (1, 2, 3)) else 0,
+        "large_straight": 40 if any(_has_run(d, range(s, s + 5)) for s in (1, 2)) else 0,
+        "yahtzee": 50 if most == 5 else 0,
+        "chance": sum(d),
+    }
+
+
+def yatzy_expected(d):
+    c = Counter(d)
+    pairs = sorted((f for f, n in c.items() if n >= 2), reverse=True)
+    kinds = lambda n: max((f for f, m in c.items() if m >= n), default=0)  # noqa: E731
+    return {
+        "ones": d.count(1),
+        "twos": d.count(2) * 2,
+        "threes": d.count(3) * 3,
+        "fours": d.count(4) * 4,
+        "fives": d.count(5) * 5,
+        "sixes": d.count(6) * 6,
+        "one_pair": 2 * pairs[0] if pairs else 0,
+        "two_pairs": 2 * (pairs[0] + pairs[1]) if len(pairs) >= 2 else 0,
+        "three_of_a_kind": 3 * kinds(3),
+        "four_of_a_kind": 4 * kinds(4),
+        "small_straight": 15 if sorted(d) == [1, 2, 3, 4, 5] else 0,
+        "large_straight": 20 if sorted(d) == [2, 3, 4, 5, 6] else 0,
+        "full_house": sum(d) if sorted(c.values()) == [2, 3] else 0,
+        "chance": sum(d),
+        "yatzy": 50 if len(c) == 1 else 0,
+    }
+
+
+def maxi_expected(d):
+    c = Counter(d)
+    pairs = sorted((f for f, n in c.items() if n >= 2), reverse=True)
+    kinds = lambda n: max((f for f, m in c.items() if m >= n), default=0)  # noqa: E731
+
+    def groups(a, b):
+        best = 0
+        for x, y in itertools.permutations(range(1, 7), 2):
+            if c[x] >= a and c[y] >= b:
+                best = max(best, a * x + b * y)
+        return best
+
+    return {
+        "ones": d.count(1),
+        "twos": d.count(2) * 2,
+        "threes": d.count(3) * 3,
+        "fours": d.count(4) * 4,
+        "fives": d.count(5) * 5,
+        "sixes": d.count(6) * 6,
+        "one_pair": 2 * pairs[0] if pairs else 0,
+        "two_pairs": 2 * (pairs[0] + pairs[1]) if len(pairs) >= 2 else 0,
+        "three_pairs": sum(d) if len(pairs) == 3 else 0,
+        "three_of_a_kind": 3 * kinds(3),
+        "four_of_a_kind": 4 * kinds(4),
+        "five_of_a_kind": 5 * kinds(5),
+        "small_straight": 15 if {1, 2, 3, 4, 5} <= set(d) else 0,
+        "large_straight": 20 if {2, 3, 4, 5, 6} <= set(d) else 0,
+        "full_straight": 21 if set(d) == {1, 2, 3, 4, 5, 6} else 0,
+        "full_house": groups(3, 2),
+        "castle": sum(d) if sorted(c.values()) == [3, 3] else 0,
+        "tower": sum(d) if sorted(c.values()) == [2, 4] else 0,
+        "chance": sum(d),
+        "maxi_yatzy": 100 if len(c) == 1 else 0,
+    }
+
+
+@pytest.mark.parametrize("name", ["yahtzee", "kniffel", "triple-yahtzee"])
+def test_yahtzee_family_every_roll(name):
+    rules = preset(name)
+    for d in ROLLS5:
+        assert score_roll(rules, d) == yahtzee_expected(list(d)), d
+
+
+@pytest.mark.parametrize("name", ["yatzy", "forced-yatzy", "triple-yatzy"])
+def test_yatzy_family_every_roll(name):
+    rules = preset(name)
+    for d in ROLLS5:
+        assert score_roll(rules, d) == yatzy_expected(list(d)), d
+
+
+def test_maxi_every_roll():
+    rules = preset("maxi-yatzy")
+    assert len(rules.boxes) == 20 and rules.dice == 6
+    for d in ROLLS6:
+        assert score_roll(rules, d) == maxi_expected(list(d)), d
+
+
+@pytest.mark.parametrize(
+    ("rules", "dice", "box", "score"),
+    [
+        ("yahtzee", (1, 2, 3, 4, 4), "small_straight", 30),
+        ("yahtzee", (3, 4, 5, 6, 1), "small_straight", 30),
+        ("yatzy", (1, 2, 3, 4, 4), "small_straight", 0),
+        ("yahtzee", (5, 5, 5, 5, 6), "three_of_a_kind", 26),
+        ("yahtzee", (5, 5, 5, 5, 6), "four_of_a_kind", 26),
+        ("yahtzee", (6, 6, 6, 6, 6), "full_house", 0),
+        ("yatzy", (5, 5, 3, 3, 6), "one_pair", 10),
+        ("yatzy", (5, 5, 3, 3, 6), "two_pairs", 16),
+        ("yatzy", (1, 5, 5, 6, 6), "two_pairs", 22),
+        ("yatzy", (1, 5, 5, 5, 5), "two_pairs", 0),
+        ("yatzy", (2, 2, 5, 5, 5), "full_house", 19),
+        ("yatzy", (2, 2, 5, 5, 5), "three_of_a_kind", 15),
+        ("yatzy", (2, 2, 5, 5, 5), "two_pairs", 14),
+        ("yatzy", (6, 6, 6, 2, 1), "three_of_a_kind", 18),
+        ("yatzy", (6, 6, 6, 6, 6), "four_of_a_kind", 24),
+        ("yatzy", (6, 6, 6, 6, 6), "full_house", 0),
+        ("maxi-yatzy", (5, 5, 5, 3, 3, 3), "full_house", 21),
+        ("maxi-yatzy", (5, 5, 5, 3, 3, 3), "castle", 24),
+        ("maxi-yatzy", (6, 6, 6, 6, 2, 2), "tower", 28),
+        ("kniffel", (2, 2, 2, 3, 3), "Dreierpasch", 12),
+        ("kniffel", (1, 2, 3, 4, 6), "Kleine Straße", 30),
+        ("kniffel", (1, 2, 3, 4, 6), "kleine strasse", 30),
+    ],
+)
+def test_seed_examples(rules, dice, box, score):
+    rs = preset(rules)
+    assert score_roll(rs, dice)[rs.keys[rs.box_index(box)]] == score
+
+
+@pytest.mark.parametrize(("name", "maximum"), [("yahtzee", 1575), ("kniffel", 1575), ("yatzy", 374)])
+def test_theoretical_max(name, maximum):
+    assert preset(name).theoretical_max == maximum
+
+
+dice5 = st.lists(st.integers(1, 6), min_size=5, max_size=5)
+
+
+@given(dice5, st.randoms())
+def test_order_of_dice_never_matters(dice, rnd):
+    shuffled = list(dice)
+    rnd.shuffle(shuffled)
+    for name in PRESETS:
+        rs = preset(name)
+        if rs.dice == 5:
+            assert score_roll(rs, dice) == score_roll(rs, shuffled)
+
+
+@given(dice5)
+def test_upper_box_is_face_times_count(dice):
+    for name in ("yahtzee", "yatzy"):
+        rs = preset(name)
+        s = score_roll(rs, dice)
+        for i in rs.upper_indices:
+            face = rs.boxes[i].face
+            assert s[rs.keys[i]] == face * dice.count(face)
+
+
+@given(dice5)
+def test_no_box_beats_its_maximum_and_chance_is_sum(dice):
+    rs = preset("yahtzee")
+    s = score_roll(rs, dice)
+    assert s["chance"] == sum(dice)
+    assert all(v >= 0 for v in s.values())
+    assert s["three_of_a_kind"] >= s["four_of_a_kind"]
+
+
+# --------------------------------------------------------------- joker and legality
+
+
+def _fill(rules, **boxes):
+    scores = [None] * len(rules.boxes)
+    for key, value in boxes.items():
+        scores[rules.box_index(key)] = value
+    return Column(tuple(scores))
+
+
+def _legal(rules, col, dice):
+    return {rules.keys[o.box]: (o.score, o.bonus) for o in column_options(rules, col, dice)}
+
+
+def test_forced_joker_goes_to_its_upper_box_first():
+    rs = preset("yahtzee")
+    col = _fill(rs, yahtzee=50)
+    assert _legal(rs, col, (4, 4, 4, 4, 4)) == {"fours": (20, 100)}
+
+
+def test_forced_joker_lower_boxes_at_full_value_when_upper_used():
+    rs = preset("yahtzee")
+    col = _fill(rs, yahtzee=50, fours=12)
+    legal = _legal(rs, col, (4, 4, 4, 4, 4))
+    assert legal["full_house"] == (25, 100)
+    assert legal["small_straight"] == (30, 100)
+    assert legal["large_straight"] == (40, 100)
+    assert legal["three_of_a_kind"] == (20, 100)
+    assert "ones" not in legal  # lower boxes open: the joker must go there
+
+
+def test_forced_joker_zero_in_upper_when_lower_full():
+    rs = preset("yahtzee")
+    lower = dict.fromkeys(
+        ("three_of_a_kind", "four_of_a_kind", "full_house", "small_straight", "large_straight", "chance"), 0
+    )
+    col = _fill(rs, yahtzee=50, fours=12, **lower)
+    assert _legal(rs, col, (4, 4, 4, 4, 4)) == dict.fromkeys(("ones", "twos", "threes", "fives", "sixes"), (0, 100))
+
+
+def test_yahtzee_box_zero_keeps_joker_but_no_bonus():
+    rs = preset("yahtzee")
+    col = _fill(rs, yahtzee=0, sixes=18)
+    legal = _legal(rs, col, (6, 6, 6, 6, 6))
+    assert legal["full_house"] == (25, 0)
+    assert all(bonus == 0 for _, bonus in legal.values())
+
+
+def test_no_joker_before_yahtzee_box_is_filled():
+    rs = preset("yahtzee")
+    legal = _legal(rs, Column.empty(rs), (3, 3, 3, 3, 3))
+    assert legal["full_house"] == (0, 0)
+    assert legal["yahtzee"] == (50, 0)
+    assert len(legal) == 13
+
+
+def test_free_joker_any_box_full_value_only_after_upper_used():
+    rs = preset("yahtzee", {"joker": "free"})
+    col = _fill(rs, yahtzee=50)
+    legal = _legal(rs, col, (2, 2, 2, 2, 2))
+    assert len(legal) == 12 and legal["full_house"] == (0, 100) and legal["twos"] == (10, 100)
+    col = _fill(rs, yahtzee=50, twos=4)
+    assert _legal(rs, col, (2, 2, 2, 2, 2))["large_straight"] == (40, 100)
+
+
+def test_joker_off_scores_only_genuine_fits_but_keeps_bonus():
+    rs = preset("yahtzee", {"joker": "off"})
+    col = _fill(rs, yahtzee=50, twos=4)
+    legal = _legal(rs, col, (2, 2, 2, 2, 2))
+    assert legal["large_straight"] == (0, 100)
+    assert legal["ones"] == (0, 100)
+
+
+def test_yatzy_has_no_extra_bonus():
+    rs = preset("yatzy")
+    col = _fill(rs, yatzy=50)
+    assert all(bonus == 0 for _, bonus in _legal(rs, col, (6,) * 5).values())
+
+
+def test_fill_in_order_only_next_box():
+    rs = preset("forced-yatzy")
+    col = _fill(rs, ones=3)
+    assert list(_legal(rs, col, (6, 6, 6, 6, 6))) == ["twos"]
+    with pytest.raises(IllegalMove, match="in order"):
+        place(rs, col, rs.box_index("sixes"), (6, 6, 6, 6, 6))
+
+
+def test_place_refuses_filled_box():
+    rs = preset("yahtzee")
+    col, _ = place(rs, Column.empty(rs), 0, (1, 1, 2, 3, 4))
+    with pytest.raises(IllegalMove, match="already filled"):
+        place(rs, col, 0, (1, 1, 2, 3, 4))
+
+
+def test_must_zero_off_allows_pass_only_when_nothing_scores():
+    rs = preset("yatzy", {"must_zero": False})
+    col = _fill(rs, **{k: 1 for k in rs.keys if k not in ("sixes", "yatzy")})
+    assert may_pass(rs, column_options(rs, col, (1, 2, 3, 4, 5)))
+    assert not may_pass(rs, column_options(rs, col, (1, 2, 3, 4, 6)))
+    assert not may_pass(preset("yatzy"), column_options(rs, col, (1, 2, 3, 4, 5)))
+
+
+# --------------------------------------------------------------- totals
+
+
+def test_worked_example_totals():
+    rs = preset("yahtzee")
+    anna = {
+        "ones": 3,
+        "twos": 8,
+        "threes": 9,
+        "fours": 12,
+        "fives": 20,
+        "sixes": 18,
+        "three_of_a_kind": 24,
+        "four_of_a_kind": 23,
+        "full_house": 25,
+        "small_straight": 30,
+        "large_straight": 40,
+        "yahtzee": 50,
+        "chance": 23,
+    }
+    col = Column(_fill(rs, **anna).scores, yahtzee_bonus=100)
+    t = column_totals(rs, col)
+    assert (t.upper_sum, t.upper_bonus, t.upper_total, t.lower_total, t.total) == (70, 35, 105, 315, 420)
+    ben = {
+        "ones": 2,
+        "twos": 6,
+        "threes": 9,
+        "fours": 12,
+        "fives": 15,
+        "sixes": 18,
+        "three_of_a_kind": 22,
+        "four_of_a_kind": 0,
+        "full_house": 25,
+        "small_straight": 30,
+        "large_straight": 0,
+        "yahtzee": 0,
+        "chance": 21,
+    }
+    t = column_totals(rs, _fill(rs, **ben))
+    assert (t.upper_sum, t.upper_bonus, t.upper_total, t.lower_total, t.total) == (62, 0, 62, 98, 160)
+
+
+def test_triple_columns_weighted_and_best_column():
+    rs = preset("triple-yahtzee")
+    cols = [_fill(rs, chance=10), _fill(rs, chance=10), _fill(rs, chance=10)]
+    assert sheet_total(rs, cols) == 60
+    best = preset("triple-yahtzee", {"add_columns": False})
+    assert sheet_total(best, cols) == 30
+
+
+# --------------------------------------------------------------- settings and loading
+
+
+@pytest.mark.parametrize(
+    ("sets", "message"),
+    [
+        (["upper_bonus_threshold=106"], "upper_bonus_threshold"),
+        (["upper_bonus=33"], "multiple of 5"),
+        (["extra_yahtzee_bonus=210"], "extra_yahtzee_bonus"),
+        (["columns=7"], "columns"),
+        (["joker=sometimes"], "joker"),
+        (["colour=red"], "valid settings"),
+        (["fill_in_order=maybe"], "on or off"),
+        (["noequals"], "key=value"),
+    ],
+)
+def test_bad_settings_are_refused_with_a_clear_message(sets, message):
+    with pytest.raises(RulesError, match=message):
+        load_rules("yahtzee", sets)
+
+
+def test_unknown_preset_names_the_valid_ones():
+    with pytest.raises(RulesError, match="valid presets: yahtzee, kniffel"):
+        preset("farkle")
+
+
+def test_settings_override_presets():
+    rs = load_rules("triple-yatzy", ["columns=2"])
+    assert rs.settings.columns == 2 and rs.settings.multipliers == (1, 1)
+    rs = rules_from_data({"preset": "yahtzee", "settings": {"joker": "free", "upper_bonus": 50}})
+    assert (rs.settings.joker, rs.settings.upper_bonus) == ("free", 50)
+    assert rs.fingerprint != preset("yahtzee").fingerprint
+    assert preset("kniffel").fingerprint == preset("yahtzee").fingerprint
+
+
+def test_custom_rules_from_box_kinds(tmp_path):
+    path = tmp_path / "mini.json"
+    path.write_text(
+        '{"name": "mini", "dice": 5, "boxes": ['
+        '{"key": "sixes", "kind": "upper", "face": 6},'
+        '{"key": "pair", "kind": "kind", "n": 2, "scoring": "matching"},'
+        '{"key": "run", "kind": "straight", "length": 3, "points": 7}],'
+        '"settings": {"upper_bonus_threshold": 12, "upper_bonus": 10}}'
+    )
+    rs = load_rules(str(path))
+    assert score_roll(rs, (6, 6, 1, 2, 3)) == {"sixes": 12, "pair": 12, "run": 7}
+    with pytest.raises(RulesError, match="needs face"):
+        rules_from_data({"boxes": [{"key": "x", "kind": "upper"}]})
