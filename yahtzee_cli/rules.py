@@ -762,11 +762,41 @@ class ColumnTotals:
     total: int
 
 
+# Int-only forms of the totals and saved-roll rules, for compiled kernels (numba.njit) and the functions below.
+def upper_bonus_points(upper_sum: int, threshold: int, bonus: int) -> int:
+    """The upper-section bonus a column earns with `upper_sum` points in its upper boxes."""
+    return bonus if upper_sum >= threshold else 0
+
+
+def weighted_total(column_totals: Sequence[int], multipliers: Sequence[int], add_columns: bool) -> int:
+    """A sheet's score from its column totals: each weighted by its multiplier, then added together
+    (add_columns) or the best one kept. Takes lists or int arrays."""
+    acc = 0
+    best = 0
+    for i in range(len(column_totals)):
+        w = column_totals[i] * multipliers[i]
+        acc += w
+        if i == 0 or w > best:
+            best = w
+    return acc if add_columns else best
+
+
+def roll_budget(saved_rolls: bool, saved: int) -> int:
+    """Rolls available this turn: three, plus the `saved` ones when saved_rolls is on."""
+    return 3 + (saved if saved_rolls else 0)
+
+
+def rolls_left_over(saved_rolls: bool, saved: int, used: int) -> int:
+    """Rolls saved for later turns after using `used` of this turn's budget (0 unless saved_rolls).
+    Self-contained (no calls) so numba can compile it on its own."""
+    return 3 + saved - used if saved_rolls else 0
+
+
 def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
     s = rules.settings
     upper = sum(column.scores[i] or 0 for i in rules.upper_indices)
     lower = sum(column.scores[i] or 0 for i in rules.lower_indices)
-    bonus = s.upper_bonus if upper >= s.upper_bonus_threshold else 0
+    bonus = upper_bonus_points(upper, s.upper_bonus_threshold, s.upper_bonus)
     lower_total = lower + column.yahtzee_bonus
     return ColumnTotals(upper, bonus, upper + bonus, lower, column.yahtzee_bonus, lower_total,
                         upper + bonus + lower_total)
@@ -774,17 +804,19 @@ def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
 
 def sheet_total(rules: RuleSet, columns: Sequence[Column]) -> int:
     """A player's score: columns weighted by their multipliers, added together or the best one."""
-    weighted = [column_totals(rules, c).total * m for c, m in zip(columns, rules.settings.multipliers, strict=True)]
-    return sum(weighted) if rules.settings.add_columns else max(weighted)
+    mult = rules.settings.multipliers
+    if len(columns) != len(mult):
+        raise ValueError(f"{rules.name} sheets have {len(mult)} columns, got {len(columns)}")
+    return weighted_total([column_totals(rules, c).total for c in columns], mult, rules.settings.add_columns)
 
 
 def rolls_allowed(rules: RuleSet, saved: int) -> int:
     """Rolls available this turn: three, plus any saved from earlier turns when saved_rolls is on."""
-    return 3 + (saved if rules.settings.saved_rolls else 0)
+    return roll_budget(rules.settings.saved_rolls, saved)
 
 
 def saved_after(rules: RuleSet, saved: int, used: int) -> int:
-    return rolls_allowed(rules, saved) - used if rules.settings.saved_rolls else 0
+    return rolls_left_over(rules.settings.saved_rolls, saved, used)
 
 
 @dataclass
