@@ -1,0 +1,518 @@
+"""Monte Carlo simulation: strategies registry, reproducible chunked runs (in-process, local processes or
+a Dask cluster), statistics and game logs. No typer, no rich: the CLI draws on top of this.
+
+Reproducibility: game g (0-based) of a run with seed S, seat s, always uses the dice stream
+rng.stream(S, g, s). A run is split into chunks (first_game, n_games); each chunk is a pure function of
+(rules, strategies, seed, first_game, n_games), so the results are identical whatever the chunk size,
+the number of workers or the backend.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from . import rules as R
+from .games import GameBatch
+from .jsonio import dumps, loads
+from .strategies import StrategyError, load_user_strategy, random_play, sheet_totals, user_play
+
+BUILTIN = ("optimal", "greedy", "random")
+PERCENTILES = (5, 25, 50, 75, 95, 99)
+MAX_SEED = 2**63 - 1
+LOG_FORMAT = "yahtzee-log/1"
+
+__all__ = [
+    "BUILTIN", "SimulationError", "StrategyError", "Report", "SeatSummary", "play", "check_strategy", "simulate",
+    "choose_seed", "run_chunk", "ChunkJob", "game_logs", "rules_spec", "seat_stats", "histogram_bins",
+]
+
+
+class SimulationError(RuntimeError):
+    """A run that cannot go ahead (backend missing, cluster unreachable); the message says what to do."""
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+def check_strategy(name: str) -> str:
+    """The strategy's canonical name, or StrategyError naming the valid ones (user modules are imported)."""
+    low = name.strip().lower()
+    if low in BUILTIN:
+        return low
+    if ":" in name:
+        load_user_strategy(name.strip())
+        return name.strip()
+    raise StrategyError(f"unknown strategy {name!r}; valid: {', '.join(BUILTIN)}, or module:function")
+
+
+def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
+         record: bool = False) -> GameBatch:
+    """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`."""
+    if strategy == "random":
+        return random_play(rules, seed, first_game, n_games, seat, record)
+    if strategy in ("optimal", "greedy"):
+        try:
+            solver: Any = importlib.import_module("yahtzee_cli.solver")
+        except ImportError as exc:
+            raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
+        batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
+        return batch
+    return user_play(rules, strategy, seed, first_game, n_games, seat, record)
+
+
+def choose_seed() -> int:
+    """A fresh seed for a run without --seed (small enough to type back)."""
+    return secrets.randbits(32)
+
+
+# --------------------------------------------------------------------------- per-chunk summaries
+
+
+@dataclass
+class SeatSummary:
+    """Mergeable statistics of one seat over some games: exact, so merging chunks in any order gives
+    the same figures. `hist[v]` counts the games that scored v."""
+
+    games: int
+    hist: np.ndarray
+    box_sum: np.ndarray  # [C, B] summed scores
+    upper_bonus: int  # columns that earned the upper bonus
+    yahtzee_scored: int  # columns whose yahtzee box holds its full value
+    extra_bonus: int  # extra-Yahtzee bonus points, summed
+    wins: int = 0
+    ties: int = 0
+
+    @classmethod
+    def empty(cls, rules: R.RuleSet) -> SeatSummary:
+        return cls(0, np.zeros(1, dtype=np.int64), np.zeros((rules.settings.columns, len(rules.boxes)),
+                                                            dtype=np.int64), 0, 0, 0)
+
+    def merge(self, other: SeatSummary) -> None:
+        n = max(len(self.hist), len(other.hist))
+        hist = np.zeros(n, dtype=np.int64)
+        hist[: len(self.hist)] += self.hist
+        hist[: len(other.hist)] += other.hist
+        self.hist = hist
+        self.games += other.games
+        self.box_sum = self.box_sum + other.box_sum
+        self.upper_bonus += other.upper_bonus
+        self.yahtzee_scored += other.yahtzee_scored
+        self.extra_bonus += other.extra_bonus
+        self.wins += other.wins
+        self.ties += other.ties
+
+
+def summarize(rules: R.RuleSet, batch: GameBatch) -> tuple[SeatSummary, np.ndarray]:
+    """A batch's summary and its totals, both from the rules module's totals (rules.sheet_total semantics)."""
+    totals, bonus_hit = sheet_totals(rules, batch.scores, batch.yahtzee_bonus)
+    y = rules.yahtzee_index
+    ys = 0
+    if y is not None:
+        ys = int((batch.scores[:, :, y] == rules.boxes[y].points).sum())
+    summary = SeatSummary(
+        games=len(batch),
+        hist=np.bincount(totals, minlength=1).astype(np.int64) if len(batch) else np.zeros(1, dtype=np.int64),
+        box_sum=np.clip(batch.scores, 0, None).sum(axis=0).astype(np.int64),
+        upper_bonus=int(bonus_hit.sum()),
+        yahtzee_scored=ys,
+        extra_bonus=int(batch.yahtzee_bonus.sum()),
+    )
+    return summary, totals
+
+
+# --------------------------------------------------------------------------- chunks
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """Everything a worker needs for one chunk (picklable: the rule set travels as its JSON)."""
+
+    rules_json: bytes
+    strategies: tuple[str, ...]
+    seed: int
+    first_game: int
+    n_games: int
+    record: bool = False
+    names: tuple[str, ...] = ()
+
+
+@dataclass
+class ChunkResult:
+    first_game: int
+    n_games: int
+    seats: list[SeatSummary]
+    log: bytes | None = None
+    seconds: float = 0.0
+
+
+@cache
+def _rules_of(rules_json: bytes) -> R.RuleSet:
+    return R.rules_from_data(loads(rules_json))
+
+
+def run_chunk(job: ChunkJob) -> ChunkResult:
+    """One chunk: every seat plays its games, then the summaries (and logs when asked)."""
+    start = time.perf_counter()
+    rules = _rules_of(job.rules_json)
+    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record)
+               for seat, s in enumerate(job.strategies)]
+    summaries = []
+    all_totals = []
+    for b in batches:
+        summary, totals = summarize(rules, b)
+        summaries.append(summary)
+        all_totals.append(totals)
+    if len(batches) > 1:
+        table = np.stack(all_totals)  # [S, G]
+        best = table.max(axis=0)
+        top = table == best
+        shared = top.sum(axis=0) > 1
+        for seat, summary in enumerate(summaries):
+            summary.wins = int((top[seat] & ~shared).sum())
+            summary.ties = int((top[seat] & shared).sum())
+    log = game_logs(rules, job.names or default_names(job.strategies), batches) if job.record else None
+    return ChunkResult(job.first_game, job.n_games, summaries, log, time.perf_counter() - start)
+
+
+def _ignore_sigint() -> None:  # pragma: no cover - runs in worker processes
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def chunk_plan(games: int, workers: int, record: bool) -> list[tuple[int, int]]:
+    """(first_game, n_games) of each chunk: about 20 per worker, 100 to 10,000 games each (1,000 at
+    most when recording play for logs). The plan never changes the games, only the scheduling."""
+    size = max(100, min(1000 if record else 10_000, math.ceil(games / (max(workers, 1) * 20))))
+    return [(g, min(size, games - g)) for g in range(0, games, size)]
+
+
+def _run_local(jobs: list[ChunkJob], workers: int) -> Iterator[ChunkResult]:
+    if workers <= 1:
+        for job in jobs:
+            yield run_chunk(job)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+    todo = list(reversed(jobs))
+    running: set[Future[ChunkResult]] = set()
+    try:
+        while todo or running:
+            while todo and len(running) < 2 * workers:
+                running.add(pool.submit(run_chunk, todo.pop()))
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+    finally:
+        pool.shutdown(wait=not running, cancel_futures=True)
+
+
+def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[Any, Any]:
+    try:
+        dist: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise SimulationError("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
+    if scheduler:
+        try:
+            return dist.Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                dashboard_address=None)
+    return dist.Client(cluster), cluster
+
+
+def _run_dask(jobs: list[ChunkJob], workers: int, scheduler: str | None, processes: bool) -> Iterator[ChunkResult]:
+    client, cluster = _dask_client(scheduler, workers, processes)
+    as_completed: Any = importlib.import_module("distributed").as_completed
+    futures: list[Any] = []
+    try:
+        todo = list(reversed(jobs))
+        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
+        pending = as_completed()
+        while todo and len(futures) < width:
+            f = client.submit(run_chunk, todo.pop(), pure=False)
+            futures.append(f)
+            pending.add(f)
+        for fut in pending:
+            result: ChunkResult = fut.result()
+            futures.remove(fut)
+            if todo:
+                f = client.submit(run_chunk, todo.pop(), pure=False)
+                futures.append(f)
+                pending.add(f)
+            yield result
+    finally:
+        if futures:
+            client.cancel(futures)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class Report:
+    """The outcome of a run (possibly interrupted: then it covers the chunks that finished)."""
+
+    rules: R.RuleSet
+    strategies: tuple[str, ...]
+    seed: int
+    games_requested: int
+    seats: list[SeatSummary]
+    interrupted: bool = False
+    seconds: float = 0.0
+    names: tuple[str, ...] = field(default=())
+
+    @property
+    def games(self) -> int:
+        return self.seats[0].games if self.seats else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of `simulate --json`: run facts, then the stats of the single seat at top level,
+        or `seats` (each with wins, ties, win_rate, tie_rate and its stats) for a match."""
+        head: dict[str, Any] = {
+            "rules": rules_spec(self.rules),
+            "seed": self.seed,
+            "games": self.games,
+            "games_requested": self.games_requested,
+            "interrupted": self.interrupted,
+            "seconds": round(self.seconds, 3),
+            "games_per_second": round(self.games / self.seconds, 1) if self.seconds > 0 else None,
+        }
+        if len(self.seats) == 1:
+            return {**head, "strategy": self.strategies[0], **seat_stats(self.rules, self.seats[0])}
+        seats = []
+        for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
+            stats = seat_stats(self.rules, summary)
+            n = max(summary.games, 1)
+            seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
+                          "strategy": name, "wins": summary.wins, "ties": summary.ties,
+                          "win_rate": summary.wins / n if summary.games else None,
+                          "tie_rate": summary.ties / n if summary.games else None, **stats})
+        return {**head, "players": list(self.strategies), "seats": seats}
+
+
+def simulate(
+    rules: R.RuleSet,
+    strategies: Sequence[str],
+    games: int,
+    seed: int,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    dask_processes: bool = True,
+    log_sink: Callable[[bytes], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> Report:
+    """Play `games` games (a match when several strategies are given: seat s plays strategies[s]).
+
+    workers: local processes (default: every core; 1 runs in-process) or Dask workers of the local
+    cluster started when `backend="dask"` and no `scheduler` is given. `log_sink` receives NDJSON game
+    logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
+    (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""
+    strategies = tuple(check_strategy(s) for s in strategies)
+    if not strategies:
+        raise StrategyError("no strategy given")
+    if games < 1:
+        raise SimulationError("--games must be at least 1")
+    if not 0 <= seed <= MAX_SEED:
+        raise SimulationError(f"--seed must be a whole number from 0 to {MAX_SEED}")
+    if backend not in ("local", "dask"):
+        raise SimulationError(f"unknown backend {backend!r}; valid: local, dask")
+    n_workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
+    record = log_sink is not None
+    names = default_names(strategies)
+    rules_json = dumps(rules.to_dict())
+    jobs = [ChunkJob(rules_json, strategies, seed, first, n, record, names)
+            for first, n in chunk_plan(games, n_workers, record)]
+    seats = [SeatSummary.empty(rules) for _ in strategies]
+    report = Report(rules, strategies, seed, games, seats, names=names)
+    start = time.perf_counter()
+    waiting: dict[int, bytes] = {}
+    sizes: dict[int, int] = {}
+    next_log = 0
+    results: Iterator[ChunkResult] = (
+        _run_dask(jobs, n_workers, scheduler, dask_processes) if backend == "dask" else _run_local(jobs, n_workers)
+    )
+    try:
+        for res in results:
+            for total, part in zip(seats, res.seats, strict=True):
+                total.merge(part)
+            if log_sink is not None and res.log is not None:
+                waiting[res.first_game] = res.log
+                sizes[res.first_game] = res.n_games
+                while next_log in waiting:
+                    chunk = waiting.pop(next_log)
+                    next_log += sizes[next_log]
+                    log_sink(chunk)
+            if on_progress is not None:
+                on_progress(seats[0].games)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    if log_sink is not None:
+        for first in sorted(waiting):  # finished chunks behind an unfinished one (interrupted runs)
+            log_sink(waiting[first])
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def _percentile(hist: np.ndarray, n: int, p: float) -> int:
+    """The smallest score with at least p% of the games at or below it (nearest rank; numpy's
+    `inverted_cdf` method)."""
+    target = math.ceil(p / 100 * n - 1e-9)
+    cum = np.cumsum(hist)
+    return int(np.searchsorted(cum, max(target, 1)))
+
+
+def histogram_bins(hist: np.ndarray, max_bins: int = 30) -> dict[str, Any]:
+    """Score counts grouped into equal bins of a round width (1, 2, 5, 10, 20, 25, 50, ...) so that at
+    most `max_bins` cover min..max; each bin is [low, high) with high = low + width."""
+    nz = np.nonzero(hist)[0]
+    if len(nz) == 0:
+        return {"width": 1, "bins": []}
+    lo, hi = int(nz[0]), int(nz[-1])
+    width = 1
+    steps = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000)
+    for width in steps:
+        if (hi // width - lo // width + 1) <= max_bins:
+            break
+    bins = []
+    for low in range(lo // width * width, hi + 1, width):
+        bins.append({"low": low, "high": low + width, "count": int(hist[low : low + width].sum())})
+    return {"width": width, "bins": bins}
+
+
+def seat_stats(rules: R.RuleSet, s: SeatSummary) -> dict[str, Any]:
+    """Every figure of the report for one seat (JSON-ready, no NaN: undefined figures are null)."""
+    n = s.games
+    n_cols = rules.settings.columns
+    values = np.arange(len(s.hist), dtype=np.int64)
+    s1 = int((values * s.hist).sum())
+    s2 = sum(int(v) * int(v) * int(c) for v, c in zip(values.tolist(), s.hist.tolist(), strict=True) if c)
+    mean = s1 / n if n else None
+    sd = sem = None
+    if n > 1:
+        var = (Fraction(s2) - Fraction(s1 * s1, n)) / (n - 1)
+        sd = math.sqrt(var)
+        sem = sd / math.sqrt(n)
+    nz = np.nonzero(s.hist)[0]
+    y = rules.yahtzee_index
+    per_col = (s.box_sum / n) if n else np.zeros_like(s.box_sum, dtype=np.float64)
+    out: dict[str, Any] = {
+        "mean": mean,
+        "sd": sd,
+        "sem": sem,
+        "min": int(nz[0]) if n else None,
+        "percentiles": {f"p{p}": (_percentile(s.hist, n, p) if n else None) for p in PERCENTILES},
+        "max": int(nz[-1]) if n else None,
+        "p_upper_bonus": s.upper_bonus / (n * n_cols) if n else None,
+        "p_yahtzee": (s.yahtzee_scored / (n * n_cols) if n else None) if y is not None else None,
+        "yahtzee_points": int(rules.boxes[y].points or 0) if y is not None else None,
+        "mean_extra_bonus": s.extra_bonus / n if n else None,
+        "mean_per_box": {k: float(per_col[:, b].mean()) for b, k in enumerate(rules.keys)},
+    }
+    if n_cols > 1:
+        out["mean_per_box_by_column"] = [{k: float(per_col[c, b]) for b, k in enumerate(rules.keys)}
+                                         for c in range(n_cols)]
+    out["histogram"] = histogram_bins(s.hist)
+    if n:
+        out["games"] = n
+    return out
+
+
+# --------------------------------------------------------------------------- game logs
+
+
+def rules_spec(rules: R.RuleSet) -> Any:
+    """The rule set as a log's `rules`: a preset name, {"preset", "settings"} with the settings that
+    differ from the preset, or the full custom rule set."""
+    try:
+        base = R.preset(rules.name)
+    except R.RulesError:
+        return rules.to_dict()
+    if base.boxes != rules.boxes or base.dice != rules.dice:
+        return rules.to_dict()
+    mine = rules.settings.model_dump(mode="json")
+    theirs = base.settings.model_dump(mode="json")
+    diff = {k: v for k, v in mine.items() if v != theirs[k]}
+    if not diff:
+        return rules.name
+    try:
+        again = R.preset(rules.name, diff)
+    except R.RulesError:
+        return rules.to_dict()
+    return {"preset": rules.name, "settings": diff} if again.settings == rules.settings else rules.to_dict()
+
+
+def default_names(strategies: Sequence[str]) -> tuple[str, ...]:
+    """Player names for logs: the strategy, numbered by seat when a strategy plays more than one seat."""
+    out = []
+    for s, name in enumerate(strategies):
+        out.append(name if strategies.count(name) == 1 else f"{name} {s + 1}")
+    return tuple(out)
+
+
+def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatch]) -> bytes:
+    """NDJSON game logs (issue 3's `yahtzee-log/1`): one line per game, the seats' turns round-robin,
+    each with the dice after every roll, the dice held before every reroll, the box (null for a pass),
+    its 1-based column on multi-column sheets, and the score written."""
+    spec = rules_spec(rules)
+    keys = rules.keys
+    multi = rules.settings.columns > 1
+    lines = []
+    first = batches[0]
+    for g in range(len(first)):
+        per_seat = []
+        for b in batches:
+            assert b.rolls is not None and b.held is not None and b.n_rolls is not None
+            assert b.box is not None and b.column is not None and b.n_turns is not None
+            turns = []
+            for t in range(int(b.n_turns[g])):
+                k = int(b.n_rolls[g, t])
+                rolls = b.rolls[g, t, :k].tolist()
+                held = [[v for v in h if v] for h in b.held[g, t, : k - 1].tolist()]
+                box = int(b.box[g, t])
+                turn: dict[str, Any] = {"rolls": rolls}
+                if k > 1:
+                    turn["held"] = held
+                if box < 0:
+                    turn["box"] = None
+                else:
+                    c = int(b.column[g, t])
+                    turn["box"] = keys[box]
+                    if multi:
+                        turn["column"] = c + 1
+                    turn["score"] = int(b.scores[g, c, box])
+                turns.append(turn)
+            per_seat.append(turns)
+        merged = []
+        for r in range(max(len(t) for t in per_seat)):
+            for s, turns in enumerate(per_seat):
+                if r < len(turns):
+                    merged.append({"player": names[s], **turns[r]})
+        lines.append(dumps({"format": LOG_FORMAT, "rules": spec, "players": list(names), "turns": merged}))
+    return b"".join(line + b"\n" for line in lines)

@@ -1,0 +1,474 @@
+"""Simulation strategies that are not the solver's: `random` (a compiled kernel) and user strategies
+(`module:function`, plain Python called per decision). Both return `games.GameBatch`.
+
+Dice, for every strategy (the convention of the solver's `play`): game g, seat s of a run with seed S
+draws its dice from `rng.stream(S, g, s)` with `rng.next_die`; the first roll draws every die in
+order; a reroll puts the kept dice first (in the order they lay) and draws the rerolled ones after
+them, in order. So a game depends only on (seed, game, seat) and the strategy's choices, never on
+chunking, workers or backend.
+
+`random` is uniform over legal moves, exactly:
+  * before each reroll the player picks uniformly one of the 2**n subsets of the n dice (by position,
+    i.e. each die is kept with probability 1/2, independently); keeping all n dice means stopping
+    (the remaining rolls are not used; under saved_rolls they are saved);
+  * then one of the legal (column, box) places of the final roll, uniformly (legality from the rules
+    module's int-only functions, compiled); `random` never passes a turn (a pass is never required).
+  Its choices come from a second stream derived from the dice stream, so its dice follow the same
+  convention as every other strategy's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+from numba import njit, uint64
+
+from . import rules as R
+from .games import GameBatch
+from .rng import mix, next_die, stream
+from .tables import score_tables
+
+# --------------------------------------------------------------------------- compiled rules
+
+_legal_bits: Any = njit(cache=True)(R.legal_bits)
+_joker_now: Any = njit(cache=True)(R.joker_now)
+_joker_full_value: Any = njit(cache=True)(R.joker_full_value)
+_extra_bonus_points: Any = njit(cache=True)(R.extra_bonus_points)
+_upper_bonus_points: Any = njit(cache=True)(R.upper_bonus_points)
+_weighted_total: Any = njit(cache=True)(R.weighted_total)
+_roll_budget: Any = njit(cache=True)(R.roll_budget)
+_rolls_left_over: Any = njit(cache=True)(R.rolls_left_over)
+
+_DECISION_SALT = np.uint64(0x5EED5EED0D1CE5)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_FORCED = R.JOKER_CODES["forced"]
+
+
+@njit(cache=True, inline="always")
+def _next_u64(state: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no cover - compiled
+    state = uint64(state) + _GOLDEN
+    return mix(state), state
+
+
+@njit(cache=True)
+def _uniform(state: np.uint64, n: int) -> tuple[int, np.uint64]:  # pragma: no cover - compiled
+    """An unbiased integer in [0, n) (Lemire's multiply-shift with rejection on 32-bit draws)."""
+    nn = uint64(n)
+    while True:
+        z, state = _next_u64(state)
+        m = (z >> uint64(32)) * nn
+        low = m & uint64(0xFFFFFFFF)
+        if low >= nn or low >= (uint64(0x100000000) - nn) % nn:
+            return int(m >> uint64(32)), state
+
+
+@njit(cache=True)
+def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper_bonus: int, mult: Any,
+                  add_columns: bool, totals: Any, bonus_hit: Any) -> None:  # pragma: no cover - compiled
+    """Per game: the sheet total (rules.weighted_total of the column totals) and, per column, whether
+    the upper bonus was earned (rules.upper_bonus_points)."""
+    g_n, c_n, b_n = scores.shape
+    col = np.zeros(c_n, dtype=np.int64)
+    for g in range(g_n):
+        for c in range(c_n):
+            upper = 0
+            lower = 0
+            for b in range(b_n):
+                v = scores[g, c, b]
+                if v > 0:
+                    if is_upper[b]:
+                        upper += v
+                    else:
+                        lower += v
+            ub = _upper_bonus_points(upper, threshold, upper_bonus)
+            bonus_hit[g, c] = ub > 0
+            col[c] = upper + ub + lower + ybonus[g, c]
+        totals[g] = _weighted_total(col, mult, add_columns)
+
+
+def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Totals [G] and upper-bonus flags [G, C] of finished sheets (scores [G, C, B], open boxes < 0),
+    computed by the rules module's own int-only functions (the semantics of `rules.sheet_total`)."""
+    s = rules.settings
+    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    totals = np.zeros(scores.shape[0], dtype=np.int64)
+    hit = np.zeros(scores.shape[:2], dtype=np.bool_)
+    _sheet_totals(np.ascontiguousarray(scores, dtype=np.int64), np.ascontiguousarray(ybonus, dtype=np.int64),
+                  is_upper, s.upper_bonus_threshold, s.upper_bonus, np.array(s.multipliers, dtype=np.int64),
+                  s.add_columns, totals, hit)
+    return totals, hit
+
+
+@njit(cache=True)
+def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any, yroll: Any,
+                   own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int, ypoints: int,
+                   extra: int, joker_code: int, fill_in_order: bool, saved_rolls: bool, record: bool,
+                   scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
+                   box_out: Any) -> None:  # pragma: no cover - compiled
+    g_n = scores.shape[0]
+    n_boxes = scores.shape[2]
+    n_dice = rolls_out.shape[3]
+    full_open = (1 << n_boxes) - 1
+    full_keep = (1 << n_dice) - 1
+    dice = np.zeros(n_dice, dtype=np.int64)
+    kept = np.zeros(n_dice, dtype=np.int64)
+    counts = np.zeros(6, dtype=np.int64)
+    masks = np.zeros(n_cols, dtype=np.int64)
+    n_turns = n_cols * n_boxes
+    for i in range(g_n):
+        st = stream(seed, first_game + i, seat)
+        ds = mix(st ^ _DECISION_SALT)
+        saved = 0
+        for c in range(n_cols):
+            for b in range(n_boxes):
+                scores[i, c, b] = -1
+            ybonus[i, c] = 0
+        for t in range(n_turns):
+            budget = _roll_budget(saved_rolls, saved)
+            for k in range(n_dice):
+                f, st = next_die(st)
+                dice[k] = f
+            if record:
+                for k in range(n_dice):
+                    rolls_out[i, t, 0, k] = dice[k]
+            used = 1
+            while used < budget:
+                z, ds = _next_u64(ds)
+                keep = int(z >> uint64(64 - n_dice))
+                if keep == full_keep:
+                    break
+                nk = 0
+                for k in range(n_dice):
+                    if keep >> k & 1:
+                        kept[nk] = dice[k]
+                        nk += 1
+                for k in range(nk):
+                    dice[k] = kept[k]
+                for k in range(nk, n_dice):
+                    f, st = next_die(st)
+                    dice[k] = f
+                if record:
+                    srt = np.sort(kept[:nk])
+                    for k in range(nk):
+                        held_out[i, t, used - 1, k] = srt[k]
+                    for k in range(n_dice):
+                        rolls_out[i, t, used, k] = dice[k]
+                used += 1
+            saved = _rolls_left_over(saved_rolls, saved, used)
+            counts[:] = 0
+            for k in range(n_dice):
+                counts[dice[k] - 1] += 1
+            key = 0
+            for f in range(5, -1, -1):
+                key = key * 7 + counts[f]
+            r = roll_of_keep[keep_index[key]]
+            total = 0
+            for c in range(n_cols):
+                filled = 0
+                for b in range(n_boxes):
+                    if scores[i, c, b] >= 0:
+                        filled |= 1 << b
+                open_ = full_open & ~filled
+                yfilled = ybox >= 0 and scores[i, c, ybox] >= 0
+                jok = _joker_now(joker_code, ybox >= 0, yfilled, yroll[r])
+                m = _legal_bits(open_, fill_in_order, jok and joker_code == _FORCED, own_bit[r], lower_bits)
+                masks[c] = m
+                while m:
+                    m &= m - 1
+                    total += 1
+            pick, ds = _uniform(ds, total)
+            for c in range(n_cols):
+                m = masks[c]
+                for b in range(n_boxes):
+                    if m >> b & 1:
+                        if pick == 0:
+                            filled = 0
+                            for bb in range(n_boxes):
+                                if scores[i, c, bb] >= 0:
+                                    filled |= 1 << bb
+                            open_ = full_open & ~filled
+                            yfilled = ybox >= 0 and scores[i, c, ybox] >= 0
+                            yfull = yfilled and scores[i, c, ybox] == ypoints
+                            jok = _joker_now(joker_code, ybox >= 0, yfilled, yroll[r])
+                            if _joker_full_value(jok, open_, own_bit[r]):
+                                scores[i, c, b] = joker[r, b]
+                            else:
+                                scores[i, c, b] = natural[r, b]
+                            ybonus[i, c] += _extra_bonus_points(yroll[r], yfull, extra)
+                            if record:
+                                col_out[i, t] = c
+                                box_out[i, t] = b
+                                nrolls_out[i, t] = used
+                        pick -= 1
+
+
+def _max_rolls(rules: R.RuleSet, n_turns: int) -> int:
+    """The most rolls a turn can have: 3, or every roll saved on earlier turns too (saved_rolls)."""
+    saved = 0
+    for _ in range(n_turns - 1):
+        saved = R.saved_after(rules, saved, 1)
+    return R.rolls_allowed(rules, saved)
+
+
+def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat: int = 0,
+                record: bool = False) -> GameBatch:
+    """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`."""
+    t = score_tables(rules)
+    d = t.dice
+    n_cols = rules.settings.columns
+    n_boxes = len(rules.boxes)
+    n_turns = n_cols * n_boxes
+    scores = np.empty((n_games, n_cols, n_boxes), dtype=np.int64)
+    ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
+    max_rolls = _max_rolls(rules, n_turns) if record else 1
+    rg, rt = (n_games, n_turns) if record else (1, 1)
+    rolls_out = np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64)
+    held_out = np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64)
+    nrolls = np.zeros((rg, rt), dtype=np.int64)
+    col = np.zeros((rg, rt), dtype=np.int64)
+    box = np.zeros((rg, rt), dtype=np.int64)
+    _random_kernel(seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit, d.keep_index,
+                   d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus, t.joker_code,
+                   t.fill_in_order, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls,
+                   col, box)
+    totals, _ = sheet_totals(rules, scores, ybonus)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        used = int(nrolls.max()) if n_games else 1
+        batch.rolls = rolls_out[:, :, :used]
+        batch.held = held_out[:, :, : max(used - 1, 0)]
+        batch.n_rolls = nrolls
+        batch.column = col
+        batch.box = box
+        batch.n_turns = np.full(n_games, n_turns, dtype=np.int64)
+    return batch
+
+
+# --------------------------------------------------------------------------- user strategies
+
+
+class StrategyError(ValueError):
+    """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
+    game and turn)."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a user strategy sees at each decision.
+
+    rules       the rule set (rules.RuleSet)
+    columns     the player's sheet: one rules.Column per column (scores, None while open; yahtzee_bonus)
+    dice        the dice showing, in the order they lie (kept dice first after a reroll)
+    rolls_left  rerolls still allowed this turn (0: the answer must be a box)
+    roll        which roll of the turn this is (1 = the first)
+    turn        the player's turn number in this game (0-based)
+    game, seat  the game's index in the run and the player's seat (0-based)
+    options     every legal place for `dice` now (rules.options: box, score, bonus, column, joker)
+    may_pass    a pass (answer None) is allowed: must_zero is off and nothing scores
+    """
+
+    rules: R.RuleSet
+    columns: tuple[R.Column, ...]
+    dice: tuple[int, ...]
+    rolls_left: int
+    roll: int
+    turn: int
+    game: int
+    seat: int
+    options: tuple[R.Option, ...] = field(repr=False)
+    may_pass: bool = False
+
+    @property
+    def score(self) -> int:
+        """The sheet's total so far."""
+        return R.sheet_total(self.rules, self.columns)
+
+    def box_name(self, option: R.Option) -> str:
+        return self.rules.keys[option.box]
+
+
+UserStrategy = Callable[[Position], Any]
+
+
+@cache
+def load_user_strategy(spec: str) -> UserStrategy:
+    """`module:function` (an importable module) or `path/to/file.py:function`."""
+    if ":" not in spec:
+        raise StrategyError(f"unknown strategy {spec!r}; valid: optimal, greedy, random, or module:function")
+    mod_name, _, func_name = spec.rpartition(":")
+    try:
+        if mod_name.endswith(".py"):
+            name = "yahtzee_user_strategy_" + str(abs(hash(mod_name)))
+            loader = importlib.util.spec_from_file_location(name, mod_name)
+            if loader is None or loader.loader is None:
+                raise ImportError(f"cannot load {mod_name}")
+            module = importlib.util.module_from_spec(loader)
+            sys.modules[name] = module
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(mod_name)
+    except Exception as exc:  # any error importing user code is a problem in the input
+        raise StrategyError(f"cannot import strategy module {mod_name!r}: {type(exc).__name__}: {exc}") from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise StrategyError(f"strategy {spec!r}: {mod_name} has no function {func_name!r}")
+    return func  # type: ignore[no-any-return]
+
+
+def _take_keep(answer: Sequence[int], dice: tuple[int, ...]) -> list[int] | None:
+    """The positions of the kept dice (kept values matched left to right), or None if not a sub-multiset."""
+    free = list(range(len(dice)))
+    out: list[int] = []
+    for v in answer:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            return None
+        hit = next((p for p in free if dice[p] == v), None)
+        if hit is None:
+            return None
+        free.remove(hit)
+        out.append(hit)
+    return sorted(out)
+
+
+def _find_place(rules: R.RuleSet, answer: Any, opts: Sequence[R.Option]) -> R.Option | str:
+    """The legal Option an answer names, or a sentence saying why it is not legal."""
+    legal = ", ".join(rules.keys[o.box] + (f":{o.column + 1}" if rules.settings.columns > 1 else "") for o in opts)
+    if isinstance(answer, R.Option):
+        hit = next((o for o in opts if o.box == answer.box and o.column == answer.column), None)
+        return hit if hit is not None else f"box {rules.keys[answer.box]} is not legal now; legal: {legal}"
+    name, _, col_text = str(answer).partition(":")
+    try:
+        b = rules.box_index(name)
+    except R.RulesError as exc:
+        return str(exc)
+    column: int | None = None
+    if col_text:
+        if not col_text.isdigit() or not 1 <= int(col_text) <= rules.settings.columns:
+            return f"column {col_text!r} does not exist; columns are 1-{rules.settings.columns}"
+        column = int(col_text) - 1
+    hit = next((o for o in opts if o.box == b and (column is None or o.column == column)), None)
+    return hit if hit is not None else f"box {answer!r} is not legal now; legal: {legal}"
+
+
+def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: int, seat: int = 0,
+              record: bool = False, max_turns: int | None = None) -> GameBatch:
+    """Games played by a user strategy `spec` (module:function), legality from the rules module.
+
+    The function is called with a Position at every decision and answers:
+      * a list/tuple of dice values to keep (rerolling the others), while rolls_left > 0; keeping
+        every die stops rolling (it is then asked for a box with rolls_left 0);
+      * a box to write the dice in: its key or any alias ("full_house", "FH"), optionally with a
+        1-based column ("full_house:2"), or one of `position.options`;
+      * None to pass the turn, only when position.may_pass.
+    Anything else raises StrategyError naming the game, seat and turn."""
+    func = load_user_strategy(spec)
+    n_cols = rules.settings.columns
+    n_boxes = len(rules.boxes)
+    limit = max_turns if max_turns is not None else 50 * n_cols * n_boxes
+    scores = np.zeros((n_games, n_cols, n_boxes), dtype=np.int64)
+    ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
+    totals = np.zeros(n_games, dtype=np.int64)
+    rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
+    for i in range(n_games):
+        game = first_game + i
+        st = stream(seed, game, seat)
+        columns = [R.Column.empty(rules) for _ in range(n_cols)]
+        saved = 0
+        turns: list[tuple[list[list[int]], list[list[int]], int, int]] = []
+        t = 0
+        while not all(c.is_full for c in columns):
+            if t >= limit:
+                raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
+                                    f"after {limit} turns")
+            where = f"game {game}, seat {seat}, turn {t + 1}"
+            budget = R.rolls_allowed(rules, saved)
+            dice: list[int] = []
+            for _ in range(rules.dice):
+                f, st = next_die(st)
+                dice.append(int(f))
+            rolls = [list(dice)]
+            helds: list[list[int]] = []
+            used = 1
+            stopped = False
+            while True:
+                d = tuple(dice)
+                opts = R.options(rules, columns, d)
+                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
+                               tuple(opts), R.may_pass(rules, opts))
+                try:
+                    answer = func(pos)
+                except Exception as exc:  # a crash in user code is reported with where it happened
+                    raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
+                if isinstance(answer, list | tuple) and not isinstance(answer, R.Option):
+                    if pos.rolls_left <= 0:
+                        raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
+                                            f"({where}, dice {list(d)}); it must name a box")
+                    kept_pos = _take_keep(answer, d)
+                    if kept_pos is None:
+                        raise StrategyError(f"strategy {spec} kept {list(answer)}, which are not among the dice "
+                                            f"{list(d)} ({where})")
+                    if len(kept_pos) == len(d):
+                        stopped = True
+                        continue
+                    kept = [d[p] for p in kept_pos]
+                    dice = list(kept)
+                    for _ in range(rules.dice - len(kept)):
+                        f, st = next_die(st)
+                        dice.append(int(f))
+                    helds.append(sorted(kept))
+                    rolls.append(list(dice))
+                    used += 1
+                    continue
+                if answer is None:
+                    if not pos.may_pass:
+                        raise StrategyError(f"strategy {spec} passed, which is not allowed ({where}, dice "
+                                            f"{list(d)}): a pass needs must_zero off and a roll scoring nothing")
+                    turns.append((rolls, helds, -1, -1))
+                    break
+                place = _find_place(rules, answer, opts)
+                if isinstance(place, str):
+                    raise StrategyError(f"strategy {spec} made an illegal move ({where}, dice {list(d)}): {place}")
+                columns[place.column], _ = R.place(rules, columns[place.column], place.box, d)
+                turns.append((rolls, helds, place.column, place.box))
+                break
+            saved = R.saved_after(rules, saved, used)
+            t += 1
+        for c, column in enumerate(columns):
+            scores[i, c] = [s if s is not None else -1 for s in column.scores]
+            ybonus[i, c] = column.yahtzee_bonus
+        totals[i] = R.sheet_total(rules, columns)
+        rec.append(turns)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        _pack_record(batch, rules, rec)
+    return batch
+
+
+def _pack_record(batch: GameBatch, rules: R.RuleSet,
+                 rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]]) -> None:
+    g_n = len(rec)
+    t_n = max((len(turns) for turns in rec), default=1) or 1
+    r_n = max((len(r) for turns in rec for r, _, _, _ in turns), default=1)
+    n = rules.dice
+    batch.rolls = np.zeros((g_n, t_n, r_n, n), dtype=np.int64)
+    batch.held = np.zeros((g_n, t_n, max(r_n - 1, 0), n), dtype=np.int64)
+    batch.n_rolls = np.zeros((g_n, t_n), dtype=np.int64)
+    batch.column = np.zeros((g_n, t_n), dtype=np.int64)
+    batch.box = np.full((g_n, t_n), -1, dtype=np.int64)
+    batch.n_turns = np.array([len(turns) for turns in rec], dtype=np.int64)
+    for g, turns in enumerate(rec):
+        for t, (rolls, helds, c, b) in enumerate(turns):
+            batch.n_rolls[g, t] = len(rolls)
+            batch.column[g, t] = max(c, 0)
+            batch.box[g, t] = b
+            for k, roll in enumerate(rolls):
+                batch.rolls[g, t, k] = roll
+            for k, held in enumerate(helds):
+                batch.held[g, t, k, : len(held)] = held
