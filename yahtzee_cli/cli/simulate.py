@@ -1,1 +1,245 @@
-"""`yahtzee simulate`: not written yet (registers nothing)."""
+"""`yahtzee simulate`: Monte Carlo runs of a strategy (or a match of several), reproducible by seed,
+on all local cores or a Dask cluster; statistics, a terminal histogram, NDJSON game logs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Annotated, Any
+
+import typer
+
+from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+
+INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
+
+
+@app.command()
+def simulate(
+    rules: RulesOpt = None,
+    set_: SetOpt = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option("--strategy", "-S", help="optimal, greedy, random, or a bot as module:function "
+                     "(or path/to/bot.py:function). Default: optimal.", show_default=False),
+    ] = None,
+    players: Annotated[
+        str | None,
+        typer.Option("--players", "-p", help="A match: one strategy per seat, comma-separated "
+                     "(e.g. optimal,greedy). Reports each seat's win rate.", show_default=False),
+    ] = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games to play.")] = 10_000,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Seed of the dice (chosen and printed on stderr when omitted).",
+                     show_default=False),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Worker processes (default: every core; 1 runs in-process).",
+                     show_default=False),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (processes on this machine) or dask (needs the dask extra).")
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Dask scheduler address (tcp://HOST:8786); without it --backend dask "
+                     "starts a local cluster.", show_default=False),
+    ] = None,
+    log_out: Annotated[
+        str | None,
+        typer.Option("--log-out", help="Write every game as an NDJSON game log (yahtzee-log/1) to FILE, or - "
+                     "for stdout (the summary then goes to stderr).", show_default=False),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
+    rs = get_rules(rules, set_)
+    from ..simulate import MAX_SEED, SimulationError, StrategyError, check_strategy, choose_seed
+    from ..simulate import simulate as run
+
+    if strategy is not None and players is not None:
+        fail("give --strategy or --players, not both")
+    names = players.split(",") if players is not None else [strategy or "optimal"]
+    if any(not n.strip() for n in names):
+        fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
+    try:
+        names = [check_strategy(n) for n in names]
+    except StrategyError as exc:
+        fail(str(exc))
+    if games < 1:
+        fail(f"--games must be at least 1, got {games}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
+    if workers is not None and workers < 1:
+        fail(f"--workers must be at least 1, got {workers}")
+    if backend not in ("local", "dask"):
+        fail(f"unknown backend {backend!r}; valid: local, dask")
+    if scheduler is not None and backend != "dask":
+        fail("--scheduler needs --backend dask")
+    if json and log_out == "-":
+        fail("--json and --log-out - both want stdout; write the logs to a file")
+    if seed is None:
+        seed = choose_seed()
+        warn(f"seed {seed} (repeat this run with --seed {seed})")
+
+    sink_file: IO[bytes] | None = None
+    if log_out == "-":
+        sink_file = sys.stdout.buffer
+    elif log_out is not None:
+        try:
+            sink_file = open(log_out, "wb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
+
+    progress, on_progress = _progress(games)
+    try:
+        report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
+                     log_sink=sink_file.write if sink_file is not None else None, on_progress=on_progress)
+    except StrategyError as exc:
+        fail(str(exc), PROBLEM)
+    except SimulationError as exc:
+        fail(str(exc), PROBLEM)
+    except BrokenPipeError:
+        _quiet_stdout()
+        raise typer.Exit(0) from None
+    finally:
+        if progress is not None:
+            progress.stop()
+        if sink_file is not None and sink_file is not sys.stdout.buffer:
+            sink_file.close()
+    if sink_file is sys.stdout.buffer:
+        try:
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise typer.Exit(0) from None
+    data = report.to_dict()
+    if json:
+        write_json(data)
+    else:
+        out = sys.stderr if log_out == "-" else sys.stdout
+        out.write(render(data, rs.name))
+        out.flush()
+    if report.interrupted:
+        warn(f"interrupted: the summary covers the {report.games} games finished of {games}")
+        raise typer.Exit(INTERRUPTED)
+
+
+def _quiet_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _progress(total: int) -> tuple[Any, Any]:
+    """A rich progress bar with games/s on stderr when it is a terminal, else nothing."""
+    if not progress_wanted():
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .app import console
+
+    progress = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} games/s"),
+        TimeRemainingColumn(),
+        console=console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("simulate", total=total, rate="-")
+    progress.start()
+
+    def update(done: int) -> None:
+        speed = progress.tasks[0].speed
+        progress.update(task, completed=done, rate=f"{speed:,.0f}" if speed else "-")
+
+    return progress, update
+
+
+# --------------------------------------------------------------------------- text report
+
+
+def _num(v: Any, digits: int = 2) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}"
+
+
+def _pct(v: Any) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def _stats_block(s: dict[str, Any], indent: str = "") -> list[str]:
+    rows: list[tuple[str, str]] = [
+        ("mean", _num(s["mean"])),
+        ("SD", _num(s["sd"])),
+        ("SEM", _num(s["sem"], 3)),
+        ("min", _num(s["min"])),
+        *[(k, _num(v)) for k, v in s["percentiles"].items()],
+        ("max", _num(s["max"])),
+        ("P(upper bonus)", _pct(s["p_upper_bonus"])),
+    ]
+    if s.get("yahtzee_points") is not None:
+        rows.append((f"P(yahtzee box scored {s['yahtzee_points']})", _pct(s["p_yahtzee"])))
+        rows.append(("mean extra-Yahtzee bonus", _num(s["mean_extra_bonus"])))
+    width = max(len(k) for k, _ in rows)
+    lines = [f"{indent}{k:<{width}}  {v:>10}" for k, v in rows]
+    lines.append(f"{indent}mean per box:")
+    boxes = s["mean_per_box"]
+    bw = max(len(k) for k in boxes)
+    lines += [f"{indent}  {k:<{bw}}  {v:8.2f}" for k, v in boxes.items()]
+    lines += _histogram(s["histogram"], indent)
+    return lines
+
+
+def _histogram(h: dict[str, Any], indent: str = "", bar: int = 50) -> list[str]:
+    bins = h["bins"]
+    if not bins:
+        return []
+    top = max(b["count"] for b in bins) or 1
+    label_w = max(len(_bin_label(b, h["width"])) for b in bins)
+    count_w = max(len(f"{b['count']:,}") for b in bins)
+    lines = [f"{indent}final scores (bins of {h['width']}):"]
+    for b in bins:
+        n = b["count"]
+        length = round(bar * n / top)
+        mark = "#" * length if length or not n else "."
+        lines.append(f"{indent}  {_bin_label(b, h['width']):>{label_w}} | {n:>{count_w},} {mark}".rstrip())
+    return lines
+
+
+def _bin_label(b: dict[str, Any], width: int) -> str:
+    return str(b["low"]) if width == 1 else f"{b['low']}-{b['high'] - 1}"
+
+
+def render(data: dict[str, Any], rules_name: str) -> str:
+    """The human report: run line, stats (each seat's for a match, after a standings table)."""
+    rate = data.get("games_per_second")
+    what = data.get("strategy") or ",".join(data.get("players", []))
+    head = (f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
+            f" ({data['seconds']:.1f} s{f', {rate:,.0f} games/s' if rate else ''})")
+    lines = [head]
+    if "seats" not in data:
+        lines += _stats_block(data)
+        return "\n".join(lines) + "\n"
+    rows = [("seat", "player", "mean", "SD", "wins", "ties")]
+    for s in data["seats"]:
+        rows.append((str(s["seat"]), s["player"], _num(s["mean"]), _num(s["sd"]), _pct(s["win_rate"]),
+                     _pct(s["tie_rate"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        lines.append("  ".join(cells))
+    for s in data["seats"]:
+        lines.append("")
+        lines.append(f"seat {s['seat']}: {s['player']}")
+        lines += _stats_block(s, "  ")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["simulate", "render", "USAGE"]
