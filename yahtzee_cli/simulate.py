@@ -181,7 +181,8 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         for seat, summary in enumerate(summaries):
             summary.wins = int((top[seat] & ~shared).sum())
             summary.ties = int((top[seat] & shared).sum())
-    log = game_logs(rules, job.names or default_names(job.strategies), batches) if job.record else None
+    names = job.names or default_names(job.strategies)
+    log = game_logs(rules, names, batches, job.seed, job.strategies) if job.record else None
     return ChunkResult(job.first_game, job.n_games, summaries, log, time.perf_counter() - start)
 
 
@@ -286,15 +287,14 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of `simulate --json`: run facts, then the stats of the single seat at top level,
-        or `seats` (each with wins, ties, win_rate, tie_rate and its stats) for a match."""
+        or `seats` (each with wins, ties, win_rate, tie_rate and its stats) for a match. Timing is left
+        out on purpose: the same seed gives byte-identical output."""
         head: dict[str, Any] = {
             "rules": rules_spec(self.rules),
             "seed": self.seed,
             "games": self.games,
             "games_requested": self.games_requested,
             "interrupted": self.interrupted,
-            "seconds": round(self.seconds, 3),
-            "games_per_second": round(self.games / self.seconds, 1) if self.seconds > 0 else None,
         }
         if len(self.seats) == 1:
             return {**head, "strategy": self.strategies[0], **seat_stats(self.rules, self.seats[0])}
@@ -476,43 +476,76 @@ def default_names(strategies: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatch]) -> bytes:
+def _turn_entry(player: str, rolls: Sequence[Sequence[int]], *, held: Sequence[Sequence[int]] | None = None,
+                box: str | None = None, column: int | None = None, score: int | None = None,
+                passed: bool = False) -> dict[str, Any]:
+    """Issue 3's turn shape, used only while `yahtzee_cli.logs` (which has the same helper) is absent."""
+    turn: dict[str, Any] = {"player": player, "rolls": [list(r) for r in rolls]}
+    if held is not None:
+        turn["held"] = [list(h) for h in held]
+    if column is not None:
+        turn["column"] = column
+    turn["box"] = None if passed else box
+    if score is not None:
+        turn["score"] = score
+    return turn
+
+
+def _log_document(rules: Any, players: Sequence[str], turns: Sequence[Any] = (),
+                  meta: Any = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"format": LOG_FORMAT, "rules": rules, "players": list(players), "turns": list(turns)}
+    if meta is not None:
+        doc["meta"] = dict(meta)
+    return doc
+
+
+def _dump_line(document: Any) -> bytes:
+    return dumps(document) + b"\n"
+
+
+@cache
+def _log_helpers() -> tuple[Any, Any, Any]:
+    """turn_entry, log_document, dump_line from the log module (issue 3), or the equivalents above."""
+    try:
+        logs: Any = importlib.import_module("yahtzee_cli.logs")
+    except ImportError:  # pragma: no cover - only before the log module exists
+        return _turn_entry, _log_document, _dump_line
+    return logs.turn_entry, logs.log_document, logs.dump_line
+
+
+def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatch], seed: int | None = None,
+              strategies: Sequence[str] = ()) -> bytes:
     """NDJSON game logs (issue 3's `yahtzee-log/1`): one line per game, the seats' turns round-robin,
     each with the dice after every roll, the dice held before every reroll, the box (null for a pass),
-    its 1-based column on multi-column sheets, and the score written."""
+    its 1-based column on multi-column sheets, and the score written. `meta` records the seed, the
+    game's index and the strategies, so any game can be played again."""
+    turn_entry, log_document, dump_line = _log_helpers()
     spec = rules_spec(rules)
     keys = rules.keys
     multi = rules.settings.columns > 1
-    lines = []
+    out = []
     first = batches[0]
     for g in range(len(first)):
         per_seat = []
-        for b in batches:
+        for s, b in enumerate(batches):
             assert b.rolls is not None and b.held is not None and b.n_rolls is not None
             assert b.box is not None and b.column is not None and b.n_turns is not None
             turns = []
             for t in range(int(b.n_turns[g])):
                 k = int(b.n_rolls[g, t])
                 rolls = b.rolls[g, t, :k].tolist()
-                held = [[v for v in h if v] for h in b.held[g, t, : k - 1].tolist()]
+                held = [[v for v in h if v] for h in b.held[g, t, : k - 1].tolist()] if k > 1 else None
                 box = int(b.box[g, t])
-                turn: dict[str, Any] = {"rolls": rolls}
-                if k > 1:
-                    turn["held"] = held
+                c = int(b.column[g, t])
                 if box < 0:
-                    turn["box"] = None
+                    turns.append(turn_entry(names[s], rolls, held=held, passed=True))
                 else:
-                    c = int(b.column[g, t])
-                    turn["box"] = keys[box]
-                    if multi:
-                        turn["column"] = c + 1
-                    turn["score"] = int(b.scores[g, c, box])
-                turns.append(turn)
+                    turns.append(turn_entry(names[s], rolls, held=held, box=keys[box],
+                                            column=c + 1 if multi else None, score=int(b.scores[g, c, box])))
             per_seat.append(turns)
-        merged = []
-        for r in range(max(len(t) for t in per_seat)):
-            for s, turns in enumerate(per_seat):
-                if r < len(turns):
-                    merged.append({"player": names[s], **turns[r]})
-        lines.append(dumps({"format": LOG_FORMAT, "rules": spec, "players": list(names), "turns": merged}))
-    return b"".join(line + b"\n" for line in lines)
+        merged = [turns[r] for r in range(max(len(t) for t in per_seat)) for turns in per_seat if r < len(turns)]
+        meta = None
+        if seed is not None:
+            meta = {"seed": seed, "game": first.first_game + g, "strategies": list(strategies)}
+        out.append(dump_line(log_document(spec, list(names), merged, meta)))
+    return b"".join(out)

@@ -93,10 +93,14 @@ def simulate(
         except OSError as exc:
             fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
 
+    def sink(chunk: bytes) -> None:
+        assert sink_file is not None
+        sink_file.write(chunk)
+
     progress, on_progress = _progress(games)
     try:
         report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
-                     log_sink=sink_file.write if sink_file is not None else None, on_progress=on_progress)
+                     log_sink=sink if sink_file is not None else None, on_progress=on_progress)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
     except SimulationError as exc:
@@ -109,7 +113,7 @@ def simulate(
             progress.stop()
         if sink_file is not None and sink_file is not sys.stdout.buffer:
             sink_file.close()
-    if sink_file is sys.stdout.buffer:
+    if log_out == "-":
         try:
             sys.stdout.buffer.flush()
         except BrokenPipeError:
@@ -122,6 +126,8 @@ def simulate(
         out = sys.stderr if log_out == "-" else sys.stdout
         out.write(render(data, rs.name))
         out.flush()
+    if progress is not None and report.seconds > 0:
+        warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if report.interrupted:
         warn(f"interrupted: the summary covers the {report.games} games finished of {games}")
         raise typer.Exit(INTERRUPTED)
@@ -219,10 +225,8 @@ def _bin_label(b: dict[str, Any], width: int) -> str:
 
 def render(data: dict[str, Any], rules_name: str) -> str:
     """The human report: run line, stats (each seat's for a match, after a standings table)."""
-    rate = data.get("games_per_second")
     what = data.get("strategy") or ",".join(data.get("players", []))
-    head = (f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
-            f" ({data['seconds']:.1f} s{f', {rate:,.0f} games/s' if rate else ''})")
+    head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
     lines = [head]
     if "seats" not in data:
         lines += _stats_block(data)
