@@ -728,6 +728,25 @@ def options(rules: RuleSet, columns: Sequence[Column], dice: Dice) -> list[Optio
     return out
 
 
+def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice) -> Option | None:
+    """The Option `column_options` would list for `box` (score, bonus, joker), or None when the rules
+    forbid `dice` there; the column is given as its filled-box bitmask and its Yahtzee box's score.
+    Works out one box only, so hot paths (the log validator, `place`) skip building every option."""
+    if filled >> box & 1:
+        return None
+    s = rules.settings
+    joker = joker_active(rules, dice, yahtzee_score)
+    open_ = ((1 << len(rules.boxes)) - 1) & ~filled
+    own = _own_bit(rules, dice)
+    if not legal_bits(open_, s.fill_in_order, joker and s.joker == "forced", own, rules.lower_bits) >> box & 1:
+        return None
+    if joker_full_value(joker, open_, own):
+        value = joker_value(rules.boxes[box], dice)
+    else:
+        value = rules.natural_scores(dice)[box]
+    return Option(box, value, extra_bonus(rules, dice, yahtzee_score), 0, joker)
+
+
 def may_pass(rules: RuleSet, opts: Sequence[Option]) -> bool:
     """With must_zero off, a turn whose roll scores nothing anywhere may be passed."""
     return not rules.settings.must_zero and all(o.score == 0 and o.bonus == 0 for o in opts)
@@ -737,9 +756,10 @@ def place(rules: RuleSet, column: Column, box: int, dice: Dice) -> tuple[Column,
     """Write `dice` into `box` of `column`; IllegalMove says why when the rules forbid it."""
     if column.scores[box] is not None:
         raise IllegalMove(f"box {rules.keys[box]} is already filled")
-    opts = column_options(rules, column, dice)
-    chosen = next((o for o in opts if o.box == box), None)
+    y = rules.yahtzee_index
+    chosen = placement(rules, column.filled_mask, column.scores[y] if y is not None else None, box, dice)
     if chosen is None:
+        opts = column_options(rules, column, dice)
         legal = ", ".join(rules.keys[o.box] for o in opts)
         if rules.settings.fill_in_order:
             why = "boxes must be filled in order"
