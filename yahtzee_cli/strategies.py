@@ -337,24 +337,43 @@ def _take_keep(answer: Sequence[int], dice: tuple[int, ...]) -> list[int] | None
     return sorted(out)
 
 
-def _find_place(rules: R.RuleSet, answer: Any, opts: Sequence[R.Option]) -> R.Option | str:
-    """The legal Option an answer names, or a sentence saying why it is not legal."""
-    legal = ", ".join(rules.keys[o.box] + (f":{o.column + 1}" if rules.settings.columns > 1 else "") for o in opts)
+def _find_place(rules: R.RuleSet, columns: Sequence[R.Column], answer: Any, opts: Sequence[R.Option],
+                dice: tuple[int, ...]) -> R.Option | str:
+    """The legal Option an answer names, or a sentence saying why it is not legal (the rules module's
+    own IllegalMove message where it has one)."""
     if isinstance(answer, R.Option):
-        hit = next((o for o in opts if o.box == answer.box and o.column == answer.column), None)
-        return hit if hit is not None else f"box {rules.keys[answer.box]} is not legal now; legal: {legal}"
-    name, _, col_text = str(answer).partition(":")
+        b, column = answer.box, answer.column
+        if not 0 <= b < len(rules.boxes) or not 0 <= column < len(columns):
+            return f"{answer} names no box of {rules.name}"
+    else:
+        name, _, col_text = str(answer).partition(":")
+        try:
+            b = rules.box_index(name)
+        except R.RulesError as exc:
+            return str(exc)
+        if col_text:
+            if not col_text.isdigit() or not 1 <= int(col_text) <= len(columns):
+                return f"column {col_text!r} does not exist; columns are 1-{len(columns)}"
+            column = int(col_text) - 1
+        else:  # the first column where the box is legal, else the first where it is open
+            column = next((o.column for o in opts if o.box == b),
+                          next((c for c, col in enumerate(columns) if col.scores[b] is None), 0))
+    hit = next((o for o in opts if o.box == b and o.column == column), None)
+    if hit is not None:
+        return hit
     try:
-        b = rules.box_index(name)
-    except R.RulesError as exc:
-        return str(exc)
-    column: int | None = None
-    if col_text:
-        if not col_text.isdigit() or not 1 <= int(col_text) <= rules.settings.columns:
-            return f"column {col_text!r} does not exist; columns are 1-{rules.settings.columns}"
-        column = int(col_text) - 1
-    hit = next((o for o in opts if o.box == b and (column is None or o.column == column)), None)
-    return hit if hit is not None else f"box {answer!r} is not legal now; legal: {legal}"
+        R.place(rules, columns[column], b, dice)
+    except R.IllegalMove as exc:
+        where = f" in column {column + 1}" if len(columns) > 1 else ""
+        return f"{exc}{where}"
+    return f"box {rules.keys[b]} is not legal now"  # pragma: no cover - place() and options() agree
+
+
+def _draw(state: np.uint64) -> tuple[int, np.uint64]:
+    """rng.next_die from Python: the state stays a numpy uint64 (a Python int above 2**63 would not fit
+    numba's int64 argument)."""
+    f, nxt = next_die(state)
+    return int(f), np.uint64(nxt)
 
 
 def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: int, seat: int = 0,
@@ -378,7 +397,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
     for i in range(n_games):
         game = first_game + i
-        st = stream(seed, game, seat)
+        st = np.uint64(stream(seed, game, seat))
         columns = [R.Column.empty(rules) for _ in range(n_cols)]
         saved = 0
         turns: list[tuple[list[list[int]], list[list[int]], int, int]] = []
@@ -391,8 +410,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
             budget = R.rolls_allowed(rules, saved)
             dice: list[int] = []
             for _ in range(rules.dice):
-                f, st = next_die(st)
-                dice.append(int(f))
+                f, st = _draw(st)
+                dice.append(f)
             rolls = [list(dice)]
             helds: list[list[int]] = []
             used = 1
@@ -420,8 +439,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                     kept = [d[p] for p in kept_pos]
                     dice = list(kept)
                     for _ in range(rules.dice - len(kept)):
-                        f, st = next_die(st)
-                        dice.append(int(f))
+                        f, st = _draw(st)
+                        dice.append(f)
                     helds.append(sorted(kept))
                     rolls.append(list(dice))
                     used += 1
@@ -432,7 +451,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                                             f"{list(d)}): a pass needs must_zero off and a roll scoring nothing")
                     turns.append((rolls, helds, -1, -1))
                     break
-                place = _find_place(rules, answer, opts)
+                place = _find_place(rules, columns, answer, opts, d)
                 if isinstance(place, str):
                     raise StrategyError(f"strategy {spec} made an illegal move ({where}, dice {list(d)}): {place}")
                 columns[place.column], _ = R.place(rules, columns[place.column], place.box, d)

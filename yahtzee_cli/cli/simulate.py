@@ -80,10 +80,6 @@ def simulate(
         fail("--scheduler needs --backend dask")
     if json and log_out == "-":
         fail("--json and --log-out - both want stdout; write the logs to a file")
-    if seed is None:
-        seed = choose_seed()
-        warn(f"seed {seed} (repeat this run with --seed {seed})")
-
     sink_file: IO[bytes] | None = None
     if log_out == "-":
         sink_file = sys.stdout.buffer
@@ -92,6 +88,10 @@ def simulate(
             sink_file = open(log_out, "wb")  # noqa: SIM115 - closed below
         except OSError as exc:
             fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
+
+    if seed is None:
+        seed = choose_seed()
+        warn(f"seed {seed} (repeat this run with --seed {seed})")
 
     def sink(chunk: bytes) -> None:
         assert sink_file is not None
