@@ -31,6 +31,7 @@ BUILTIN = ("optimal", "greedy", "random")
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 MAX_SEED = 2**63 - 1
 LOG_FORMAT = "yahtzee-log/1"
+DASK_CONNECT_TIMEOUT = "10s"
 
 __all__ = [
     "BUILTIN", "SimulationError", "StrategyError", "Report", "SeatSummary", "play", "check_strategy", "simulate",
@@ -229,7 +230,7 @@ def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[
         raise SimulationError("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
     if scheduler:
         try:
-            return dist.Client(scheduler, timeout="10s"), None
+            return dist.Client(scheduler, timeout=DASK_CONNECT_TIMEOUT), None
         except (OSError, TimeoutError, ValueError) as exc:
             raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,

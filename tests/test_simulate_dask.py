@@ -1,0 +1,45 @@
+"""`simulate --backend dask`: the same chunks on a Dask cluster give exactly the local results."""
+
+from __future__ import annotations
+
+import pytest
+
+from yahtzee_cli import rules as R
+from yahtzee_cli import simulate as S
+from yahtzee_cli.jsonio import loads
+
+distributed = pytest.importorskip("distributed")
+
+
+def test_dask_local_cluster_matches_local_backend() -> None:
+    rules = R.preset("yahtzee")
+    local = S.simulate(rules, ["random", "random"], 2500, 31, workers=1)
+    logs_local: list[bytes] = []
+    S.simulate(rules, ["random"], 300, 31, workers=1, log_sink=logs_local.append)
+    on_dask = S.simulate(rules, ["random", "random"], 2500, 31, workers=2, backend="dask", dask_processes=False)
+    assert on_dask.to_dict() == local.to_dict()
+    logs_dask: list[bytes] = []
+    S.simulate(rules, ["random"], 300, 31, workers=2, backend="dask", dask_processes=False,
+               log_sink=logs_dask.append)
+    assert b"".join(logs_dask) == b"".join(logs_local)
+
+
+def test_cli_on_an_existing_scheduler(cli) -> None:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
+        args = ["simulate", "-S", "random", "-n", "3000", "--seed", "5", "--json", "--rules", "yatzy"]
+        r = cli([*args, "--backend", "dask", "--scheduler", address])
+        assert r.exit_code == 0, r.stderr
+    local = cli([*args, "-w", "1"])
+    assert r.stdout == local.stdout
+    assert loads(r.stdout)["games"] == 3000
+
+
+def test_unreachable_scheduler_is_a_clear_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(S, "DASK_CONNECT_TIMEOUT", "1s")
+    r = cli(["simulate", "-S", "random", "-n", "10", "--seed", "1", "--backend", "dask",
+             "--scheduler", "tcp://127.0.0.1:9"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1].startswith("yahtzee: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
