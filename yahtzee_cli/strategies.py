@@ -2,10 +2,11 @@
 (`module:function`, plain Python called per decision). Both return `games.GameBatch`.
 
 Dice, for every strategy (the convention of the solver's `play`): game g, seat s of a run with seed S
-draws its dice from `rng.stream(S, g, s)` with `rng.next_die`; the first roll draws every die in
-order; a reroll puts the kept dice first (in the order they lay) and draws the rerolled ones after
-them, in order. So a game depends only on (seed, game, seat) and the strategy's choices, never on
-chunking, workers or backend.
+draws its dice from `rng.stream(S, g, s)` with `rng.next_die`; the first roll draws every die into
+positions 0..n-1 in order; before a reroll the kept dice are sorted ascending into positions 0..k-1
+and the n - k rerolled dice are drawn into positions k..n-1 in order (as `solver.play` documents).
+So a game depends only on (seed, game, seat) and the strategy's choices, never on chunking, workers
+or backend.
 
 `random` is uniform over legal moves, exactly:
   * before each reroll the player picks uniformly one of the 2**n subsets of the n dice (by position,
@@ -149,13 +150,13 @@ def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: 
                     if keep >> k & 1:
                         kept[nk] = dice[k]
                         nk += 1
+                srt = np.sort(kept[:nk])
                 for k in range(nk):
-                    dice[k] = kept[k]
+                    dice[k] = srt[k]
                 for k in range(nk, n_dice):
                     f, st = next_die(st)
                     dice[k] = f
                 if record:
-                    srt = np.sort(kept[:nk])
                     for k in range(nk):
                         held_out[i, t, used - 1, k] = srt[k]
                     for k in range(n_dice):
@@ -265,7 +266,7 @@ class Position:
 
     rules       the rule set (rules.RuleSet)
     columns     the player's sheet: one rules.Column per column (scores, None while open; yahtzee_bonus)
-    dice        the dice showing, in the order they lie (kept dice first after a reroll)
+    dice        the dice showing, by position (after a reroll: the kept dice sorted, then the new ones)
     rolls_left  rerolls still allowed this turn (0: the answer must be a box)
     roll        which roll of the turn this is (1 = the first)
     turn        the player's turn number in this game (0-based)
@@ -436,7 +437,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                     if len(kept_pos) == len(d):
                         stopped = True
                         continue
-                    kept = [d[p] for p in kept_pos]
+                    kept = sorted(d[p] for p in kept_pos)
                     dice = list(kept)
                     for _ in range(rules.dice - len(kept)):
                         f, st = _draw(st)
