@@ -27,12 +27,15 @@ import numpy as np
 from numba import njit, prange
 
 from . import rules
+from .rng import next_die, stream
 
 # The rules module's int-only functions, compiled: the only place legality and joker logic live.
 legal_bits = njit(cache=True, inline="always")(rules.legal_bits)
 joker_now = njit(cache=True, inline="always")(rules.joker_now)
 joker_full_value = njit(cache=True, inline="always")(rules.joker_full_value)
 extra_bonus_points = njit(cache=True, inline="always")(rules.extra_bonus_points)
+roll_budget = njit(cache=True, inline="always")(rules.roll_budget)
+rolls_left_over = njit(cache=True, inline="always")(rules.rolls_left_over)
 
 FORCED = rules.JOKER_CODES["forced"]
 NEG = -1.0e300  # "no option" (never NaN)
@@ -360,3 +363,294 @@ def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int,
                         drop_die, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
                         allow_pass, n_stages, E, S, Q, NV, NV2, best, best2, bon, X, lu, ly)
     _ = R
+
+
+# --------------------------------------------------------------------------- play
+
+
+FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
+FUTURE_HEURISTIC = 1  # F = sum of h over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
+
+
+@njit(cache=True, inline="always")
+def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
+           h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
+    """Value to go of a column at a turn start: the exact table, or the additive heuristic."""
+    uu = u if u < t else t
+    if kind == FUTURE_TABLE:
+        return float(W[midx[mask], y * (t + 1) + uu])
+    full = (1 << nb) - 1
+    open_ = full & ~mask
+    acc = G[sub_of[mask], uu]
+    n_open = 0
+    for b in range(nb):
+        if (open_ >> b) & 1:
+            acc += h[b]
+            n_open += 1
+    if y == 1:
+        acc += yh[n_open]
+    return float(acc)
+
+
+@njit(cache=True, inline="always")
+def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.ndarray,
+                     kcnt: np.ndarray) -> tuple[float, int]:
+    """Best value Ej[k] over the keeps k strictly inside the roll with face counts `cnt`; the winner's
+    face counts go to kcnt (first best in enumeration order); returns (value, size)."""
+    total = 1
+    for f in range(6):
+        total *= cnt[f] + 1
+    best = NEG
+    best_idx = -1
+    best_size = 0
+    for idx in range(total):
+        rest = idx
+        key = 0
+        mul = 1
+        size = 0
+        for f in range(6):
+            c = rest % (cnt[f] + 1)
+            rest //= cnt[f] + 1
+            key += c * mul
+            mul *= 7
+            size += c
+        if size == n:
+            continue
+        v = Ej[keep_index[key]]
+        if v > best:
+            best = v
+            best_idx = idx
+            best_size = size
+    rest = best_idx
+    for f in range(6):
+        kcnt[f] = rest % (cnt[f] + 1)
+        rest //= cnt[f] + 1
+    return best, best_size
+
+
+@njit(cache=True)
+def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float,
+                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray) -> None:
+    """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values."""
+    R = Vfinal.shape[0]
+    K = add_die.shape[0]
+    first_full = K - R
+    for r in range(R):
+        E[keep_of_roll[r], 0] = Vfinal[r]
+    for j in range(1, J + 1):
+        _expect(E, first_full, add_die, 1)
+        for k in range(K):
+            EJ[j - 1, k] = E[k, 0]
+        if j < J:
+            _best_sub(E, K, drop_die, 1)
+            for r in range(R):
+                kr = keep_of_roll[r]
+                stop = Vfinal[r] + saved_value * j
+                if stop > E[kr, 0]:
+                    E[kr, 0] = stop
+
+
+@njit(cache=True, parallel=True)
+def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndarray,
+               natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
+               nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, is_upper: np.ndarray,
+               yroll: np.ndarray, own_bit: np.ndarray, keep_index: np.ndarray, roll_of_keep: np.ndarray,
+               keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+               nb: int, ybox: int, ypoints: int, extra: int, joker_code: int, fill: bool, lower_bits: int,
+               must_zero: bool, saved_rolls: bool,
+               kind: int, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, h: np.ndarray, G: np.ndarray,
+               yh: np.ndarray, sub_of: np.ndarray, saved_value: float, max_turns: int, nchunks: int,
+               record: bool, scores: np.ndarray, ybonus: np.ndarray, rolls_out: np.ndarray,
+               held_out: np.ndarray, nrolls_out: np.ndarray, col_out: np.ndarray, box_out: np.ndarray,
+               nturns_out: np.ndarray) -> None:
+    """Play games first_game.. with the one-turn lookahead on F (the exact table: optimal play).
+
+    Dice: see yahtzee_cli.solver.play."""
+    g_n = scores.shape[0]
+    R = natural.shape[0]
+    K = add_die.shape[0]
+    n = rolls_out.shape[3]
+    vmax = du.shape[1]
+    full = (1 << nb) - 1
+    has_y = ybox >= 0
+    nch = min(g_n, nchunks)
+    for ch in prange(nch):
+        Vfinal = np.empty(R)
+        E = np.empty((K, 1))
+        jmax = 64
+        EJ = np.empty((jmax, K))
+        NV = np.empty((n_cols, nb * vmax))
+        Fcur = np.empty(n_cols)
+        cmask = np.zeros(n_cols, np.int64)
+        usum = np.zeros(n_cols, np.int64)
+        yst = np.zeros(n_cols, np.int64)  # -1 open, 0 zero, 1 full points
+        dice = np.zeros(n, np.int64)
+        kept = np.zeros(n, np.int64)
+        cnt = np.zeros(6, np.int64)
+        kcnt = np.zeros(6, np.int64)
+        for g in range(ch, g_n, nch):
+            st = stream(seed, first_game + g, seat)
+            for c in range(n_cols):
+                cmask[c] = 0
+                usum[c] = 0
+                yst[c] = -1
+                ybonus[g, c] = 0
+                for b in range(nb):
+                    scores[g, c, b] = -1
+            saved = 0
+            turn = 0
+            open_total = n_cols * nb
+            while open_total > 0:
+                may_pass_turn = (not must_zero) and (max_turns - turn > open_total)
+                # ---- value vectors of the states each (column, box, variant) leads to
+                for c in range(n_cols):
+                    yv = 1 if (yst[c] == 1 and nyt == 2) else 0
+                    Fcur[c] = future(kind, cmask[c], yv, usum[c], W, midx, t, h, G, yh, sub_of, nb)
+                    for b in range(nb):
+                        if (cmask[c] >> b) & 1:
+                            continue
+                        m2 = cmask[c] | (1 << b)
+                        for v in range(nvar[b]):
+                            y2 = yv if yn[b, v] < 0 else yn[b, v]
+                            if yn[b, v] >= 0 and nyt != 2:
+                                y2 = 0
+                            f2 = future(kind, m2, y2, usum[c] + du[b, v], W, midx, t, h, G, yh, sub_of, nb)
+                            NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
+                # ---- final-roll values (relative to staying put)
+                for r in range(R):
+                    best = NEG
+                    allzero = True
+                    for c in range(n_cols):
+                        open_ = full & ~cmask[c]
+                        yfilled = yst[c] >= 0
+                        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill,
+                                                 lower_bits)
+                        bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
+                        if bon != 0:
+                            allzero = False
+                        while bits:
+                            low = bits & -bits
+                            bits ^= low
+                            b = 0
+                            while (1 << b) != low:
+                                b += 1
+                            if fullv:
+                                s = joker[r, b]
+                                v = var_jok[r, b]
+                            else:
+                                s = natural[r, b]
+                                v = var_nat[r, b]
+                            if s != 0:
+                                allzero = False
+                            cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+                            if cand > best:
+                                best = cand
+                    if may_pass_turn and allzero and 0.0 > best:
+                        best = 0.0
+                    Vfinal[r] = best
+                budget = roll_budget(saved_rolls, saved)
+                J = budget - 1
+                if J > jmax:
+                    J = jmax
+                _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
+                # ---- the turn itself
+                for k in range(n):
+                    d, st = next_die(st)
+                    dice[k] = d
+                if record:
+                    for k in range(n):
+                        rolls_out[g, turn, 0, k] = dice[k]
+                used = 1
+                while used < budget:
+                    for f in range(6):
+                        cnt[f] = 0
+                    for k in range(n):
+                        cnt[dice[k] - 1] += 1
+                    key = 0
+                    for f in range(5, -1, -1):
+                        key = key * 7 + cnt[f]
+                    r = roll_of_keep[keep_index[key]]
+                    j = budget - used
+                    jj = j if j <= J else J
+                    stop = Vfinal[r] + saved_value * j
+                    bv, kk = best_proper_keep(cnt, n, keep_index, EJ[jj - 1], kcnt)
+                    if not bv > stop:
+                        break
+                    # the kept dice sorted first, then the new dice drawn in order of position
+                    pos = 0
+                    for f in range(6):
+                        for _i in range(kcnt[f]):
+                            kept[pos] = f + 1
+                            pos += 1
+                    for k in range(kk):
+                        dice[k] = kept[k]
+                    for k in range(kk, n):
+                        d, st = next_die(st)
+                        dice[k] = d
+                    if record:
+                        for k in range(kk):
+                            held_out[g, turn, used - 1, k] = kept[k]
+                        for k in range(n):
+                            rolls_out[g, turn, used, k] = dice[k]
+                    used += 1
+                saved = rolls_left_over(saved_rolls, saved, used)
+                # ---- choose the box (or pass)
+                for f in range(6):
+                    cnt[f] = 0
+                for k in range(n):
+                    cnt[dice[k] - 1] += 1
+                key = 0
+                for f in range(5, -1, -1):
+                    key = key * 7 + cnt[f]
+                r = roll_of_keep[keep_index[key]]
+                best = NEG
+                bc = -1
+                bb_ = -1
+                bs = 0
+                bbon = 0
+                allzero = True
+                for c in range(n_cols):
+                    open_ = full & ~cmask[c]
+                    yfilled = yst[c] >= 0
+                    bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+                    bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
+                    if bon != 0:
+                        allzero = False
+                    while bits:
+                        low = bits & -bits
+                        bits ^= low
+                        b = 0
+                        while (1 << b) != low:
+                            b += 1
+                        if fullv:
+                            s = joker[r, b]
+                            v = var_jok[r, b]
+                        else:
+                            s = natural[r, b]
+                            v = var_nat[r, b]
+                        if s != 0:
+                            allzero = False
+                        cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+                        if cand > best:
+                            best = cand
+                            bc = c
+                            bb_ = b
+                            bs = s
+                            bbon = bon
+                if may_pass_turn and allzero and 0.0 >= best:
+                    bc = -1
+                if record:
+                    nrolls_out[g, turn] = used
+                    col_out[g, turn] = bc if bc >= 0 else 0
+                    box_out[g, turn] = bb_ if bc >= 0 else -1
+                if bc >= 0:
+                    scores[g, bc, bb_] = bs
+                    ybonus[g, bc] += bbon
+                    cmask[bc] |= 1 << bb_
+                    if is_upper[bb_]:
+                        usum[bc] += bs
+                    if bb_ == ybox:
+                        yst[bc] = 1 if bs == ypoints else 0
+                    open_total -= 1
+                turn += 1
+            nturns_out[g] = turn

@@ -119,8 +119,25 @@ def layout(rules: RuleSet) -> Layout:
         ulist[sub, : len(us)] = us
         ucount[sub] = len(us)
 
+    var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, nyt)
+    n_states = int(sum(ucount[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
+    if len(masks) * nyt * (t + 1) > MAX_EXACT_STATES:
+        raise NotExact(f"{rules.name} has too many states for an exact table; hints use the approximate strategy")
+    return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount,
+                  var_nat, var_jok, nvar, du, yn, n_states)
+
+
+def box_variants(rules: RuleSet, sc: Scores, nyt: int) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """How a written score moves a column's state: per (roll, box) the variant of the natural and the
+    joker score; per (box, variant) the upper total added (`du`) and the new y (`yn`, -1 unchanged).
+    Upper boxes: one variant per score they can hold; the Yahtzee box: full points or not
+    (rules.extra_bonus pays later Yahtzees only while it holds its full points)."""
+    nb = sc.n_boxes
+    upper = set(rules.upper_indices)
+    yr = sc.yahtzee_roll
+    vals = [sorted(set(sc.natural[:, b].tolist()) | set(sc.joker[yr, b].tolist())) for b in range(nb)]
     R = sc.natural.shape[0]
-    vmax = max([len(vals[b]) for b in upper] + [2])
+    vmax = max([len(vals[b]) for b in sorted(upper)] + [2])
     nvar = np.ones(nb, dtype=np.int64)
     du = np.zeros((nb, vmax), dtype=np.int64)
     yn = np.full((nb, vmax), -1, dtype=np.int64)
@@ -141,11 +158,7 @@ def layout(rules: RuleSet) -> Layout:
             yn[b, 1] = 1 if nyt == 2 else 0
             var_nat[:, b] = sc.natural[:, b] == ypts
             var_jok[:, b] = sc.joker[:, b] == ypts
-    n_states = int(sum(ucount[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
-    if len(masks) * nyt * (t + 1) > MAX_EXACT_STATES:
-        raise NotExact(f"{rules.name} has too many states for an exact table; hints use the approximate strategy")
-    return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount,
-                  var_nat, var_jok, nvar, du, yn, n_states)
+    return var_nat, var_jok, nvar, du, yn
 
 
 @dataclass
@@ -224,3 +237,231 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16,
         masks=masks_sorted, W=W, mean=mean, sd=sd, build_seconds=time.perf_counter() - t0,
         meta={"states": lay.n_states, "masks": n},
     )
+
+
+# --------------------------------------------------------------------------- cache
+
+
+VERSION = 1  # bump when the table's meaning changes
+
+
+def _to_file(rules: RuleSet, tab: Table) -> None:
+    from . import cache
+
+    header = {
+        "kind": "exact", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
+        "rules": rules.to_dict(), "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
+        "sd": tab.sd if math.isfinite(tab.sd) else None, "build_seconds": tab.build_seconds, **tab.meta,
+    }
+    arrays = {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": ("d", tab.W.astype("<f8").tobytes())}
+    cache.write(cache.table_path(tab.fingerprint), header, arrays)
+
+
+def _from_file(rules: RuleSet) -> Table:
+    from . import cache
+
+    header, arrays = cache.read(cache.table_path(rules.fingerprint), rules.fingerprint)
+    if header.get("version") != VERSION or header.get("kind") != "exact":
+        raise cache.CorruptTable("the cached table is from another solver version")
+    width = int(header["nyt"]) * (int(header["t"]) + 1)
+    masks = np.frombuffer(arrays["masks"], dtype=np.int64)
+    W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
+    sd = header.get("sd")
+    meta: dict[str, Any] = {k: header[k] for k in ("states", "masks", "build_seconds") if k in header}
+    return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]),
+                 int(header["nyt"]), masks, W, float(header["mean"]), float("nan") if sd is None else float(sd),
+                 float(header.get("build_seconds", 0.0)), meta)
+
+
+def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
+              progress: Callable[[int, int], None] | None = None) -> tuple[Table, bool]:
+    """The rule set's exact table from the cache, built and stored when missing or damaged.
+
+    Returns (table, built). `say` receives the notes for stderr (building, damaged file)."""
+    from . import cache
+
+    if not rebuild:
+        try:
+            return _from_file(rules), False
+        except FileNotFoundError:
+            pass
+        except (cache.CorruptTable, KeyError, ValueError) as exc:
+            if say is not None:
+                say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+    if say is not None:
+        say(f"building the {rules.name} strategy table (once; cached in {cache.cache_dir()})")
+    tab = build(rules, progress=progress)
+    try:
+        _to_file(rules, tab)
+    except OSError as exc:
+        if say is not None:
+            say(f"warning: cannot store the strategy table in {cache.cache_dir()}: {exc.strerror}")
+    return tab, True
+
+
+# --------------------------------------------------------------------------- play
+
+
+def _dense_rows(tab: Table) -> IntArray:
+    midx = np.full(1 << tab.nb, -1, dtype=np.int64)
+    midx[tab.masks] = np.arange(len(tab.masks), dtype=np.int64)
+    return midx
+
+
+def _max_record_rolls(rules: RuleSet, n_turns: int) -> int:
+    from .rules import saved_after
+
+    saved = 0
+    for _ in range(n_turns - 1):
+        saved = saved_after(rules, saved, 1)
+    return rolls_allowed(rules, saved)
+
+
+def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
+         record: bool = False, threads: int | None = None) -> Any:
+    """Play games first_game .. first_game + n_games - 1 of seat `seat`; returns a games.GameBatch.
+
+    strategy "optimal": the exact table's policy (maximise the expected final score), or the
+      approximate strategy (yahtzee_cli.approx) where no exact table exists.
+    strategy "greedy": each turn maximises the points it writes now (box score + extra-Yahtzee bonus +
+      the upper bonus when this box reaches the threshold), by the same turn machinery with no future
+      value; ties go to the first box in sheet order. Keeps maximise the expected points of this turn.
+
+    Dice (every strategy must follow this convention): game g of seat s draws from
+    rng.stream(seed, g, s) with rng.next_die. The first roll draws all n dice into positions 0..n-1 in
+    order. Before a reroll the kept dice are sorted ascending into positions 0..k-1 and the n - k
+    rerolled dice are drawn into positions k..n-1 in order. Keeping every die stops the turn (unused
+    rolls are saved when saved_rolls is on). So the dice depend only on (seed, game, seat) and the
+    number of dice rerolled each time. Recorded `rolls` hold the dice by position after each roll,
+    `held` the sorted kept dice before each reroll (0-padded); a passed turn (must_zero off) has box -1.
+
+    Decisions are deterministic: stopping wins ties against rerolling; ties between keeps go to the
+    first in kernels.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
+    the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
+    Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
+    `threads`: numba threads for this call (default: numba's setting)."""
+    from . import kernels
+    from .games import GameBatch
+    from .strategies import sheet_totals
+
+    if strategy not in ("optimal", "greedy"):
+        raise ValueError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
+    s = rules.settings
+    fut = future_for(rules, strategy)
+    sc = score_tables(rules)
+    d = sc.dice
+    var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, fut.nyt)
+    nb = sc.n_boxes
+    n_cols = s.columns
+    n_turns = n_cols * nb
+    max_turns = n_turns if s.must_zero else 50 * n_turns
+    scores = np.empty((n_games, n_cols, nb), dtype=np.int64)
+    ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
+    nturns = np.zeros(n_games, dtype=np.int64)
+    max_rolls = _max_record_rolls(rules, max_turns) if record else 1
+    rg, rt = (n_games, max_turns) if record else (1, 1)
+    rolls_out = np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64)
+    held_out = np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64)
+    nrolls = np.zeros((rg, rt), dtype=np.int64)
+    col = np.zeros((rg, rt), dtype=np.int64)
+    box = np.full((rg, rt), -1, dtype=np.int64)
+    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    mult = np.array(s.multipliers if fut.weighted else (1,) * n_cols, dtype=np.float64)
+    import numba
+
+    old = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
+    try:
+        kernels.play_games(
+            seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
+            sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
+            nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], s.fill_in_order,
+            sc.lower_bits, s.must_zero, s.saved_rolls, fut.kind, fut.W, fut.midx, fut.t, fut.nyt, fut.h, fut.G,
+            fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out, held_out,
+            nrolls, col, box, nturns,
+        )
+    finally:
+        numba.set_num_threads(old)
+    totals, _ = sheet_totals(rules, scores, ybonus)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        t_used = max(int(nturns.max()) if n_games else 1, 1)
+        r_used = max(int(nrolls.max()) if n_games else 1, 1)
+        batch.rolls = rolls_out[:, :t_used, :r_used].copy()
+        batch.held = held_out[:, :t_used, : max(r_used - 1, 0)].copy()
+        batch.n_rolls = nrolls[:, :t_used].copy()
+        batch.column = col[:, :t_used].copy()
+        batch.box = box[:, :t_used].copy()
+        batch.n_turns = nturns
+    return batch
+
+
+@dataclass
+class Future:
+    """The value-to-go a strategy plays against (see kernels.future): an exact table or a heuristic."""
+
+    kind: int
+    t: int
+    nyt: int
+    W: FloatArray
+    midx: IntArray
+    h: FloatArray
+    G: FloatArray
+    yh: FloatArray
+    sub_of: IntArray
+    saved_value: float = 0.0
+    weighted: bool = True  # column multipliers weight the columns' values
+    exact: bool = False
+
+
+def _sub_of(rules: RuleSet) -> IntArray:
+    nb = len(rules.boxes)
+    all_masks = np.arange(1 << nb, dtype=np.int64)
+    sub_of = np.zeros(1 << nb, dtype=np.int64)
+    for j, b in enumerate(rules.upper_indices):
+        sub_of |= ((all_masks >> b) & 1) << j
+    return sub_of
+
+
+def greedy_future(rules: RuleSet) -> Future:
+    """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
+    from . import kernels
+
+    s = rules.settings
+    nb = len(rules.boxes)
+    t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
+    G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
+    G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
+    nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
+    return Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64), np.zeros(nb), G,
+                  np.zeros(nb + 1), _sub_of(rules))
+
+
+def table_future(tab: Table, exact: bool) -> Future:
+    from . import kernels
+
+    return Future(kernels.FUTURE_TABLE, tab.t, tab.nyt, np.ascontiguousarray(tab.W), _dense_rows(tab),
+                  np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
+
+
+def single_column(rules: RuleSet) -> RuleSet:
+    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
+    data = rules.model_dump()
+    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
+    return RuleSet.model_validate(data)
+
+
+def future_for(rules: RuleSet, strategy: str, say: Callable[[str], None] | None = None) -> Future:
+    """The value-to-go `strategy` plays against on these rules."""
+    if strategy == "greedy":
+        return greedy_future(rules)
+    if exact_reason(rules) is None:
+        try:
+            tab, _ = get_table(rules, say)
+            return table_future(tab, exact=True)
+        except NotExact:
+            pass
+    from . import approx
+
+    return approx.future(rules, say)
