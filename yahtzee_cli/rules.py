@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -728,23 +728,44 @@ def options(rules: RuleSet, columns: Sequence[Column], dice: Dice) -> list[Optio
     return out
 
 
+class RollContext(NamedTuple):
+    """What a roll means in a column whatever boxes are open: whether it is a joker, whether the
+    forced joker rule steers it, its own upper box (bit), and the extra bonus it earns."""
+
+    joker: bool
+    forced: bool
+    own_bit: int
+    bonus: int
+
+
+def roll_context(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> RollContext:
+    """The RollContext of sorted `dice` in a column whose Yahtzee box holds `yahtzee_score`
+    (depends on nothing else, so callers may memoise it per (dice, yahtzee_score))."""
+    joker = joker_active(rules, dice, yahtzee_score)
+    return RollContext(joker, joker and rules.settings.joker == "forced", _own_bit(rules, dice),
+                       extra_bonus(rules, dice, yahtzee_score))
+
+
+def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dice) -> int | None:
+    """What `dice` (with its RollContext) writes in `box` of a column whose filled boxes are the
+    bitmask `filled`, or None when the rules forbid it (filled, out of order, joker elsewhere)."""
+    open_ = ((1 << len(rules.boxes)) - 1) & ~filled
+    if not legal_bits(open_, rules.settings.fill_in_order, ctx.forced, ctx.own_bit, rules.lower_bits) >> box & 1:
+        return None
+    if joker_full_value(ctx.joker, open_, ctx.own_bit):
+        return joker_value(rules.boxes[box], dice)
+    return rules.natural_scores(dice)[box]
+
+
 def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice) -> Option | None:
     """The Option `column_options` would list for `box` (score, bonus, joker), or None when the rules
     forbid `dice` there; the column is given as its filled-box bitmask and its Yahtzee box's score.
     Works out one box only, so hot paths (the log validator, `place`) skip building every option."""
     if filled >> box & 1:
         return None
-    s = rules.settings
-    joker = joker_active(rules, dice, yahtzee_score)
-    open_ = ((1 << len(rules.boxes)) - 1) & ~filled
-    own = _own_bit(rules, dice)
-    if not legal_bits(open_, s.fill_in_order, joker and s.joker == "forced", own, rules.lower_bits) >> box & 1:
-        return None
-    if joker_full_value(joker, open_, own):
-        value = joker_value(rules.boxes[box], dice)
-    else:
-        value = rules.natural_scores(dice)[box]
-    return Option(box, value, extra_bonus(rules, dice, yahtzee_score), 0, joker)
+    ctx = roll_context(rules, dice, yahtzee_score)
+    score = box_score(rules, ctx, filled, box, dice)
+    return None if score is None else Option(box, score, ctx.bonus, 0, ctx.joker)
 
 
 def may_pass(rules: RuleSet, opts: Sequence[Option]) -> bool:
