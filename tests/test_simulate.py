@@ -203,8 +203,11 @@ def test_stats_without_a_yahtzee_box_and_multi_column() -> None:
 def test_same_seed_same_report_whatever_the_workers() -> None:
     rules = R.preset("yatzy")
     one = S.simulate(rules, ["random"], 3000, 42, workers=1)
-    two = S.simulate(rules, ["random"], 3000, 42, workers=2)
-    assert one.to_dict() == two.to_dict()
+    threads = S.simulate(rules, ["random"], 3000, 42, workers=2)
+    procs = S.simulate(rules, ["random"], 3000, 42, workers=2, processes=True)
+    assert one.to_dict() == threads.to_dict() == procs.to_dict()
+    assert S.local_mode(["random"], 2) == "threads" and S.local_mode(["x:y"], 2) == "processes"
+    assert S.local_mode(["x:y"], 1) == "inline"
     assert S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict() != one.to_dict()
 
 
@@ -213,8 +216,10 @@ def test_logs_identical_whatever_the_workers() -> None:
     a: list[bytes] = []
     b: list[bytes] = []
     S.simulate(rules, ["random", "random"], 450, 8, workers=1, log_sink=a.append)
-    S.simulate(rules, ["random", "random"], 450, 8, workers=2, log_sink=b.append)
-    assert b"".join(a) == b"".join(b)
+    S.simulate(rules, ["random", "random"], 450, 8, workers=2, log_sink=b.append, processes=True)
+    c: list[bytes] = []
+    S.simulate(rules, ["random", "random"], 450, 8, workers=2, log_sink=c.append)
+    assert b"".join(a) == b"".join(b) == b"".join(c)
     assert b"".join(a).count(b"\n") == 450
 
 
@@ -253,7 +258,7 @@ def test_keyboard_interrupt_with_worker_processes() -> None:
     def progress(done: int) -> None:
         raise KeyboardInterrupt
 
-    rep = S.simulate(R.preset("yahtzee"), ["random"], 200_000, 3, workers=2, on_progress=progress)
+    rep = S.simulate(R.preset("yahtzee"), ["random"], 200_000, 3, workers=2, on_progress=progress, processes=True)
     assert rep.interrupted and 0 < rep.games < 200_000
 
 

@@ -9,6 +9,7 @@ the number of workers or the backend.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import os
@@ -25,9 +26,10 @@ import numpy as np
 from . import rules as R
 from .games import GameBatch
 from .jsonio import dumps, loads
-from .strategies import StrategyError, load_user_strategy, random_play, sheet_totals, user_play
+from .strategies import StrategyError, load_user_strategy, numba_threads, random_play, sheet_totals, user_play
 
 BUILTIN = ("optimal", "greedy", "random")
+COMPILED = ("optimal", "greedy")  # played by the solver's compiled `play`
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 MAX_SEED = 2**63 - 1
 LOG_FORMAT = "yahtzee-log/1"
@@ -58,16 +60,18 @@ def check_strategy(name: str) -> str:
 
 
 def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
-         record: bool = False) -> GameBatch:
-    """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`."""
+         record: bool = False, threads: int | None = None) -> GameBatch:
+    """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`.
+    `threads`: numba threads for the compiled strategies (None: numba's setting); never changes games."""
     if strategy == "random":
-        return random_play(rules, seed, first_game, n_games, seat, record)
-    if strategy in ("optimal", "greedy"):
+        return random_play(rules, seed, first_game, n_games, seat, record, threads)
+    if strategy in COMPILED:
         try:
             solver: Any = importlib.import_module("yahtzee_cli.solver")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
-        batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
+        with numba_threads(threads):
+            batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record)
 
@@ -146,6 +150,7 @@ class ChunkJob:
     n_games: int
     record: bool = False
     names: tuple[str, ...] = ()
+    threads: int | None = 1  # numba threads inside the chunk (results never depend on it)
 
 
 @dataclass
@@ -166,7 +171,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     """One chunk: every seat plays its games, then the summaries (and logs when asked)."""
     start = time.perf_counter()
     rules = _rules_of(job.rules_json)
-    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record)
+    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads)
                for seat, s in enumerate(job.strategies)]
     summaries = []
     all_totals = []
@@ -193,17 +198,45 @@ def _ignore_sigint() -> None:  # pragma: no cover - runs in worker processes
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def chunk_plan(games: int, workers: int, record: bool) -> list[tuple[int, int]]:
-    """(first_game, n_games) of each chunk: about 20 per worker, 100 to 10,000 games each (1,000 at
-    most when recording play for logs). The plan never changes the games, only the scheduling."""
-    size = max(100, min(1000 if record else 10_000, math.ceil(games / (max(workers, 1) * 20))))
+RECORD_BYTES = 64 << 20  # recorded play (for logs) held per chunk and seat, about
+
+
+def record_cap(rules: R.RuleSet) -> int:
+    """Most games a chunk may record: the recorded arrays (rolls and held dice of every turn, sized for
+    the longest possible game) stay under RECORD_BYTES."""
+    turns = rules.settings.columns * len(rules.boxes) * (1 if rules.settings.must_zero else 50)
+    saved = 0
+    for _ in range(turns - 1):
+        saved = R.saved_after(rules, saved, 1)
+    per_game = 2 * 8 * turns * R.rolls_allowed(rules, saved) * rules.dice
+    return max(1, min(1000, RECORD_BYTES // per_game))
+
+
+def chunk_plan(games: int, workers: int, record_limit: int | None = None) -> list[tuple[int, int]]:
+    """(first_game, n_games) of each chunk: about 20 per worker, 100 to 10,000 games each (at most
+    `record_limit` when recording play for logs). The plan never changes the games, only the scheduling."""
+    size = max(100, min(10_000, math.ceil(games / (max(workers, 1) * 20))))
+    if record_limit is not None:
+        size = min(size, record_limit)
     return [(g, min(size, games - g)) for g in range(0, games, size)]
 
 
-def _run_local(jobs: list[ChunkJob], workers: int) -> Iterator[ChunkResult]:
+def local_mode(strategies: Sequence[str], workers: int, processes: bool | None = None) -> str:
+    """How the local backend runs: "inline" (one worker), "threads" (compiled strategies only: one
+    process, numba threads, one copy of the strategy table, no start-up cost) or "processes"
+    (spawned worker processes; always for Python user strategies). `processes` forces a choice."""
     if workers <= 1:
+        return "inline"
+    if processes is None:
+        processes = not all(s in (*COMPILED, "random") for s in strategies)
+    return "processes" if processes else "threads"
+
+
+def _run_local(jobs: list[ChunkJob], workers: int, mode: str) -> Iterator[ChunkResult]:
+    if mode != "processes":
+        threads = workers if mode == "threads" else 1
         for job in jobs:
-            yield run_chunk(job)
+            yield run_chunk(dataclasses.replace(job, threads=threads))
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -320,13 +353,16 @@ def simulate(
     backend: str = "local",
     scheduler: str | None = None,
     dask_processes: bool = True,
+    processes: bool | None = None,
     log_sink: Callable[[bytes], None] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Report:
     """Play `games` games (a match when several strategies are given: seat s plays strategies[s]).
 
-    workers: local processes (default: every core; 1 runs in-process) or Dask workers of the local
-    cluster started when `backend="dask"` and no `scheduler` is given. `log_sink` receives NDJSON game
+    workers: local parallelism (default: every core; 1 runs in-process) or Dask workers of the local
+    cluster started when `backend="dask"` and no `scheduler` is given. Locally, compiled strategies
+    run on `workers` numba threads in this process and user strategies in `workers` spawned processes
+    (see local_mode; `processes=True/False` forces one). No choice changes the results. `log_sink` receives NDJSON game
     logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
     (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""
     strategies = tuple(check_strategy(s) for s in strategies)
@@ -343,7 +379,7 @@ def simulate(
     names = default_names(strategies)
     rules_json = dumps(rules.to_dict())
     jobs = [ChunkJob(rules_json, strategies, seed, first, n, record, names)
-            for first, n in chunk_plan(games, n_workers, record)]
+            for first, n in chunk_plan(games, n_workers, record_cap(rules) if record else None)]
     seats = [SeatSummary.empty(rules) for _ in strategies]
     report = Report(rules, strategies, seed, games, seats, names=names)
     start = time.perf_counter()
@@ -351,7 +387,8 @@ def simulate(
     sizes: dict[int, int] = {}
     next_log = 0
     results: Iterator[ChunkResult] = (
-        _run_dask(jobs, n_workers, scheduler, dask_processes) if backend == "dask" else _run_local(jobs, n_workers)
+        _run_dask(jobs, n_workers, scheduler, dask_processes) if backend == "dask"
+        else _run_local(jobs, n_workers, local_mode(strategies, n_workers, processes))
     )
     try:
         for res in results:

@@ -23,13 +23,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, prange, uint64
 
 from . import rules as R
 from .games import GameBatch
@@ -107,13 +108,29 @@ def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tu
     return totals, hit
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any, yroll: Any,
                    own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int, ypoints: int,
                    extra: int, joker_code: int, fill_in_order: bool, saved_rolls: bool, record: bool,
                    scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
-                   box_out: Any) -> None:  # pragma: no cover - compiled
+                   box_out: Any, n_blocks: int) -> None:  # pragma: no cover - compiled
+    """Games in `n_blocks` independent blocks run in parallel (numba threads): each game depends only
+    on its own streams, so the blocks never change the results."""
     g_n = scores.shape[0]
+    nbk = max(1, min(g_n, n_blocks))
+    for blk in prange(nbk):
+        _random_block(blk * g_n // nbk, (blk + 1) * g_n // nbk, seed, first_game, seat, n_cols, natural, joker,
+                      yroll, own_bit, keep_index, roll_of_keep, lower_bits, ybox, ypoints, extra, joker_code,
+                      fill_in_order, saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls_out, col_out,
+                      box_out)
+
+
+@njit(cache=True)
+def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any,
+                  yroll: Any, own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int,
+                  ypoints: int, extra: int, joker_code: int, fill_in_order: bool, saved_rolls: bool, record: bool,
+                  scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
+                  box_out: Any) -> None:  # pragma: no cover - compiled
     n_boxes = scores.shape[2]
     n_dice = rolls_out.shape[3]
     full_open = (1 << n_boxes) - 1
@@ -123,7 +140,7 @@ def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: 
     counts = np.zeros(6, dtype=np.int64)
     masks = np.zeros(n_cols, dtype=np.int64)
     n_turns = n_cols * n_boxes
-    for i in range(g_n):
+    for i in range(lo, hi):
         st = stream(seed, first_game + i, seat)
         ds = mix(st ^ _DECISION_SALT)
         saved = 0
@@ -210,6 +227,23 @@ def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: 
                         pick -= 1
 
 
+@contextmanager
+def numba_threads(threads: int | None) -> Iterator[None]:
+    """Run a parallel kernel on `threads` numba threads (None: numba's current setting)."""
+    if threads is None:
+        yield
+        return
+    import numba
+
+    config: Any = numba.config
+    old = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(threads, int(config.NUMBA_NUM_THREADS))))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
 def _max_rolls(rules: R.RuleSet, n_turns: int) -> int:
     """The most rolls a turn can have: 3, or every roll saved on earlier turns too (saved_rolls)."""
     saved = 0
@@ -219,8 +253,9 @@ def _max_rolls(rules: R.RuleSet, n_turns: int) -> int:
 
 
 def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat: int = 0,
-                record: bool = False) -> GameBatch:
-    """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`."""
+                record: bool = False, threads: int | None = None) -> GameBatch:
+    """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
+    `threads`: numba threads for this call (default: numba's setting); never changes the games."""
     t = score_tables(rules)
     d = t.dice
     n_cols = rules.settings.columns
@@ -235,10 +270,11 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
     nrolls = np.zeros((rg, rt), dtype=np.int64)
     col = np.zeros((rg, rt), dtype=np.int64)
     box = np.zeros((rg, rt), dtype=np.int64)
-    _random_kernel(seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit, d.keep_index,
-                   d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus, t.joker_code,
-                   t.fill_in_order, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls,
-                   col, box)
+    with numba_threads(threads):
+        _random_kernel(seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit, d.keep_index,
+                       d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus, t.joker_code,
+                       t.fill_in_order, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
+                       nrolls, col, box, 64)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
