@@ -1,0 +1,654 @@
+"""Game logs and score sheets: the versioned JSON formats, reading them safely, and their schemas.
+
+Two formats, both JSON objects tagged by `format`:
+
+* ``yahtzee-log/1`` -- a game turn by turn::
+
+    {"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["Anna", "Ben"],
+     "turns": [{"player": "Anna", "rolls": [[1,3,3,5,6], [3,3,2,2,4], [3,3,3,2,2]],
+                "held": [[3,3], [3,3,2,2]], "box": "full_house", "score": 25}]}
+
+* ``yahtzee-sheet/1`` -- final boxes only, as on a paper sheet::
+
+    {"format": "yahtzee-sheet/1", "rules": "yahtzee",
+     "players": [{"name": "Anna", "boxes": {"ones": 3, "...": 0, "yahtzee_bonus": 100}}]}
+
+A file holds one document (pretty-printed or not) or, as NDJSON, one document per line (a batch).
+`iter_documents` reads either with flat memory, numbering games and lines, and turns every kind of
+bad input (empty, binary, wrong encoding, deep nesting, huge numbers, absurdly long lines) into a
+`Problem` or an `InputError` with a sentence, never a traceback.
+
+The pydantic models here define the shape (and the published JSON Schema); every rule question
+(dice, boxes, scores) is answered by `yahtzee_cli.rules`, in `yahtzee_cli.validate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Annotated, Any, Literal
+
+import orjson
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictInt,
+    StrictStr,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
+
+from .jsonio import pointer
+from .rules import Box, RulesError, RuleSet, Settings, normalize_name, rules_from_data
+
+LOG_FORMAT = "yahtzee-log/1"
+SHEET_FORMAT = "yahtzee-sheet/1"
+FORMATS = (LOG_FORMAT, SHEET_FORMAT)
+Kind = Literal["log", "sheet"]
+KIND_OF_FORMAT: dict[str, Kind] = {LOG_FORMAT: "log", SHEET_FORMAT: "sheet"}
+
+MAX_LINE = 16 << 20  # longest NDJSON line read (a full Maxi or Triple game is a few tens of KB)
+MAX_DOCUMENT = 64 << 20  # largest single (pretty-printed) document read
+_CHUNK = 1 << 20  # bytes read at a time while skipping an over-long line
+JSON_DEPTH = 1024  # orjson's nesting limit
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class InputError(ValueError):
+    """The input as a whole cannot be read (missing, empty, binary, not UTF-8...); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem in a game: where (an RFC 6901 JSON Pointer into the game's document, "" for the
+    whole document) and what, as a sentence."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class GameError(ValueError):
+    """A game that is not valid: all its problems (raised by functions that need a valid game)."""
+
+    def __init__(self, problems: Sequence[Problem], line: int | None = None) -> None:
+        self.problems = list(problems)
+        self.line = line
+        where = f"line {line}: " if line else ""
+        first = str(self.problems[0]) if self.problems else "invalid game"
+        more = f" (and {len(self.problems) - 1} more problems)" if len(self.problems) > 1 else ""
+        super().__init__(f"{where}{first}{more}")
+
+
+# --------------------------------------------------------------------------- models
+
+
+Face = Annotated[StrictInt, Field(ge=1, le=6, description="a die face, 1-6")]
+Dice = Annotated[list[Face], Field(description="the dice showing, one face per die (any order)")]
+
+
+def _settings_patch_schema() -> dict[str, Any]:
+    """The settings object of a rules reference: any of the rule set's settings, each optional."""
+    schema = Settings.model_json_schema()
+    props = {k: {kk: vv for kk, vv in v.items() if kk != "default"} for k, v in schema["properties"].items()}
+    return {
+        "type": "object",
+        "description": "house-rule overrides on top of the preset's own settings",
+        "properties": props,
+        "additionalProperties": False,
+    }
+
+
+SettingsPatch = Annotated[dict[str, Any], WithJsonSchema(_settings_patch_schema())]
+
+
+class PresetRules(BaseModel):
+    """A preset with house-rule overrides: {"preset": "yahtzee", "settings": {"joker": "free"}}."""
+
+    model_config = ConfigDict(extra="forbid", title="PresetRules")
+
+    preset: StrictStr = Field(description="preset name: yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, "
+                              "triple-yahtzee, triple-yatzy")
+    settings: SettingsPatch = Field(default_factory=dict)
+
+
+class CustomRules(BaseModel):
+    """A custom sheet: dice count, boxes in sheet order and settings (see `yahtzee rules NAME --json`)."""
+
+    model_config = ConfigDict(extra="forbid", title="CustomRules")
+
+    name: StrictStr = "custom"
+    dice: StrictInt = Field(5, ge=5, le=6)
+    boxes: list[Box] = Field(min_length=1)
+    settings: SettingsPatch = Field(default_factory=dict)
+
+
+def _rules_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "name"
+    if isinstance(value, dict):
+        return "custom" if "boxes" in value else "preset"
+    return None
+
+
+RulesSpec = Annotated[
+    Annotated[StrictStr, Tag("name")] | Annotated[PresetRules, Tag("preset")] | Annotated[CustomRules, Tag("custom")],
+    Discriminator(
+        _rules_tag,
+        custom_error_type="rules_spec",
+        custom_error_message="rules must be a preset name or an object with 'preset' or 'boxes'",
+    ),
+    Field(description="a preset name, {preset, settings}, or a custom rule set {name, dice, boxes, settings}"),
+]
+_RULES_TAGS = ("name", "preset", "custom")
+_rules_adapter: TypeAdapter[Any] = TypeAdapter(RulesSpec)
+
+
+class Turn(BaseModel):
+    """One turn: who played, the dice after each roll, the dice held before each reroll, the box filled."""
+
+    model_config = ConfigDict(extra="forbid", title="Turn")
+
+    player: StrictStr = Field(description="a name from `players`; players take turns round-robin")
+    rolls: list[Dice] = Field(
+        min_length=1,
+        description="the dice showing after each roll: 1 to 3 rolls (more only where saved rolls allow)",
+    )
+    held: list[Dice] | None = Field(
+        None, description="for each reroll, the dice kept from the roll before (one list per reroll)"
+    )
+    column: StrictInt | None = Field(None, ge=1, description="1-based column, for multi-column sheets")
+    box: StrictStr | None = Field(
+        None,
+        description="the box filled (key, name or alias, case-insensitive); null: a passed turn (must_zero off); "
+        "absent on the last turn: the turn is still in progress",
+    )
+    score: StrictInt | None = Field(None, ge=0, description="the score written in the box (checked)")
+    bonus: StrictInt | None = Field(None, ge=0, description="the extra-Yahtzee bonus the turn earned (checked)")
+
+
+class GameLog(BaseModel):
+    """A game turn by turn (format yahtzee-log/1). A game may be unfinished."""
+
+    model_config = ConfigDict(extra="forbid", title="yahtzee-log/1")
+
+    format: Literal["yahtzee-log/1"]
+    rules: RulesSpec
+    players: list[Annotated[StrictStr, Field(min_length=1)]] = Field(min_length=1)
+    turns: list[Turn] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(None, description="free-form data (date, place, seed...), not checked")
+
+    def to_data(self) -> dict[str, Any]:
+        """The log as JSON data (fields left unset are left out, so a missing `box` stays missing)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+BoxValues = Annotated[
+    dict[str, StrictInt | None],
+    Field(
+        description="box -> score (null or absent: still open). Box keys, names or aliases, case-insensitive; "
+        "also yahtzee_bonus (the bonus box: points, a multiple of the extra bonus) and, optionally, the "
+        "derived rows upper_sum, upper_bonus, upper_total, lower_total, grand_total, which are checked"
+    ),
+]
+
+
+class SheetColumn(BaseModel):
+    model_config = ConfigDict(extra="forbid", title="SheetColumn")
+
+    boxes: BoxValues
+
+
+class SheetPlayer(BaseModel):
+    """One player's sheet: `boxes` for a one-column sheet, or `columns` (one per column of the rules)."""
+
+    model_config = ConfigDict(extra="forbid", title="SheetPlayer")
+
+    name: Annotated[StrictStr, Field(min_length=1)]
+    boxes: BoxValues | None = None
+    columns: list[SheetColumn] | None = Field(None, min_length=1)
+    total: StrictInt | None = Field(None, description="the player's score over all columns (checked)")
+
+    @model_validator(mode="after")
+    def _one_layout(self) -> SheetPlayer:
+        if (self.boxes is None) == (self.columns is None):
+            raise ValueError("give either 'boxes' (a one-column sheet) or 'columns' (one entry per column)")
+        return self
+
+
+class ScoreSheet(BaseModel):
+    """Final boxes only, as on paper (format yahtzee-sheet/1)."""
+
+    model_config = ConfigDict(extra="forbid", title="yahtzee-sheet/1")
+
+    format: Literal["yahtzee-sheet/1"]
+    rules: RulesSpec
+    players: list[SheetPlayer] = Field(min_length=1)
+    meta: dict[str, Any] | None = Field(None, description="free-form data, not checked")
+
+    def to_data(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+MODELS: dict[Kind, type[BaseModel]] = {"log": GameLog, "sheet": ScoreSheet}
+
+
+def json_schema(kind: Kind) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a format, generated from its model."""
+    model = MODELS[kind]
+    fmt = LOG_FORMAT if kind == "log" else SHEET_FORMAT
+    body = model.model_json_schema()
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": f"https://yahtzee-cli.invalid/schemas/{fmt.replace('/', '-')}.schema.json",
+        **body,
+    }
+
+
+# --------------------------------------------------------------------------- schema problems
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """A short, safe rendering of user input for messages."""
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[:limit] + "..."
+        return orjson.dumps(text).decode()
+    if isinstance(value, bool) or value is None:
+        return orjson.dumps(value).decode()
+    if isinstance(value, int | float):
+        return repr(value)
+    return type(value).__name__.replace("dict", "object").replace("list", "array")
+
+
+def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
+    """A pydantic error as a sentence."""
+    kind = err["type"]
+    value = err.get("input")
+    field = loc[-1] if loc else ""
+    if kind == "missing":
+        return f"missing required field {field!r}"
+    if kind == "extra_forbidden":
+        return f"unknown field {field!r}"
+    if kind in ("int_type", "int_from_float", "int_parsing") or (kind.startswith("int") and "float" in kind):
+        if isinstance(value, float):
+            if value.is_integer() and abs(value) >= 2**63:
+                return f"number {value:.0f} is too large: whole numbers must fit in 64 bits"
+            return f"expected a whole number, got {_show(value)}"
+        return f"expected a whole number, got {_show(value)}"
+    if kind in ("greater_than_equal", "less_than_equal") and ("rolls" in loc or "held" in loc):
+        return f"die face {_show(value)} is not one of 1-6"
+    if kind == "literal_error" and field == "format":
+        return f"format {_show(value)} is not one this version reads; expected one of: {', '.join(FORMATS)}"
+    if kind == "string_type":
+        return f"expected a string, got {_show(value)}"
+    if kind == "list_type":
+        return f"expected an array, got {_show(value)}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected an object, got {_show(value)}"
+    msg = str(err["msg"])
+    return msg[0].lower() + msg[1:] if msg else kind
+
+
+def schema_problems(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[Problem]:
+    """A pydantic ValidationError as Problems (pointer + sentence), one per error."""
+    out: list[Problem] = []
+    for err in exc.errors(include_url=False):
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        # Drop the union tags pydantic puts in the location of the `rules` field.
+        if len(loc) >= 2 and loc[0] == "rules" and loc[1] in _RULES_TAGS:
+            loc = [loc[0], *loc[2:]]
+        out.append(Problem(pointer([*prefix, *loc]), _schema_message(err, loc)))
+    return out
+
+
+def document_kind(data: Any) -> tuple[Kind | None, Problem | None]:
+    """Which format a parsed document claims to be, or the problem that says it is neither."""
+    if not isinstance(data, dict):
+        return None, Problem("", f"a game must be a JSON object with a \"format\" field, got {_show(data)}")
+    fmt = data.get("format")
+    if fmt is None:
+        return None, Problem("/format", f"missing required field 'format'; expected one of: {', '.join(FORMATS)}")
+    kind = KIND_OF_FORMAT.get(fmt) if isinstance(fmt, str) else None
+    if kind is None:
+        hint = ""
+        if isinstance(fmt, str) and fmt.split("/")[0] in ("yahtzee-log", "yahtzee-sheet"):
+            hint = " (a newer version of the format?)"
+        return None, Problem(
+            "/format", f"format {_show(fmt)} is not one this version reads{hint}; expected one of: {', '.join(FORMATS)}"
+        )
+    return kind, None
+
+
+def check_schema(data: Any) -> tuple[Kind | None, list[Problem]]:
+    """The format of a parsed document and its schema problems (empty when the shape is right)."""
+    kind, problem = document_kind(data)
+    if kind is None:
+        assert problem is not None
+        return None, [problem]
+    try:
+        MODELS[kind].model_validate(data)
+    except ValidationError as exc:
+        return kind, schema_problems(exc)
+    return kind, []
+
+
+# --------------------------------------------------------------------------- rules of a game
+
+
+_RULES_CACHE: dict[tuple[bytes, bytes], RuleSet] = {}
+_RULES_CACHE_MAX = 256
+
+
+def rules_spec_data(spec: Any) -> Any:
+    """A `rules` value as plain data for `rules.rules_from_data` (models are dumped, strings kept)."""
+    if isinstance(spec, BaseModel):
+        return spec.model_dump(mode="json", exclude_unset=True)
+    return spec
+
+
+def resolve_rules(spec: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The RuleSet a game's `rules` value names, with optional setting overrides (from --set).
+
+    Cached by content, so every game of a batch shares one RuleSet (and its memoised scores).
+    Raises RulesError naming the valid choices."""
+    data = rules_spec_data(spec)
+    try:
+        key = (orjson.dumps(data, option=orjson.OPT_SORT_KEYS), orjson.dumps(dict(overrides or {}),
+                                                                              option=orjson.OPT_SORT_KEYS))
+    except TypeError:
+        raise RulesError("rules must be a preset name or an object with 'preset' or 'boxes'") from None
+    rs = _RULES_CACHE.get(key)
+    if rs is None:
+        if not isinstance(data, str):
+            try:
+                _rules_adapter.validate_python(data)
+            except ValidationError as exc:
+                raise RulesError("; ".join(str(p) for p in schema_problems(exc, ("rules",)))) from None
+        rs = rules_from_data(data, overrides)
+        if len(_RULES_CACHE) >= _RULES_CACHE_MAX:
+            _RULES_CACHE.clear()
+        _RULES_CACHE[key] = rs
+    return rs
+
+
+def rules_problem(exc: RulesError, spec: Any) -> Problem:
+    """Where a rules error points: the settings object when a setting is at fault, else `rules`."""
+    text = str(exc)
+    if isinstance(spec, dict) and "setting" in text and "settings" in spec:
+        return Problem("/rules/settings", text)
+    return Problem("/rules", text)
+
+
+# --------------------------------------------------------------------------- sheet row names
+
+YAHTZEE_BONUS = "yahtzee_bonus"
+_BONUS_NAMES = frozenset(
+    {"yahtzee_bonus", "yahtzee_bonuses", "bonus_yahtzee", "kniffel_bonus", "yatzy_bonus", "extra_bonus",
+     "extra_yahtzee_bonus", "yahtzee_bonus_box"}
+)
+DERIVED_ROWS = ("upper_sum", "upper_bonus", "upper_total", "lower_total", "grand_total")
+_DERIVED_NAMES = {
+    "upper_sum": "upper_sum", "upper_subtotal": "upper_sum", "sum": "upper_sum",
+    "upper_bonus": "upper_bonus", "bonus": "upper_bonus",
+    "upper_total": "upper_total", "total_upper": "upper_total",
+    "lower_total": "lower_total", "total_lower": "lower_total",
+    "grand_total": "grand_total", "total": "grand_total",
+}
+
+
+def sheet_row(rules: RuleSet, name: str) -> tuple[Literal["box", "bonus", "derived"], int | str]:
+    """What a key of a sheet's `boxes` object names: ("box", index), ("bonus", "yahtzee_bonus") or
+    ("derived", "upper_sum" | "upper_bonus" | "upper_total" | "lower_total" | "grand_total").
+    Box names win; raises RulesError listing the valid names."""
+    try:
+        return "box", rules.box_index(name)
+    except RulesError:
+        norm = normalize_name(name)
+        if norm in _BONUS_NAMES:
+            return "bonus", YAHTZEE_BONUS
+        if norm in _DERIVED_NAMES:
+            return "derived", _DERIVED_NAMES[norm]
+        raise RulesError(
+            f"unknown box {_show(name)}; valid boxes: {', '.join(rules.keys)}, {YAHTZEE_BONUS} "
+            f"(and the derived rows {', '.join(DERIVED_ROWS)})"
+        ) from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One game read from the input: its 1-based number, the line it starts on, and the parsed JSON
+    (`data`), or the `problem` that stopped it being read (syntax, encoding, size). `trusted` is True
+    when the raw text holds no `true` and no decimal/exponent numbers, so every number in it is an
+    int and no die can be a bool: the validator's fast path then skips per-die type checks."""
+
+    index: int
+    line: int
+    data: Any = None
+    problem: Problem | None = None
+    trusted: bool = False
+
+
+_DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _trusted(raw: bytes) -> bool:
+    """No `true` and no decimal or exponent number in the text (so every number parsed is an int and
+    no die can be a bool); a few substring searches, much faster than a regex over the line."""
+    return b"true" not in raw and b"." not in raw and b"E" not in raw and b"0e" not in raw.translate(_DIGITS_TO_0)
+
+
+def _syntax_problem(exc: orjson.JSONDecodeError, line_offset: int, raw: bytes) -> Problem:
+    msg = exc.msg
+    line, col = exc.lineno + line_offset, exc.colno
+    if "UTF-8" in msg or "surrogates" in msg:
+        return Problem("", f"line {line} is not valid UTF-8 text; save the file as UTF-8")
+    if "depth limit" in msg or "recursion" in msg:
+        return Problem("", f"invalid JSON at line {line}, column {col}: nested more than {JSON_DEPTH} levels deep")
+    if "infinity" in msg:
+        return Problem("", f"invalid JSON at line {line}, column {col}: number too large")
+    if b"\x00" in raw:
+        return Problem("", f"line {line} holds binary data (NUL bytes), not JSON text")
+    if "empty document" in msg:
+        return Problem("", f"line {line}: empty document")
+    return Problem("", f"invalid JSON at line {line}, column {col}: {msg}")
+
+
+def _check_start(head: bytes) -> bytes:
+    """Refuse inputs that are not UTF-8 text as a whole; strip a UTF-8 byte-order mark."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return head[3:]
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        raise InputError("input is UTF-32 encoded; game files must be UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and (head[1] == 0 or head[0] == 0)
+                                                        and head[:4].count(0) == 2):
+        raise InputError("input is UTF-16 encoded; game files must be UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)")
+    if b"\x00" in head[:4096]:
+        raise InputError("input is binary data, not JSON text")
+    try:
+        head[:4096].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < min(len(head), 4096) - 4:  # not just a character cut at the end of the sample
+            stripped = head.lstrip()
+            if not stripped.startswith((b"{", b"[")):
+                raise InputError("input is binary data or not UTF-8 text; game files are UTF-8 JSON") from None
+    return head
+
+
+def _read_line(stream: IO[bytes], limit: int) -> tuple[bytes, bool]:
+    """One line (at most `limit` bytes kept); True if it was longer (the rest is read and dropped)."""
+    line = stream.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line, False
+    while True:  # skip the rest without holding it
+        chunk = stream.readline(_CHUNK)
+        if not chunk or chunk.endswith(b"\n"):
+            return line[:0], True
+
+
+def iter_documents(
+    stream: IO[bytes], *, max_line: int = MAX_LINE, max_document: int = MAX_DOCUMENT
+) -> Iterator[Document]:
+    """Every game in a binary stream: one JSON document, or NDJSON (one document per line).
+
+    NDJSON is read line by line (memory stays flat however many games there are); a bad line is a
+    Document with a `problem` and the next line is read as usual. The input is NDJSON when its first
+    non-blank line is a complete JSON value (or looks like one: `{...}`); otherwise the whole input is
+    one pretty-printed document. Raises InputError when the input as a whole is unreadable (empty,
+    binary, UTF-16/32, a single document over `max_document` bytes)."""
+    lineno = 0
+    first = b""
+    too_long = False
+    while True:
+        first, too_long = _read_line(stream, max_line)
+        if not first and not too_long:
+            if lineno == 0:
+                raise InputError("empty input: expected a yahtzee-log/1 or yahtzee-sheet/1 JSON document")
+            raise InputError("input holds only blank lines: expected a JSON document")
+        lineno += 1
+        if lineno == 1 and not too_long:
+            first = _check_start(first)
+        if too_long or first.strip():
+            break
+    index = 0
+    if too_long:
+        index += 1
+        yield Document(index, lineno, problem=Problem("", f"line {lineno} is longer than {max_line >> 20} MiB; "
+                                                          "one game per line is at most a few KB"))
+    else:
+        try:
+            value = orjson.loads(first)
+        except orjson.JSONDecodeError as exc:
+            stripped = first.strip()
+            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+                yield _whole_document(stream, first, lineno, max_document)
+                return
+            index += 1
+            yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, first))
+        else:
+            index += 1
+            yield Document(index, lineno, value, trusted=_trusted(first))
+    while True:
+        line, too_long = _read_line(stream, max_line)
+        if not line and not too_long:
+            return
+        lineno += 1
+        if too_long:
+            index += 1
+            yield Document(index, lineno, problem=Problem("", f"line {lineno} is longer than {max_line >> 20} MiB; "
+                                                              "one game per line is at most a few KB"))
+            continue
+        if not line.strip():
+            continue
+        index += 1
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, line))
+            continue
+        yield Document(index, lineno, value, trusted=_trusted(line))
+
+
+def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: int) -> Document:
+    rest = stream.read(max_document + 1 - len(first))
+    raw = first + rest
+    if len(raw) > max_document:
+        raise InputError(
+            f"document starting at line {lineno} is larger than {max_document >> 20} MiB; "
+            "write big batches as NDJSON (one game per line)"
+        )
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return Document(1, lineno, problem=_syntax_problem(exc, lineno - 1, raw))
+    return Document(1, lineno, value, trusted=_trusted(raw))
+
+
+def read_document(stream: IO[bytes]) -> Any:
+    """Exactly one game from a stream (for `hint`, `score --sheet`): its parsed JSON.
+
+    Raises InputError with a sentence for unreadable input, a JSON syntax error, or more than one game."""
+    docs = iter_documents(stream)
+    doc = next(docs)
+    if doc.problem is not None:
+        raise InputError(str(doc.problem))
+    if next(docs, None) is not None:
+        raise InputError("the input holds more than one game; give a file with a single game")
+    return doc.data
+
+
+def read_file(path: str) -> Any:
+    """Exactly one game from a file path ('-' for stdin), as parsed JSON; InputError on any problem."""
+    import sys
+
+    if path == "-":
+        return read_document(sys.stdin.buffer)
+    try:
+        with open(path, "rb") as fh:
+            return read_document(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+
+
+# --------------------------------------------------------------------------- writing (simulator, tools)
+
+
+def turn_entry(
+    player: str,
+    rolls: Sequence[Sequence[int]],
+    *,
+    held: Sequence[Sequence[int]] | None = None,
+    box: str | None = None,
+    column: int | None = None,
+    score: int | None = None,
+    bonus: int | None = None,
+    passed: bool = False,
+    in_progress: bool = False,
+) -> dict[str, Any]:
+    """One turn of a yahtzee-log/1 as JSON data. `box` is a box key; `column` is 1-based (give it for
+    multi-column rules); `passed=True` writes `"box": null`; `in_progress=True` leaves `box` out."""
+    turn: dict[str, Any] = {"player": player, "rolls": [[int(d) for d in r] for r in rolls]}
+    if held is not None:
+        turn["held"] = [[int(d) for d in h] for h in held]
+    if column is not None:
+        turn["column"] = int(column)
+    if passed:
+        turn["box"] = None
+    elif not in_progress:
+        if box is None:
+            raise ValueError("a finished turn needs a box (or passed=True)")
+        turn["box"] = box
+    if score is not None:
+        turn["score"] = int(score)
+    if bonus is not None:
+        turn["bonus"] = int(bonus)
+    return turn
+
+
+def log_document(
+    rules: str | Mapping[str, Any],
+    players: Sequence[str],
+    turns: Sequence[Mapping[str, Any]] = (),
+    meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A yahtzee-log/1 document as JSON data (`rules`: a preset name or {"preset", "settings"})."""
+    doc: dict[str, Any] = {"format": LOG_FORMAT, "rules": rules, "players": list(players), "turns": list(turns)}
+    if meta is not None:
+        doc["meta"] = dict(meta)
+    return doc
+
+
+def dump_line(document: Mapping[str, Any] | BaseModel) -> bytes:
+    """A document as one compact NDJSON line (with the newline)."""
+    data = document.model_dump(mode="json", exclude_unset=True) if isinstance(document, BaseModel) else document
+    return orjson.dumps(data) + b"\n"

@@ -1,0 +1,830 @@
+"""Validate game logs and score sheets: every problem, each with a JSON Pointer and a sentence.
+
+Checks are in two layers: the shape (the pydantic models of `yahtzee_cli.logs`) and the rules
+(always asked of `yahtzee_cli.rules`: placement and joker/fill-order legality, scores, bonuses,
+passes, saved rolls, totals). `walk_log` replays a log turn by turn and is shared by `replay`,
+the hint position and `replay --analyze`; `check_sheet` reads a paper sheet.
+
+Speed: a batch is validated game by game with a fast path that walks the raw JSON with table
+lookups and no pydantic; any anomaly (or any problem) sends the game down the exact path, which
+validates the shape with pydantic and walks again to word every problem. The fast path only ever
+*accepts* what the exact path accepts (tests/test_validate.py checks this on random mutations).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from . import rules as R
+from .logs import (
+    LOG_FORMAT,
+    Document,
+    Kind,
+    Problem,
+    _show,
+    check_schema,
+    document_kind,
+    iter_documents,
+    resolve_rules,
+    rules_problem,
+    sheet_row,
+)
+from .rules import Column, Dice, Option, RulesError, RuleSet
+
+MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
+
+_LOG_KEYS = frozenset({"format", "rules", "players", "turns", "meta"})
+_TURN_KEYS = frozenset({"player", "rolls", "held", "column", "box", "score", "bonus"})
+
+
+class _Anomaly(Exception):
+    """The fast path met something it does not check itself: redo the game on the exact path."""
+
+
+# --------------------------------------------------------------------------- per-rule-set tables
+
+
+class _Tables:
+    """Lookups derived once per RuleSet: canonical (sorted) dice by raw tuple, sub-multisets of each
+    roll (for held dice), box indices by written name, and the values each box can hold."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.n = rules.dice
+        self.canon: dict[tuple[Any, ...], Dice] = {}
+        self.subs: dict[Dice, frozenset[Dice]] = {}
+        self.box_ids: dict[str, int] = {}
+        self.possible: dict[int, frozenset[int]] = {}
+        self.contexts: dict[tuple[Dice, int | None], R.RollContext] = {}
+
+    def context(self, dice: Dice, yahtzee_score: int | None) -> R.RollContext:
+        """rules.roll_context, memoised (a few hundred rolls times the Yahtzee box's few values)."""
+        got = self.contexts.get((dice, yahtzee_score))
+        if got is None:
+            got = R.roll_context(self.rules, dice, yahtzee_score)
+            if len(self.contexts) < 8192:
+                self.contexts[(dice, yahtzee_score)] = got
+        return got
+
+    def dice(self, raw: Any) -> Dice | None:
+        """Sorted dice for a raw roll, or None when it is not `n` faces 1-6 (ints, not bools)."""
+        key = tuple(raw)
+        got = self.canon.get(key)
+        if got is not None:
+            return got
+        if len(key) != self.n or not all(type(d) is int and 1 <= d <= 6 for d in key):
+            return None
+        got = self.canon[key] = tuple(sorted(key))
+        return got
+
+    def sub_multisets(self, roll: Dice) -> frozenset[Dice]:
+        got = self.subs.get(roll)
+        if got is None:
+            got = self.subs[roll] = frozenset(
+                c for k in range(len(roll) + 1) for c in itertools.combinations(roll, k)
+            )
+        return got
+
+    def box(self, name: str) -> int:
+        i = self.box_ids.get(name)
+        if i is None:
+            i = self.rules.box_index(name)  # RulesError names the valid boxes
+            if len(self.box_ids) < 4096:
+                self.box_ids[name] = i
+        return i
+
+    def values(self, box: int) -> frozenset[int]:
+        """Every score the rules let `box` hold: 0 (a scratch), each roll's natural score, and the
+        joker value of each Yahtzee roll where the rules have jokers."""
+        got = self.possible.get(box)
+        if got is None:
+            rs = self.rules
+            vals = {0}
+            vals.update(rs.natural_scores(r)[box] for r in R.rolls(rs.dice))
+            y = rs.yahtzee_index
+            if y is not None and box != y:
+                for face in R.FACES:
+                    yroll = (face,) * rs.dice
+                    if R.joker_active(rs, yroll, rs.boxes[y].points):
+                        # the joker's value in `box` once the roll's own upper box is used
+                        own = rs.upper_index_by_face.get(face)
+                        filled = (1 << own) if own is not None and own != box else 0
+                        vals.add(R.box_value(rs, box, yroll, filled | (1 << y), rs.boxes[y].points))
+            got = self.possible[box] = frozenset(vals)
+        return got
+
+
+_TABLES: dict[int, tuple[RuleSet, _Tables]] = {}
+
+
+def tables(rules: RuleSet) -> _Tables:
+    hit = _TABLES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_TABLES) > 256:
+        _TABLES.clear()
+    t = _Tables(rules)
+    _TABLES[id(rules)] = (rules, t)
+    return t
+
+
+def _placement(rules: RuleSet, filled: int, ys: int | None, box: int, dice: Dice) -> Option | None:
+    """The Option the rules give for writing `dice` in `box` of a column (filled mask, Yahtzee box
+    score), or None when they forbid it."""
+    if filled >> box & 1 or not R.legal_mask(rules, filled, ys, dice) >> box & 1:
+        return None
+    return Option(box, R.box_value(rules, box, dice, filled, ys), R.extra_bonus(rules, dice, ys), 0,
+                  R.joker_active(rules, dice, ys))
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass
+class PlayerState:
+    """A player's sheet while a game is walked: per column the written scores (None while open), the
+    filled-box mask and the extra-Yahtzee bonus points; plus saved rolls and turns taken."""
+
+    name: str
+    scores: list[list[int | None]]
+    filled: list[int]
+    bonus: list[int]
+    open_boxes: int
+    saved: int = 0
+    turns: int = 0
+
+    @classmethod
+    def new(cls, name: str, rules: RuleSet) -> PlayerState:
+        ncols, nbox = rules.settings.columns, len(rules.boxes)
+        return cls(name, [[None] * nbox for _ in range(ncols)], [0] * ncols, [0] * ncols, ncols * nbox)
+
+    @property
+    def columns(self) -> list[Column]:
+        return [Column(tuple(s), b) for s, b in zip(self.scores, self.bonus, strict=True)]
+
+    @property
+    def is_full(self) -> bool:
+        return self.open_boxes == 0
+
+
+@dataclass(frozen=True)
+class InProgress:
+    """The last turn of a log when it has rolls but no box yet."""
+
+    turn: int  # index in `turns`
+    player: int  # index in `players`
+    rolls: tuple[Dice, ...]  # sorted dice after each roll so far
+    held: tuple[Dice, ...] | None  # dice kept before each reroll so far (when the log gives them)
+    saved: int  # saved rolls the player had at the start of the turn
+    rolls_used: int
+    rolls_left: int
+
+    @property
+    def dice(self) -> Dice:
+        return self.rolls[-1]
+
+
+@dataclass(frozen=True)
+class TurnStep:
+    """One turn of a log as replayed, for `replay --analyze` and tools: the player's sheet *before*
+    the decision, the rolls and held dice, and the choice (column, box) with what it wrote."""
+
+    index: int  # turn index (JSON Pointer /turns/<index>)
+    player: int  # index in `players`
+    name: str
+    columns: tuple[Column, ...]  # the player's sheet before the turn
+    saved: int  # saved rolls available at the start of the turn
+    rolls: tuple[Dice, ...]  # sorted dice after each roll
+    held: tuple[Dice, ...] | None  # sorted dice kept before each reroll, when the log gives them
+    column: int | None  # 0-based column written (None: passed or in progress)
+    box: int | None  # box index written (None: passed or in progress)
+    option: Option | None  # what the move wrote: score, bonus, joker (None: passed or in progress)
+    passed: bool = False
+    in_progress: bool = False
+    illegal: str | None = None  # why the move is illegal (only when walked leniently)
+
+
+@dataclass
+class LogWalk:
+    """The result of walking a log: each player's state, whose turn is next, problems found."""
+
+    rules: RuleSet
+    players: list[PlayerState]
+    problems: list[Problem] = field(default_factory=list)
+    turns: int = 0  # turns walked
+    in_progress: InProgress | None = None
+    next_player: int | None = None  # whose turn it is (None when the game is over)
+    last_player: int | None = None
+
+    @property
+    def game_over(self) -> bool:
+        return all(p.is_full for p in self.players) and self.in_progress is None
+
+
+def _fmt(dice: Sequence[int]) -> str:
+    return " ".join(map(str, dice)) if dice else "none"
+
+
+def _next_open(players: list[PlayerState], after: int | None) -> int | None:
+    n = len(players)
+    start = 0 if after is None else after + 1
+    for k in range(n):
+        j = (start + k) % n
+        if not players[j].is_full:
+            return j
+    return None
+
+
+class _TooMany(Exception):
+    pass
+
+
+def walk_log(
+    data: Mapping[str, Any],
+    rules: RuleSet,
+    *,
+    until: int | None = None,
+    lenient: bool = False,
+    check_claims: bool = True,
+    steps: list[TurnStep] | None = None,
+    _fast: bool = False,
+    _trusted: bool = False,
+) -> LogWalk:
+    """Replay a yahtzee-log/1 (already shape-checked: see `check_document`) under `rules`.
+
+    Every rule problem is collected as a Problem (turn order, dice, held dice, rolls allowed, box
+    unknown/filled/out of order/joker, claimed score and bonus, passes). `until`: walk the first N
+    turns only. `lenient`: a move the rules forbid is still written, at the value the rules give for
+    that box (for recalculating a game under other settings), and reported. `steps`: when a list is
+    given, one TurnStep per turn is appended to it.
+    """
+    tb = tables(rules)
+    names: list[str] = data["players"]
+    turns: list[Any] = data.get("turns") or []
+    if _fast:
+        if type(names) is not list or not names or type(turns) is not list:
+            raise _Anomaly
+        for nm in names:
+            if type(nm) is not str or not nm:
+                raise _Anomaly
+    players = [PlayerState.new(nm, rules) for nm in names]
+    walk = LogWalk(rules, players)
+    problems = walk.problems
+    index: dict[str, int] = {}
+    for j, nm in enumerate(names):
+        if nm in index:
+            if _fast:
+                raise _Anomaly
+            problems.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique"))
+        else:
+            index[nm] = j
+
+    def problem(path: str, message: str) -> None:
+        if _fast:
+            raise _Anomaly
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(Problem(path, "too many problems; the rest of the game was not checked"))
+            raise _TooMany
+        problems.append(Problem(path, message))
+
+    count = len(turns) if until is None else max(0, min(until, len(turns)))
+    try:
+        cur = _walk_turns(walk, tb, turns, count, index, problem, lenient, check_claims, steps, _fast, _trusted)
+    except _TooMany:
+        cur = walk.last_player
+    walk.turns = count
+    walk.last_player = cur
+    if walk.in_progress is not None:
+        walk.next_player = walk.in_progress.player
+    else:
+        walk.next_player = _next_open(players, cur)
+    return walk
+
+
+def _walk_turns(
+    walk: LogWalk,
+    tb: _Tables,
+    turns: list[Any],
+    count: int,
+    index: dict[str, int],
+    problem: Any,
+    lenient: bool,
+    check_claims: bool,
+    steps: list[TurnStep] | None,
+    fast: bool,
+    trusted: bool,
+) -> int | None:
+    """The turn loop of walk_log (the validator's hot path); returns the last player to move."""
+    rules = tb.rules
+    players = walk.players
+    names = [p.name for p in players]
+    s = rules.settings
+    ncols = s.columns
+    keys = rules.keys
+    y = rules.yahtzee_index
+    box_score = R.box_score
+    ctx_get = tb.contexts.get
+    canon_get = tb.canon.get
+    subs_get = tb.subs.get
+    box_get = tb.box_ids.get
+    nplayers = len(players)
+    allowed_of: dict[int, int] = {}
+    saved_of: dict[tuple[int, int], int] = {}
+    check_types = fast and not trusted
+    turn_keys = _TURN_KEYS
+    last = len(turns) - 1
+    cur: int | None = None  # who played last
+    for t in range(count):
+        turn = turns[t]
+        if fast and (type(turn) is not dict or not turn.keys() <= turn_keys):
+            raise _Anomaly
+        expected = 0 if cur is None else (cur + 1) % nplayers
+        if players[expected].open_boxes == 0:
+            nxt = _next_open(players, cur)
+            if nxt is None:
+                more = count - t
+                problem(f"/turns/{t}", f"the game is already over (every sheet is full) but {more} more turn"
+                        f"{'s follow' if more > 1 else ' follows'}")
+                break
+            expected = nxt
+        name = turn["player"]
+        if fast and type(name) is not str:
+            raise _Anomaly
+        pi = index.get(name)
+        if pi is None:
+            problem(f"/turns/{t}/player", f"unknown player {_show(name)}; players: {', '.join(names)}")
+            continue
+        if pi != expected:
+            problem(f"/turns/{t}/player", f"turn out of order: it is {names[expected]}'s turn, not {name}'s "
+                    f"(players go round-robin: {', '.join(names)})")
+            if players[pi].open_boxes == 0:
+                problem(f"/turns/{t}/player", f"{name}'s sheet is already full")
+                cur = pi
+                continue
+        cur = walk.last_player = pi
+        p = players[pi]
+        # -- rolls and held dice
+        raw_rolls = turn["rolls"]
+        if fast and (type(raw_rolls) is not list or not raw_rolls):
+            raise _Anomaly
+        nrolls = len(raw_rolls)
+        saved = p.saved
+        allowed = allowed_of.get(saved)
+        if allowed is None:
+            allowed = allowed_of[saved] = R.rolls_allowed(rules, saved)
+        if nrolls > allowed:
+            extra = f" (3 plus {saved} saved)" if s.saved_rolls else ""
+            problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}")
+        rolls: list[Dice | None] = []
+        for j, raw in enumerate(raw_rolls):
+            if check_types:
+                if type(raw) is not list:
+                    raise _Anomaly
+                d = tb.dice(raw)
+            else:
+                d = canon_get(tuple(raw)) or tb.dice(raw)
+            if d is None:
+                if fast:
+                    raise _Anomaly
+                if len(raw) != rules.dice:
+                    problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}")
+                else:
+                    problem(f"/turns/{t}/rolls/{j}", "dice faces must be whole numbers 1-6")
+            rolls.append(d)
+        held_raw = turn.get("held")
+        if held_raw is not None:
+            if fast and type(held_raw) is not list:
+                raise _Anomaly
+            if len(held_raw) != nrolls - 1:
+                problem(f"/turns/{t}/held", f"{len(held_raw)} held lists for {nrolls - 1} reroll"
+                        f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll")
+            before = rolls[0]
+            for k, h in enumerate(held_raw[: nrolls - 1]):
+                if check_types and (type(h) is not list or not all(type(v) is int for v in h)):
+                    raise _Anomaly
+                after = rolls[k + 1]
+                hk = tuple(h)
+                if before is not None:
+                    subs = subs_get(before) or tb.sub_multisets(before)
+                    if hk not in subs:
+                        hk = tuple(sorted(h))
+                        if hk not in subs:
+                            problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {k + 1} "
+                                    f"({_fmt(before)}): held dice are kept from the roll before")
+                if after is not None:
+                    subs = subs_get(after) or tb.sub_multisets(after)
+                    if hk not in subs:
+                        hk = tuple(sorted(h))
+                        if hk not in subs:
+                            problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {k + 2} "
+                                    f"({_fmt(after)}): held dice must still show after the reroll")
+                before = after
+        dice = rolls[-1]
+        score = turn.get("score")
+        bonus_claim = turn.get("bonus")
+        if fast and not ((score is None or type(score) is int) and (bonus_claim is None or type(bonus_claim) is int)):
+            raise _Anomaly
+        # -- an in-progress last turn
+        if "box" not in turn:
+            if t != last:
+                problem(f"/turns/{t}", "no box: only the last turn of a game may be unfinished")
+                continue
+            if score is not None:
+                problem(f"/turns/{t}/score", "a score but no box: the turn is still in progress")
+            if bonus_claim is not None:
+                problem(f"/turns/{t}/bonus", "a bonus but no box: the turn is still in progress")
+            if all(r is not None for r in rolls):
+                ip = walk.in_progress = InProgress(
+                    t, pi, tuple(r for r in rolls if r is not None), _held(held_raw, nrolls), saved, nrolls,
+                    max(0, allowed - nrolls),
+                )
+                if steps is not None:
+                    steps.append(TurnStep(t, pi, name, tuple(p.columns), saved, ip.rolls, ip.held, None, None, None,
+                                          in_progress=True))
+            continue
+        box = turn["box"]
+        col = turn.get("column")
+        ci = 0
+        if col is not None:
+            if fast and (type(col) is not int or col < 1):
+                raise _Anomaly
+            if col > ncols:
+                problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
+                        f"{'s' if ncols > 1 else ''}")
+                dice = None
+            else:
+                ci = col - 1
+        elif ncols > 1:
+            problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
+                    f"\"column\": 1-{ncols}")
+            dice = None
+        before_cols = tuple(p.columns) if steps is not None else ()
+        left = saved_of.get((saved, nrolls))
+        if left is None:
+            left = saved_of[(saved, nrolls)] = max(0, R.saved_after(rules, saved, nrolls))
+        p.saved = left
+        p.turns += 1
+        # -- a passed turn
+        if box is None:
+            if dice is not None:
+                opts = R.options(rules, p.columns, dice)
+                illegal = None
+                if not R.may_pass(rules, opts):
+                    if s.must_zero:
+                        illegal = "passed (box null), but must_zero is on: every turn fills a box (a 0 if nothing fits)"
+                    else:
+                        best = max(opts, key=lambda o: o.score + o.bonus)
+                        illegal = (f"passed (box null), but {_fmt(dice)} scores {best.score + best.bonus} in "
+                                   f"{keys[best.box]}: a turn may pass only when nothing scores")
+                    problem(f"/turns/{t}/box", illegal)
+                if check_claims and score:
+                    problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing")
+                if steps is not None:
+                    steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
+                                          _held(held_raw, nrolls), None, None, None, passed=True, illegal=illegal))
+            continue
+        # -- the box
+        if fast and type(box) is not str:
+            raise _Anomaly
+        bi = box_get(box)
+        if bi is None:
+            try:
+                bi = tb.box(box)
+            except RulesError as exc:
+                problem(f"/turns/{t}/box", str(exc))
+                continue
+        if dice is None:
+            continue
+        filled = p.filled[ci]
+        scores = p.scores[ci]
+        ys = scores[y] if y is not None else None
+        ctx = ctx_get((dice, ys)) or tb.context(dice, ys)
+        value = box_score(rules, ctx, filled, bi, dice)
+        illegal = None
+        if value is None:
+            if filled >> bi & 1:
+                where = f" in column {ci + 1}" if ncols > 1 else ""
+                illegal = f"box {keys[bi]} is already filled{where}"
+            else:
+                try:
+                    R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice)
+                    illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
+                except R.IllegalMove as exc:
+                    illegal = str(exc)
+            problem(f"/turns/{t}/box", illegal)
+            if not lenient or filled >> bi & 1:
+                continue
+            value = R.box_value(rules, bi, dice, filled, ys)
+        bonus = ctx.bonus
+        if check_claims:
+            if score is not None and score != value:
+                joker = " (as a joker)" if ctx.joker else ""
+                problem(f"/turns/{t}/score", f"claimed score {score}, but {_fmt(dice)} scores {value} in "
+                        f"{keys[bi]}{joker}")
+            if bonus_claim is not None and bonus_claim != bonus:
+                problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}")
+        scores[bi] = value
+        p.filled[ci] = filled | (1 << bi)
+        if bonus:
+            p.bonus[ci] += bonus
+        p.open_boxes -= 1
+        if steps is not None:
+            steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
+                                  _held(held_raw, nrolls), ci, bi, Option(bi, value, bonus, ci, ctx.joker),
+                                  illegal=illegal))
+    return cur
+
+
+def _held(held_raw: Any, nrolls: int) -> tuple[Dice, ...] | None:
+    if held_raw is None:
+        return None
+    return tuple(tuple(sorted(h)) for h in held_raw[: nrolls - 1])
+
+
+# --------------------------------------------------------------------------- sheets
+
+
+@dataclass
+class SheetState:
+    """A score sheet as read: each player's columns (as PlayerState), whether each column's bonus box
+    was left empty, the number of extra Yahtzees each column's bonus stands for, and problems."""
+
+    rules: RuleSet
+    players: list[PlayerState]
+    bonus_open: list[list[bool]]
+    extra_yahtzees: list[list[int]]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def bonus_box(self) -> bool:
+        """Whether the sheet has a Yahtzee-bonus box to fill (the rules pay extra Yahtzees)."""
+        return _bonus_unit(self.rules) > 0
+
+    def unfinished_reason(self) -> str | None:
+        for p, opens in zip(self.players, self.bonus_open, strict=True):
+            if not p.is_full:
+                return f"{p.name} has {p.open_boxes} open box{'es' if p.open_boxes != 1 else ''}"
+            if self.bonus_box and any(opens):
+                return f"{p.name}'s yahtzee_bonus box is empty (write 0 when there were no extra Yahtzees)"
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self.unfinished_reason() is None
+
+    @property
+    def next_player(self) -> int | None:
+        """The player with the fewest filled boxes (the first such), while any box is open."""
+        open_players = [i for i, p in enumerate(self.players) if not p.is_full]
+        if not open_players:
+            return None
+        return max(open_players, key=lambda i: (self.players[i].open_boxes, -i))
+
+
+def _unit_for(rules: RuleSet, yahtzee_score: int | None) -> int:
+    """What one extra Yahtzee earns (rules.extra_bonus) in a column whose Yahtzee box holds `yahtzee_score`."""
+    return R.extra_bonus(rules, (1,) * rules.dice, yahtzee_score)
+
+
+def _bonus_unit(rules: RuleSet) -> int:
+    """What one extra Yahtzee earns once the Yahtzee box holds its full value (0: no bonus box)."""
+    y = rules.yahtzee_index
+    return 0 if y is None else _unit_for(rules, rules.boxes[y].points)
+
+
+def _esc(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _ranges(values: frozenset[int]) -> str:
+    vals = sorted(values)
+    out: list[str] = []
+    i = 0
+    while i < len(vals):
+        j = i
+        while j + 1 < len(vals) and vals[j + 1] == vals[j] + 1:
+            j += 1
+        out.append(str(vals[i]) if j - i < 2 else f"{vals[i]}-{vals[j]}")
+        if j - i == 1:
+            out.append(str(vals[j]))
+        i = j + 1
+    return ", ".join(out)
+
+
+def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSet | None = None) -> SheetState:
+    """Read a yahtzee-sheet/1 (already shape-checked) under `rules`: every box value must be one some
+    roll can write there; the yahtzee bonus a multiple of the extra bonus, paid only while the Yahtzee
+    box holds its full value, and no more extra Yahtzees than other filled boxes; given derived rows
+    and totals must add up. `reprice_from`: the bonus points were written under these rules; count
+    the extra Yahtzees with them and price them under `rules` (a recalculation with --set)."""
+    tb = tables(rules)
+    s = rules.settings
+    ncols = s.columns
+    y = rules.yahtzee_index
+    state = SheetState(rules, [], [], [])
+    problems = state.problems
+    seen_names: dict[str, int] = {}
+    for pi, player in enumerate(data["players"]):
+        name = player["name"]
+        base = f"/players/{pi}"
+        if name in seen_names:
+            problems.append(Problem(f"{base}/name", f"player {_show(name)} is listed twice; names must be unique"))
+        seen_names.setdefault(name, pi)
+        ps = PlayerState.new(name, rules)
+        state.players.append(ps)
+        bonus_open = [True] * ncols
+        extras = [0] * ncols
+        state.bonus_open.append(bonus_open)
+        state.extra_yahtzees.append(extras)
+        if player.get("columns") is not None:
+            cols = [(f"{base}/columns/{c}/boxes", col["boxes"]) for c, col in enumerate(player["columns"])]
+            if len(cols) != ncols:
+                problems.append(Problem(f"{base}/columns", f"{len(cols)} columns, but {rules.name} sheets have "
+                                        f"{ncols}"))
+        else:
+            cols = [(f"{base}/boxes", player["boxes"])]
+            if ncols > 1:
+                problems.append(Problem(f"{base}/boxes", f"{rules.name} sheets have {ncols} columns: give "
+                                        f"\"columns\": [{{\"boxes\": ...}}, ...] with {ncols} entries"))
+        for ci, (path, boxes) in enumerate(cols[:ncols]):
+            scores = ps.scores[ci]
+            given: dict[str, tuple[str, int]] = {}
+            named: dict[int, str] = {}
+            bonus_value: int | None = None
+            bonus_key = ""
+            for key, value in boxes.items():
+                kpath = f"{path}/{_esc(key)}"
+                try:
+                    what, ref = sheet_row(rules, key)
+                except RulesError as exc:
+                    problems.append(Problem(kpath, str(exc)))
+                    continue
+                if what == "box":
+                    assert isinstance(ref, int)
+                    if ref in named:
+                        problems.append(Problem(kpath, f"{_show(key)} and {_show(named[ref])} both name box "
+                                                f"{rules.keys[ref]}"))
+                        continue
+                    named[ref] = key
+                    if value is None:
+                        continue
+                    if value not in tb.values(ref):
+                        problems.append(Problem(kpath, f"{value} is a score no roll can write in {rules.keys[ref]} "
+                                                f"(possible: {_ranges(tb.values(ref))})"))
+                    scores[ref] = value
+                    ps.filled[ci] |= 1 << ref
+                    ps.open_boxes -= 1
+                elif what == "bonus":
+                    if bonus_key:
+                        problems.append(Problem(kpath, f"{_show(key)} and {_show(bonus_key)} both name the "
+                                                "yahtzee_bonus box"))
+                        continue
+                    bonus_key = key
+                    if value is not None:
+                        bonus_value = value
+                        bonus_open[ci] = False
+                else:
+                    assert isinstance(ref, str)
+                    if value is not None:
+                        given[ref] = (kpath, value)
+            # -- the extra-Yahtzee bonus
+            if bonus_value is not None:
+                bpath = f"{path}/{_esc(bonus_key)}"
+                ys = scores[y] if y is not None else None
+                unit_src = reprice_from or rules
+                unit = _bonus_unit(unit_src)
+                ybox = rules.keys[y] if y is not None else "yahtzee"
+                if unit == 0:
+                    if bonus_value:
+                        problems.append(Problem(bpath, f"{unit_src.name} pays no extra-Yahtzee bonus "
+                                                "(extra_yahtzee_bonus is 0), so yahtzee_bonus must be 0"))
+                elif bonus_value % unit:
+                    problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} is not a multiple of the "
+                                            f"extra bonus {unit}"))
+                elif bonus_value and _unit_for(unit_src, ys) == 0:
+                    held = "nothing" if ys is None else str(ys)
+                    problems.append(Problem(bpath, f"yahtzee_bonus is {bonus_value}, but the {ybox} box holds "
+                                            f"{held}: extra Yahtzees earn a bonus only while it holds "
+                                            f"{rules.boxes[y].points if y is not None else 50}"))
+                else:
+                    n_extra = bonus_value // unit
+                    others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")
+                    if n_extra > others:
+                        problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} means {n_extra} extra "
+                                                f"Yahtzees, but each fills a box and only {others} other boxes "
+                                                "are filled"))
+                    extras[ci] = n_extra
+                    ps.bonus[ci] = n_extra * _unit_for(rules, ys)
+            # -- derived rows given on the sheet
+            if given:
+                ct = R.column_totals(rules, Column(tuple(scores), ps.bonus[ci]))
+                actual = {"upper_sum": ct.upper_sum, "upper_bonus": ct.upper_bonus, "upper_total": ct.upper_total,
+                          "lower_total": ct.lower_total, "grand_total": ct.total}
+                for row, (gpath, value) in given.items():
+                    if value != actual[row]:
+                        problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}"))
+        if player.get("total") is not None and len(cols) == ncols:
+            total = R.sheet_total(rules, ps.columns)
+            if player["total"] != total:
+                problems.append(Problem(f"{base}/total", f"total is {player['total']}, but the columns make it "
+                                        f"{total}"))
+    return state
+
+
+# --------------------------------------------------------------------------- one game, a stream
+
+
+@dataclass
+class GameReport:
+    """The verdict on one game of an input: its number and line, its format, every problem, and the
+    walked state (a LogWalk for logs, a SheetState for sheets) when the rules could be read."""
+
+    index: int
+    line: int
+    kind: Kind | None
+    problems: list[Problem]
+    rules: RuleSet | None = None
+    log: LogWalk | None = None
+    sheet: SheetState | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    @property
+    def finished(self) -> bool:
+        if self.log is not None:
+            return self.log.game_over
+        if self.sheet is not None:
+            return self.sheet.finished
+        return False
+
+
+def _fast_log(data: Any, trusted: bool) -> LogWalk | None:
+    """The fast path: a finished check when the log is valid, None to take the exact path."""
+    if type(data) is not dict or not data.keys() <= _LOG_KEYS or data.get("format") != LOG_FORMAT:
+        return None
+    meta = data.get("meta")
+    if meta is not None and type(meta) is not dict:
+        return None
+    try:
+        rules = resolve_rules(data["rules"])
+        return walk_log(data, rules, _fast=True, _trusted=trusted)
+    except (_Anomaly, RulesError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+
+
+def check_document(data: Any, *, index: int = 1, line: int = 1, trusted: bool = False) -> GameReport:
+    """Every problem of one parsed game document (a log or a sheet). `trusted`: see logs.Document."""
+    walk = _fast_log(data, trusted)
+    if walk is not None:
+        return GameReport(index, line, "log", [], walk.rules, log=walk)
+    kind, problems = check_schema(data)
+    if kind is None or problems:
+        return GameReport(index, line, kind, problems)
+    try:
+        rules = resolve_rules(data["rules"])
+    except RulesError as exc:
+        return GameReport(index, line, kind, [rules_problem(exc, data["rules"])])
+    if kind == "log":
+        walk = walk_log(data, rules)
+        return GameReport(index, line, kind, walk.problems, rules, log=walk)
+    sheet = check_sheet(data, rules)
+    return GameReport(index, line, kind, sheet.problems, rules, sheet=sheet)
+
+
+def check_game(data: Any) -> list[Problem]:
+    """Every problem of one game given as JSON data (a dict, e.g. written by the simulator); [] if valid."""
+    return check_document(data).problems
+
+
+def report_document(doc: Document) -> GameReport:
+    if doc.problem is not None:
+        return GameReport(doc.index, doc.line, None, [doc.problem])
+    return check_document(doc.data, index=doc.index, line=doc.line, trusted=doc.trusted)
+
+
+def validate_stream(stream: IO[bytes]) -> Iterator[GameReport]:
+    """A GameReport per game of a binary stream (one document or NDJSON), read with flat memory.
+    Raises logs.InputError when the input as a whole is unreadable."""
+    for doc in iter_documents(stream):
+        yield report_document(doc)
+
+
+__all__ = [
+    "GameReport",
+    "InProgress",
+    "LogWalk",
+    "PlayerState",
+    "SheetState",
+    "TurnStep",
+    "check_document",
+    "check_game",
+    "check_sheet",
+    "document_kind",
+    "validate_stream",
+    "walk_log",
+]
