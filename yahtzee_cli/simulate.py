@@ -37,7 +37,7 @@ DASK_CONNECT_TIMEOUT = "10s"
 
 __all__ = [
     "BUILTIN", "SimulationError", "StrategyError", "Report", "SeatSummary", "play", "check_strategy", "simulate",
-    "choose_seed", "run_chunk", "ChunkJob", "game_logs", "rules_spec", "seat_stats", "histogram_bins",
+    "choose_seed", "prepare", "run_chunk", "ChunkJob", "game_logs", "rules_spec", "seat_stats", "histogram_bins",
 ]
 
 
@@ -74,6 +74,22 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
             batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record)
+
+
+def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None) -> None:
+    """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
+    built once and cached), so the notes reach `say` and the run itself starts at full speed."""
+    for strategy in dict.fromkeys(strategies):
+        if strategy not in COMPILED:
+            continue
+        try:
+            solver: Any = importlib.import_module("yahtzee_cli.solver")
+        except ImportError as exc:
+            raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
+        try:
+            solver.future_for(rules, strategy, say)
+        except NotImplementedError as exc:
+            raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
 
 
 def choose_seed() -> int:

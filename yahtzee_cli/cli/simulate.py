@@ -56,7 +56,7 @@ def simulate(
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
     rs = get_rules(rules, set_)
-    from ..simulate import MAX_SEED, SimulationError, StrategyError, check_strategy, choose_seed
+    from ..simulate import MAX_SEED, SimulationError, StrategyError, check_strategy, choose_seed, prepare
     from ..simulate import simulate as run
 
     if strategy is not None and players is not None:
@@ -80,6 +80,11 @@ def simulate(
         fail("--scheduler needs --backend dask")
     if json and log_out == "-":
         fail("--json and --log-out - both want stdout; write the logs to a file")
+    try:
+        prepare(rs, names, warn)
+    except StrategyError as exc:
+        fail(str(exc), PROBLEM)
+
     sink_file: IO[bytes] | None = None
     if log_out == "-":
         sink_file = sys.stdout.buffer

@@ -1,0 +1,96 @@
+"""`simulate` with the solver's strategies: optimal on yahtzee agrees with the exact expected score,
+greedy and matches are sane, logs validate and replay, results never depend on workers or backend."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+
+from yahtzee_cli import rules as R
+from yahtzee_cli import simulate as S
+from yahtzee_cli.jsonio import loads
+
+solver = pytest.importorskip("yahtzee_cli.solver")
+
+EXPECTED = 254.5877287  # ANCHORS.md: optimal solitaire Yahtzee, official forced joker
+EXPECTED_SD = 59.6076
+N = 40_000
+
+
+@pytest.fixture(scope="module")
+def optimal_run() -> S.Report:
+    return S.simulate(R.preset("yahtzee"), ["optimal"], N, 2024)
+
+
+def test_optimal_mean_within_three_standard_errors(optimal_run: S.Report) -> None:
+    s = optimal_run.to_dict()
+    assert s["games"] == N
+    assert abs(s["mean"] - EXPECTED) < 3 * s["sem"], (s["mean"], s["sem"])
+    assert s["sem"] == pytest.approx(s["sd"] / math.sqrt(N))
+
+
+def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
+    s = optimal_run.to_dict()
+    assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
+    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # ANCHORS.md: about 68%
+    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # ANCHORS.md: about 34%
+    assert s["mean_extra_bonus"] > 0
+
+
+def test_solver_batch_totals_are_the_rules_totals() -> None:
+    rules = R.preset("yahtzee")
+    b = S.play(rules, "optimal", 3, 0, 200)
+    for g in range(0, 200, 17):
+        cols = [R.Column(tuple(int(v) for v in b.scores[g, 0]), int(b.yahtzee_bonus[g, 0]))]
+        assert int(b.totals[g]) == R.sheet_total(rules, cols)
+
+
+def test_greedy_is_sane_and_worse_than_optimal() -> None:
+    s = S.simulate(R.preset("yahtzee"), ["greedy"], 10_000, 5).to_dict()
+    assert 205 < s["mean"] < 230  # Glenn 2006: greedy 218.05 +- 46.87
+    assert s["mean"] < EXPECTED - 20
+
+
+def test_match_optimal_beats_greedy_and_random() -> None:
+    rep = S.simulate(R.preset("yahtzee"), ["optimal", "greedy", "random"], 3000, 9).to_dict()
+    opt, greedy, rnd = rep["seats"]
+    assert opt["win_rate"] > greedy["win_rate"] > rnd["win_rate"]
+    assert rnd["wins"] <= 3  # random hardly ever wins against those two
+    # each seat plays the very games it plays alone
+    assert opt["mean"] == pytest.approx(S.play(R.preset("yahtzee"), "optimal", 9, 0, 3000).totals.mean())
+
+
+def test_optimal_results_identical_whatever_workers_and_backend() -> None:
+    rules = R.preset("yatzy")
+    one = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=1).to_dict()
+    threads = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
+    procs = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, processes=True).to_dict()
+    assert one == threads == procs
+    pytest.importorskip("distributed")
+    on_dask = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, backend="dask",
+                         dask_processes=False).to_dict()
+    assert on_dask == one
+
+
+@pytest.mark.parametrize("name", ["yahtzee", "yatzy", "forced-yatzy"])
+def test_optimal_logs_validate_and_replay(name: str) -> None:
+    validate = pytest.importorskip("yahtzee_cli.validate")
+    rules = R.preset(name)
+    logs: list[bytes] = []
+    S.simulate(rules, ["optimal", "greedy"], 40, 3, workers=1, log_sink=logs.append)
+    reports = list(validate.validate_stream(io.BytesIO(b"".join(logs))))
+    assert len(reports) == 40 and all(r.valid and r.finished for r in reports), reports[0].problems
+    replayed = np.array([[R.sheet_total(r.rules, p.columns) for p in r.log.players] for r in reports])
+    for seat, strategy in enumerate(("optimal", "greedy")):
+        assert replayed[:, seat].tolist() == S.play(rules, strategy, 3, 0, 40, seat=seat).totals.tolist()
+
+
+def test_cli_optimal_json(cli) -> None:
+    r = cli(["simulate", "-n", "2000", "--seed", "1", "--json"])  # optimal is the default
+    assert r.exit_code == 0, r.stderr
+    data = loads(r.stdout)
+    assert data["strategy"] == "optimal" and data["games"] == 2000
+    assert abs(data["mean"] - EXPECTED) < 4 * data["sem"]
