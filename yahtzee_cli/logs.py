@@ -248,7 +248,7 @@ def json_schema(kind: Kind) -> dict[str, Any]:
     body = model.model_json_schema()
     return {
         "$schema": SCHEMA_DIALECT,
-        "$id": f"https://yahtzee-cli.invalid/schemas/{fmt.replace('/', '-')}.schema.json",
+        "$id": f"urn:yahtzee-cli:schema:{fmt}",
         **body,
     }
 
@@ -293,6 +293,8 @@ def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
         return f"expected an array, got {_show(value)}"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
         return f"expected an object, got {_show(value)}"
+    if kind == "value_error" and err.get("ctx", {}).get("error") is not None:
+        return str(err["ctx"]["error"])
     msg = str(err["msg"])
     return msg[0].lower() + msg[1:] if msg else kind
 

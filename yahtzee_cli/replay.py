@@ -44,8 +44,10 @@ __all__ = [
     "position_from_data",
     "position_from_log",
     "position_from_sheet",
+    "RollChoices",
     "random_log",
     "render",
+    "roll_choices",
     "replay_game",
     "turn_steps",
 ]
@@ -129,7 +131,7 @@ def replay_game(
     if report.kind == "log":
         walk: LogWalk = report.log
         if over or until is not None:
-            walk = walk_log(data, rules, until=until, lenient=bool(over), check_claims=not over)
+            walk = walk_log(data, rules, until=until, check_claims=not over)
         results = _results(rules, [(p.name, p.columns, p.is_full, ()) for p in walk.players])
         over_ = walk.game_over
         nxt = None if walk.next_player is None else walk.players[walk.next_player].name
@@ -219,10 +221,11 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
 
 
 def _table(rows: list[list[str]]) -> list[str]:
+    """Plain aligned columns: the first left-aligned, the rest right-aligned."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for r in rows:
-        cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
+        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         out.append("  ".join(cells).rstrip())
     return out
 
@@ -277,13 +280,17 @@ def render(rp: Replay) -> str:
         for p in sorted(rp.players, key=lambda p: p.rank):
             mark = ("winner" if rp.game_over else "leader") if p.rank == 1 else ""
             standing.append([str(p.rank), p.name, str(p.total), mark])
-        table = _table([[r[0], r[1], r[2], r[3]] for r in standing])
-        lines.extend(table)
+        lines.extend(_standings(standing))
     lines.append(_state_line(rp))
     if rp.illegal:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")
         lines.extend(f"  {p}" for p in rp.illegal)
     return "\n".join(lines)
+
+
+def _standings(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].rjust(widths[2])}  {r[3]}".rstrip() for r in rows]
 
 
 def _setting_text(value: Any) -> str:
@@ -373,7 +380,7 @@ def position_from_log(
     rules = resolve_rules(data["rules"], overrides) if overrides else report.rules
     walk: LogWalk = report.log
     if overrides or until is not None:
-        walk = walk_log(data, rules, until=until, lenient=bool(overrides), check_claims=not overrides)
+        walk = walk_log(data, rules, until=until, check_claims=not overrides)
     names = [p.name for p in walk.players]
     default = walk.next_player if walk.next_player is not None else (walk.last_player or 0)
     pi = _pick(names, player, default)
@@ -428,7 +435,7 @@ def turn_steps(data: Mapping[str, Any], *, overrides: Mapping[str, Any] | None =
         raise ValueError("expected a yahtzee-log/1 game log")
     rules = resolve_rules(data["rules"], overrides) if overrides else report.rules
     steps: list[TurnStep] = []
-    walk_log(data, rules, lenient=bool(overrides), check_claims=not overrides, steps=steps)
+    walk_log(data, rules, check_claims=not overrides, steps=steps)
     return steps
 
 
@@ -496,3 +503,26 @@ def random_log(
             score=opt.score if claims else None, bonus=opt.bonus if claims and opt.bonus else None,
         ))
     return log_document(spec if spec is not None else rs.name, list(players), out)
+
+
+# --------------------------------------------------------------------------- a roll on a sheet (score --sheet)
+
+
+@dataclass(frozen=True)
+class RollChoices:
+    """Where a roll may go on a position's sheet: every legal (column, box) with what it writes
+    (rules.options), the extra-Yahtzee bonus it earns, and whether the turn may be passed."""
+
+    dice: Dice
+    legal: tuple[R.Option, ...]
+    bonus: int
+    may_pass: bool
+
+
+def roll_choices(position: Position, dice: Sequence[int]) -> RollChoices:
+    """The legal places for `dice` on `position`'s sheet (joker mode, fill order, every column).
+    Raises RulesError for a wrong dice count or face."""
+    rules = position.rules
+    d = rules.check_dice(dice)
+    opts = R.options(rules, position.columns, d)
+    return RollChoices(d, tuple(opts), max((o.bonus for o in opts), default=0), R.may_pass(rules, opts))

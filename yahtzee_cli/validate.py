@@ -204,7 +204,7 @@ class TurnStep:
     option: Option | None  # what the move wrote: score, bonus, joker (None: passed or in progress)
     passed: bool = False
     in_progress: bool = False
-    illegal: str | None = None  # why the move is illegal (only when walked leniently)
+    illegal: str | None = None  # why the rules forbid the move (it was written anyway)
 
 
 @dataclass
@@ -247,7 +247,6 @@ def walk_log(
     rules: RuleSet,
     *,
     until: int | None = None,
-    lenient: bool = False,
     check_claims: bool = True,
     steps: list[TurnStep] | None = None,
     _fast: bool = False,
@@ -257,9 +256,11 @@ def walk_log(
 
     Every rule problem is collected as a Problem (turn order, dice, held dice, rolls allowed, box
     unknown/filled/out of order/joker, claimed score and bonus, passes). `until`: walk the first N
-    turns only. `lenient`: a move the rules forbid is still written, at the value the rules give for
-    that box (for recalculating a game under other settings), and reported. `steps`: when a list is
-    given, one TurnStep per turn is appended to it.
+    turns only. A move the rules forbid is reported and still written (at the value the rules give
+    that box) unless the box is already filled, so later turns are checked against the sheet as the
+    player kept it, and a recalculation under other settings counts it. `check_claims`: compare the
+    claimed `score`/`bonus` (off when recalculating). `steps`: when a list is given, one TurnStep per
+    turn is appended to it.
     """
     tb = tables(rules)
     names: list[str] = data["players"]
@@ -270,17 +271,18 @@ def walk_log(
         for nm in names:
             if type(nm) is not str or not nm:
                 raise _Anomaly
-    players = [PlayerState.new(nm, rules) for nm in names]
-    walk = LogWalk(rules, players)
-    problems = walk.problems
     index: dict[str, int] = {}
+    dup: list[Problem] = []
     for j, nm in enumerate(names):
         if nm in index:
             if _fast:
                 raise _Anomaly
-            problems.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique"))
+            dup.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique"))
         else:
-            index[nm] = j
+            index[nm] = len(index)
+    players = [PlayerState.new(nm, rules) for nm in index]  # a repeated name plays once
+    walk = LogWalk(rules, players, dup)
+    problems = walk.problems
 
     def problem(path: str, message: str) -> None:
         if _fast:
@@ -292,7 +294,7 @@ def walk_log(
 
     count = len(turns) if until is None else max(0, min(until, len(turns)))
     try:
-        cur = _walk_turns(walk, tb, turns, count, index, problem, lenient, check_claims, steps, _fast, _trusted)
+        cur = _walk_turns(walk, tb, turns, count, index, problem, check_claims, steps, _fast, _trusted)
     except _TooMany:
         cur = walk.last_player
     walk.turns = count
@@ -311,7 +313,6 @@ def _walk_turns(
     count: int,
     index: dict[str, int],
     problem: Any,
-    lenient: bool,
     check_claims: bool,
     steps: list[TurnStep] | None,
     fast: bool,
@@ -354,8 +355,9 @@ def _walk_turns(
         if fast and type(name) is not str:
             raise _Anomaly
         pi = index.get(name)
-        if pi is None:
+        if pi is None:  # most likely a misspelt name: count it as the expected player's turn
             problem(f"/turns/{t}/player", f"unknown player {_show(name)}; players: {', '.join(names)}")
+            cur = expected
             continue
         if pi != expected:
             problem(f"/turns/{t}/player", f"turn out of order: it is {names[expected]}'s turn, not {name}'s "
@@ -515,11 +517,13 @@ def _walk_turns(
                 except R.IllegalMove as exc:
                     illegal = str(exc)
             problem(f"/turns/{t}/box", illegal)
-            if not lenient or filled >> bi & 1:
+            if filled >> bi & 1:
                 continue
+            # Written anyway (at the value the rules give that box), as on the player's sheet: later
+            # turns are then checked against the sheet as it was kept, and a recalculation counts it.
             value = R.box_value(rules, bi, dice, filled, ys)
         bonus = ctx.bonus
-        if check_claims:
+        if check_claims and illegal is None:
             if score is not None and score != value:
                 joker = " (as a joker)" if ctx.joker else ""
                 problem(f"/turns/{t}/score", f"claimed score {score}, but {_fmt(dice)} scores {value} in "

@@ -1,1 +1,77 @@
-"""`yahtzee replay`: not written yet (registers nothing)."""
+"""`yahtzee replay`: a game log or score sheet as score sheets, standings and the state of the game."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, write_json
+from .validate import source_name
+
+
+@app.command()
+def replay(
+    file: Annotated[
+        typer.FileBinaryRead,
+        typer.Argument(help="A game log or score sheet (JSON, or NDJSON with one game per line); '-' reads stdin.",
+                       show_default=False),
+    ],
+    set_: SetOpt = None,
+    until: Annotated[
+        int | None,
+        typer.Option("--until", min=0, help="Replay only the first N turns of a log.", show_default=False),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Replay games into score sheets with derived rows and standings; --set recalculates under other house rules."""
+    from ..logs import GameError, InputError, iter_documents
+    from ..replay import render, replay_dict, replay_game
+    from ..rules import RulesError, parse_setting
+
+    try:
+        overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
+    except RulesError as exc:
+        fail(str(exc), USAGE)
+    name = source_name(file)
+    failed = 0
+    shown = 0
+    try:
+        docs = iter_documents(file)
+        ahead = [next(docs)]
+        second = next(docs, None)
+        batch = second is not None
+        if second is not None:
+            ahead.append(second)
+        for doc in itertools.chain(ahead, docs):
+            where = f"{name}:{doc.line}: game {doc.index}"
+            if doc.problem is not None:
+                sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
+                failed += 1
+                continue
+            try:
+                rp = replay_game(doc.data, overrides=overrides, until=until)
+            except GameError as exc:
+                for p in exc.problems:
+                    sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
+                failed += 1
+                continue
+            except RulesError as exc:
+                fail(f"--set: {exc}", USAGE)
+            except ValueError as exc:
+                fail(str(exc), USAGE)
+            if json:
+                write_json(replay_dict(rp))
+            else:
+                text = render(rp)
+                if batch:
+                    text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
+                sys.stdout.write(text + "\n")
+                sys.stdout.flush()
+            shown += 1
+    except InputError as exc:
+        fail(f"{name}: {exc}", PROBLEM)
+    if failed:
+        raise typer.Exit(PROBLEM)
