@@ -229,9 +229,10 @@ def record_cap(rules: R.RuleSet) -> int:
 
 
 def chunk_plan(games: int, workers: int, record_limit: int | None = None) -> list[tuple[int, int]]:
-    """(first_game, n_games) of each chunk: about 20 per worker, 100 to 10,000 games each (at most
-    `record_limit` when recording play for logs). The plan never changes the games, only the scheduling."""
-    size = max(100, min(10_000, math.ceil(games / (max(workers, 1) * 20))))
+    """(first_game, n_games) of each chunk: about 20 per worker (`workers`: chunks that run at the same
+    time), 100 to 20,000 games each (at most `record_limit` when recording play for logs). The plan
+    never changes the games, only the scheduling."""
+    size = max(100, min(20_000, math.ceil(games / (max(workers, 1) * 20))))
     if record_limit is not None:
         size = min(size, record_limit)
     return [(g, min(size, games - g)) for g in range(0, games, size)]
@@ -394,8 +395,10 @@ def simulate(
     record = log_sink is not None
     names = default_names(strategies)
     rules_json = dumps(rules.to_dict())
+    mode = "dask" if backend == "dask" else local_mode(strategies, n_workers, processes)
+    at_once = n_workers if mode in ("dask", "processes") else 1
     jobs = [ChunkJob(rules_json, strategies, seed, first, n, record, names)
-            for first, n in chunk_plan(games, n_workers, record_cap(rules) if record else None)]
+            for first, n in chunk_plan(games, at_once, record_cap(rules) if record else None)]
     seats = [SeatSummary.empty(rules) for _ in strategies]
     report = Report(rules, strategies, seed, games, seats, names=names)
     start = time.perf_counter()
@@ -403,8 +406,7 @@ def simulate(
     sizes: dict[int, int] = {}
     next_log = 0
     results: Iterator[ChunkResult] = (
-        _run_dask(jobs, n_workers, scheduler, dask_processes) if backend == "dask"
-        else _run_local(jobs, n_workers, local_mode(strategies, n_workers, processes))
+        _run_dask(jobs, n_workers, scheduler, dask_processes) if mode == "dask" else _run_local(jobs, n_workers, mode)
     )
     try:
         for res in results:

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from numba import njit, prange, uint64
 from . import rules as R
 from .games import GameBatch
 from .rng import mix, next_die, stream
-from .tables import score_tables
+from .tables import Scores, score_tables
 
 # --------------------------------------------------------------------------- compiled rules
 
@@ -252,11 +252,16 @@ def _max_rolls(rules: R.RuleSet, n_turns: int) -> int:
     return R.rolls_allowed(rules, saved)
 
 
+@lru_cache(maxsize=16)
+def _score_tables(rules: R.RuleSet) -> Scores:
+    return score_tables(rules)
+
+
 def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat: int = 0,
                 record: bool = False, threads: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
     `threads`: numba threads for this call (default: numba's setting); never changes the games."""
-    t = score_tables(rules)
+    t = _score_tables(rules)
     d = t.dice
     n_cols = rules.settings.columns
     n_boxes = len(rules.boxes)

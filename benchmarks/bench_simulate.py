@@ -1,0 +1,85 @@
+"""Games per second of `yahtzee simulate` against the `yatzy-solver` package's simulator, same run.
+
+    python benchmarks/bench_simulate.py [--games 100000] [--repeat 3] [--workers N]
+
+Both sides play `--games` optimal games of official Yahtzee (forced joker, +100 extra Yahtzees; theirs:
+the `american+forced-joker` variant) on every core, with their strategy tables built or loaded
+beforehand (not timed). Ours is timed two ways: the core call `simulate()` that the command runs,
+and the whole `yahtzee simulate --json` command as a subprocess (Python start-up, imports and table
+load included). Best of `--repeat` runs each. Then greedy and random (ours only: yatzy-solver has no
+compiled greedy or random player). Prints the ratio ours / theirs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def best_of(repeat: int, run) -> tuple[float, object]:  # noqa: ANN001
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = run()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    n, rep, workers = args.games, args.repeat, args.workers
+
+    from yahtzee_cli import rules as R
+    from yahtzee_cli import simulate as S
+
+    rules = R.preset("yahtzee")
+    print(f"{n:,} games per run, best of {rep}, {workers} workers, {os.cpu_count()} cores")
+
+    # ours: warm up (strategy table from the cache or built once, compiled kernels loaded)
+    S.prepare(rules, ["optimal", "greedy"])
+    S.simulate(rules, ["optimal"], 2000, 1, workers=workers)
+    S.simulate(rules, ["greedy"], 2000, 1, workers=workers)
+    S.simulate(rules, ["random"], 2000, 1, workers=workers)
+    t_ours, report = best_of(rep, lambda: S.simulate(rules, ["optimal"], n, 1, workers=workers))
+    ours = report.to_dict()  # type: ignore[attr-defined]
+
+    cmd = [shutil.which("yahtzee") or "yahtzee", "simulate", "--games", str(n), "--seed", "1", "--json",
+           "--workers", str(workers)]
+    t_cli, _ = best_of(rep, lambda: subprocess.run(cmd, check=True, capture_output=True))
+
+    try:
+        import yatzy_solver as ys
+    except ImportError:
+        sys.exit("yatzy-solver is not installed: pip install 'yahtzee-cli[bench]'")
+    t0 = time.perf_counter()
+    solver = ys.Solver.build(ys.Variant("american+forced-joker"))
+    build = time.perf_counter() - t0
+    solver.simulate(2000, seed=1)
+    t_theirs, theirs = best_of(rep, lambda: solver.simulate(n, seed=1))
+
+    rate_ours, rate_cli, rate_theirs = n / t_ours, n / t_cli, n / t_theirs
+    print(f"yatzy-solver table build (not timed below): {build:.1f} s")
+    print(f"{'optimal, yatzy-solver simulate()':<42} {rate_theirs:>10,.0f} games/s  "
+          f"mean {theirs['mean']:.2f} SD {theirs['std_dev']:.2f}")  # type: ignore[index]
+    print(f"{'optimal, yahtzee_cli simulate() (core)':<42} {rate_ours:>10,.0f} games/s  "
+          f"mean {ours['mean']:.2f} SD {ours['sd']:.2f}")
+    print(f"{'optimal, `yahtzee simulate` command':<42} {rate_cli:>10,.0f} games/s  (start-up included)")
+    print(f"ratio ours/theirs: core {rate_ours / rate_theirs:.2f}x, command {rate_cli / rate_theirs:.2f}x")
+
+    for strategy in ("greedy", "random"):
+        t, r = best_of(rep, lambda s=strategy: S.simulate(rules, [s], n, 1, workers=workers))
+        d = r.to_dict()  # type: ignore[attr-defined]
+        print(f"{strategy + ', yahtzee_cli simulate() (core)':<42} {n / t:>10,.0f} games/s  "
+              f"mean {d['mean']:.2f} SD {d['sd']:.2f}  ({n / t / rate_ours:.1f}x optimal)")
+
+
+if __name__ == "__main__":
+    main()
