@@ -143,172 +143,6 @@ def _best_sub2(E: np.ndarray, S: np.ndarray, K: int, drop_die: np.ndarray,
 # --------------------------------------------------------------------------- exact build
 
 
-@njit(cache=True)
-def _solve_mask(mi: int, m: int, W: np.ndarray, W2: np.ndarray,
-                midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
-                natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
-                nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
-                yroll: np.ndarray, own_bit: np.ndarray, roll_prob: np.ndarray,
-                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
-                nb: int, t: int, nyt: int, ybit: int, has_y: bool, extra: int, joker_code: int,
-                fill: bool, lower_bits: int, moments: bool, allow_pass: bool, n_stages: int,
-                E: np.ndarray, S: np.ndarray, Q: np.ndarray, NV: np.ndarray, NV2: np.ndarray,
-                best: np.ndarray, best2: np.ndarray, bon: np.ndarray, X: np.ndarray,
-                lu: np.ndarray, ly: np.ndarray) -> None:
-    R = natural.shape[0]
-    K = add_die.shape[0]
-    first_full = K - R
-    vmax = du.shape[1]
-    full = (1 << nb) - 1
-    open_ = full & ~m
-    yfilled = (m & ybit) != 0
-    sub = sub_of[m]
-    nu = ucount[sub]
-    ny = 2 if (yfilled and has_y and extra > 0 and nyt == 2) else 1
-    n = nu * ny
-    for lane in range(n):
-        lu[lane] = ulist[sub, lane % nu]
-        ly[lane] = lane // nu
-    # Boxes any roll may use here, and the value vectors of the states they lead to.
-    any_bits = 0
-    for r in range(R):
-        bits, _ = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
-        any_bits |= bits
-    tp1 = t + 1
-    for b in range(nb):
-        if not (any_bits >> b) & 1:
-            continue
-        m2 = midx[m | (1 << b)]
-        for v in range(nvar[b]):
-            slot = b * vmax + v
-            d = du[b, v]
-            yv = yn[b, v]
-            for lane in range(n):
-                u2 = lu[lane] + d
-                if u2 > t:
-                    u2 = t
-                y2 = ly[lane] if yv < 0 else yv
-                NV[slot, lane] = W[m2, y2 * tp1 + u2]
-                if moments:
-                    NV2[slot, lane] = W2[m2, y2 * tp1 + u2]
-    # Newton iterations on the pass option (must_zero off); a single pass otherwise.
-    for lane in range(n):
-        X[lane] = NEG
-    iters = 0
-    while True:
-        any_pass = False
-        for r in range(R):
-            bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
-            kr = keep_of_roll[r]
-            for lane in range(n):
-                bon[lane] = extra_bonus_points(yroll[r], ly[lane] == 1, extra)
-                best[lane] = NEG
-            allzero = True
-            bb = bits
-            while bb:
-                low = bb & -bb
-                bb ^= low
-                b = 0
-                while (1 << b) != low:
-                    b += 1
-                if fullv:
-                    s = joker[r, b]
-                    v = var_jok[r, b]
-                else:
-                    s = natural[r, b]
-                    v = var_nat[r, b]
-                if s != 0:
-                    allzero = False
-                slot = b * vmax + v
-                fs = float(s)
-                if moments:
-                    for lane in range(n):
-                        nv = NV[slot, lane]
-                        c = fs + nv
-                        if c > best[lane]:
-                            best[lane] = c
-                            x = fs + bon[lane]
-                            best2[lane] = x * x + 2.0 * x * nv + NV2[slot, lane]
-                else:
-                    for lane in range(n):
-                        c = fs + NV[slot, lane]
-                        best[lane] = c if c > best[lane] else best[lane]
-            if moments:
-                for lane in range(n):
-                    E[kr, lane] = best[lane] + bon[lane]
-                    S[kr, lane] = best2[lane]
-            else:
-                for lane in range(n):
-                    E[kr, lane] = best[lane] + bon[lane]
-            if allow_pass:
-                for lane in range(n):
-                    Q[kr, lane] = 0.0
-                if allzero:
-                    any_pass = True
-                    for lane in range(n):
-                        if bon[lane] == 0 and X[lane] > E[kr, lane]:
-                            E[kr, lane] = X[lane]
-                            Q[kr, lane] = 1.0
-                            if moments:
-                                S[kr, lane] = 0.0
-        for _stage in range(n_stages):
-            if moments:
-                _expect2(E, S, first_full, add_die, n)
-                if allow_pass:
-                    _expect(Q, first_full, add_die, n)
-                    # carry Q along the keeps chosen for E (S rides along in a second sweep)
-                    _best_sub_q(E, S, Q, K, drop_die, n)
-                else:
-                    _best_sub2(E, S, K, drop_die, n)
-            else:
-                _expect(E, first_full, add_die, n)
-                if allow_pass:
-                    _expect(Q, first_full, add_die, n)
-                    _best_sub2(E, Q, K, drop_die, n)
-                else:
-                    _best_sub(E, K, drop_die, n)
-        if not allow_pass or not any_pass:
-            break
-        # turn-start value and pass probability under the current pass value X
-        done = True
-        for lane in range(n):
-            acc = 0.0
-            pacc = 0.0
-            for r in range(R):
-                acc += roll_prob[r] * E[keep_of_roll[r], lane]
-                pacc += roll_prob[r] * Q[keep_of_roll[r], lane]
-            if X[lane] == NEG:
-                newx = acc
-                done = False
-            elif pacc >= 1.0 - 1e-12:
-                newx = X[lane]
-            else:
-                newx = X[lane] + (acc - X[lane]) / (1.0 - pacc)
-                if abs(acc - X[lane]) > 1e-11 * (1.0 + abs(acc)):
-                    done = False
-            best[lane] = newx
-        iters += 1
-        if done or iters > 200:
-            break
-        for lane in range(n):
-            X[lane] = best[lane]
-    for lane in range(n):
-        acc = 0.0
-        acc2 = 0.0
-        pacc = 0.0
-        for r in range(R):
-            kr = keep_of_roll[r]
-            acc += roll_prob[r] * E[kr, lane]
-            if moments:
-                acc2 += roll_prob[r] * S[kr, lane]
-            if allow_pass:
-                pacc += roll_prob[r] * Q[kr, lane]
-        col = ly[lane] * tp1 + lu[lane]
-        W[mi, col] = acc
-        if moments:
-            W2[mi, col] = acc2 / (1.0 - pacc) if allow_pass and pacc < 1.0 else acc2
-
-
 @njit(cache=True, inline="always")
 def _best_sub_q(E: np.ndarray, S: np.ndarray, Q: np.ndarray, K: int,
                 drop_die: np.ndarray, n: int) -> None:
@@ -324,45 +158,385 @@ def _best_sub_q(E: np.ndarray, S: np.ndarray, Q: np.ndarray, K: int,
                         Q[k, lane] = Q[d, lane]
 
 
+@njit(cache=True, inline="always")
+def _bit_index(low: int) -> int:
+    b = 0
+    while (1 << b) != low:
+        b += 1
+    return b
+
+
+@njit(cache=True)
+def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W2: np.ndarray,
+                  midx: np.ndarray, ulist: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
+                  vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
+                  yroll: np.ndarray, own_bit: np.ndarray, keep_of_roll: np.ndarray, bonus_rolls: np.ndarray,
+                  base_roll: int, nb: int, t: int, ybit: int, has_y: bool, extra: int, joker_code: int,
+                  fill: bool, lower_bits: int, moments: bool, allow_pass: bool,
+                  E: np.ndarray, S: np.ndarray, Q: np.ndarray, X: np.ndarray, NVl: np.ndarray,
+                  NVl2: np.ndarray, V: np.ndarray, V2: np.ndarray, Qb: np.ndarray, spec: np.ndarray,
+                  sbits: np.ndarray, sfull: np.ndarray, az: np.ndarray, lu: np.ndarray, ly: np.ndarray) -> None:
+    """Final-roll values of mask m's lanes off..off+nl into the full-keep rows of E (S: second
+    moment, Q: pass probability): per lane, max over legal boxes of score + value of the next state.
+
+    Rolls whose legal boxes and joker status equal those of `base_roll` are done box by box over all
+    rolls (SIMD over rolls); the others (joker rolls) one by one."""
+    R = natT.shape[1]
+    vmax = du.shape[1]
+    tp1 = t + 1
+    full = (1 << nb) - 1
+    open_ = full & ~m
+    yfilled = (m & ybit) != 0
+    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    nspec = 0
+    any_bits = 0
+    for r in range(R):
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+        any_bits |= bits
+        if bits != bbits or fullv != bfull:
+            spec[nspec] = r
+            sbits[nspec] = bits
+            sfull[nspec] = fullv
+            nspec += 1
+        if allow_pass:
+            zero = True
+            bb = bits
+            while bb:
+                low = bb & -bb
+                bb ^= low
+                b = _bit_index(low)
+                sc = jokT[b, r] if fullv else natT[b, r]
+                if sc != 0.0:
+                    zero = False
+            az[r] = zero
+    sT = jokT if bfull else natT
+    vT = vjokT if bfull else vnatT
+    for blk in range(0, nl, 8):
+        nbk = min(8, nl - blk)
+        for i in range(nbk):
+            _lane_values(off + blk + i, blk + i, nu, sub, m, any_bits, bbits, nspec, W, W2, midx, ulist, sT, vT,
+                         natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, bonus_rolls, nb, t, extra, moments,
+                         allow_pass, X, NVl, NVl2, V[i], V2[i], Qb[i], spec, sbits, sfull, az, lu, ly)
+        # transpose the block into the full-keep rows: E[keep_of_roll[r], lane]
+        L0 = off + blk
+        for r in range(R):
+            kr = keep_of_roll[r]
+            for i in range(nbk):
+                E[kr, L0 + i] = V[i, r]
+        if moments:
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for i in range(nbk):
+                    S[kr, L0 + i] = V2[i, r]
+        if allow_pass:
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for i in range(nbk):
+                    Q[kr, L0 + i] = Qb[i, r]
+
+
+@njit(cache=True)
+def _lane_values(L: int, lane: int, nu: int, sub: int, m: int, any_bits: int, bbits: int, nspec: int,
+                 W: np.ndarray, W2: np.ndarray, midx: np.ndarray, ulist: np.ndarray, sT: np.ndarray,
+                 vT: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+                 nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, bonus_rolls: np.ndarray,
+                 nb: int, t: int, extra: int, moments: bool, allow_pass: bool, X: np.ndarray,
+                 NVl: np.ndarray, NVl2: np.ndarray, V: np.ndarray, V2: np.ndarray, Qr: np.ndarray,
+                 spec: np.ndarray, sbits: np.ndarray, sfull: np.ndarray, az: np.ndarray, lu: np.ndarray,
+                 ly: np.ndarray) -> None:
+    """Final-roll values V[r] (V2: second moments, Qr: pass taken) of one lane (y, u) of mask m."""
+    R = V.shape[0]
+    vmax = du.shape[1]
+    tp1 = t + 1
+    u = ulist[sub, lane % nu]
+    y = lane // nu
+    lu[L] = u
+    ly[L] = y
+    # values (and second moments) of the states each (box, variant) leads to
+    for b in range(nb):
+        if not (any_bits >> b) & 1:
+            continue
+        m2 = midx[m | (1 << b)]
+        for v in range(nvar[b]):
+            u2 = u + du[b, v]
+            if u2 > t:
+                u2 = t
+            y2 = y if yn[b, v] < 0 else yn[b, v]
+            NVl[b * vmax + v] = W[m2, y2 * tp1 + u2]
+            if moments:
+                NVl2[b * vmax + v] = W2[m2, y2 * tp1 + u2]
+    for r in range(R):
+        V[r] = NEG
+    bb = bbits
+    while bb:
+        low = bb & -bb
+        bb ^= low
+        b = _bit_index(low)
+        sb = sT[b]
+        if nvar[b] == 1:
+            a = NVl[b * vmax]
+            if moments:
+                a2 = NVl2[b * vmax]
+                for r in range(R):
+                    sc = sb[r]
+                    c = sc + a
+                    if c > V[r]:
+                        V[r] = c
+                        V2[r] = sc * sc + 2.0 * sc * a + a2
+            else:
+                for r in range(R):
+                    c = sb[r] + a
+                    V[r] = c if c > V[r] else V[r]
+        else:
+            # a few variants: select from locals (SIMD over rolls; a gather from NVl would not vectorize)
+            vb = vT[b]
+            base = b * vmax
+            nvb = nvar[b]
+            t0 = NVl[base]
+            t1 = NVl[base + 1]
+            t2 = NVl[base + 2] if nvb > 2 else t1
+            t3 = NVl[base + 3] if nvb > 3 else t1
+            t4 = NVl[base + 4] if nvb > 4 else t1
+            t5 = NVl[base + 5] if nvb > 5 else t1
+            t6 = NVl[base + 6] if nvb > 6 else t1
+            if moments:
+                q0 = NVl2[base]
+                q1 = NVl2[base + 1]
+                q2 = NVl2[base + 2] if nvb > 2 else q1
+                q3 = NVl2[base + 3] if nvb > 3 else q1
+                q4 = NVl2[base + 4] if nvb > 4 else q1
+                q5 = NVl2[base + 5] if nvb > 5 else q1
+                q6 = NVl2[base + 6] if nvb > 6 else q1
+                for r in range(R):
+                    v = vb[r]
+                    a = t0
+                    a2 = q0
+                    if v == 1:
+                        a = t1
+                        a2 = q1
+                    elif v == 2:
+                        a = t2
+                        a2 = q2
+                    elif v == 3:
+                        a = t3
+                        a2 = q3
+                    elif v == 4:
+                        a = t4
+                        a2 = q4
+                    elif v == 5:
+                        a = t5
+                        a2 = q5
+                    elif v == 6:
+                        a = t6
+                        a2 = q6
+                    sc = sb[r]
+                    c = sc + a
+                    if c > V[r]:
+                        V[r] = c
+                        V2[r] = sc * sc + 2.0 * sc * a + a2
+            elif nvb == 2:
+                for r in range(R):
+                    a = t1 if vb[r] == 1 else t0
+                    c = sb[r] + a
+                    V[r] = c if c > V[r] else V[r]
+            else:
+                for r in range(R):
+                    v = vb[r]
+                    a = t0
+                    a = t1 if v == 1 else a
+                    a = t2 if v == 2 else a
+                    a = t3 if v == 3 else a
+                    a = t4 if v == 4 else a
+                    a = t5 if v == 5 else a
+                    a = t6 if v == 6 else a
+                    c = sb[r] + a
+                    V[r] = c if c > V[r] else V[r]
+    for i in range(nspec):
+        r = spec[i]
+        bb = sbits[i]
+        fullv = sfull[i]
+        best = NEG
+        best2 = 0.0
+        while bb:
+            low = bb & -bb
+            bb ^= low
+            b = _bit_index(low)
+            if fullv:
+                sc = jokT[b, r]
+                slot = b * vmax + vjokT[b, r]
+            else:
+                sc = natT[b, r]
+                slot = b * vmax + vnatT[b, r]
+            c = sc + NVl[slot]
+            if c > best:
+                best = c
+                if moments:
+                    best2 = sc * sc + 2.0 * sc * NVl[slot] + NVl2[slot]
+        V[r] = best
+        V2[r] = best2
+    for i in range(bonus_rolls.shape[0]):
+        r = bonus_rolls[i]
+        bon = float(extra_bonus_points(yroll[r], y == 1, extra))
+        if bon != 0.0:
+            V2[r] += bon * (bon + 2.0 * V[r])
+            V[r] += bon
+    if allow_pass:
+        for r in range(R):
+            q = 0.0
+            if az[r] and X[L] > V[r] and extra_bonus_points(yroll[r], y == 1, extra) == 0:
+                V[r] = X[L]
+                V2[r] = 0.0
+                q = 1.0
+            Qr[r] = q
+
+
+@njit(cache=True)
+def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, W2: np.ndarray,
+                 midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
+                 natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+                 nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
+                 roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+                 bonus_rolls: np.ndarray, base_roll: int, nb: int, t: int, nyt: int, ybit: int, has_y: bool,
+                 extra: int, joker_code: int, fill: bool, lower_bits: int, moments: bool, allow_pass: bool,
+                 n_stages: int, E: np.ndarray, S: np.ndarray, Q: np.ndarray, X: np.ndarray, NVl: np.ndarray,
+                 NVl2: np.ndarray, V: np.ndarray, V2: np.ndarray, Qb: np.ndarray, spec: np.ndarray, sbits: np.ndarray,
+                 sfull: np.ndarray, az: np.ndarray, lu: np.ndarray, ly: np.ndarray, lrow: np.ndarray,
+                 acc: np.ndarray, acc2: np.ndarray, pacc: np.ndarray) -> None:
+    """Solve the masks order[j0:j1:step] together: their lanes side by side in E (the keep stages
+    are the same for every mask), final-roll values mask by mask."""
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    first_full = K - R
+    tp1 = t + 1
+    n = 0
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = sub_of[m]
+        nu = ucount[sub]
+        ny = nyt if (m & ybit) != 0 else 1
+        for lane in range(nu * ny):
+            lrow[n + lane] = midx[m]
+            X[n + lane] = NEG
+        n += nu * ny
+    iters = 0
+    while True:
+        off = 0
+        for j in range(j0, j1, step):
+            m = order[j]
+            sub = sub_of[m]
+            nu = ucount[sub]
+            ny = nyt if (m & ybit) != 0 else 1
+            _final_values(m, off, nu * ny, nu, sub, W, W2, midx, ulist, natT, jokT, vnatT, vjokT, nvar, du, yn,
+                          yroll, own_bit, keep_of_roll, bonus_rolls, base_roll, nb, t, ybit, has_y, extra,
+                          joker_code, fill, lower_bits, moments, allow_pass, E, S, Q, X, NVl, NVl2, V, V2, Qb,
+                          spec, sbits, sfull, az, lu, ly)
+            off += nu * ny
+        for _stage in range(n_stages):
+            if moments:
+                _expect2(E, S, first_full, add_die, n)
+                if allow_pass:
+                    _expect(Q, first_full, add_die, n)
+                    _best_sub_q(E, S, Q, K, drop_die, n)
+                else:
+                    _best_sub2(E, S, K, drop_die, n)
+            else:
+                _expect(E, first_full, add_die, n)
+                if allow_pass:
+                    _expect(Q, first_full, add_die, n)
+                    _best_sub2(E, Q, K, drop_die, n)
+                else:
+                    _best_sub(E, K, drop_die, n)
+        for lane in range(n):
+            acc[lane] = 0.0
+            acc2[lane] = 0.0
+            pacc[lane] = 0.0
+        for r in range(R):
+            kr = keep_of_roll[r]
+            p = roll_prob[r]
+            for lane in range(n):
+                acc[lane] += p * E[kr, lane]
+            if moments:
+                for lane in range(n):
+                    acc2[lane] += p * S[kr, lane]
+            if allow_pass:
+                for lane in range(n):
+                    pacc[lane] += p * Q[kr, lane]
+        if not allow_pass:
+            break
+        # Newton on the pass value: X = T(X) is convex piecewise linear in X with slope pacc < 1
+        done = True
+        for lane in range(n):
+            if X[lane] == NEG:
+                X[lane] = acc[lane]
+                done = False
+            elif pacc[lane] < 1.0 - 1e-12:
+                step_ = (acc[lane] - X[lane]) / (1.0 - pacc[lane])
+                if abs(acc[lane] - X[lane]) > 1e-11 * (1.0 + abs(acc[lane])):
+                    done = False
+                X[lane] += step_
+        iters += 1
+        if done or iters > 200:
+            break
+    for lane in range(n):
+        col = ly[lane] * tp1 + lu[lane]
+        W[lrow[lane], col] = acc[lane]
+        if moments:
+            W2[lrow[lane], col] = acc2[lane] / (1.0 - pacc[lane]) if allow_pass and pacc[lane] < 1.0 else acc2[lane]
+
+
 @njit(cache=True, parallel=True)
-def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int,
+def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int, n_lanes: np.ndarray,
                 midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
-                natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
+                natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                 nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
                 yroll: np.ndarray, own_bit: np.ndarray, roll_prob: np.ndarray,
                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+                bonus_rolls: np.ndarray, base_roll: int,
                 nb: int, t: int, nyt: int, ybit: int, has_y: bool, extra: int, joker_code: int,
                 fill: bool, lower_bits: int, moments: bool, allow_pass: bool, n_stages: int,
                 W: np.ndarray, W2: np.ndarray) -> None:
     """Fill W (expected remaining score) and W2 (its second moment) for the masks order[start:end]
     (one popcount layer: independent of each other, all their successors already done).
 
-    W/W2: [mask index, y * (t + 1) + u]. Masks are dealt to `nchunks` parallel chunks round-robin."""
-    R = natural.shape[0]
+    W/W2: [mask index, y * (t + 1) + u]. Masks are dealt round-robin to `nchunks` parallel chunks;
+    a chunk solves its masks in batches of at most `cap` lanes (n_lanes[j]: lanes of order[j])."""
+    R = natT.shape[1]
     K = add_die.shape[0]
     vmax = du.shape[1]
-    lmax = W.shape[1]
     cnt = end - start
     nch = min(cnt, nchunks)
     for c in prange(nch):
-        E = np.empty((K, lmax))
-        S = np.empty((K if moments else 1, lmax))
-        Q = np.empty((K if allow_pass else 1, lmax))
-        NV = np.empty((nb * vmax, lmax))
-        NV2 = np.empty((nb * vmax if moments else 1, lmax))
-        best = np.empty(lmax)
-        best2 = np.empty(lmax)
-        bon = np.empty(lmax)
-        X = np.empty(lmax)
-        lu = np.empty(lmax, np.int64)
-        ly = np.empty(lmax, np.int64)
-        for j in range(start + c, end, nch):
-            m = order[j]
-            _solve_mask(midx[m], m, W, W2, midx, sub_of, ulist, ucount, natural, joker, var_nat,
-                        var_jok, nvar, du, yn, yroll, own_bit, roll_prob, keep_of_roll, add_die,
-                        drop_die, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
-                        allow_pass, n_stages, E, S, Q, NV, NV2, best, best2, bon, X, lu, ly)
-    _ = R
+        E = np.empty((K, cap))
+        S = np.empty((K if moments else 1, cap))
+        Q = np.empty((K if allow_pass else 1, cap))
+        X = np.empty(cap)
+        NVl = np.empty(nb * vmax)
+        NVl2 = np.empty(nb * vmax)
+        V = np.empty((8, R))
+        V2 = np.zeros((8, R))
+        Qb = np.zeros((8, R))
+        spec = np.empty(R, np.int64)
+        sbits = np.empty(R, np.int64)
+        sfull = np.empty(R, np.bool_)
+        az = np.zeros(R, np.bool_)
+        lu = np.empty(cap, np.int64)
+        ly = np.empty(cap, np.int64)
+        lrow = np.empty(cap, np.int64)
+        acc = np.empty(cap)
+        acc2 = np.empty(cap)
+        pacc = np.empty(cap)
+        j = start + c
+        while j < end:
+            j0 = j
+            tot = 0
+            while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
+                tot += n_lanes[j]
+                j += nch
+            _solve_batch(order, j0, j, nch, W, W2, midx, sub_of, ulist, ucount, natT, jokT, vnatT, vjokT,
+                         nvar, du, yn, yroll, own_bit, roll_prob, keep_of_roll, add_die, drop_die, bonus_rolls,
+                         base_roll, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
+                         allow_pass, n_stages, E, S, Q, X, NVl, NVl2, V, V2, Qb, spec, sbits, sfull, az, lu,
+                         ly, lrow, acc, acc2, pacc)
 
 
 # --------------------------------------------------------------------------- play

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .rules import JOKER_CODES, RuleSet, rolls_allowed
+from .rules import JOKER_CODES, RuleSet, extra_bonus_points, rolls_allowed
 from .tables import Scores, score_tables
 
 FloatArray = npt.NDArray[np.float64]
@@ -186,7 +186,7 @@ class Table:
         return i
 
 
-def build(rules: RuleSet, moments: bool = True, nchunks: int = 16,
+def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int = 128,
           progress: Callable[[int, int], None] | None = None) -> Table:
     """Solve a single-column rule set exactly (NotExact when its state space does not fit)."""
     from . import kernels
@@ -209,14 +209,26 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16,
         W2[fi] = np.tile(term * term, lay.nyt)
     n_stages = rolls_allowed(rules, 0) - 1
     allow_pass = not s.must_zero
+    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
+    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
+    vnatT = np.ascontiguousarray(lay.var_nat.T, dtype=np.uint8)
+    vjokT = np.ascontiguousarray(lay.var_jok.T, dtype=np.uint8)
+    ny_of = np.where((lay.masks & lay.ybit) != 0, lay.nyt, 1)
+    n_lanes = lay.ucount[lay.sub_of[lay.masks]] * ny_of
+    bonus_rolls = np.array([r for r in range(len(sc.yahtzee_roll))
+                            if extra_bonus_points(bool(sc.yahtzee_roll[r]), True, s.extra_yahtzee_bonus)],
+                           dtype=np.int64)
+    base_roll = int(np.argmin(sc.yahtzee_roll))
+    cap = max(lane_cap, width)
     done = 0
     for p in range(lay.nb - 1, -1, -1):
         start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
         if end > start:
             kernels.solve_layer(
-                lay.masks, start, end, nchunks, lay.midx, lay.sub_of, lay.ulist, lay.ucount,
-                sc.natural, sc.joker, lay.var_nat, lay.var_jok, lay.nvar, lay.du, lay.yn,
+                lay.masks, start, end, nchunks, cap, n_lanes, lay.midx, lay.sub_of, lay.ulist, lay.ucount,
+                natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
                 sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
+                bonus_rolls, base_roll,
                 lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
                 s.fill_in_order, sc.lower_bits, moments, allow_pass, n_stages, W, W2,
             )
