@@ -182,8 +182,6 @@ def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W
     Rolls whose legal boxes and joker status equal those of `base_roll` are done box by box over all
     rolls (SIMD over rolls); the others (joker rolls) one by one."""
     R = natT.shape[1]
-    vmax = du.shape[1]
-    tp1 = t + 1
     full = (1 << nb) - 1
     open_ = full & ~m
     yfilled = (m & ybit) != 0
