@@ -266,15 +266,20 @@ def test_keyboard_interrupt_with_worker_processes() -> None:
 
 
 def _replayed_totals(log_bytes: bytes) -> list[list[int]]:
-    """Each game's totals per player, as `validate`/`replay` derive them from the log alone."""
-    validate = pytest.importorskip("yahtzee_cli.validate")
+    """Each game's totals per player as `replay` computes them from the log alone, after `validate`
+    found every game valid and finished."""
     import io
 
+    from yahtzee_cli.replay import replay_game
+    from yahtzee_cli.validate import validate_stream
+
+    reports = list(validate_stream(io.BytesIO(log_bytes)))
+    assert reports and all(r.valid and r.finished for r in reports), [r.problems for r in reports if r.problems][:1]
     out = []
-    for rep in validate.validate_stream(io.BytesIO(log_bytes)):
-        assert rep.valid, rep.problems
-        assert rep.finished
-        out.append([R.sheet_total(rep.rules, p.columns) for p in rep.log.players])
+    for line in log_bytes.splitlines():
+        rp = replay_game(loads(line))
+        assert rp.game_over
+        out.append([p.total for p in rp.players])
     return out
 
 
@@ -413,9 +418,15 @@ def test_cli_match(cli) -> None:
 
 def test_cli_log_out(cli, tmp_path: Path) -> None:
     path = tmp_path / "games.ndjson"
-    r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", str(path)])
+    r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", str(path), "--json"])
     assert r.exit_code == 0
     assert path.read_bytes().count(b"\n") == 25
+    v = cli(["validate", "--json", str(path)])
+    assert v.exit_code == 0 and loads(v.stdout)["valid"] and loads(v.stdout)["games"] == 25
+    totals = [loads(line)["players"][0]["total"] for line in cli(["replay", "--json", str(path)]).stdout.splitlines()]
+    assert len(totals) == 25 and sum(totals) / 25 == pytest.approx(loads(r.stdout)["mean"])
+    r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", str(path)])
+    assert r.exit_code == 0
     r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", "-"])
     assert r.stdout.encode() == path.read_bytes()
     assert "yahtzee, random: 25 games" in r.stderr  # the summary moved to stderr
