@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
 import random
+from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yahtzee_cli import rules as R
+from yahtzee_cli.logs import iter_documents
+from yahtzee_cli.replay import random_log
+from yahtzee_cli.validate import MAX_PROBLEMS, _fast_log, check_document, check_game, validate_stream, walk_log
 
 PRESETS = list(R.PRESETS)
 
@@ -47,3 +54,240 @@ def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
         else:
             with pytest.raises(R.IllegalMove):
                 R.place(rs, col, box, dice)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures"
+INVALID = sorted(p.stem for p in (FIX / "invalid").glob("*.json"))
+VALID = sorted(p.name for p in (FIX / "logs").iterdir()) + sorted(
+    f"../sheets/{p.name}" for p in (FIX / "sheets").iterdir()
+)
+
+
+def test_every_invalid_fixture_has_its_expected_error() -> None:
+    assert len(INVALID) >= 40
+    assert sorted(p.stem for p in (FIX / "invalid").glob("*.expected")) == INVALID
+
+
+@pytest.mark.parametrize("name", INVALID)
+def test_invalid_fixture_gives_exactly_its_expected_problems(name: str) -> None:
+    expected = (FIX / f"invalid/{name}.expected").read_text().splitlines()
+    with open(FIX / f"invalid/{name}.json", "rb") as fh:
+        reports = list(validate_stream(fh))
+    assert [str(p) for r in reports for p in r.problems] == expected
+    assert all(p.path == "" or p.path.startswith("/") for r in reports for p in r.problems)
+
+
+@pytest.mark.parametrize("name", VALID)
+def test_valid_fixture_validates(name: str) -> None:
+    with open(FIX / "logs" / name, "rb") as fh:
+        reports = list(validate_stream(fh))
+    assert reports and all(r.valid for r in reports), [r.problems for r in reports]
+    unfinished = {"in-progress.json", "batch.ndjson", "../sheets/partial.json", "../sheets/unfinished-bonus.json"}
+    assert all(r.finished for r in reports) == (name not in unfinished)
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_cli_valid_file_exit_0(cli) -> None:
+    r = cli(["validate", str(FIX / "logs/seed-002.json")])
+    assert r.exit_code == 0
+    assert r.stdout.endswith("seed-002.json: valid\n")
+
+
+def test_cli_problem_exit_1_with_pointer_and_sentence(cli) -> None:
+    path = str(FIX / "invalid/box-filled.json")
+    r = cli(["validate", path])
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [f"{path}:1: game 1: /turns/4/box: box yahtzee is already filled",
+                                     f"{path}: not valid (1 problem)"]
+
+
+def test_cli_json_output_shape(cli) -> None:
+    r = cli(["validate", "--json", str(FIX / "invalid/wrong-score.json")])
+    assert r.exit_code == 1
+    assert json.loads(r.stdout) == {
+        "valid": False, "games": 1, "unfinished": [],
+        "errors": [{"game": 1, "line": 1, "path": "/turns/16/score",
+                    "message": "claimed score 26, but 2 4 6 6 6 scores 24 in three_of_a_kind"}],
+    }
+    ok = json.loads(cli(["validate", "--json", str(FIX / "logs/in-progress.json")]).stdout)
+    assert ok == {"valid": True, "games": 1, "errors": [], "unfinished": [1]}
+
+
+def test_cli_ndjson_batch_from_stdin_names_each_game_s_line(cli) -> None:
+    good = orjson.dumps(random_log("yahtzee", 1))
+    bad = orjson.loads(good)
+    bad["turns"][3]["score"] = 99
+    data = b"\n".join([good, b"", orjson.dumps(bad), b"{oops", good]) + b"\n"
+    r = cli(["validate", "-", "--json"], input=data)
+    assert r.exit_code == 1
+    out = json.loads(r.stdout)
+    assert out["games"] == 4 and out["valid"] is False
+    assert [(e["game"], e["line"], e["path"]) for e in out["errors"]] == [(2, 3, "/turns/3/score"), (3, 4, "")]
+    text = cli(["validate", "-"], input=data)
+    assert text.stdout.splitlines()[0].startswith("<stdin>:3: game 2: /turns/3/score: claimed score 99")
+    assert text.stdout.splitlines()[-1] == "<stdin>: 4 games, 2 valid, 2 not valid (2 problems)"
+    assert cli(["validate", "-", "-q"], input=data).stdout == ""
+
+
+def test_cli_usage_errors_exit_2(cli) -> None:
+    assert cli(["validate"]).exit_code == 2
+    assert cli(["validate", "/no/such/file.json"]).exit_code == 2
+    assert cli(["validate", "x", "--nope"]).exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"", "empty input"),
+        (b"\x00\x01\x02binary\xff\xfe" * 50, "binary"),
+        ('{"format": "yahtzee-log/1"}'.encode("utf-16"), "UTF-16"),
+    ],
+)
+def test_cli_unreadable_input_is_one_error_line_exit_1(cli, raw: bytes, message: str) -> None:
+    r = cli(["validate", "-"], input=raw)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith("yahtzee: error: <stdin>: ") and message in r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested more than 1024 levels deep"),
+        (b'{"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["A"], "turns": [{"player": "A", '
+         b'"rolls": [[1, 2, 3, 4, 99999999999999999999999]], "box": "chance"}]}', "number 1e+23 is too large"),
+        (b'{"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["A"], "turns": [], "x": "'
+         + b"\xe9t\xe9" + b'"}', "not valid UTF-8"),
+    ],
+)
+def test_cli_bad_documents_are_problems_exit_1(cli, raw: bytes, message: str) -> None:
+    r = cli(["validate", "-"], input=raw)
+    assert r.exit_code == 1 and message in r.stdout and "Traceback" not in r.stdout + r.stderr
+
+
+def test_cli_huge_single_line_is_refused_with_flat_memory(cli) -> None:
+    raw = b'{"format": "yahtzee-log/1", "meta": {"pad": "' + b"x" * (17 << 20) + b'"}}\n'
+    r = cli(["validate", "-", "--json"], input=raw)
+    assert r.exit_code == 1
+    (err,) = json.loads(r.stdout)["errors"]
+    assert err["message"].startswith("line 1 is longer than 16 MiB")
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def test_problems_are_capped_per_game() -> None:
+    game = random_log("yahtzee", 2)
+    game["turns"] = [dict(game["turns"][0], score=999)] * (MAX_PROBLEMS + 50)
+    problems = check_game(game)
+    assert len(problems) == MAX_PROBLEMS + 1
+    assert problems[-1].message.startswith("too many problems")
+
+
+def test_unfinished_games_are_valid_and_know_whose_turn_it_is() -> None:
+    game = random_log("yahtzee", 3, ("Anna", "Ben", "Cleo"), turns=7)
+    rep = check_document(game)
+    assert rep.valid and not rep.finished
+    assert rep.log.next_player == 1 and rep.log.in_progress is None
+    game["turns"].append({"player": "Ben", "rolls": [[1, 2, 3, 4, 6]]})
+    rep = check_document(game)
+    assert rep.valid and rep.log.in_progress.rolls_used == 1 and rep.log.in_progress.rolls_left == 2
+
+
+def test_passes_make_sheets_finish_apart_and_order_skips_full_sheets() -> None:
+    spec = {"preset": "yahtzee", "settings": {"must_zero": False}}
+    rs = R.preset("yahtzee", {"must_zero": False})
+    for seed in range(30):
+        game = random_log(rs, seed, ("A", "B"), spec=spec)
+        assert check_game(game) == []
+
+
+def test_claims_are_optional_and_checked_when_given() -> None:
+    game = random_log("yatzy", 4, claims=False)
+    assert all("score" not in t for t in game["turns"]) and check_game(game) == []
+    game = random_log("yatzy", 4, held=False)
+    assert all("held" not in t for t in game["turns"]) and check_game(game) == []
+
+
+# --------------------------------------------------------------------------- fast path == exact path
+
+
+def _mutate(game: dict, rng: random.Random) -> None:
+    try:
+        _mutate_once(game, rng)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
+        pass  # an earlier mutation broke what this one would change
+
+
+def _mutate_once(game: dict, rng: random.Random) -> None:
+    turns = game["turns"]
+    t = turns[rng.randrange(len(turns))]
+    what = rng.randrange(14)
+    if what == 0:
+        t["rolls"][-1][rng.randrange(len(t["rolls"][-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
+    elif what == 1:
+        t["score"] = rng.choice([7, 0, -1, True, False, 1.0, "5", None])
+    elif what == 2:
+        t["box"] = rng.choice(["ones", "Chance", "nope", None, 3, ["ones"]])
+    elif what == 3 and len(turns) > 1:
+        i = rng.randrange(len(turns) - 1)
+        turns[i], turns[i + 1] = turns[i + 1], turns[i]
+    elif what == 4:
+        t["held"] = rng.choice([[], [[7]], [[True]], [[1.0, 2]], "x", [[1, 1, 1, 1, 1, 1]]])
+    elif what == 5:
+        t["rolls"].append([1, 2, 3, 4, 5])
+    elif what == 6:
+        t["column"] = rng.choice([0, 1, 2, 4, True, 1.0, None])
+    elif what == 7:
+        t.pop(rng.choice(["box", "rolls", "player"]), None)
+    elif what == 8:
+        t["extra"] = 1
+    elif what == 9:
+        game["players"] = rng.choice([[], ["A", "A"], ["A", 3], "A", ["B"]])
+    elif what == 10:
+        game["rules"] = rng.choice(["yatzy", "nope", {"preset": "yahtzee"}, {"preset": "yahtzee", "x": 1}, 5])
+    elif what == 11:
+        turns.append(dict(turns[0]))
+    elif what == 12:
+        t["player"] = rng.choice(["B", 5, "", None])
+    else:
+        game["meta"] = rng.choice([None, {"a": 1}, [], "x"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(["yahtzee", "maxi-yatzy", "triple-yatzy"]),
+       mutations=st.integers(0, 2))
+def test_fast_path_accepts_exactly_what_the_exact_path_accepts(seed: int, preset: str, mutations: int) -> None:
+    rng = random.Random(seed)
+    game = random_log(preset, rng, ("A",) if rng.random() < 0.5 else ("A", "B"),
+                      turns=None if rng.random() < 0.8 else rng.randrange(1, 20))
+    for _ in range(mutations):
+        _mutate(game, rng)
+    raw = orjson.dumps(game)
+    (doc,) = iter_documents(io.BytesIO(raw))
+    exact_ok = check_document_exact(doc.data) == []
+    for trusted in {False, doc.trusted}:
+        fast_ok = _fast_log(orjson.loads(raw), trusted) is not None
+        assert exact_ok or not fast_ok, f"fast path accepted an invalid game (trusted={trusted})"
+        if exact_ok and game.get("format") == "yahtzee-log/1":
+            assert fast_ok, "fast path refused a valid log"
+
+
+def check_document_exact(data: object) -> list:
+    """The exact path alone: schema, then the walk with every problem worded."""
+    from yahtzee_cli.logs import check_schema, resolve_rules
+
+    kind, problems = check_schema(data)
+    if kind is None or problems:
+        return problems
+    try:
+        rules = resolve_rules(data["rules"])  # type: ignore[index]
+    except R.RulesError as exc:
+        return [str(exc)]
+    if kind != "log":
+        return ["sheet"]
+    return walk_log(data, rules).problems  # type: ignore[arg-type]

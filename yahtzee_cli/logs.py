@@ -56,6 +56,7 @@ MAX_LINE = 16 << 20  # longest NDJSON line read (a full Maxi or Triple game is a
 MAX_DOCUMENT = 64 << 20  # largest single (pretty-printed) document read
 _CHUNK = 1 << 20  # bytes read at a time while skipping an over-long line
 JSON_DEPTH = 1024  # orjson's nesting limit
+INT64_MAX = 2**63 - 1  # numbers in the formats are 64-bit
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -165,14 +166,15 @@ class Turn(BaseModel):
     held: list[Dice] | None = Field(
         None, description="for each reroll, the dice kept from the roll before (one list per reroll)"
     )
-    column: StrictInt | None = Field(None, ge=1, description="1-based column, for multi-column sheets")
+    column: StrictInt | None = Field(None, ge=1, le=INT64_MAX, description="1-based column, for multi-column sheets")
     box: StrictStr | None = Field(
         None,
         description="the box filled (key, name or alias, case-insensitive); null: a passed turn (must_zero off); "
         "absent on the last turn: the turn is still in progress",
     )
-    score: StrictInt | None = Field(None, ge=0, description="the score written in the box (checked)")
-    bonus: StrictInt | None = Field(None, ge=0, description="the extra-Yahtzee bonus the turn earned (checked)")
+    score: StrictInt | None = Field(None, ge=0, le=INT64_MAX, description="the score written in the box (checked)")
+    bonus: StrictInt | None = Field(None, ge=0, le=INT64_MAX,
+                                    description="the extra-Yahtzee bonus the turn earned (checked)")
 
 
 class GameLog(BaseModel):
@@ -192,7 +194,7 @@ class GameLog(BaseModel):
 
 
 BoxValues = Annotated[
-    dict[str, StrictInt | None],
+    dict[str, Annotated[StrictInt, Field(ge=0, le=INT64_MAX)] | None],
     Field(
         description="box -> score (null or absent: still open). Box keys, names or aliases, case-insensitive; "
         "also yahtzee_bonus (the bonus box: points, a multiple of the extra bonus) and, optionally, the "
@@ -215,7 +217,8 @@ class SheetPlayer(BaseModel):
     name: Annotated[StrictStr, Field(min_length=1)]
     boxes: BoxValues | None = None
     columns: list[SheetColumn] | None = Field(None, min_length=1)
-    total: StrictInt | None = Field(None, description="the player's score over all columns (checked)")
+    total: StrictInt | None = Field(None, ge=0, le=INT64_MAX,
+                                    description="the player's score over all columns (checked)")
 
     @model_validator(mode="after")
     def _one_layout(self) -> SheetPlayer:
@@ -280,7 +283,7 @@ def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
     if kind in ("int_type", "int_from_float", "int_parsing") or (kind.startswith("int") and "float" in kind):
         if isinstance(value, float):
             if value.is_integer() and abs(value) >= 2**63:
-                return f"number {value:.0f} is too large: whole numbers must fit in 64 bits"
+                return f"number {value:.6g} is too large: whole numbers must fit in 64 bits"
             return f"expected a whole number, got {_show(value)}"
         return f"expected a whole number, got {_show(value)}"
     if kind in ("greater_than_equal", "less_than_equal") and ("rolls" in loc or "held" in loc):

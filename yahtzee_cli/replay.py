@@ -408,7 +408,8 @@ def position_from_sheet(
         sheet = check_sheet(data, rules, reprice_from=report.rules)
     names = [p.name for p in sheet.players]
     if player is None and len(names) > 1:
-        raise ValueError(f"the sheet has {len(names)} players ({', '.join(names)}); say which player")
+        raise ValueError(f"the sheet has {len(names)} players ({', '.join(names)}); name one, or use a "
+                         "one-player sheet")
     p = sheet.players[_pick(names, player, 0)]
     filled = sum(bin(m).count("1") for m in p.filled)
     return Position(rules, p.name, p.columns, 0, rolls_left=R.rolls_allowed(rules, 0), turns_taken=filled,

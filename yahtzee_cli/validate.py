@@ -383,8 +383,8 @@ def _walk_turns(
         rolls: list[Dice | None] = []
         for j, raw in enumerate(raw_rolls):
             if check_types:
-                if type(raw) is not list:
-                    raise _Anomaly
+                if type(raw) is not list or not all(type(v) is int for v in raw):
+                    raise _Anomaly  # e.g. true, which equals 1 in the table lookups
                 d = tb.dice(raw)
             else:
                 d = canon_get(tuple(raw)) or tb.dice(raw)

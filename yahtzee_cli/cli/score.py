@@ -159,8 +159,7 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         return
     from rich.table import Table
 
-    table = Table(title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player}'s sheet: boxes legal now)",
-                  title_justify="left")
+    table = Table(title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})", title_justify="left")
     table.add_column("box")
     table.add_column("name")
     if multi:

@@ -1,0 +1,265 @@
+"""yahtzee_cli.logs: the formats, reading any input safely, schemas, writers for other commands."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from yahtzee_cli import rules as R
+from yahtzee_cli.logs import (
+    LOG_FORMAT,
+    SHEET_FORMAT,
+    GameLog,
+    InputError,
+    Problem,
+    ScoreSheet,
+    dump_line,
+    iter_documents,
+    json_schema,
+    log_document,
+    read_document,
+    resolve_rules,
+    sheet_row,
+    turn_entry,
+)
+from yahtzee_cli.replay import random_log
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "fixtures"
+GAME = {"format": LOG_FORMAT, "rules": "yahtzee", "players": ["Anna"],
+        "turns": [{"player": "Anna", "rolls": [[1, 2, 3, 4, 5]], "box": "large_straight", "score": 40}]}
+
+
+def docs(data: bytes, **kw: int) -> list:
+    return list(iter_documents(io.BytesIO(data), **kw))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_single_pretty_document_is_one_game() -> None:
+    raw = json.dumps(GAME, indent=2).encode()
+    (d,) = docs(raw)
+    assert d.index == 1 and d.line == 1 and d.data == GAME and d.problem is None
+
+
+def test_ndjson_numbers_games_and_lines_and_skips_blank_lines() -> None:
+    line = orjson.dumps(GAME)
+    got = docs(b"\n" + line + b"\n\n  \n" + line + b"\n" + line)
+    assert [(d.index, d.line) for d in got] == [(1, 2), (2, 5), (3, 6)]
+    assert all(d.data == GAME for d in got)
+
+
+def test_a_bad_ndjson_line_is_that_game_s_problem_and_reading_goes_on() -> None:
+    line = orjson.dumps(GAME)
+    got = docs(line + b"\n" + b'{"format": "yahtzee-log/1", "rules": }\n' + line + b"\n")
+    assert [d.index for d in got] == [1, 2, 3]
+    assert got[1].problem is not None and got[1].data is None
+    assert got[1].problem.message.startswith("invalid JSON at line 2, column 38")
+    assert got[2].data == GAME
+
+
+def test_broken_first_line_of_ndjson_stays_ndjson() -> None:
+    line = orjson.dumps(GAME)
+    got = docs(b'{"format": oops}\n' + line + b"\n")
+    assert len(got) == 2 and got[0].problem is not None and got[1].data == GAME
+
+
+def test_syntax_error_in_a_pretty_document_names_line_and_column() -> None:
+    raw = (FIX / "invalid/syntax-error.json").read_bytes()
+    (d,) = docs(raw)
+    assert d.problem == Problem("", "invalid JSON at line 3, column 2: unexpected character, expected ',' or '}'")
+
+
+def test_document_after_leading_blank_lines_reports_file_lines() -> None:
+    raw = b"\n\n" + json.dumps(GAME, indent=1).encode().replace(b'"rules"', b'"rules" ', 1)
+    (d,) = docs(raw)
+    assert d.line == 3 and d.data == GAME
+    (bad,) = docs(b"\n\n{\n  \"format\": ,\n}")
+    assert "line 4" in bad.problem.message
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"", "empty input"),
+        (b"\n \n\t\n", "only blank lines"),
+        ("{}".encode("utf-16"), "UTF-16"),
+        ("{}".encode("utf-16-le"), "UTF-16"),
+        ('{"a": 1}'.encode("utf-32"), "UTF-32"),
+        (bytes(range(256)) * 20, "binary"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+    ],
+)
+def test_unreadable_inputs_are_one_clear_error(raw: bytes, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        docs(raw)
+
+
+def test_utf8_bom_is_accepted() -> None:
+    (d,) = docs(b"\xef\xbb\xbf" + orjson.dumps(GAME))
+    assert d.data == GAME
+
+
+def test_latin1_line_is_reported_not_crashed() -> None:
+    line = orjson.dumps(GAME)
+    got = docs(line + b'\n{"format": "yahtzee-log/1", "players": ["J\xfcrgen"]}\n')
+    assert got[1].problem.message == "line 2 is not valid UTF-8 text; save the file as UTF-8"
+
+
+def test_deep_nesting_is_a_problem_not_a_crash() -> None:
+    (d,) = docs(b"[" * 5000 + b"]" * 5000)
+    assert "nested more than 1024 levels deep" in d.problem.message
+    nested = b'{"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["A"], "meta": {"x": ' + b"[" * 900 \
+        + b"]" * 900 + b"}}"
+    (ok,) = docs(nested)
+    assert ok.problem is None
+
+
+def test_an_absurd_line_is_refused_and_skipped_without_holding_it() -> None:
+    line = orjson.dumps(GAME)
+    raw = line + b"\n" + b'{"x": "' + b"a" * 5000 + b'"}\n' + line + b"\n"
+    got = docs(raw, max_line=1000)
+    assert [d.index for d in got] == [1, 2, 3]
+    assert got[1].problem.message.startswith("line 2 is longer than")
+    assert got[2].data == GAME
+    (first,) = docs(b"[" + b"1," * 2000 + b"1]", max_line=1000)
+    assert first.problem is not None and "longer than" in first.problem.message
+
+
+def test_a_document_over_the_size_limit_is_refused() -> None:
+    raw = json.dumps({**GAME, "meta": {"pad": "x" * 5000}}, indent=2).encode()
+    with pytest.raises(InputError, match="larger than"):
+        docs(raw, max_document=1000)
+
+
+def test_trusted_flag_only_when_no_bool_or_float_can_hide_in_the_dice() -> None:
+    assert docs(orjson.dumps(GAME))[0].trusted
+    for text in (b"true", b"1.0", b"1e0", b"1E0"):
+        raw = orjson.dumps(GAME).replace(b"[[1,", b"[[" + text + b",")
+        assert not docs(raw)[0].trusted, text
+
+
+def test_read_document_wants_exactly_one_game() -> None:
+    assert read_document(io.BytesIO(orjson.dumps(GAME))) == GAME
+    with pytest.raises(InputError, match="more than one game"):
+        read_document(io.BytesIO(orjson.dumps(GAME) + b"\n" + orjson.dumps(GAME)))
+    with pytest.raises(InputError, match="invalid JSON"):
+        read_document(io.BytesIO(b'{"format": }'))
+
+
+# --------------------------------------------------------------------------- models and schemas
+
+
+@pytest.mark.parametrize(("kind", "name"), [("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1")])
+def test_committed_schemas_are_current(kind: str, name: str) -> None:
+    committed = json.loads((FIX / f"schemas/{name}.schema.json").read_text())
+    assert committed == json_schema(kind), "stale schema: run python fixtures/make_fixtures.py"
+    assert committed["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_schema_command_prints_the_committed_schemas(cli) -> None:
+    for kind, name in (("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1")):
+        r = cli(["schema", kind])
+        assert r.exit_code == 0
+        assert json.loads(r.stdout) == json.loads((FIX / f"schemas/{name}.schema.json").read_text())
+    both = json.loads(cli(["schema"]).stdout)
+    assert set(both) == {LOG_FORMAT, SHEET_FORMAT}
+    assert cli(["schema", "turns"]).exit_code == 2
+
+
+def _fixture_docs(folder: str) -> list[tuple[str, object]]:
+    out = []
+    for f in sorted((FIX / folder).iterdir()):
+        if f.suffix == ".ndjson":
+            out += [(f"{f.name}:{i}", orjson.loads(line)) for i, line in enumerate(f.read_bytes().splitlines(), 1)]
+        elif f.suffix == ".json":
+            out.append((f.name, orjson.loads(f.read_bytes())))
+    return out
+
+
+@pytest.mark.parametrize(("name", "doc"), _fixture_docs("logs") + _fixture_docs("sheets"))
+def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    kind = "log" if doc["format"] == LOG_FORMAT else "sheet"
+    jsonschema.Draft202012Validator(json_schema(kind)).validate(doc)
+    (GameLog if kind == "log" else ScoreSheet).model_validate(doc)
+
+
+@pytest.mark.parametrize("name", ["missing-rolls", "unknown-field", "bad-face", "bool-die", "huge-number",
+                                  "unknown-format"])
+def test_shape_errors_are_schema_errors_too(name: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = orjson.loads((FIX / f"invalid/{name}.json").read_bytes())
+    kind = "sheet" if doc["format"] == SHEET_FORMAT else "log"
+    assert list(jsonschema.Draft202012Validator(json_schema(kind)).iter_errors(doc))
+
+
+def test_model_round_trip_keeps_missing_box_apart_from_null() -> None:
+    doc = log_document("yahtzee", ["A"], [
+        turn_entry("A", [[1, 1, 2, 3, 4]], box=None, passed=True),
+        turn_entry("A", [[1, 1, 2, 3, 4], [1, 1, 1, 3, 4]], held=[[1, 1]], in_progress=True),
+    ])
+    assert doc["turns"][0]["box"] is None and "box" not in doc["turns"][1]
+    assert GameLog.model_validate(doc).to_data() == doc
+    assert orjson.loads(dump_line(GameLog.model_validate(doc))) == doc
+    assert dump_line(doc).endswith(b"\n") and b"\n" not in dump_line(doc)[:-1]
+    with pytest.raises(ValueError, match="needs a box"):
+        turn_entry("A", [[1, 1, 2, 3, 4]])
+
+
+def test_writers_give_what_validate_accepts() -> None:
+    from yahtzee_cli.validate import check_game
+
+    doc = log_document({"preset": "yahtzee", "settings": {"joker": "free"}}, ["A"],
+                       [turn_entry("A", [[6, 6, 6, 6, 6]], box="yahtzee", score=50)], meta={"seed": 1})
+    assert check_game(doc) == []
+    assert check_game(orjson.loads(dump_line(doc))) == []
+
+
+# --------------------------------------------------------------------------- names and rules
+
+
+def test_sheet_rows_resolve_boxes_aliases_bonus_and_derived_rows() -> None:
+    rs = R.preset("kniffel")
+    assert sheet_row(rs, "Aces") == ("box", 0)
+    assert sheet_row(rs, "Große Straße") == ("box", rs.box_index("large_straight"))
+    assert sheet_row(rs, "KNIFFEL") == ("box", rs.box_index("yahtzee"))
+    assert sheet_row(rs, "Yahtzee bonus") == ("bonus", "yahtzee_bonus")
+    assert sheet_row(rs, "Grand total") == ("derived", "grand_total")
+    assert sheet_row(rs, "upper-sum") == ("derived", "upper_sum")
+    with pytest.raises(R.RulesError, match="unknown box"):
+        sheet_row(rs, "sevens")
+
+
+def test_resolve_rules_shares_one_rule_set_per_spec() -> None:
+    a = resolve_rules({"preset": "yahtzee", "settings": {"joker": "free"}})
+    b = resolve_rules({"settings": {"joker": "free"}, "preset": "yahtzee"})
+    assert a is b and a.settings.joker == "free"
+    assert resolve_rules("yahtzee", {"upper_bonus": 50}).settings.upper_bonus == 50
+    custom = R.preset("yatzy").to_dict()
+    assert resolve_rules(custom).boxes == R.preset("yatzy").boxes
+    with pytest.raises(R.RulesError, match="unknown preset"):
+        resolve_rules("yahtzy")
+    with pytest.raises(R.RulesError):
+        resolve_rules({"preset": "yahtzee", "settings": {"jokers": "free"}})
+    with pytest.raises(R.RulesError):
+        resolve_rules(["yahtzee"])
+
+
+def test_random_logs_are_valid_for_every_preset_and_house_rule() -> None:
+    from yahtzee_cli.validate import check_game
+
+    cases = [(R.preset(p), p) for p in R.PRESETS]
+    for over in ({"joker": "free"}, {"joker": "off"}, {"fill_in_order": True}, {"must_zero": False},
+                 {"extra_yahtzee_bonus": 50, "add_columns": False, "columns": 2}):
+        cases.append((R.preset("yahtzee", over), {"preset": "yahtzee", "settings": over}))
+    for rs, spec in cases:
+        for seed in range(3):
+            game = random_log(rs, seed, ("A", "B"), spec=spec)
+            assert check_game(game) == [], (spec, seed)
+            assert check_game(orjson.loads(orjson.dumps(game))) == []
