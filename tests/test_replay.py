@@ -1,0 +1,363 @@
+"""`yahtzee replay`, `score --sheet` and yahtzee_cli.replay: sheets, standings, recalculation, positions, steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from yahtzee_cli import rules as R
+from yahtzee_cli.logs import SHEET_FORMAT, GameError
+from yahtzee_cli.replay import (
+    position_from_data,
+    position_from_log,
+    position_from_sheet,
+    random_log,
+    render,
+    replay_dict,
+    replay_game,
+    roll_choices,
+    turn_steps,
+)
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def load(path: str) -> dict:
+    return orjson.loads((FIX / path).read_bytes())
+
+
+def totals(path: str, **kw: object) -> dict[str, int]:
+    rp = replay_game(load(path), **kw)  # type: ignore[arg-type]
+    return {p.name: p.total for p in rp.players}
+
+
+# --------------------------------------------------------------------------- totals of the fixtures
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum (seed 002)
+        ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum (seed 004)
+        ("logs/seed-002.json", {"Anna": 420, "Ben": 160}),
+        ("sheets/seed-002.json", {"Anna": 420, "Ben": 160}),
+        ("sheets/seed-002-with-totals.json", {"Anna": 420, "Ben": 160}),
+        # 2+6+9+12+15+18 = 62 upstairs (no bonus); 22+19+25+30+40+50+21 = 207 downstairs
+        ("logs/kniffel.json", {"Uwe": 269}),
+        # upper 2+6+9+20+15+30 = 82 +35; lower 27+13+25+30+40+50+24 = 209; three extra Yahtzees +300
+        ("logs/joker.json", {"Jo": 626}),
+        # upper 2+6+9+8+15+18 = 58; lower 27+13+25+30+40+50+20 = 205; one extra Yahtzee +100
+        ("logs/joker-free.json", {"Jo": 363}),
+        # columns 236, 376, 212 weighted 1, 2, 3
+        ("sheets/triple-yahtzee.json", {"Anna": 236 + 2 * 376 + 3 * 212}),
+    ],
+)
+def test_fixture_totals(path: str, expected: dict[str, int]) -> None:
+    assert totals(path) == expected
+
+
+def test_perfect_games_reach_the_theoretical_maximum() -> None:
+    assert totals("logs/yahtzee-perfect.json")["Perfect"] == R.preset("yahtzee").theoretical_max
+    assert totals("logs/yatzy-perfect.json")["Perfect"] == R.preset("yatzy").theoretical_max
+
+
+def test_seed_002_standings_and_state() -> None:
+    for path in ("logs/seed-002.json", "sheets/seed-002.json"):
+        rp = replay_game(load(path))
+        assert [(p.name, p.total, p.rank) for p in rp.players] == [("Anna", 420, 1), ("Ben", 160, 2)]
+        assert rp.game_over and rp.winners == ("Anna",) and rp.next_player is None
+        anna = rp.players[0].totals[0]
+        assert (anna.upper_sum, anna.upper_bonus, anna.upper_total, anna.lower_total) == (70, 35, 105, 315)
+        ben = rp.players[1].totals[0]
+        assert (ben.upper_sum, ben.upper_bonus, ben.upper_total, ben.lower_total) == (62, 0, 62, 98)
+
+
+def test_empty_yahtzee_bonus_box_leaves_the_sheet_unfinished() -> None:
+    rp = replay_game(load("sheets/unfinished-bonus.json"))
+    assert not rp.game_over and "Ben's yahtzee_bonus box is empty" in (rp.unfinished or "")
+    assert [p.total for p in rp.players] == [420, 160] and rp.winners == ("Anna",)
+    d = replay_dict(rp)
+    assert d["players"][1]["columns"][0]["yahtzee_bonus"] is None and d["winners"] == [] and d["leaders"] == ["Anna"]
+
+
+def test_yatzy_sheets_need_no_bonus_box() -> None:
+    rs = R.preset("yatzy")
+    boxes = dict.fromkeys(rs.keys, 0)
+    sheet = {"format": SHEET_FORMAT, "rules": "yatzy", "players": [{"name": "A", "boxes": boxes}]}
+    rp = replay_game(sheet)
+    assert rp.game_over and not rp.bonus_box
+
+
+def test_ties_share_a_rank() -> None:
+    def player(name: str, chance: int) -> dict:
+        return {"name": name, "boxes": {"chance": chance}}
+
+    sheet = {"format": SHEET_FORMAT, "rules": "yahtzee",
+             "players": [player("A", 20), player("B", 25), player("C", 25), player("D", 5)]}
+    rp = replay_game(sheet)
+    assert [(p.name, p.rank) for p in rp.players] == [("A", 3), ("B", 1), ("C", 1), ("D", 4)]
+    assert rp.winners == ("B", "C") and not rp.game_over
+    full = dict.fromkeys(R.preset("yahtzee").keys, 0) | {"yahtzee_bonus": 0}
+    sheet["players"] = [{"name": n, "boxes": full | {"chance": 22}} for n in ("A", "B")]
+    text = render(replay_game(sheet))
+    assert text.endswith("Game over: a tie between A, B.")
+    assert "1     A          22  winner\n1     B          22  winner" in text
+
+
+def test_triple_sheet_columns_multipliers_and_add_columns() -> None:
+    rp = replay_game(load("sheets/triple-yahtzee.json"))
+    (anna,) = rp.players
+    assert [t.total for t in anna.totals] == [236, 376, 212]
+    d = replay_dict(rp)
+    assert [(c["multiplier"], c["counted"]) for c in d["players"][0]["columns"]] == [(1, 236), (2, 752), (3, 636)]
+    assert totals("sheets/triple-yahtzee.json", overrides={"add_columns": False}) == {"Anna": 752}
+    text = render(rp)
+    assert "Anna x1  Anna x2  Anna x3" in text and "Counted" in text
+
+
+# --------------------------------------------------------------------------- --until and --set
+
+
+def test_until_replays_the_first_turns() -> None:
+    rp = replay_game(load("logs/seed-002.json"), until=3)
+    assert rp.turns == 3 and not rp.game_over and rp.next_player == "Ben"
+    assert [p.total for p in rp.players] == [53, 2]  # Anna: Yahtzee 50 + Aces 3; Ben: Aces 2
+    assert replay_game(load("logs/seed-002.json"), until=0).next_player == "Anna"
+    assert replay_game(load("logs/seed-002.json"), until=999).game_over
+    with pytest.raises(ValueError, match="needs a game log"):
+        replay_game(load("sheets/seed-002.json"), until=3)
+
+
+@pytest.mark.parametrize(
+    ("path", "overrides", "expected"),
+    [
+        ("logs/seed-002.json", {"upper_bonus_threshold": 71}, {"Anna": 385, "Ben": 160}),
+        ("logs/seed-002.json", {"upper_bonus_threshold": 62}, {"Anna": 420, "Ben": 195}),
+        ("logs/seed-002.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
+        ("logs/seed-002.json", {"joker": "off"}, {"Anna": 395, "Ben": 160}),  # 3 3 3 3 3 in Full house: 0
+        ("sheets/seed-002.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
+        ("sheets/seed-002.json", {"upper_bonus": 50}, {"Anna": 435, "Ben": 160}),
+    ],
+)
+def test_set_recalculates_the_match(path: str, overrides: dict, expected: dict[str, int]) -> None:
+    rp = replay_game(load(path), overrides=overrides)
+    assert {p.name: p.total for p in rp.players} == expected and rp.illegal == ()
+    assert dict(rp.overrides) == overrides
+
+
+def test_set_reports_moves_that_become_illegal_and_where() -> None:
+    rp = replay_game(load("logs/seed-002.json"), overrides={"fill_in_order": True})
+    assert rp.illegal and all(p.path.startswith("/turns/") and p.path.endswith("/box") for p in rp.illegal)
+    assert "boxes must be filled in order" in rp.illegal[0].message
+    assert {p.name: p.total for p in rp.players} == {"Anna": 420, "Ben": 160}  # written anyway, same values
+    assert "Illegal under the new settings" in render(rp)
+    passed = replay_game(load("logs/pass.json"), overrides={"must_zero": True})
+    assert [p.message[:20] for p in passed.illegal] == ["passed (box null), b"]
+    assert replay_game(load("logs/pass.json")).illegal == ()
+    with pytest.raises(R.RulesError):
+        replay_game(load("logs/seed-002.json"), overrides={"joker": "sometimes"})
+
+
+def test_invalid_games_are_refused_with_every_problem() -> None:
+    with pytest.raises(GameError) as err:
+        replay_game(load("invalid/wrong-score.json"))
+    assert [str(p) for p in err.value.problems] == [
+        "/turns/16/score: claimed score 26, but 2 4 6 6 6 scores 24 in three_of_a_kind"]
+
+
+# --------------------------------------------------------------------------- positions (hint) and steps (analyze)
+
+
+def test_position_of_an_in_progress_turn() -> None:
+    pos = position_from_log(load("logs/in-progress.json"))
+    assert pos.player == "Ben" and pos.dice == (3, 3, 3, 4, 5)
+    assert pos.rolls == ((1, 3, 3, 5, 6), (3, 3, 3, 4, 5)) and pos.held == ((3, 3, 5),)
+    assert (pos.rolls_used, pos.rolls_left, pos.saved, pos.turns_taken) == (2, 1, 0, 4)
+    assert len(pos.columns) == 1 and sum(s is not None for s in pos.columns[0].scores) == 4
+    anna = position_from_log(load("logs/in-progress.json"), "anna")
+    assert anna.player == "Anna" and anna.dice is None and anna.rolls_left == 3 and anna.turns_taken == 5
+    with pytest.raises(ValueError, match="unknown player"):
+        position_from_log(load("logs/in-progress.json"), "Cleo")
+
+
+def test_position_between_turns_and_after_the_game() -> None:
+    pos = position_from_log(load("logs/seed-002.json"), until=5)
+    assert pos.player == "Ben" and pos.dice is None and pos.turns_taken == 2
+    over = position_from_log(load("logs/seed-002.json"))
+    assert over.finished and over.total == 160  # the last player to move
+
+
+def test_position_from_a_sheet() -> None:
+    pos = position_from_sheet(load("sheets/partial.json"))
+    assert pos.player == "Anna" and not pos.finished and pos.rolls_left == 3 and pos.turns_taken == 5
+    assert pos.columns[0].scores[pos.rules.box_index("fours")] == 16
+    with pytest.raises(ValueError, match="2 players"):
+        position_from_sheet(load("sheets/seed-002.json"))
+    assert position_from_data(load("sheets/seed-002.json"), "Ben").total == 160
+    assert position_from_data(load("logs/in-progress.json")).player == "Ben"
+
+
+def test_saved_rolls_follow_the_maxi_log() -> None:
+    game = load("logs/maxi-yatzy.json")
+    steps = turn_steps(game)
+    rs = R.preset("maxi-yatzy")
+    saved = {"Anna": 0, "Ben": 0}
+    for s in steps:
+        assert s.saved == saved[s.name] and len(s.rolls) <= R.rolls_allowed(rs, s.saved)
+        saved[s.name] = R.saved_after(rs, s.saved, len(s.rolls))
+    assert any(len(s.rolls) > 3 for s in steps)
+    assert position_from_log(game, "Anna").saved == saved["Anna"]
+
+
+def test_turn_steps_rebuild_the_sheets_through_the_rules() -> None:
+    game = load("logs/seed-002.json")
+    steps = turn_steps(game)
+    assert len(steps) == 26 and [s.name for s in steps[:4]] == ["Anna", "Ben", "Anna", "Ben"]
+    rs = R.preset("yahtzee")
+    sheets: dict[str, R.Column] = {}
+    for s in steps:
+        before = sheets.get(s.name, R.Column.empty(rs))
+        assert s.columns == (before,)
+        after, opt = R.place(rs, before, s.box, s.rolls[-1])
+        assert opt == s.option
+        sheets[s.name] = after
+    joker = steps[10]
+    assert (joker.name, joker.rolls[-1], rs.keys[joker.box]) == ("Anna", (3, 3, 3, 3, 3), "full_house")
+    assert (joker.option.score, joker.option.bonus, joker.option.joker) == (25, 100, True)
+    assert [R.sheet_total(rs, [c]) for c in sheets.values()] == [420, 160]
+    ip = turn_steps(load("logs/in-progress.json"))[-1]
+    assert ip.in_progress and ip.box is None and ip.held == ((3, 3, 5),)
+
+
+def test_random_logs_are_reproducible() -> None:
+    assert random_log("triple-yatzy", 5, ("A", "B")) == random_log("triple-yatzy", 5, ("A", "B"))
+    assert random_log("yahtzee", 5) != random_log("yahtzee", 6)
+
+
+# --------------------------------------------------------------------------- the replay CLI
+
+
+SEED_002_TEXT = """\
+yahtzee
+Box            Anna  Ben
+Aces              3    2
+Twos              8    6
+Threes            9    9
+Fours            12   12
+Fives            20   15
+Sixes            18   18
+Upper sum        70   62
+Upper bonus      35    0
+Upper total     105   62
+3 of a kind      24   22
+4 of a kind      23    0
+Full house       25   25
+Sm straight      30   30
+Lg straight      40    0
+Yahtzee          50    0
+Chance           23   21
+Yahtzee bonus   100    0
+Lower total     315   98
+Grand total     420  160
+
+Rank  Player  Score
+1     Anna      420  winner
+2     Ben       160
+Game over: Anna wins.
+"""
+
+
+def test_cli_replay_of_the_worked_example(cli) -> None:
+    r = cli(["replay", str(FIX / "sheets/seed-002.json")])
+    assert r.exit_code == 0 and r.stdout == SEED_002_TEXT
+    log = cli(["replay", str(FIX / "logs/seed-002.json")])
+    assert log.stdout == SEED_002_TEXT.replace("yahtzee\n", "yahtzee, 26 turns\n", 1)
+
+
+def test_cli_replay_json(cli) -> None:
+    r = cli(["replay", str(FIX / "logs/in-progress.json"), "--json"])
+    d = json.loads(r.stdout)
+    assert d["game_over"] is False and d["next"] == "Ben" and d["turns"] == 10
+    assert d["in_progress"] == {"player": "Ben", "turn": 9, "dice": [3, 3, 3, 4, 5], "rolls_used": 2,
+                                "rolls_left": 1, "saved": 0}
+    assert [s["name"] for s in d["standings"]] == sorted(["Anna", "Ben"], key=lambda n: -next(
+        p["total"] for p in d["players"] if p["name"] == n))
+    assert set(d["players"][0]["columns"][0]) >= {"boxes", "yahtzee_bonus", "upper_sum", "upper_bonus",
+                                                  "upper_total", "lower_total", "total", "multiplier"}
+    solo = cli(["replay", str(FIX / "logs/yahtzee-perfect.json")])
+    assert "Score: 1575\nGame over." in solo.stdout
+
+
+def test_cli_replay_set_and_until(cli) -> None:
+    r = cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "upper_bonus_threshold=71", "--json"])
+    assert [p["total"] for p in json.loads(r.stdout)["players"]] == [385, 160]
+    r = cli(["replay", str(FIX / "logs/seed-002.json"), "--until", "3"])
+    assert r.exit_code == 0 and "yahtzee, 3 turns" in r.stdout and r.stdout.endswith("Next: Ben.\n")
+    assert cli(["replay", str(FIX / "sheets/seed-002.json"), "--until", "3"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "jokers=off"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "joker=maybe"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--until", "-1"]).exit_code == 2
+
+
+def test_cli_replay_batch_and_errors(cli) -> None:
+    r = cli(["replay", str(FIX / "logs/batch.ndjson")])
+    assert r.exit_code == 0 and r.stdout.count("== ") == 5 and "batch.ndjson:4: game 4 ==" in r.stdout
+    bad = cli(["replay", str(FIX / "invalid/joker-forbidden.json")])
+    assert bad.exit_code == 1 and bad.stdout == ""
+    assert bad.stderr.startswith("yahtzee: error: ") and "/turns/6/box: full_house is not allowed" in bad.stderr
+    empty = cli(["replay", "-"], input=b"")
+    assert empty.exit_code == 1 and "empty input" in empty.stderr and empty.stdout == ""
+
+
+# --------------------------------------------------------------------------- score --sheet
+
+
+def test_roll_choices_on_a_sheet_follow_the_forced_joker() -> None:
+    pos = position_from_sheet(load("sheets/partial.json"))  # fours filled, Yahtzee 50
+    ch = roll_choices(pos, [4, 4, 4, 4, 4])
+    rs = pos.rules
+    assert {rs.keys[o.box]: o.score for o in ch.legal} == {
+        "three_of_a_kind": 20, "four_of_a_kind": 20, "small_straight": 30, "large_straight": 40}
+    assert ch.bonus == 100 and not ch.may_pass
+    with pytest.raises(R.RulesError):
+        roll_choices(pos, [4, 4, 4])
+
+
+def test_cli_score_sheet(cli) -> None:
+    sheet = str(FIX / "sheets/partial.json")
+    r = cli(["score", "44444", "--sheet", sheet, "--json"])
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0 and d["bonus"] == 100 and d["player"] == "Anna"
+    assert [(o["box"], o["score"], o["joker"]) for o in d["legal"]] == [
+        ("three_of_a_kind", 20, True), ("four_of_a_kind", 20, True), ("small_straight", 30, True),
+        ("large_straight", 40, True)]
+    assert d["scores"]["fours"] == 20  # the natural scores are still there
+    text = cli(["score", "4", "4", "4", "4", "4", "--sheet", sheet]).stdout
+    assert "Lg straight (joker)" in text and "extra Yahtzee bonus: +100" in text
+    assert cli(["score", "44444", "--sheet", sheet, "--box", "ls"]).stdout == "40\n"
+    no = cli(["score", "44444", "--sheet", sheet, "--box", "chance"])
+    assert no.exit_code == 1 and "chance is not legal now" in no.stderr
+    assert cli(["score", "44444", "--sheet", sheet, "--rules", "yatzy"]).exit_code == 2
+    assert cli(["score", "4444", "--sheet", sheet]).exit_code == 2
+    two = cli(["score", "44444", "--sheet", str(FIX / "sheets/seed-002.json")])
+    assert two.exit_code == 1 and "2 players" in two.stderr
+    full = cli(["score", "44444", "--sheet", str(FIX / "logs/yahtzee-perfect.json")])
+    assert full.exit_code == 1 and "sheet is full" in full.stderr
+
+
+def test_cli_score_sheet_fill_order_and_columns(cli, tmp_path: Path) -> None:
+    forced = {"format": SHEET_FORMAT, "rules": "forced-yatzy", "players": [{"name": "F", "boxes": {"ones": 2}}]}
+    (tmp_path / "f.json").write_bytes(orjson.dumps(forced))
+    d = json.loads(cli(["score", "22345", "--sheet", str(tmp_path / "f.json"), "--json"]).stdout)
+    assert [(o["box"], o["score"]) for o in d["legal"]] == [("twos", 4)]
+    tri = load("sheets/triple-yahtzee.json")
+    tri["players"][0]["columns"][1]["boxes"]["chance"] = None
+    tri["players"][0]["columns"][2]["boxes"]["chance"] = None
+    (tmp_path / "t.json").write_bytes(orjson.dumps(tri))
+    d = json.loads(cli(["score", "66655", "--sheet", str(tmp_path / "t.json"), "--json"]).stdout)
+    assert [(o["box"], o["column"], o["score"]) for o in d["legal"]] == [("chance", 2, 28), ("chance", 3, 28)]
+    r = cli(["score", "66655", "--sheet", str(tmp_path / "t.json"), "--box", "chance"])
+    assert r.stdout == "column 2: 28\ncolumn 3: 28\n"
