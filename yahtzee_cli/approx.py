@@ -1,25 +1,247 @@
-"""Approximate strategies for rule sets without an exact table (multi-column sheets, saved rolls,
-too many boxes). Every value they give is labelled approximate ("exact": false)."""
+"""Approximate strategies, for rule sets whose exact state space does not fit. Every value they give
+is labelled approximate ("exact": false).
+
+Both are a one-turn lookahead (the exact within-turn machinery: keeps, rerolls, box choice) on an
+estimate F of each column's value to go at the next turn start:
+
+* multi-column sheets whose single column has an exact table ("columns"): F of a column is that
+  table's exact value, and the sheet's value is the weighted sum of the columns' (points + F)
+  (or, with add_columns off, the best weighted column). It ignores that the columns compete for
+  the same rolls, so it is optimistic, but each column on its own is valued exactly.
+* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): an additive value to go
+      F = sum over open boxes of h[box] + upper bonus x P(bonus | filled upper boxes, upper total)
+          (+ yh[open boxes] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)
+  plus `saved_value` per saved roll. The parameters come from self-play (approximate policy
+  iteration): h = the mean score the strategy itself writes in each box, P from the convolution of
+  the distributions of its upper-box scores, yh from its extra bonuses; the saved-roll value is
+  picked among a few candidates by simulated mean. Run on plain Yahtzee, where the exact answer is
+  known, it shows how far it is from optimal (README: "Approximate strategies").
+
+Parameters and simulated means are cached next to the exact tables (kind "approx").
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from . import position
 from .rules import RuleSet
 
 if TYPE_CHECKING:
     from .solver import Future
 
+FIT_GAMES = 2000  # games per self-play round
+FIT_ROUNDS = 3
+EVAL_GAMES = 10_000  # games for the reported mean
+SAVED_CANDIDATES = (0.0, 1.0, 2.0, 4.0, 8.0)
+SEED = 20240611
+
+
+def why_not_exact(rules: RuleSet) -> str:
+    s = rules.settings
+    if s.columns > 1:
+        return f"{s.columns} columns"
+    if s.saved_rolls:
+        return "saved rolls"
+    return f"{len(rules.boxes)} boxes, {rules.dice} dice: too many states"
+
+
+def kind_of(rules: RuleSet) -> str:
+    """"columns" (single-column exact tables) or "heuristic"."""
+    if rules.settings.columns > 1 and position.has_exact_table(position.single_column(rules)):
+        from . import solver
+
+        try:
+            solver.layout(position.single_column(rules))
+            return "columns"
+        except solver.NotExact:
+            return "heuristic"
+    return "heuristic"
+
+
+def _path(rules: RuleSet) -> Any:
+    from . import cache
+
+    return cache.table_path(rules.fingerprint, "approx")
+
+
+def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    from . import cache
+
+    try:
+        return cache.read(_path(rules), rules.fingerprint)
+    except FileNotFoundError:
+        return None
+    except cache.CorruptTable:
+        return None
+
+
+def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
+    """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
+    from . import cache
+
+    got = None if rebuild else _read(rules)
+    if got is None:
+        if say is not None:
+            say(f"preparing the approximate {rules.name} strategy (once; cached in {cache.cache_dir()})")
+        header, arrays = _build(rules, say)
+        cache.write(_path(rules), header, arrays)
+        got = cache.read(_path(rules), rules.fingerprint)
+    header = got[0]
+    return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
+            "why": header["why"], "path": str(_path(rules))}
+
+
+def source(rules: RuleSet, say: Callable[[str], None] | None = None) -> position.Source:
+    """The value source hints use when there is no exact table."""
+    if kind_of(rules) == "columns":
+        header, arrays = position._read_exact(position.single_column(rules), say)
+        return position.TableSource(header, arrays, exact=False)
+    prepare(rules, say)
+    got = _read(rules)
+    assert got is not None
+    header, arrays = got
+    return position.HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
+                                    float(header["saved_value"]))
+
 
 def future(rules: RuleSet, say: Callable[[str], None] | None = None) -> Future:
-    """Multi-column sheets whose single column has an exact table: each column is valued by that
-    table, weighted by its multiplier (the sheet's value = sum over columns of multiplier x (points
-    so far + exact value to go)); decisions are a one-turn lookahead on that sum."""
+    """The value-to-go the compiled play kernel uses for the approximate strategy."""
+    import numpy as np
+
     from . import solver
 
-    one = solver.single_column(rules)
-    if rules.settings.columns > 1 and solver.exact_reason(one) is None:
-        tab, _ = solver.get_table(one, say)
+    if kind_of(rules) == "columns":
+        tab, _ = solver.get_table(position.single_column(rules), say)
         return solver.table_future(tab, exact=False)
-    raise NotImplementedError("heuristic future not written yet")
+    prepare(rules, say)
+    got = _read(rules)
+    assert got is not None
+    header, arrays = got
+    return _heuristic_future(rules, np.asarray(arrays["h"], dtype=np.float64),
+                             np.asarray(arrays["G"], dtype=np.float64), np.asarray(arrays["yh"], dtype=np.float64),
+                             int(header["t"]), float(header["saved_value"]))
+
+
+def _heuristic_future(rules: RuleSet, h: Any, G: Any, yh: Any, t: int, saved_value: float) -> Future:
+    import numpy as np
+
+    from . import kernels, solver
+
+    n_up = len(rules.upper_indices)
+    s = rules.settings
+    nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
+    return solver.Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64),
+                         np.ascontiguousarray(h), np.ascontiguousarray(G).reshape(1 << n_up, t + 1),
+                         np.ascontiguousarray(yh), solver.sub_of(rules), saved_value)
+
+
+def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
+    """G[sub, u] = upper bonus x P(capped upper total reaches t | filled upper set `sub`, total u),
+    the open upper boxes' scores independent with distributions `dists`."""
+    import numpy as np
+
+    s = rules.settings
+    n_up = len(rules.upper_indices)
+    G = np.zeros((1 << n_up, t + 1), dtype=np.float64)
+    for sub in range(1 << n_up):
+        # distribution of what the open upper boxes add, capped at t
+        dist = np.zeros(t + 1)
+        dist[0] = 1.0
+        for j in range(n_up):
+            if sub >> j & 1:
+                continue
+            nxt = np.zeros(t + 1)
+            for v, p in dists[j].items():
+                if v >= t:
+                    nxt[t] += p * dist.sum()
+                    continue
+                nxt[v:] += p * dist[: t + 1 - v]
+                nxt[t] += p * dist[t + 1 - v:].sum()
+            dist = nxt
+        # P(u + added >= t) for each u
+        tail = np.cumsum(dist[::-1])[::-1]  # tail[k] = P(added >= k)
+        for u in range(t + 1):
+            G[sub, u] = s.upper_bonus * tail[max(t - u, 0)]
+    return G
+
+
+def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    import numpy as np
+
+    from . import solver
+
+    s = rules.settings
+    kind = kind_of(rules)
+    header: dict[str, Any] = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name,
+                              "strategy": kind, "why": why_not_exact(rules)}
+    if kind == "columns":
+        fut = future(rules, say)
+        batch = solver.play_with(rules, fut, SEED, 0, EVAL_GAMES)
+        header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=0,
+                      saved_value=0.0)
+        return header, {}
+    t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
+    nb = len(rules.boxes)
+    n_up = len(rules.upper_indices)
+    h, G, yh, saved_value = _fit(rules, t)
+    fut = _heuristic_future(rules, h, G, yh, t, saved_value)
+    batch = solver.play_with(rules, fut, SEED + 99, 0, EVAL_GAMES)
+    header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=t,
+                  saved_value=saved_value, h=[round(float(x), 4) for x in h])
+    assert len(h) == nb and G.shape == (1 << n_up, t + 1)
+    arrays = {"h": ("d", np.ascontiguousarray(h, dtype="<f8").tobytes()),
+              "G": ("d", np.ascontiguousarray(G, dtype="<f8").tobytes()),
+              "yh": ("d", np.ascontiguousarray(yh, dtype="<f8").tobytes())}
+    return header, arrays
+
+
+def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
+    """Self-play fit of the heuristic's parameters (see the module docstring)."""
+    import numpy as np
+
+    from . import solver
+
+    s = rules.settings
+    nb = len(rules.boxes)
+    upper = list(rules.upper_indices)
+    y = rules.yahtzee_index
+    # start: the greedy strategy's view (no value to go), then iterate on what the strategy scores
+    h = np.zeros(nb)
+    G = solver.greedy_future(rules).G.copy()
+    yh = np.zeros(nb + 1)
+    saved_value = 0.0
+    for rnd in range(FIT_ROUNDS):
+        fut = _heuristic_future(rules, h, G, yh, t, saved_value)
+        batch = solver.play_with(rules, fut, SEED + rnd, 0, FIT_GAMES, record=y is not None and
+                                 s.extra_yahtzee_bonus > 0)
+        sc = np.clip(batch.scores, 0, None).astype(np.float64)  # [G, C, B]
+        h = sc.mean(axis=(0, 1))
+        dists = []
+        for b in upper:
+            vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
+            dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
+        G = _bonus_table(rules, dists, t)
+        if y is not None and s.extra_yahtzee_bonus > 0 and batch.box is not None and batch.n_turns is not None:
+            # extra bonus earned per box still open when the Yahtzee box got its points
+            open_at = 0.0
+            for g in range(len(batch)):
+                n_t = int(batch.n_turns[g])
+                for c in range(s.columns):
+                    hits = np.nonzero((batch.box[g, :n_t] == y) & (batch.column[g, :n_t] == c))[0]
+                    if len(hits) and batch.scores[g, c, y] == rules.boxes[y].points:
+                        filled_before = int(((batch.column[g, : hits[0]] == c) & (batch.box[g, : hits[0]] >= 0)).sum())
+                        open_at += nb - filled_before - 1
+            rate = float(batch.yahtzee_bonus.sum()) / open_at if open_at else 0.0
+            yh = rate * np.arange(nb + 1, dtype=np.float64)
+    if s.saved_rolls:
+        best = (-math.inf, 0.0)
+        for cand in SAVED_CANDIDATES:
+            fut = _heuristic_future(rules, h, G, yh, t, cand)
+            mean = float(solver.play_with(rules, fut, SEED + 50, 0, FIT_GAMES).totals.mean())
+            if mean > best[0]:
+                best = (mean, cand)
+        saved_value = best[1]
+    return h, G, yh, saved_value

@@ -629,7 +629,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                yroll: np.ndarray, own_bit: np.ndarray, keep_index: np.ndarray, roll_of_keep: np.ndarray,
                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
                nb: int, ybox: int, ypoints: int, extra: int, joker_code: int, fill: bool, lower_bits: int,
-               must_zero: bool, saved_rolls: bool,
+               must_zero: bool, saved_rolls: bool, add_columns: bool,
                kind: int, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, h: np.ndarray, G: np.ndarray,
                yh: np.ndarray, sub_of: np.ndarray, saved_value: float, max_turns: int, nchunks: int,
                record: bool, scores: np.ndarray, ybonus: np.ndarray, rolls_out: np.ndarray,
@@ -637,7 +637,9 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                nturns_out: np.ndarray) -> None:
     """Play games first_game.. with the one-turn lookahead on F (the exact table: optimal play).
 
-    Dice: see yahtzee_cli.solver.play."""
+    A placement in column c is worth, relative to staying put, mult[c] * (score + bonus + F(next) -
+    F(now)) when columns add up; with add_columns off, the best weighted column estimate
+    max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.play."""
     g_n = scores.shape[0]
     R = natural.shape[0]
     K = add_die.shape[0]
@@ -653,6 +655,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
         EJ = np.empty((jmax, K))
         NV = np.empty((n_cols, nb * vmax))
         Fcur = np.empty(n_cols)
+        colraw = np.zeros(n_cols)
         cmask = np.zeros(n_cols, np.int64)
         usum = np.zeros(n_cols, np.int64)
         yst = np.zeros(n_cols, np.int64)  # -1 open, 0 zero, 1 full points
@@ -666,6 +669,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                 cmask[c] = 0
                 usum[c] = 0
                 yst[c] = -1
+                colraw[c] = 0.0
                 ybonus[g, c] = 0
                 for b in range(nb):
                     scores[g, c, b] = -1
@@ -675,9 +679,23 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
             while open_total > 0:
                 may_pass_turn = (not must_zero) and (max_turns - turn > open_total)
                 # ---- value vectors of the states each (column, box, variant) leads to
+                base = NEG
+                best1 = NEG
+                best2 = NEG
+                arg1 = -1
                 for c in range(n_cols):
                     yv = 1 if (yst[c] == 1 and nyt == 2) else 0
                     Fcur[c] = future(kind, cmask[c], yv, usum[c], W, midx, t, h, G, yh, sub_of, nb)
+                    cv = mult[c] * (colraw[c] + Fcur[c])
+                    if cv > best1:
+                        best2 = best1
+                        best1 = cv
+                        arg1 = c
+                    elif cv > best2:
+                        best2 = cv
+                base = best1
+                for c in range(n_cols):
+                    yv = 1 if (yst[c] == 1 and nyt == 2) else 0
                     for b in range(nb):
                         if (cmask[c] >> b) & 1:
                             continue
@@ -687,7 +705,10 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                             if yn[b, v] >= 0 and nyt != 2:
                                 y2 = 0
                             f2 = future(kind, m2, y2, usum[c] + du[b, v], W, midx, t, h, G, yh, sub_of, nb)
-                            NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
+                            if add_columns:
+                                NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
+                            else:
+                                NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
                 # ---- final-roll values (relative to staying put)
                 for r in range(R):
                     best = NEG
@@ -715,6 +736,9 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                             if s != 0:
                                 allzero = False
                             cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+                            if not add_columns:
+                                others = best2 if c == arg1 else best1
+                                cand = (cand if cand > others else others) - base
                             if cand > best:
                                 best = cand
                     if may_pass_turn and allzero and 0.0 > best:
@@ -803,6 +827,9 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                         if s != 0:
                             allzero = False
                         cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+                        if not add_columns:
+                            others = best2 if c == arg1 else best1
+                            cand = (cand if cand > others else others) - base
                         if cand > best:
                             best = cand
                             bc = c
@@ -818,6 +845,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                 if bc >= 0:
                     scores[g, bc, bb_] = bs
                     ybonus[g, bc] += bbon
+                    colraw[bc] += bs + bbon
                     cmask[bc] |= 1 << bb_
                     if is_upper[bb_]:
                         usum[bc] += bs

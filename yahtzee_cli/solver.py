@@ -352,14 +352,20 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
     `threads`: numba threads for this call (default: numba's setting)."""
+    if strategy not in ("optimal", "greedy"):
+        raise ValueError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
+    return play_with(rules, future_for(rules, strategy), seed, first_game, n_games, seat, record, threads)
+
+
+def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: int, seat: int = 0,
+              record: bool = False, threads: int | None = None) -> Any:
+    """Play with the one-turn lookahead on the value-to-go `fut` (see `play` for the conventions)."""
     from . import kernels
     from .games import GameBatch
     from .strategies import sheet_totals
 
-    if strategy not in ("optimal", "greedy"):
-        raise ValueError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     s = rules.settings
-    fut = future_for(rules, strategy)
+
     sc = score_tables(rules)
     d = sc.dice
     var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, fut.nyt)
@@ -378,7 +384,7 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     col = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
     is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
-    mult = np.array(s.multipliers if fut.weighted else (1,) * n_cols, dtype=np.float64)
+    mult = np.array(s.multipliers, dtype=np.float64)
     import numba
 
     old = numba.get_num_threads()
@@ -389,9 +395,9 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
             seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
             sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
             nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], s.fill_in_order,
-            sc.lower_bits, s.must_zero, s.saved_rolls, fut.kind, fut.W, fut.midx, fut.t, fut.nyt, fut.h, fut.G,
-            fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out, held_out,
-            nrolls, col, box, nturns,
+            sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
+            fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,
+            held_out, nrolls, col, box, nturns,
         )
     finally:
         numba.set_num_threads(old)
@@ -423,11 +429,11 @@ class Future:
     yh: FloatArray
     sub_of: IntArray
     saved_value: float = 0.0
-    weighted: bool = True  # column multipliers weight the columns' values
     exact: bool = False
 
 
-def _sub_of(rules: RuleSet) -> IntArray:
+def sub_of(rules: RuleSet) -> IntArray:
+    """[2**boxes] mask -> index of its set of filled upper boxes (bit j: the j-th upper box)."""
     nb = len(rules.boxes)
     all_masks = np.arange(1 << nb, dtype=np.int64)
     sub_of = np.zeros(1 << nb, dtype=np.int64)
@@ -447,7 +453,7 @@ def greedy_future(rules: RuleSet) -> Future:
     G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
     nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
     return Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64), np.zeros(nb), G,
-                  np.zeros(nb + 1), _sub_of(rules))
+                  np.zeros(nb + 1), sub_of(rules))
 
 
 def table_future(tab: Table, exact: bool) -> Future:
@@ -455,13 +461,6 @@ def table_future(tab: Table, exact: bool) -> Future:
 
     return Future(kernels.FUTURE_TABLE, tab.t, tab.nyt, np.ascontiguousarray(tab.W), _dense_rows(tab),
                   np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
-
-
-def single_column(rules: RuleSet) -> RuleSet:
-    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
-    data = rules.model_dump()
-    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
-    return RuleSet.model_validate(data)
 
 
 def future_for(rules: RuleSet, strategy: str, say: Callable[[str], None] | None = None) -> Future:
