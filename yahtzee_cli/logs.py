@@ -24,6 +24,7 @@ The pydantic models here define the shape (and the published JSON Schema); every
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Annotated, Any, Literal
@@ -350,6 +351,7 @@ def check_schema(data: Any) -> tuple[Kind | None, list[Problem]]:
 
 _RULES_CACHE: dict[tuple[bytes, bytes], RuleSet] = {}
 _RULES_CACHE_MAX = 256
+_RULES_BY_NAME: dict[str, RuleSet] = {}  # the common case, a bare preset name
 
 
 def rules_spec_data(spec: Any) -> Any:
@@ -364,6 +366,10 @@ def resolve_rules(spec: Any, overrides: Mapping[str, Any] | None = None) -> Rule
 
     Cached by content, so every game of a batch shares one RuleSet (and its memoised scores).
     Raises RulesError naming the valid choices."""
+    if not overrides and type(spec) is str:
+        hit = _RULES_BY_NAME.get(spec)
+        if hit is not None:
+            return hit
     data = rules_spec_data(spec)
     try:
         key = (orjson.dumps(data, option=orjson.OPT_SORT_KEYS), orjson.dumps(dict(overrides or {}),
@@ -380,7 +386,10 @@ def resolve_rules(spec: Any, overrides: Mapping[str, Any] | None = None) -> Rule
         rs = rules_from_data(data, overrides)
         if len(_RULES_CACHE) >= _RULES_CACHE_MAX:
             _RULES_CACHE.clear()
+            _RULES_BY_NAME.clear()
         _RULES_CACHE[key] = rs
+    if not overrides and type(spec) is str:
+        _RULES_BY_NAME[spec] = rs
     return rs
 
 
@@ -430,7 +439,7 @@ def sheet_row(rules: RuleSet, name: str) -> tuple[Literal["box", "bonus", "deriv
 # --------------------------------------------------------------------------- reading
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Document:
     """One game read from the input: its 1-based number, the line it starts on, and the parsed JSON
     (`data`), or the `problem` that stopped it being read (syntax, encoding, size). `trusted` is True
@@ -444,13 +453,13 @@ class Document:
     trusted: bool = False
 
 
-_DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
+_EXPONENT = re.compile(rb"e(?<=[0-9]e)")  # a digit then e; the literal first keeps the search fast
 
 
 def _trusted(raw: bytes) -> bool:
     """No `true` and no decimal or exponent number in the text (so every number parsed is an int and
-    no die can be a bool); a few substring searches, much faster than a regex over the line."""
-    return b"true" not in raw and b"." not in raw and b"E" not in raw and b"0e" not in raw.translate(_DIGITS_TO_0)
+    no die can be a bool). A name like "Rue" or "Dr. No" only costs the fast path its shortcut."""
+    return b"." not in raw and b"E" not in raw and b"true" not in raw and _EXPONENT.search(raw) is None
 
 
 def _syntax_problem(exc: orjson.JSONDecodeError, line_offset: int, raw: bytes) -> Problem:

@@ -730,12 +730,14 @@ def options(rules: RuleSet, columns: Sequence[Column], dice: Dice) -> list[Optio
 
 class RollContext(NamedTuple):
     """What a roll means in a column whatever boxes are open: whether it is a joker, whether the
-    forced joker rule steers it, its own upper box (bit), and the extra bonus it earns."""
+    forced joker rule steers it, its own upper box (bit), the extra bonus it earns, and its natural
+    score in every box."""
 
     joker: bool
     forced: bool
     own_bit: int
     bonus: int
+    scores: tuple[int, ...] = ()
 
 
 def roll_context(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> RollContext:
@@ -743,7 +745,7 @@ def roll_context(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> RollC
     (depends on nothing else, so callers may memoise it per (dice, yahtzee_score))."""
     joker = joker_active(rules, dice, yahtzee_score)
     return RollContext(joker, joker and rules.settings.joker == "forced", _own_bit(rules, dice),
-                       extra_bonus(rules, dice, yahtzee_score))
+                       extra_bonus(rules, dice, yahtzee_score), rules.natural_scores(dice))
 
 
 def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dice) -> int | None:
@@ -752,9 +754,9 @@ def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dic
     open_ = ((1 << len(rules.boxes)) - 1) & ~filled
     if not legal_bits(open_, rules.settings.fill_in_order, ctx.forced, ctx.own_bit, rules.lower_bits) >> box & 1:
         return None
-    if joker_full_value(ctx.joker, open_, ctx.own_bit):
+    if ctx.joker and joker_full_value(ctx.joker, open_, ctx.own_bit):
         return joker_value(rules.boxes[box], dice)
-    return rules.natural_scores(dice)[box]
+    return (ctx.scores or rules.natural_scores(dice))[box]
 
 
 def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice) -> Option | None:

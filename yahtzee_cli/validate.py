@@ -40,10 +40,6 @@ _LOG_KEYS = frozenset({"format", "rules", "players", "turns", "meta"})
 _TURN_KEYS = frozenset({"player", "rolls", "held", "column", "box", "score", "bonus"})
 
 
-class _Anomaly(Exception):
-    """The fast path met something it does not check itself: redo the game on the exact path."""
-
-
 # --------------------------------------------------------------------------- per-rule-set tables
 
 
@@ -59,6 +55,13 @@ class _Tables:
         self.box_ids: dict[str, int] = {}
         self.possible: dict[int, frozenset[int]] = {}
         self.contexts: dict[tuple[Dice, int | None], R.RollContext] = {}
+        # Dice as packed face counts (4 bits a face): a held multiset h is within a roll r iff no
+        # field of (r + GUARD) - h borrows. Raw (unsorted) tuples of ints 1-6 -> packed counts.
+        self.roll_key: dict[tuple[Any, ...], int] = {}  # exactly n dice
+        self.held_key: dict[tuple[Any, ...], int] = {}  # 0 to n dice
+        self.by_key: dict[int, Dice] = {}  # packed counts of a roll -> its sorted dice
+        self.allowed: dict[int, int] = {}  # rules.rolls_allowed by saved rolls
+        self.saved_left: dict[tuple[int, int], int] = {}  # rules.saved_after by (saved, rolls used)
 
     def context(self, dice: Dice, yahtzee_score: int | None) -> R.RollContext:
         """rules.roll_context, memoised (a few hundred rolls times the Yahtzee box's few values)."""
@@ -79,6 +82,22 @@ class _Tables:
             return None
         got = self.canon[key] = tuple(sorted(key))
         return got
+
+    def pack(self, raw: Any, full: bool) -> int | None:
+        """Packed counts of raw dice (a roll of exactly n dice when `full`, else 0 to n held dice),
+        or None when they are not ints 1-6 (bools excluded) or the count is wrong."""
+        key = tuple(raw)
+        if len(key) > self.n or (full and len(key) != self.n):
+            return None
+        if not all(type(v) is int and 1 <= v <= 6 for v in key):
+            return None
+        packed: int = sum(1 << 4 * (v - 1) for v in key)
+        if full:
+            self.roll_key[key] = packed
+            self.by_key.setdefault(packed, tuple(sorted(key)))
+        else:
+            self.held_key[key] = packed
+        return packed
 
     def sub_multisets(self, roll: Dice) -> frozenset[Dice]:
         got = self.subs.get(roll)
@@ -249,8 +268,6 @@ def walk_log(
     until: int | None = None,
     check_claims: bool = True,
     steps: list[TurnStep] | None = None,
-    _fast: bool = False,
-    _trusted: bool = False,
 ) -> LogWalk:
     """Replay a yahtzee-log/1 (already shape-checked: see `check_document`) under `rules`.
 
@@ -265,18 +282,10 @@ def walk_log(
     tb = tables(rules)
     names: list[str] = data["players"]
     turns: list[Any] = data.get("turns") or []
-    if _fast:
-        if type(names) is not list or not names or type(turns) is not list:
-            raise _Anomaly
-        for nm in names:
-            if type(nm) is not str or not nm:
-                raise _Anomaly
     index: dict[str, int] = {}
     dup: list[Problem] = []
     for j, nm in enumerate(names):
         if nm in index:
-            if _fast:
-                raise _Anomaly
             dup.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique"))
         else:
             index[nm] = len(index)
@@ -285,8 +294,6 @@ def walk_log(
     problems = walk.problems
 
     def problem(path: str, message: str) -> None:
-        if _fast:
-            raise _Anomaly
         if len(problems) >= MAX_PROBLEMS:
             problems.append(Problem(path, "too many problems; the rest of the game was not checked"))
             raise _TooMany
@@ -294,15 +301,14 @@ def walk_log(
 
     count = len(turns) if until is None else max(0, min(until, len(turns)))
     try:
-        cur = _walk_turns(walk, tb, turns, count, index, problem, check_claims, steps, _fast, _trusted)
+        _walk_turns(walk, tb, turns, count, index, problem, check_claims, steps)
     except _TooMany:
-        cur = walk.last_player
+        pass
     walk.turns = count
-    walk.last_player = cur
     if walk.in_progress is not None:
         walk.next_player = walk.in_progress.player
     else:
-        walk.next_player = _next_open(players, cur)
+        walk.next_player = _next_open(players, walk.last_player)
     return walk
 
 
@@ -315,10 +321,8 @@ def _walk_turns(
     problem: Any,
     check_claims: bool,
     steps: list[TurnStep] | None,
-    fast: bool,
-    trusted: bool,
-) -> int | None:
-    """The turn loop of walk_log (the validator's hot path); returns the last player to move."""
+) -> None:
+    """The turn loop of walk_log: every problem worded (the fast path is `_fast_walk`)."""
     rules = tb.rules
     players = walk.players
     names = [p.name for p in players]
@@ -326,34 +330,17 @@ def _walk_turns(
     ncols = s.columns
     keys = rules.keys
     y = rules.yahtzee_index
-    box_score = R.box_score
-    ctx_get = tb.contexts.get
-    canon_get = tb.canon.get
-    subs_get = tb.subs.get
-    box_get = tb.box_ids.get
-    nplayers = len(players)
-    allowed_of: dict[int, int] = {}
-    saved_of: dict[tuple[int, int], int] = {}
-    check_types = fast and not trusted
-    turn_keys = _TURN_KEYS
     last = len(turns) - 1
     cur: int | None = None  # who played last
     for t in range(count):
         turn = turns[t]
-        if fast and (type(turn) is not dict or not turn.keys() <= turn_keys):
-            raise _Anomaly
-        expected = 0 if cur is None else (cur + 1) % nplayers
-        if players[expected].open_boxes == 0:
-            nxt = _next_open(players, cur)
-            if nxt is None:
-                more = count - t
-                problem(f"/turns/{t}", f"the game is already over (every sheet is full) but {more} more turn"
-                        f"{'s follow' if more > 1 else ' follows'}")
-                break
-            expected = nxt
+        expected = _next_open(players, cur)
+        if expected is None:
+            more = count - t
+            problem(f"/turns/{t}", f"the game is already over (every sheet is full) but {more} more turn"
+                    f"{'s follow' if more > 1 else ' follows'}")
+            break
         name = turn["player"]
-        if fast and type(name) is not str:
-            raise _Anomaly
         pi = index.get(name)
         if pi is None:  # most likely a misspelt name: count it as the expected player's turn
             problem(f"/turns/{t}/player", f"unknown player {_show(name)}; players: {', '.join(names)}")
@@ -370,27 +357,16 @@ def _walk_turns(
         p = players[pi]
         # -- rolls and held dice
         raw_rolls = turn["rolls"]
-        if fast and (type(raw_rolls) is not list or not raw_rolls):
-            raise _Anomaly
         nrolls = len(raw_rolls)
         saved = p.saved
-        allowed = allowed_of.get(saved)
-        if allowed is None:
-            allowed = allowed_of[saved] = R.rolls_allowed(rules, saved)
+        allowed = R.rolls_allowed(rules, saved)
         if nrolls > allowed:
             extra = f" (3 plus {saved} saved)" if s.saved_rolls else ""
             problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}")
         rolls: list[Dice | None] = []
         for j, raw in enumerate(raw_rolls):
-            if check_types:
-                if type(raw) is not list or not all(type(v) is int for v in raw):
-                    raise _Anomaly  # e.g. true, which equals 1 in the table lookups
-                d = tb.dice(raw)
-            else:
-                d = canon_get(tuple(raw)) or tb.dice(raw)
+            d = tb.dice(raw)
             if d is None:
-                if fast:
-                    raise _Anomaly
                 if len(raw) != rules.dice:
                     problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}")
                 else:
@@ -398,37 +374,19 @@ def _walk_turns(
             rolls.append(d)
         held_raw = turn.get("held")
         if held_raw is not None:
-            if fast and type(held_raw) is not list:
-                raise _Anomaly
             if len(held_raw) != nrolls - 1:
                 problem(f"/turns/{t}/held", f"{len(held_raw)} held lists for {nrolls - 1} reroll"
                         f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll")
-            before = rolls[0]
             for k, h in enumerate(held_raw[: nrolls - 1]):
-                if check_types and (type(h) is not list or not all(type(v) is int for v in h)):
-                    raise _Anomaly
-                after = rolls[k + 1]
-                hk = tuple(h)
-                if before is not None:
-                    subs = subs_get(before) or tb.sub_multisets(before)
-                    if hk not in subs:
-                        hk = tuple(sorted(h))
-                        if hk not in subs:
-                            problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {k + 1} "
-                                    f"({_fmt(before)}): held dice are kept from the roll before")
-                if after is not None:
-                    subs = subs_get(after) or tb.sub_multisets(after)
-                    if hk not in subs:
-                        hk = tuple(sorted(h))
-                        if hk not in subs:
-                            problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {k + 2} "
-                                    f"({_fmt(after)}): held dice must still show after the reroll")
-                before = after
+                hk = tuple(sorted(h))
+                for j, verb in ((k, "are kept from the roll before"), (k + 1, "must still show after the reroll")):
+                    r = rolls[j]
+                    if r is not None and hk not in tb.sub_multisets(r):
+                        problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {j + 1} ({_fmt(r)}): "
+                                f"held dice {verb}")
         dice = rolls[-1]
         score = turn.get("score")
         bonus_claim = turn.get("bonus")
-        if fast and not ((score is None or type(score) is int) and (bonus_claim is None or type(bonus_claim) is int)):
-            raise _Anomaly
         # -- an in-progress last turn
         if "box" not in turn:
             if t != last:
@@ -448,26 +406,8 @@ def _walk_turns(
                                           in_progress=True))
             continue
         box = turn["box"]
-        col = turn.get("column")
-        ci = 0
-        if col is not None:
-            if fast and (type(col) is not int or col < 1):
-                raise _Anomaly
-            if col > ncols:
-                problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
-                        f"{'s' if ncols > 1 else ''}")
-                dice = None
-            else:
-                ci = col - 1
-        elif ncols > 1:
-            problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
-                    f"\"column\": 1-{ncols}")
-            dice = None
         before_cols = tuple(p.columns) if steps is not None else ()
-        left = saved_of.get((saved, nrolls))
-        if left is None:
-            left = saved_of[(saved, nrolls)] = max(0, R.saved_after(rules, saved, nrolls))
-        p.saved = left
+        p.saved = max(0, R.saved_after(rules, saved, nrolls))
         p.turns += 1
         # -- a passed turn
         if box is None:
@@ -484,27 +424,37 @@ def _walk_turns(
                     problem(f"/turns/{t}/box", illegal)
                 if check_claims and score:
                     problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing")
+                if check_claims and bonus_claim:
+                    problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but a passed turn earns nothing")
                 if steps is not None:
                     steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
                                           _held(held_raw, nrolls), None, None, None, passed=True, illegal=illegal))
             continue
-        # -- the box
-        if fast and type(box) is not str:
-            raise _Anomaly
-        bi = box_get(box)
-        if bi is None:
-            try:
-                bi = tb.box(box)
-            except RulesError as exc:
-                problem(f"/turns/{t}/box", str(exc))
+        # -- the box (and its column)
+        try:
+            bi = tb.box(box)
+        except RulesError as exc:
+            problem(f"/turns/{t}/box", str(exc))
+            continue
+        col = turn.get("column")
+        ci = 0
+        if col is not None:
+            if col > ncols:
+                problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
+                        f"{'s' if ncols > 1 else ''}")
                 continue
+            ci = col - 1
+        elif ncols > 1:
+            problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
+                    f"\"column\": 1-{ncols}")
+            continue
         if dice is None:
             continue
         filled = p.filled[ci]
         scores = p.scores[ci]
         ys = scores[y] if y is not None else None
-        ctx = ctx_get((dice, ys)) or tb.context(dice, ys)
-        value = box_score(rules, ctx, filled, bi, dice)
+        ctx = tb.context(dice, ys)
+        value = R.box_score(rules, ctx, filled, bi, dice)
         illegal = None
         if value is None:
             if filled >> bi & 1:
@@ -532,20 +482,174 @@ def _walk_turns(
                 problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}")
         scores[bi] = value
         p.filled[ci] = filled | (1 << bi)
-        if bonus:
-            p.bonus[ci] += bonus
+        p.bonus[ci] += bonus
         p.open_boxes -= 1
         if steps is not None:
             steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
                                   _held(held_raw, nrolls), ci, bi, Option(bi, value, bonus, ci, ctx.joker),
                                   illegal=illegal))
-    return cur
 
 
 def _held(held_raw: Any, nrolls: int) -> tuple[Dice, ...] | None:
     if held_raw is None:
         return None
     return tuple(tuple(sorted(h)) for h in held_raw[: nrolls - 1])
+
+
+_INT64_MAX = 2**63 - 1
+_GUARD = sum(8 << 4 * i for i in range(6))  # the high bit of each face's 4-bit count
+
+
+def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk | None:
+    """The validator's hot path: the same acceptance as the exact path (schema + walk_log) on raw
+    JSON, with table lookups and no messages; None at the first thing it does not accept (the exact
+    path then words every problem). `trusted`: the text held no `true` and no decimal or exponent
+    numbers (see logs.Document), so dice need no per-die type checks. Kept equal to the exact path
+    by a property test on random games and mutations (tests/test_validate.py)."""
+    names = data["players"]
+    turns = data.get("turns")
+    if turns is None:
+        turns = []
+    if type(names) is not list or not names or type(turns) is not list:
+        return None
+    index: dict[str, int] = {}
+    for nm in names:
+        if type(nm) is not str or not nm or nm in index:
+            return None
+        index[nm] = len(index)
+    tb = tables(rules)
+    players = [PlayerState.new(nm, rules) for nm in names]
+    walk = LogWalk(rules, players)
+    nplayers = len(players)
+    s = rules.settings
+    ncols = s.columns
+    y = rules.yahtzee_index
+    box_score = R.box_score
+    ctx_get = tb.contexts.get
+    roll_get = tb.roll_key.get
+    held_get = tb.held_key.get
+    by_key = tb.by_key
+    box_get = tb.box_ids.get
+    allowed_of = tb.allowed
+    saved_of = tb.saved_left
+    turn_keys = _TURN_KEYS
+    last = len(turns) - 1
+    cur = -1
+    for t, turn in enumerate(turns):
+        if type(turn) is not dict or not turn.keys() <= turn_keys:
+            return None
+        expected = (cur + 1) % nplayers
+        if players[expected].open_boxes == 0:
+            nxt = _next_open(players, cur)
+            if nxt is None:
+                return None  # a turn after the game is over
+            expected = nxt
+        name = turn["player"]
+        if type(name) is not str or index.get(name) != expected:
+            return None
+        cur = expected
+        p = players[expected]
+        raw_rolls = turn["rolls"]
+        if type(raw_rolls) is not list:
+            return None
+        nrolls = len(raw_rolls)
+        saved = p.saved
+        allowed = allowed_of.get(saved)
+        if allowed is None:
+            allowed = allowed_of[saved] = R.rolls_allowed(rules, saved)
+        if not 0 < nrolls <= allowed:
+            return None
+        held_raw = turn.get("held")
+        if held_raw is not None and (type(held_raw) is not list or len(held_raw) != nrolls - 1):
+            return None
+        prev = 0
+        for k, raw in enumerate(raw_rolls):
+            if not trusted and not (type(raw) is list and all(type(v) is int for v in raw)):
+                return None  # e.g. true, which equals 1 in the table lookups
+            r = roll_get(tuple(raw))
+            if r is None:
+                r = tb.pack(raw, True)
+                if r is None:
+                    return None
+            if k and held_raw is not None:
+                h = held_raw[k - 1]
+                if not trusted and not (type(h) is list and all(type(v) is int for v in h)):
+                    return None
+                hp = held_get(tuple(h))
+                if hp is None:
+                    hp = tb.pack(h, False)
+                    if hp is None:
+                        return None
+                if (prev + _GUARD - hp) & _GUARD != _GUARD or (r + _GUARD - hp) & _GUARD != _GUARD:
+                    return None
+            prev = r
+        dice = by_key[prev]
+        score = turn.get("score")
+        bonus_claim = turn.get("bonus")
+        col = turn.get("column")
+        if col is not None and not (type(col) is int and 1 <= col <= _INT64_MAX):
+            return None
+        box = turn.get("box", _IN_PROGRESS)
+        if box is _IN_PROGRESS:
+            if t != last or score is not None or bonus_claim is not None:
+                return None
+            walk.in_progress = InProgress(t, expected, tuple(tb.dice(r) for r in raw_rolls),  # type: ignore[misc]
+                                          _held(held_raw, nrolls), saved, nrolls, allowed - nrolls)
+            break
+        if not ((score is None or type(score) is int) and (bonus_claim is None or type(bonus_claim) is int)):
+            return None
+        left = saved_of.get((saved, nrolls))
+        if left is None:
+            left = saved_of[(saved, nrolls)] = max(0, R.saved_after(rules, saved, nrolls))
+        p.saved = left
+        p.turns += 1
+        if box is None:  # a pass: rare, so asked of the rules in full
+            if score or bonus_claim or not R.may_pass(rules, R.options(rules, p.columns, dice)):
+                return None
+            continue
+        if type(box) is not str:
+            return None
+        bi = box_get(box)
+        if bi is None:
+            try:
+                bi = tb.box(box)
+            except RulesError:
+                return None
+        if col is None:
+            if ncols > 1:
+                return None
+            ci = 0
+        elif col > ncols:
+            return None
+        else:
+            ci = col - 1
+        filled = p.filled[ci]
+        scores = p.scores[ci]
+        ys = scores[y] if y is not None else None
+        ctx = ctx_get((dice, ys))
+        if ctx is None:
+            ctx = tb.context(dice, ys)
+        value = box_score(rules, ctx, filled, bi, dice)
+        if value is None or (score is not None and score != value):
+            return None
+        bonus = ctx.bonus
+        if bonus_claim is not None and bonus_claim != bonus:
+            return None
+        scores[bi] = value
+        p.filled[ci] = filled | (1 << bi)
+        if bonus:
+            p.bonus[ci] += bonus
+        p.open_boxes -= 1
+    walk.turns = len(turns)
+    walk.last_player = None if cur < 0 else cur
+    if walk.in_progress is not None:
+        walk.next_player = walk.in_progress.player
+    else:
+        walk.next_player = _next_open(players, walk.last_player)
+    return walk
+
+
+_IN_PROGRESS = object()
 
 
 # --------------------------------------------------------------------------- sheets
@@ -776,8 +880,8 @@ def _fast_log(data: Any, trusted: bool) -> LogWalk | None:
         return None
     try:
         rules = resolve_rules(data["rules"])
-        return walk_log(data, rules, _fast=True, _trusted=trusted)
-    except (_Anomaly, RulesError, KeyError, TypeError, AttributeError, IndexError):
+        return _fast_walk(data, rules, trusted)
+    except (RulesError, KeyError, TypeError, AttributeError, IndexError):
         return None
 
 
