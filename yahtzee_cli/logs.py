@@ -504,7 +504,12 @@ def _read_line(stream: IO[bytes], limit: int) -> tuple[bytes, bool]:
     line = stream.readline(limit + 1)
     if len(line) <= limit or line.endswith(b"\n"):
         return line, False
-    while True:  # skip the rest without holding it
+    return _skip_rest(stream, line)
+
+
+def _skip_rest(stream: IO[bytes], line: bytes) -> tuple[bytes, bool]:
+    """Read and drop the rest of an over-long line, a chunk at a time (memory stays flat)."""
+    while True:
         chunk = stream.readline(_CHUNK)
         if not chunk or chunk.endswith(b"\n"):
             return line[:0], True
@@ -552,25 +557,34 @@ def iter_documents(
         else:
             index += 1
             yield Document(index, lineno, value, trusted=_trusted(first))
+    readline = stream.readline
+    loads = orjson.loads
     while True:
-        line, too_long = _read_line(stream, max_line)
-        if not line and not too_long:
+        line = readline(max_line + 1)
+        if len(line) > max_line and not line.endswith(b"\n"):
+            line, too_long = _skip_rest(stream, line)
+        elif not line:
             return
+        else:
+            too_long = False
         lineno += 1
         if too_long:
             index += 1
             yield Document(index, lineno, problem=Problem("", f"line {lineno} is longer than {max_line >> 20} MiB; "
                                                               "one game per line is at most a few KB"))
             continue
-        if not line.strip():
+        if len(line) < 64 and not line.strip():
             continue
-        index += 1
         try:
-            value = orjson.loads(line)
+            value = loads(line)
         except orjson.JSONDecodeError as exc:
+            if not line.strip():  # a long line of blanks
+                continue
+            index += 1
             yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, line))
             continue
-        yield Document(index, lineno, value, trusted=_trusted(line))
+        index += 1
+        yield Document(index, lineno, value, None, _trusted(line))
 
 
 def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: int) -> Document:

@@ -60,6 +60,7 @@ class _Tables:
         self.roll_key: dict[tuple[Any, ...], int] = {}  # exactly n dice
         self.held_key: dict[tuple[Any, ...], int] = {}  # 0 to n dice
         self.by_key: dict[int, Dice] = {}  # packed counts of a roll -> its sorted dice
+        self.packed_contexts: dict[tuple[int, int | None], R.RollContext] = {}  # by (packed roll, Yahtzee box)
         self.allowed: dict[int, int] = {}  # rules.rolls_allowed by saved rolls
         self.saved_left: dict[tuple[int, int], int] = {}  # rules.saved_after by (saved, rolls used)
 
@@ -525,7 +526,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     ncols = s.columns
     y = rules.yahtzee_index
     box_score = R.box_score
-    ctx_get = tb.contexts.get
+    ctx_get = tb.packed_contexts.get
     roll_get = tb.roll_key.get
     held_get = tb.held_key.get
     by_key = tb.by_key
@@ -626,9 +627,9 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
         filled = p.filled[ci]
         scores = p.scores[ci]
         ys = scores[y] if y is not None else None
-        ctx = ctx_get((dice, ys))
+        ctx = ctx_get((prev, ys))
         if ctx is None:
-            ctx = tb.context(dice, ys)
+            ctx = tb.packed_contexts[(prev, ys)] = tb.context(dice, ys)
         value = box_score(rules, ctx, filled, bi, dice)
         if value is None or (score is not None and score != value):
             return None

@@ -1,0 +1,153 @@
+"""Benchmark: `yahtzee validate` on an NDJSON file of complete games, games per second and peak memory.
+
+    python benchmarks/bench_validate.py [--games 100000] [--rules yahtzee] [--players 1]
+
+1. Writes benchmarks/out/<rules>-<players>p-<games>.ndjson once (reused on later runs): complete
+   games of random legal play, with the simulator's random strategy (`yahtzee simulate -S random
+   --log-out`, compiled, fast) or, when that is missing, yahtzee_cli.replay.random_log.
+2. Runs `yahtzee validate FILE --quiet` as a child process on one core (taskset when present) for
+   the whole file and for a tenth of it: wall and CPU time, games/s, and the child's peak RSS
+   (os.wait4), to show that memory does not grow with the file.
+3. Side by side, in-process on a sample: JSON parsing alone (the floor) and the exact path
+   (pydantic schema + the worded rule walk, what validation costs without the fast path), with
+   the ratio. Nothing on PyPI validates these logs, so the exact path is the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def generate(path: Path, games: int, rules: str, players: int) -> str:
+    if path.exists() and path.stat().st_size > 0:
+        return "cached"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    exe = shutil.which("yahtzee")
+    if exe:
+        cmd = [exe, "simulate", "-S", "random", "-n", str(games), "--seed", "1", "--rules", rules, "-w", "1",
+               "--log-out", str(tmp), "--json"]
+        if players > 1:
+            cmd[2:4] = ["-p", ",".join(["random"] * players)]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode == 0 and tmp.exists():
+            tmp.rename(path)
+            return "yahtzee simulate -S random"
+    from yahtzee_cli.logs import dump_line
+    from yahtzee_cli.replay import random_log
+
+    names = tuple(f"P{i + 1}" for i in range(players))
+    import random
+
+    rng = random.Random(1)
+    with open(tmp, "wb") as fh:
+        for _ in range(games):
+            fh.write(dump_line(random_log(rules, rng, names)))
+    tmp.rename(path)
+    return "yahtzee_cli.replay.random_log"
+
+
+def run_validate(path: Path) -> tuple[float, float, int, int]:
+    """(wall s, CPU s, peak RSS KiB, exit code) of `yahtzee validate PATH --quiet` in a child."""
+    cmd = [sys.executable, "-m", "yahtzee_cli", "validate", str(path), "--quiet"]
+    if shutil.which("taskset"):
+        cmd = ["taskset", "-c", "0", *cmd]
+    t0 = time.perf_counter()
+    child = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage (not earlier children's)
+    wall = time.perf_counter() - t0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, child.returncode
+
+
+def in_process(path: Path, sample: int) -> tuple[float, float, float]:
+    """Games/s (CPU) on the first `sample` games: parse only, the exact path, our validate_stream."""
+    import orjson
+
+    from yahtzee_cli.logs import check_schema, resolve_rules
+    from yahtzee_cli.validate import validate_stream, walk_log
+
+    lines = []
+    with open(path, "rb") as fh:
+        for line in fh:
+            lines.append(line)
+            if len(lines) >= sample:
+                break
+    data = b"".join(lines)
+
+    def parse() -> None:
+        for line in lines:
+            orjson.loads(line)
+
+    def exact() -> None:
+        for line in lines:
+            doc = orjson.loads(line)
+            kind, problems = check_schema(doc)
+            assert kind == "log" and not problems
+            assert not walk_log(doc, resolve_rules(doc["rules"])).problems
+
+    def ours() -> None:
+        assert all(r.valid for r in validate_stream(io.BytesIO(data)))
+
+    rates = []
+    for fn in (parse, exact, ours):
+        fn()  # warm the caches (rule tables, memoised scores)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            fn()
+            best = min(best, time.process_time() - t0)
+        rates.append(len(lines) / best)
+    return rates[0], rates[1], rates[2]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--rules", default="yahtzee")
+    ap.add_argument("--players", type=int, default=1)
+    ap.add_argument("--sample", type=int, default=5_000, help="games for the in-process comparison")
+    args = ap.parse_args()
+
+    path = OUT / f"{args.rules}-{args.players}p-{args.games}.ndjson"
+    t0 = time.perf_counter()
+    how = generate(path, args.games, args.rules, args.players)
+    print(f"games: {args.games:,} complete {args.rules} games, {args.players} player(s), random legal play "
+          f"({how}, {time.perf_counter() - t0:.1f} s); {path.stat().st_size / 1e6:.1f} MB")
+    tenth = OUT / f"{args.rules}-{args.players}p-{args.games}-tenth.ndjson"
+    if not tenth.exists():
+        with open(path, "rb") as src, open(tenth, "wb") as dst:
+            for i, line in enumerate(src):
+                if i >= args.games // 10:
+                    break
+                dst.write(line)
+    results = {}
+    for label, p, n in (("tenth", tenth, args.games // 10), ("all", path, args.games)):
+        wall, cpu, rss, code = run_validate(p)
+        if code != 0:
+            sys.exit(f"validate exited {code} on {p}")
+        results[label] = (wall, cpu, rss, n)
+    wall, cpu, rss, n = results["all"]
+    print(f"yahtzee validate (one core): {n:,} games in {wall:.2f} s wall, {cpu:.2f} s CPU -> "
+          f"{n / wall:,.0f} games/s wall, {n / cpu:,.0f} games/s CPU; peak RSS {rss / 1024:.0f} MiB")
+    small = results["tenth"]
+    print(f"memory: peak RSS {small[2] / 1024:.0f} MiB for {small[3]:,} games, {rss / 1024:.0f} MiB for {n:,} "
+          f"(x{n / small[3]:.0f} the games, x{rss / small[2]:.2f} the memory)")
+    parse, exact, ours = in_process(path, args.sample)
+    print(f"in-process on {args.sample:,} games (CPU): JSON parsing alone {parse:,.0f} games/s; exact path "
+          f"(pydantic + worded rule walk) {exact:,.0f} games/s; validate {ours:,.0f} games/s "
+          f"= {ours / exact:.1f}x the exact path")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
