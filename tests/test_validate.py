@@ -291,3 +291,22 @@ def check_document_exact(data: object) -> list:
     if kind != "log":
         return ["sheet"]
     return walk_log(data, rules).problems  # type: ignore[arg-type]
+
+
+def test_a_pass_needs_no_column_and_claims_nothing() -> None:
+    spec = {"preset": "yahtzee", "settings": {"must_zero": False, "columns": 2}}
+    game = random_log(R.preset("yahtzee", spec["settings"]), 0, ("A",), spec=spec)
+    passes = [i for i, t in enumerate(game["turns"]) if t["box"] is None]
+    assert passes and all("column" not in game["turns"][i] for i in passes)
+    assert check_game(game) == []
+    game["turns"][passes[0]]["bonus"] = 100
+    assert [str(p) for p in check_game(game)] == [
+        f"/turns/{passes[0]}/bonus: claimed bonus 100, but a passed turn earns nothing"]
+
+
+def test_report_lines_and_kinds() -> None:
+    data = orjson.dumps(random_log("yahtzee", 1)) + b"\n" + (FIX / "sheets/partial.json").read_bytes().replace(
+        b"\n", b"") + b"\n"
+    reps = list(validate_stream(io.BytesIO(data)))
+    assert [(r.index, r.line, r.kind, r.valid, r.finished) for r in reps] == [
+        (1, 1, "log", True, True), (2, 2, "sheet", True, False)]
