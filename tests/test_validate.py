@@ -226,7 +226,7 @@ def _mutate(game: dict, rng: random.Random) -> None:
 def _mutate_once(game: dict, rng: random.Random) -> None:
     turns = game["turns"]
     t = turns[rng.randrange(len(turns))]
-    what = rng.randrange(14)
+    what = rng.randrange(15)
     if what == 0:
         t["rolls"][-1][rng.randrange(len(t["rolls"][-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
     elif what == 1:
@@ -254,8 +254,10 @@ def _mutate_once(game: dict, rng: random.Random) -> None:
         turns.append(dict(turns[0]))
     elif what == 12:
         t["player"] = rng.choice(["B", 5, "", None])
-    else:
+    elif what == 13:
         game["meta"] = rng.choice([None, {"a": 1}, [], "x"])
+    else:
+        game["turns"] = rng.choice([None, [], {}, turns[:1]])
 
 
 @settings(max_examples=400, deadline=None)

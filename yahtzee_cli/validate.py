@@ -508,9 +508,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     numbers (see logs.Document), so dice need no per-die type checks. Kept equal to the exact path
     by a property test on random games and mutations (tests/test_validate.py)."""
     names = data["players"]
-    turns = data.get("turns")
-    if turns is None:
-        turns = []
+    turns = data.get("turns", [])
     if type(names) is not list or not names or type(turns) is not list:
         return None
     index: dict[str, int] = {}
