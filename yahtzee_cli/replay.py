@@ -271,8 +271,8 @@ def render(rp: Replay) -> str:
         title += f", {rp.turns} turn{'s' if rp.turns != 1 else ''}"
     lines = [title, *_table(rows), ""]
     if multi:
-        how = "columns added together" if rules.settings.add_columns else "the best column counts"
-        lines.append(f"Score: each column times its multiplier, {how}.")
+        how = "the columns added together" if rules.settings.add_columns else "the best column"
+        lines.append(f"Counted: each column times its multiplier; a player's score is {how}.")
     if len(rp.players) == 1:
         lines.append(f"Score: {rp.players[0].total}")
     else:
