@@ -484,3 +484,24 @@ def test_python_m_entry_point_with_workers() -> None:
                         "1", "-w", "2", "--json"], capture_output=True, text=True, check=False, timeout=300)
     assert p.returncode == 0, p.stderr
     assert loads(p.stdout)["games"] == 300
+
+
+@pytest.mark.skipif(shutil.which("yahtzee") is None or sys.platform == "win32", reason="needs the script and signals")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: str) -> None:
+    """A real SIGINT (what Ctrl-C sends) during a long run: exit 130, the JSON summary of the games
+    finished, a note on stderr; with -w 2 a user bot runs in worker processes."""
+    import signal
+    import time
+
+    spec = write_bot(tmp_path, "def play(pos):\n    return pos.options[0]\n") if workers == "2" else "random"
+    p = subprocess.Popen(["yahtzee", "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
+                          "-w", workers], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    data = loads(out)
+    assert data["interrupted"] is True and 0 < data["games"] < 1_000_000_000
+    assert data["games_requested"] == 1_000_000_000 and data["mean"] > 0
+    assert "interrupted: the summary covers the" in err and "Traceback" not in err

@@ -119,19 +119,15 @@ class SeatSummary:
         return cls(0, np.zeros(1, dtype=np.int64), np.zeros((rules.settings.columns, len(rules.boxes)),
                                                             dtype=np.int64), 0, 0, 0)
 
-    def merge(self, other: SeatSummary) -> None:
+    def merged(self, other: SeatSummary) -> SeatSummary:
+        """A new summary of both sets of games (neither input changes)."""
         n = max(len(self.hist), len(other.hist))
         hist = np.zeros(n, dtype=np.int64)
         hist[: len(self.hist)] += self.hist
         hist[: len(other.hist)] += other.hist
-        self.hist = hist
-        self.games += other.games
-        self.box_sum = self.box_sum + other.box_sum
-        self.upper_bonus += other.upper_bonus
-        self.yahtzee_scored += other.yahtzee_scored
-        self.extra_bonus += other.extra_bonus
-        self.wins += other.wins
-        self.ties += other.ties
+        return SeatSummary(self.games + other.games, hist, self.box_sum + other.box_sum,
+                           self.upper_bonus + other.upper_bonus, self.yahtzee_scored + other.yahtzee_scored,
+                           self.extra_bonus + other.extra_bonus, self.wins + other.wins, self.ties + other.ties)
 
 
 def summarize(rules: R.RuleSet, batch: GameBatch) -> tuple[SeatSummary, np.ndarray]:
@@ -228,14 +224,18 @@ def record_cap(rules: R.RuleSet) -> int:
     return max(1, min(1000, RECORD_BYTES // per_game))
 
 
-def chunk_plan(games: int, workers: int, record_limit: int | None = None) -> list[tuple[int, int]]:
+def chunk_plan(games: int, workers: int, record_limit: int | None = None,
+               slow: bool = False) -> Iterator[tuple[int, int]]:
     """(first_game, n_games) of each chunk: about 20 per worker (`workers`: chunks that run at the same
-    time), 100 to 20,000 games each (at most `record_limit` when recording play for logs). The plan
-    never changes the games, only the scheduling."""
+    time), 100 to 20,000 games each (at most `record_limit` when recording play for logs, 200 for slow
+    Python strategies so progress and Ctrl-C stay prompt). The plan never changes the games, only the
+    scheduling."""
     size = max(100, min(20_000, math.ceil(games / (max(workers, 1) * 20))))
+    if slow:
+        size = min(size, 200)
     if record_limit is not None:
         size = min(size, record_limit)
-    return [(g, min(size, games - g)) for g in range(0, games, size)]
+    return ((g, min(size, games - g)) for g in range(0, games, size))
 
 
 def local_mode(strategies: Sequence[str], workers: int, processes: bool | None = None) -> str:
@@ -249,7 +249,7 @@ def local_mode(strategies: Sequence[str], workers: int, processes: bool | None =
     return "processes" if processes else "threads"
 
 
-def _run_local(jobs: list[ChunkJob], workers: int, mode: str) -> Iterator[ChunkResult]:
+def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[ChunkResult]:
     if mode != "processes":
         threads = workers if mode == "threads" else 1
         for job in jobs:
@@ -260,17 +260,25 @@ def _run_local(jobs: list[ChunkJob], workers: int, mode: str) -> Iterator[ChunkR
 
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
-    todo = list(reversed(jobs))
+    todo = jobs
     running: set[Future[ChunkResult]] = set()
+    finished = False
     try:
-        while todo or running:
-            while todo and len(running) < 2 * workers:
-                running.add(pool.submit(run_chunk, todo.pop()))
+        while True:
+            while len(running) < 2 * workers and (nxt := next(todo, None)) is not None:
+                running.add(pool.submit(run_chunk, nxt))
+            if not running:
+                break
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 yield fut.result()
+        finished = True
     finally:
-        pool.shutdown(wait=not running, cancel_futures=True)
+        if not finished:  # interrupted or failed: stop the chunks still running instead of waiting for them
+            procs: dict[int, Any] = getattr(pool, "_processes", None) or {}  # no public way before 3.14
+            for proc in list(procs.values()):
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[Any, Any]:
@@ -288,25 +296,28 @@ def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[
     return dist.Client(cluster), cluster
 
 
-def _run_dask(jobs: list[ChunkJob], workers: int, scheduler: str | None, processes: bool) -> Iterator[ChunkResult]:
+def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
+              processes: bool) -> Iterator[ChunkResult]:
     client, cluster = _dask_client(scheduler, workers, processes)
     as_completed: Any = importlib.import_module("distributed").as_completed
     futures: list[Any] = []
     try:
-        todo = list(reversed(jobs))
         width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
         pending = as_completed()
-        while todo and len(futures) < width:
-            f = client.submit(run_chunk, todo.pop(), pure=False)
-            futures.append(f)
-            pending.add(f)
+
+        def submit() -> None:
+            job = next(jobs, None)
+            if job is not None:
+                f = client.submit(run_chunk, job, pure=False)
+                futures.append(f)
+                pending.add(f)
+
+        for _ in range(width):
+            submit()
         for fut in pending:
             result: ChunkResult = fut.result()
             futures.remove(fut)
-            if todo:
-                f = client.submit(run_chunk, todo.pop(), pure=False)
-                futures.append(f)
-                pending.add(f)
+            submit()
             yield result
     finally:
         if futures:
@@ -397,8 +408,9 @@ def simulate(
     rules_json = dumps(rules.to_dict())
     mode = "dask" if backend == "dask" else local_mode(strategies, n_workers, processes)
     at_once = n_workers if mode in ("dask", "processes") else 1
-    jobs = [ChunkJob(rules_json, strategies, seed, first, n, record, names)
-            for first, n in chunk_plan(games, at_once, record_cap(rules) if record else None)]
+    jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names)
+            for first, n in chunk_plan(games, at_once, record_cap(rules) if record else None,
+                                       slow=any(s not in BUILTIN for s in strategies)))
     seats = [SeatSummary.empty(rules) for _ in strategies]
     report = Report(rules, strategies, seed, games, seats, names=names)
     start = time.perf_counter()
@@ -410,8 +422,8 @@ def simulate(
     )
     try:
         for res in results:
-            for total, part in zip(seats, res.seats, strict=True):
-                total.merge(part)
+            # one assignment: a Ctrl-C landing here leaves every seat counting the same chunks
+            seats[:] = [total.merged(part) for total, part in zip(seats, res.seats, strict=True)]
             if log_sink is not None and res.log is not None:
                 waiting[res.first_game] = res.log
                 sizes[res.first_game] = res.n_games

@@ -134,7 +134,7 @@ def simulate(
     if progress is not None and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if report.interrupted:
-        warn(f"interrupted: the summary covers the {report.games} games finished of {games}")
+        warn(f"interrupted: the summary covers the {report.games:,} games finished of {games:,}")
         raise typer.Exit(INTERRUPTED)
 
 
