@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -133,8 +133,10 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
     except RulesError as exc:
         fail(str(exc))
     multi = rs.settings.columns > 1
-    legal = [{"box": rs.keys[o.box], "column": o.column + 1, "score": o.score, "bonus": o.bonus, "joker": o.joker}
-             for o in choice.legal]
+    legal: list[dict[str, Any]] = [
+        {"box": rs.keys[o.box], "column": o.column + 1, "score": o.score, "bonus": o.bonus, "joker": o.joker}
+        for o in choice.legal
+    ]
     if box is not None:
         try:
             key = rs.keys[rs.box_index(box)]
