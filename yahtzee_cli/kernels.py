@@ -39,6 +39,10 @@ rolls_left_over = njit(cache=True, inline="always")(rules.rolls_left_over)
 
 FORCED = rules.JOKER_CODES["forced"]
 NEG = -1.0e300  # "no option" (never NaN)
+# With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
+# the same (any policy that scores eventually is optimal). Playing (and hints) charge a pass this
+# much, as a tie-break towards progress, so games end; the solved values do not include it.
+PASS_COST = 1e-6
 
 
 @njit(cache=True, inline="always")
@@ -48,6 +52,21 @@ def roll_legal(open_: int, yfilled: bool, r: int, yroll: np.ndarray, own_bit: np
     jk = joker_now(joker_code, has_y, yfilled, yroll[r])
     bits = legal_bits(open_, fill, jk and joker_code == FORCED, own_bit[r], lower_bits)
     return bits, joker_full_value(jk, open_, own_bit[r])
+
+
+@njit(cache=True)
+def roll_options(filled: int, yfilled: bool, yfull: bool, r: int, natural: np.ndarray, joker: np.ndarray,
+                 yroll: np.ndarray, own_bit: np.ndarray, nb: int, joker_code: int, has_y: bool, fill: bool,
+                 lower_bits: int, extra: int) -> tuple[int, np.ndarray, int]:
+    """What the kernels let roll r do in a column: legal boxes (bits), the score each would write
+    (natural, or a joker's full value) and the extra bonus. For cross-checks against rules.py."""
+    open_ = ((1 << nb) - 1) & ~filled
+    bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    out = np.zeros(nb, np.int64)
+    for b in range(nb):
+        if (bits >> b) & 1:
+            out[b] = joker[r, b] if fullv else natural[r, b]
+    return bits, out, extra_bonus_points(yroll[r], yfull, extra)
 
 
 @njit(cache=True)
@@ -741,8 +760,8 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                                 cand = (cand if cand > others else others) - base
                             if cand > best:
                                 best = cand
-                    if may_pass_turn and allzero and 0.0 > best:
-                        best = 0.0
+                    if may_pass_turn and allzero and -PASS_COST > best:
+                        best = -PASS_COST
                     Vfinal[r] = best
                 budget = roll_budget(saved_rolls, saved)
                 J = budget - 1
@@ -836,7 +855,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                             bb_ = b
                             bs = s
                             bbon = bon
-                if may_pass_turn and allzero and 0.0 >= best:
+                if may_pass_turn and allzero and -PASS_COST > best:
                     bc = -1
                 if record:
                     nrolls_out[g, turn] = used

@@ -29,6 +29,7 @@ from typing import Any
 from . import rules as R
 
 Counts = tuple[int, ...]
+PASS_COST = 1e-6  # kernels.PASS_COST: passing loses ties against scoring (must_zero off)
 
 
 class PositionError(ValueError):
@@ -383,8 +384,8 @@ class Turn:
             scored = [(o, self._after(o)) for o in opts]
             best = max((v for _, v in scored), default=0.0)
             ok = R.may_pass(self.rules, opts)
-            if ok and best < 0.0:
-                best = 0.0
+            if ok and best < -PASS_COST:
+                best = -PASS_COST  # a pass: the same position next turn (tie-break cost, see kernels)
             self._opts[k] = scored
             self._pass_ok[k] = ok
             final[k] = best
@@ -435,7 +436,7 @@ class Turn:
             for o, v in self._opts[k_roll]:
                 choices.append(Choice(self.base + v, box=o.box, column=o.column, score=o.score, bonus=o.bonus))
             if self._pass_ok[k_roll]:
-                choices.append(Choice(self.base, is_pass=True))
+                choices.append(Choice(self.base - PASS_COST, is_pass=True))
         else:
             E = self.stage(rolls_left)
             cnt = counts_of(d)

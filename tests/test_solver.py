@@ -1,0 +1,290 @@
+"""The exact solver: published optimal expected scores (ANCHORS.md), SD, state counts, the kernels'
+legality against the rules module, the table cache (atomic, checksummed, rebuilt when damaged), the
+compiled play kernel and its dice convention, and `yahtzee solve`."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yahtzee_cli import cache, kernels, position, rng, solver
+from yahtzee_cli import rules as R
+from yahtzee_cli.jsonio import loads
+from yahtzee_cli.tables import score_tables
+
+# ANCHORS.md: optimal solitaire expected final scores, to 7 decimals
+ANCHORS = [
+    ("yahtzee", {}, 254.5877287),
+    ("yahtzee", {"joker": "free"}, 254.5896095),
+    ("yahtzee", {"joker": "off"}, 253.9702412),
+    ("yahtzee", {"joker": "off", "extra_yahtzee_bonus": 0}, 245.8707745),
+    ("yatzy", {}, 248.4399894),
+    ("yatzy", {"fill_in_order": True}, 122.5585274),
+]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("tables")
+
+
+@pytest.fixture(autouse=True)
+def _cache_env(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(cache_dir))
+
+
+@pytest.fixture(scope="module")
+def yahtzee_table(cache_dir: Path) -> solver.Table:
+    import os
+
+    old = os.environ.get("YAHTZEE_CACHE_DIR")
+    os.environ["YAHTZEE_CACHE_DIR"] = str(cache_dir)
+    try:
+        tab, _ = solver.get_table(R.preset("yahtzee"))
+    finally:
+        if old is None:
+            os.environ.pop("YAHTZEE_CACHE_DIR")
+        else:
+            os.environ["YAHTZEE_CACHE_DIR"] = old
+    return tab
+
+
+@pytest.mark.parametrize(("name", "sets", "expected"), ANCHORS, ids=[f"{n}-{s}" for n, s, _ in ANCHORS])
+def test_anchor_expected_scores(name: str, sets: dict[str, object], expected: float) -> None:
+    tab = solver.build(R.preset(name, sets), moments=False)
+    assert f"{tab.mean:.7f}" == f"{expected:.7f}"
+
+
+def test_yahtzee_sd_and_state_count(yahtzee_table: solver.Table) -> None:
+    assert round(yahtzee_table.mean, 7) == 254.5877287
+    assert round(yahtzee_table.sd, 4) == 59.6076  # ANCHORS.md
+    assert yahtzee_table.meta["states"] == 536_448  # ANCHORS.md: reachable turn-start states
+    assert yahtzee_table.W.shape == (8192, 128)
+
+
+def test_sd_of_the_no_bonus_game_is_glenns() -> None:
+    tab = solver.build(R.preset("yahtzee", {"joker": "off", "extra_yahtzee_bonus": 0}))
+    assert round(tab.sd, 2) == 39.82  # Glenn 2006: 245.87 +- 39.82
+
+
+def test_fill_in_order_visits_only_prefix_masks() -> None:
+    lay = solver.layout(R.preset("yatzy", {"fill_in_order": True}))
+    assert sorted(lay.masks.tolist()) == [(1 << k) - 1 for k in range(16)]
+
+
+def test_no_exact_table_for_columns_or_saved_rolls() -> None:
+    for name in ("triple-yahtzee", "maxi-yatzy"):
+        with pytest.raises(solver.NotExact):
+            solver.layout(R.preset(name))
+
+
+def test_must_zero_off_is_at_least_must_zero_on() -> None:
+    """Passing a scoreless roll only adds options, and a value iteration gives the same fixed point."""
+    on = solver.build(R.preset("yatzy", {"fill_in_order": True}))
+    off = solver.build(R.preset("yatzy", {"fill_in_order": True, "must_zero": False}))
+    assert off.mean > on.mean
+    # a pass loops back to the same state: W = A + P * W (Newton's fixed point), checked by simulation
+    b = solver.play(R.preset("yatzy", {"fill_in_order": True, "must_zero": False}), "optimal", 5, 0, 5000)
+    assert abs(b.totals.mean() - off.mean) < 4 * b.totals.std() / math.sqrt(len(b))
+
+
+# --------------------------------------------------------------------------- kernels vs rules.py
+
+
+@pytest.mark.parametrize(("name", "sets"), [("yahtzee", {}), ("yahtzee", {"joker": "free"}),
+                                            ("yahtzee", {"joker": "off"}), ("yatzy", {}),
+                                            ("forced-yatzy", {}), ("maxi-yatzy", {})])
+def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, object]) -> None:
+    """The legal boxes, written scores and extra bonus the kernels use are rules.column_options'."""
+    rules = R.preset(name, sets)
+    sc = score_tables(rules)
+    s = rules.settings
+    nb = len(rules.boxes)
+    y = rules.yahtzee_index
+    rolls = [tuple(int(v) for v in r) for r in sc.dice.rolls]
+    yrolls = [i for i, r in enumerate(rolls) if rules.is_yahtzee(r)]
+    rnd = random.Random(hash(name) & 0xFFFF)
+    checked = 0
+    for _ in range(1500):
+        filled = rnd.getrandbits(nb) & ((1 << nb) - 1)
+        if filled == (1 << nb) - 1:
+            continue
+        if s.fill_in_order:
+            filled = (1 << rnd.randrange(nb)) - 1
+        scores: list[int | None] = [None] * nb
+        for b in range(nb):
+            if filled >> b & 1:
+                scores[b] = rnd.choice([0, 1, 5, 25])
+        if y is not None and filled >> y & 1:
+            scores[y] = rnd.choice([0, rules.boxes[y].points])
+        col = R.Column(tuple(scores))
+        r = rnd.choice(yrolls) if rnd.random() < 0.4 else rnd.randrange(len(rolls))
+        ys = scores[y] if y is not None else None
+        bits, vals, bonus = kernels.roll_options(
+            filled, ys is not None, ys is not None and ys == (rules.boxes[y].points if y is not None else -1), r,
+            sc.natural, sc.joker, sc.yahtzee_roll, sc.own_bit, nb, sc.joker_code, y is not None, s.fill_in_order,
+            sc.lower_bits, s.extra_yahtzee_bonus)
+        opts = R.column_options(rules, col, rolls[r])
+        assert bits == sum(1 << o.box for o in opts), (col, rolls[r])
+        for o in opts:
+            assert int(vals[o.box]) == o.score, (col, rolls[r], rules.keys[o.box])
+            assert int(bonus) == o.bonus
+        checked += 1
+    assert checked > 1000
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def test_table_is_cached_and_reloaded(yahtzee_table: solver.Table) -> None:
+    again, built = solver.get_table(R.preset("yahtzee"))
+    assert not built
+    assert again.mean == yahtzee_table.mean and again.sd == yahtzee_table.sd
+    assert np.array_equal(again.W, yahtzee_table.W)
+    # kniffel is yahtzee with German names: the same fingerprint, the same table
+    assert R.preset("kniffel").fingerprint == R.preset("yahtzee").fingerprint
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
+def test_damaged_table_is_detected_and_rebuilt(damage: str) -> None:
+    rules = R.preset("yatzy", {"fill_in_order": True})
+    tab, built = solver.get_table(rules, rebuild=True)
+    path = cache.table_path(rules.fingerprint)
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "flip":
+        data[-9] ^= 0x10
+    else:
+        data = bytearray(b"not a table at all")
+    path.write_bytes(bytes(data))
+    with pytest.raises(cache.CorruptTable):
+        cache.read(path, rules.fingerprint)
+    notes: list[str] = []
+    again, built = solver.get_table(rules, notes.append)
+    assert built
+    assert any("damaged" in n for n in notes), notes
+    assert again.mean == tab.mean
+    cache.read(path, rules.fingerprint)  # whole again
+
+
+def test_writes_are_atomic(tmp_path: Path) -> None:
+    path = tmp_path / "t.tbl"
+    cache.write(path, {"fingerprint": "x"}, {"a": ("d", np.arange(4, dtype="<f8").tobytes())})
+    header, arrays = cache.read(path, "x")
+    assert list(arrays["a"]) == [0.0, 1.0, 2.0, 3.0]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.tbl"]  # no temporary left behind
+    with pytest.raises(cache.CorruptTable):
+        cache.read(path, "another rule set")
+
+
+# --------------------------------------------------------------------------- play
+
+
+def test_optimal_play_matches_the_table(yahtzee_table: solver.Table) -> None:
+    b = solver.play(R.preset("yahtzee"), "optimal", 11, 0, 20_000)
+    sem = b.totals.std() / math.sqrt(len(b))
+    assert abs(b.totals.mean() - yahtzee_table.mean) < 4 * sem
+
+
+def test_play_is_chunking_independent(yahtzee_table: solver.Table) -> None:
+    rules = R.preset("yahtzee")
+    whole = solver.play(rules, "optimal", 3, 0, 300)
+    parts = [solver.play(rules, "optimal", 3, g, 100, threads=1) for g in (0, 100, 200)]
+    assert np.array_equal(whole.totals, np.concatenate([p.totals for p in parts]))
+    assert np.array_equal(whole.scores, np.concatenate([p.scores for p in parts]))
+
+
+def test_greedy_is_worse_and_deterministic() -> None:
+    rules = R.preset("yahtzee")
+    a = solver.play(rules, "greedy", 5, 0, 5000)
+    b = solver.play(rules, "greedy", 5, 0, 5000)
+    assert np.array_equal(a.totals, b.totals)
+    assert 205 < a.totals.mean() < 230  # Glenn 2006: greedy 218.05
+
+
+def _replay_dice(seed: int, game: int, seat: int, batch: object, g: int, n: int) -> None:
+    """Redraw a recorded game's dice from its stream by the documented convention."""
+    st = rng.stream(seed, game, seat)
+    rolls, held, n_rolls, n_turns = batch.rolls, batch.held, batch.n_rolls, batch.n_turns  # type: ignore[attr-defined]
+    for t in range(int(n_turns[g])):
+        dice = []
+        for _ in range(n):
+            f, st = rng.next_die(np.uint64(st))
+            dice.append(int(f))
+        assert list(rolls[g, t, 0]) == dice
+        for j in range(1, int(n_rolls[g, t])):
+            kept = [int(v) for v in held[g, t, j - 1] if v]
+            assert kept == sorted(kept)
+            assert sorted(kept) == kept and all(kept.count(v) <= dice.count(v) for v in kept)
+            dice = list(kept)
+            for _ in range(n - len(kept)):
+                f, st = rng.next_die(np.uint64(st))
+                dice.append(int(f))
+            assert list(rolls[g, t, j]) == dice
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "greedy"])
+def test_recorded_play_follows_the_dice_convention_and_the_rules(strategy: str) -> None:
+    rules = R.preset("yahtzee")
+    seed = 42
+    b = solver.play(rules, strategy, seed, 7, 20, seat=1, record=True)
+    assert b.rolls is not None and b.box is not None and b.column is not None and b.n_turns is not None
+    for g in range(len(b)):
+        _replay_dice(seed, 7 + g, 1, b, g, rules.dice)
+        col = R.Column.empty(rules)
+        for t in range(int(b.n_turns[g])):
+            n_r = int(b.n_rolls[g, t])  # type: ignore[index]
+            dice = tuple(sorted(int(v) for v in b.rolls[g, t, n_r - 1]))
+            col, _ = R.place(rules, col, int(b.box[g, t]), dice)
+        assert int(b.totals[g]) == R.sheet_total(rules, [col])
+        assert list(col.scores) == list(b.scores[g, 0])
+
+
+def test_multi_column_and_best_column_play() -> None:
+    for sets in ({}, {"add_columns": False}):
+        rules = R.preset("triple-yahtzee", sets)
+        b = solver.play(rules, "optimal", 1, 0, 300)
+        assert (b.scores >= 0).all()
+        for g in range(0, 300, 37):
+            cols = [R.Column(tuple(int(v) for v in b.scores[g, c]), int(b.yahtzee_bonus[g, c])) for c in range(3)]
+            assert int(b.totals[g]) == R.sheet_total(rules, cols)
+
+
+# --------------------------------------------------------------------------- `yahtzee solve`
+
+
+def test_cli_solve_json_and_text(cli: object) -> None:
+    run = cli  # type: ignore[assignment]
+    res = run(["solve", "--rules", "yatzy", "--set", "fill_in_order=on", "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["exact"] is True and f"{out['expected']:.7f}" == "122.5585274"
+    assert round(out["sd"], 1) == 28.9  # ANCHORS.md
+    assert Path(out["path"]).exists()
+    res = run(["solve", "--rules", "yatzy", "--set", "fill_in_order=on"])  # type: ignore[operator]
+    assert res.exit_code == 0
+    assert "122.5585274" in res.stdout and "loaded from the cache" in res.stdout
+    assert res.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_cli_solve_bad_setting(cli: object) -> None:
+    res = cli(["solve", "--set", "joker=sometimes"])  # type: ignore[operator]
+    assert res.exit_code == 2
+    assert res.stderr.startswith("yahtzee: error:")
+
+
+def test_position_values_agree_with_the_kernel_table(yahtzee_table: solver.Table) -> None:
+    """The pure-Python turn evaluation (hint) over every first roll averages to the kernel's value."""
+    rules = R.preset("yahtzee")
+    src = position.source_for(rules)
+    turn = position.Turn(rules, (R.Column.empty(rules),), src)
+    total = 0.0
+    for r in R.rolls(5):
+        p = math.factorial(5) / math.prod(math.factorial(r.count(f)) for f in set(r)) / 6**5
+        total += p * turn.evaluate(r, 2).best.value
+    assert total == pytest.approx(yahtzee_table.mean, abs=1e-9)
