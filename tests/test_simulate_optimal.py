@@ -97,3 +97,16 @@ def test_cli_optimal_json(cli) -> None:
     data = loads(r.stdout)
     assert data["strategy"] == "optimal" and data["games"] == 2000
     assert abs(data["mean"] - EXPECTED) < 4 * data["sem"]
+
+
+@pytest.mark.parametrize(("name", "overrides"), [("yatzy", {"must_zero": False}), ("triple-yahtzee", {}),
+                                                 ("maxi-yatzy", {})])
+def test_greedy_logs_validate_under_passes_columns_and_saved_rolls(name: str, overrides: dict) -> None:
+    from yahtzee_cli.replay import replay_game
+
+    rules = R.preset(name, overrides)
+    logs: list[bytes] = []
+    S.simulate(rules, ["greedy"], 30, 6, workers=1, log_sink=logs.append)
+    lines = b"".join(logs).splitlines()
+    totals = [replay_game(loads(line)).players[0].total for line in lines]
+    assert totals == S.play(rules, "greedy", 6, 0, 30).totals.tolist()

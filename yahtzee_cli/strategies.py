@@ -467,7 +467,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                     answer = func(pos)
                 except Exception as exc:  # a crash in user code is reported with where it happened
                     raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
-                if isinstance(answer, list | tuple) and not isinstance(answer, R.Option):
+                if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
                     if pos.rolls_left <= 0:
                         raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
                                             f"({where}, dice {list(d)}); it must name a box")
