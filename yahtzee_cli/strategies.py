@@ -471,7 +471,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                     if pos.rolls_left <= 0:
                         raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
                                             f"({where}, dice {list(d)}); it must name a box")
-                    kept_pos = _take_keep(answer, d)
+                    kept_pos = _take_keep(list(answer), d)
                     if kept_pos is None:
                         raise StrategyError(f"strategy {spec} kept {list(answer)}, which are not among the dice "
                                             f"{list(d)} ({where})")
