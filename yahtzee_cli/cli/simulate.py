@@ -36,11 +36,11 @@ def simulate(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", help="Worker processes (default: every core; 1 runs in-process).",
-                     show_default=False),
+        typer.Option("--workers", "-w", help="Parallel workers (default: every core; 1 runs in-process): numba "
+                     "threads for optimal, greedy and random, spawned processes for bots.", show_default=False),
     ] = None,
     backend: Annotated[
-        str, typer.Option("--backend", help="local (processes on this machine) or dask (needs the dask extra).")
+        str, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
     ] = "local",
     scheduler: Annotated[
         str | None,
