@@ -1,0 +1,169 @@
+"""`yahtzee hint` and the position values behind it (also what replay --analyze grades against)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from yahtzee_cli import position
+from yahtzee_cli import rules as R
+from yahtzee_cli.jsonio import loads
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hint-tables")
+
+
+@pytest.fixture(autouse=True)
+def _cache_env(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(cache_dir))
+
+
+def test_issue_example(cli: object) -> None:
+    """Empty yahtzee sheet, 1 3 3 5 6, two rolls left: keep 3 3, 251.4054 (251.4072 with joker free)."""
+    res = cli(["hint", "1", "3", "3", "5", "6", "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["exact"] is True and out["rolls_left"] == 2 and out["dice"] == [1, 3, 3, 5, 6]
+    assert out["options"][0] == {"keep": [3, 3], "value": 251.4054, "regret": 0.0}
+    regrets = [o["regret"] for o in out["options"]]
+    assert regrets == sorted(regrets) and regrets[1] > 0
+    assert len(out["options"]) == 2 * 3 * 2 * 2  # every distinct keep of 1 3 3 5 6, keep-all included
+    assert "building" in res.stderr  # first use builds the table and says so
+    free = loads(cli(["hint", "13356", "--set", "joker=free", "--json", "--top", "1"]).stdout)  # type: ignore[operator]
+    assert free["options"] == [{"keep": [3, 3], "value": 251.4072, "regret": 0.0}]
+
+
+def test_second_use_reuses_the_table(cli: object) -> None:
+    cli(["hint", "1", "3", "3", "5", "6"])  # type: ignore[operator]
+    res = cli(["hint", "1", "3", "3", "5", "6", "--top", "3"])  # type: ignore[operator]
+    assert res.exit_code == 0 and res.stderr == ""
+    lines = res.stdout.splitlines()
+    assert lines[0] == "1 3 3 5 6, 2 rolls left (yahtzee, exact)"
+    assert lines[1].split() == ["keep", "3", "3", "251.4054", "best"]
+    assert len(lines) == 4
+
+
+def test_boxes_with_no_rolls_left(cli: object) -> None:
+    out = loads(cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--json"]).stdout)  # type: ignore[operator]
+    boxes = [o["box"] for o in out["options"]]
+    assert boxes[0] == "threes"
+    assert sorted(boxes) == sorted(R.preset("yahtzee").keys)  # every box is legal on an empty sheet
+    assert out["options"][0]["score"] == 6
+
+
+def test_joker_rules_limit_the_boxes(cli: object, tmp_path: Path) -> None:
+    """Forced joker: a second Yahtzee of 4s goes in fours while it is open."""
+    sheet = {"format": "yahtzee-sheet/1", "rules": "yahtzee",
+             "players": [{"name": "Ann", "boxes": {"yahtzee": 50, "ones": 3}}]}
+    p = tmp_path / "s.json"
+    p.write_text(__import__("json").dumps(sheet))
+    out = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--json"]).stdout)  # type: ignore[operator]
+    assert [o["box"] for o in out["options"]] == ["fours"]
+    assert out["options"][0]["bonus"] == 100
+    free = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--set", "joker=free",  # type: ignore[operator]
+                      "--json"]).stdout)
+    assert len(free["options"]) == 11  # any open box
+    # values include the points on the sheet: 53 written + 100 bonus + 20 fours + what is left
+    assert free["options"][0]["value"] > 53 + 100
+
+
+def test_sheet_and_log_positions(cli: object) -> None:
+    res = cli(["hint", "1", "1", "2", "5", "5", "--sheet", str(FIX / "sheets" / "partial.json"), "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["player"] == "Anna"
+    assert out["options"][0]["value"] > 116  # Anna has 116 points written
+    # a log with a turn in progress supplies the dice and rolls left
+    res = cli(["hint", "--log", str(FIX / "logs" / "in-progress.json"), "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["player"] == "Ben" and out["rolls_left"] == 1 and out["dice"] == [3, 3, 3, 4, 5]
+
+
+def test_values_agree_with_position_api() -> None:
+    rules = R.preset("yahtzee")
+    col = R.Column.empty(rules)
+    turn = position.Turn(rules, (col,), position.source_for(rules))
+    ev = turn.evaluate([6, 6, 6, 2, 1], 1)
+    assert ev.find_keep([6, 6, 6]).regret == 0.0
+    assert ev.find_keep([1, 2, 6, 6, 6]).keep == (1, 2, 6, 6, 6)
+    with pytest.raises(position.PositionError):
+        ev.find_keep([5])
+    boxes = turn.evaluate([6, 6, 6, 2, 1], 0)
+    sixes = boxes.find_box(R.preset("yahtzee").box_index("sixes"))
+    assert sixes.score == 18 and sixes.value == pytest.approx(boxes.best.value - sixes.regret)
+    # keeping every die is the same as stopping: its value is the best box's
+    assert ev.find_keep([1, 2, 6, 6, 6]).value == pytest.approx(boxes.best.value)
+
+
+@pytest.mark.parametrize(("args", "code", "text"), [
+    (["hint", "1", "2", "3"], 2, "needs 5 dice"),
+    (["hint", "1", "2", "3", "4", "7"], 2, "1-6"),
+    (["hint", "1", "2", "3", "4", "5", "-n", "3"], 2, "--rolls-left takes 2|1|0"),
+    (["hint"], 2, "give the dice"),
+    (["hint", "1", "2", "3", "4", "5", "--rules", "nope"], 2, "unknown preset"),
+    (["hint", "1", "2", "3", "4", "5", "--sheet", "/nonexistent.json"], 1, "cannot read"),
+    (["hint", "1", "2", "3", "4", "5", "--rules", "yatzy", "--sheet", "x.json"], 2, "own rules"),
+])
+def test_errors(cli: object, args: list[str], code: int, text: str) -> None:
+    res = cli(args)  # type: ignore[operator]
+    assert res.exit_code == code, (res.stdout, res.stderr)
+    assert res.stderr.startswith("yahtzee: error:") and text in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_game_over_position(cli: object) -> None:
+    res = cli(["hint", "1", "2", "3", "4", "5", "--sheet", str(FIX / "sheets" / "seed-002.json"),  # type: ignore[operator]
+               "--player", "Anna"])
+    assert res.exit_code == 1 and "game is over" in res.stderr
+
+
+def test_multi_column_hint_is_labelled_approximate(cli: object) -> None:
+    res = cli(["hint", "1", "3", "3", "5", "6", "--rules", "triple-yahtzee", "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["exact"] is False
+    text = cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--rules", "triple-yahtzee", "--top", "2"]).stdout  # type: ignore[operator]
+    assert "APPROXIMATE" in text and "column" in text
+
+
+def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No exact table (saved rolls): the heuristic strategy, fitted by self-play, answers; approximate."""
+    from yahtzee_cli import approx
+
+    monkeypatch.setattr(approx, "FIT_GAMES", 300)
+    monkeypatch.setattr(approx, "EVAL_GAMES", 500)
+    keys = ["ones", "twos", "threes", "three_of_a_kind", "chance", "yahtzee"]
+    spec = {"name": "mini", "boxes": [b.model_dump() for b in R.preset("yahtzee").boxes if b.key in keys],
+            "settings": {"saved_rolls": True, "upper_bonus_threshold": 12}}
+    p = tmp_path / "mini.json"
+    p.write_text(__import__("json").dumps(spec))
+    res = cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "3", "--saved", "1", "--json"])  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    out = loads(res.stdout)
+    assert out["exact"] is False and out["rolls_left"] == 3
+    assert "preparing the approximate" in res.stderr
+    assert cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "4"]).exit_code == 2  # type: ignore[operator]
+    solved = loads(cli(["solve", "--rules", str(p), "--json"]).stdout)  # type: ignore[operator]
+    assert solved["exact"] is False and solved["games"] == 500 and solved["expected"] > 0
+
+
+def test_hint_with_a_cached_table_never_imports_numpy(cache_dir: Path) -> None:
+    rules = R.preset("yahtzee")
+    position.source_for(rules)  # table in the cache
+    code = ("import sys; from yahtzee_cli.cli import main; sys.argv=['yahtzee','hint','1','3','3','5','6'];\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'numpy' not in sys.modules and 'numba' not in sys.modules, 'heavy import'")
+    env = {**os.environ, "YAHTZEE_CACHE_DIR": str(cache_dir)}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "251.4054" in res.stdout
