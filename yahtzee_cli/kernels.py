@@ -622,23 +622,121 @@ def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.nda
 @njit(cache=True)
 def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float,
                  keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray) -> None:
-    """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values."""
+    """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values
+    (one state: the scalar form of the build's _expect / _best_sub stages)."""
     R = Vfinal.shape[0]
     K = add_die.shape[0]
     first_full = K - R
+    sixth = 1.0 / 6.0
     for r in range(R):
-        E[keep_of_roll[r], 0] = Vfinal[r]
+        E[keep_of_roll[r]] = Vfinal[r]
     for j in range(1, J + 1):
-        _expect(E, first_full, add_die, 1)
+        for k in range(first_full - 1, -1, -1):
+            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                    + E[add_die[k, 5]]) * sixth
         for k in range(K):
-            EJ[j - 1, k] = E[k, 0]
+            EJ[j - 1, k] = E[k]
         if j < J:
-            _best_sub(E, K, drop_die, 1)
+            for k in range(1, K):
+                m = E[k]
+                for f in range(6):
+                    d = drop_die[k, f]
+                    if d >= 0 and E[d] > m:
+                        m = E[d]
+                E[k] = m
             for r in range(R):
                 kr = keep_of_roll[r]
                 stop = Vfinal[r] + saved_value * j
-                if stop > E[kr, 0]:
-                    E[kr, 0] = stop
+                if stop > E[kr]:
+                    E[kr] = stop
+
+
+@njit(cache=True)
+def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
+                  NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+                  nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
+                  base_roll: int, joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int,
+                  want_nz: bool, vmax: int) -> None:
+    """Vc[r] = best placement of final roll r in one column: max over its legal boxes of
+    mc * (score + bonus) + NVc[box, variant]; nzc[r]: some legal placement scores (for passes).
+    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one."""
+    R = Vc.shape[0]
+    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    for r in range(R):
+        Vc[r] = NEG
+    if want_nz:
+        for r in range(R):
+            nzc[r] = False
+    sT = jokT if bfull else natT
+    vT = vjokT if bfull else vnatT
+    bb = bbits
+    while bb:
+        low = bb & -bb
+        bb ^= low
+        b = _bit_index(low)
+        sb = sT[b]
+        base = b * vmax
+        if nvar[b] == 1:
+            a = NVc[base]
+            for r in range(R):
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
+        else:
+            vb = vT[b]
+            nvb = nvar[b]
+            t0 = NVc[base]
+            t1 = NVc[base + 1]
+            t2 = NVc[base + 2] if nvb > 2 else t1
+            t3 = NVc[base + 3] if nvb > 3 else t1
+            t4 = NVc[base + 4] if nvb > 4 else t1
+            t5 = NVc[base + 5] if nvb > 5 else t1
+            t6 = NVc[base + 6] if nvb > 6 else t1
+            for r in range(R):
+                v = vb[r]
+                a = t0
+                a = t1 if v == 1 else a
+                a = t2 if v == 2 else a
+                a = t3 if v == 3 else a
+                a = t4 if v == 4 else a
+                a = t5 if v == 5 else a
+                a = t6 if v == 6 else a
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
+        if want_nz:
+            for r in range(R):
+                if sb[r] != 0.0:
+                    nzc[r] = True
+    for r in range(R):
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+        if bits == bbits and fullv == bfull:
+            continue
+        best = NEG
+        nz = False
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = _bit_index(low)
+            if fullv:
+                sc = jokT[b, r]
+                slot = b * vmax + vjokT[b, r]
+            else:
+                sc = natT[b, r]
+                slot = b * vmax + vnatT[b, r]
+            if sc != 0.0:
+                nz = True
+            c = mc * sc + NVc[slot]
+            if c > best:
+                best = c
+        Vc[r] = best
+        if want_nz:
+            nzc[r] = nz
+    for i in range(bonus_rolls.shape[0]):
+        r = bonus_rolls[i]
+        bon = extra_bonus_points(yroll[r], yfull, extra)
+        if bon != 0:
+            Vc[r] += mc * bon
+            if want_nz:
+                nzc[r] = True
 
 
 @njit(cache=True, parallel=True)
@@ -649,8 +747,9 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
                nb: int, ybox: int, ypoints: int, extra: int, joker_code: int, fill: bool, lower_bits: int,
                must_zero: bool, saved_rolls: bool, add_columns: bool,
-               kind: int, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, h: np.ndarray, G: np.ndarray,
-               yh: np.ndarray, sub_of: np.ndarray, saved_value: float, max_turns: int, nchunks: int,
+               natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, bonus_rolls: np.ndarray,
+               base_roll: int, kind: int, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, h: np.ndarray,
+               G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, saved_value: float, max_turns: int, nchunks: int,
                record: bool, scores: np.ndarray, ybonus: np.ndarray, rolls_out: np.ndarray,
                held_out: np.ndarray, nrolls_out: np.ndarray, col_out: np.ndarray, box_out: np.ndarray,
                nturns_out: np.ndarray) -> None:
@@ -669,7 +768,10 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
     nch = min(g_n, nchunks)
     for ch in prange(nch):
         Vfinal = np.empty(R)
-        E = np.empty((K, 1))
+        Vc = np.empty(R)
+        nzc = np.zeros(R, np.bool_)
+        nzr = np.zeros(R, np.bool_)
+        E = np.empty(K)
         jmax = 64
         EJ = np.empty((jmax, K))
         NV = np.empty((n_cols, nb * vmax))
@@ -730,39 +832,25 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                                 NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
                 # ---- final-roll values (relative to staying put)
                 for r in range(R):
-                    best = NEG
-                    allzero = True
-                    for c in range(n_cols):
-                        open_ = full & ~cmask[c]
-                        yfilled = yst[c] >= 0
-                        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill,
-                                                 lower_bits)
-                        bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
-                        if bon != 0:
-                            allzero = False
-                        while bits:
-                            low = bits & -bits
-                            bits ^= low
-                            b = 0
-                            while (1 << b) != low:
-                                b += 1
-                            if fullv:
-                                s = joker[r, b]
-                                v = var_jok[r, b]
-                            else:
-                                s = natural[r, b]
-                                v = var_nat[r, b]
-                            if s != 0:
-                                allzero = False
-                            cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
-                            if not add_columns:
-                                others = best2 if c == arg1 else best1
-                                cand = (cand if cand > others else others) - base
-                            if cand > best:
-                                best = cand
-                    if may_pass_turn and allzero and -PASS_COST > best:
-                        best = -PASS_COST
-                    Vfinal[r] = best
+                    Vfinal[r] = NEG
+                    nzr[r] = False
+                for c in range(n_cols):
+                    _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
+                                  vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
+                                  fill, lower_bits, extra, may_pass_turn, vmax)
+                    if not add_columns:
+                        others = best2 if c == arg1 else best1
+                        for r in range(R):
+                            Vc[r] = (Vc[r] if Vc[r] > others else others) - base
+                    for r in range(R):
+                        Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
+                    if may_pass_turn:
+                        for r in range(R):
+                            nzr[r] = nzr[r] or nzc[r]
+                if may_pass_turn:
+                    for r in range(R):
+                        if not nzr[r] and -PASS_COST > Vfinal[r]:
+                            Vfinal[r] = -PASS_COST
                 budget = roll_budget(saved_rolls, saved)
                 J = budget - 1
                 if J > jmax:

@@ -161,6 +161,13 @@ def box_variants(rules: RuleSet, sc: Scores, nyt: int) -> tuple[IntArray, IntArr
     return var_nat, var_jok, nvar, du, yn
 
 
+def _bonus_rolls(rules: RuleSet, sc: Scores) -> IntArray:
+    """The rolls that can earn the extra-Yahtzee bonus (rules.extra_bonus_points with a full box)."""
+    extra = rules.settings.extra_yahtzee_bonus
+    return np.array([r for r in range(len(sc.yahtzee_roll))
+                     if extra_bonus_points(bool(sc.yahtzee_roll[r]), True, extra)], dtype=np.int64)
+
+
 @dataclass
 class Table:
     """A solved rule set: W[row, y * (t + 1) + u] = expected remaining score (upper bonus included) of
@@ -215,9 +222,7 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
     vjokT = np.ascontiguousarray(lay.var_jok.T, dtype=np.uint8)
     ny_of = np.where((lay.masks & lay.ybit) != 0, lay.nyt, 1)
     n_lanes = lay.ucount[lay.sub_of[lay.masks]] * ny_of
-    bonus_rolls = np.array([r for r in range(len(sc.yahtzee_roll))
-                            if extra_bonus_points(bool(sc.yahtzee_roll[r]), True, s.extra_yahtzee_bonus)],
-                           dtype=np.int64)
+    bonus_rolls = _bonus_rolls(rules, sc)
     base_roll = int(np.argmin(sc.yahtzee_roll))
     cap = max(lane_cap, width)
     done = 0
@@ -384,6 +389,11 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
     col = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
     is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
+    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
+    vnatT = np.ascontiguousarray(var_nat.T, dtype=np.uint8)
+    vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
+    bonus_rolls = _bonus_rolls(rules, sc)
     mult = np.array(s.multipliers, dtype=np.float64)
     import numba
 
@@ -395,7 +405,8 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
             seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
             sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
             nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], s.fill_in_order,
-            sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
+            sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, natT, jokT, vnatT, vjokT, bonus_rolls,
+            int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
             fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,
             held_out, nrolls, col, box, nturns,
         )
