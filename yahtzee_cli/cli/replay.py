@@ -25,8 +25,26 @@ def replay(
         typer.Option("--until", min=0, help="Replay only the first N turns of a log.", show_default=False),
     ] = None,
     json: JsonOpt = False,
+    analyze: Annotated[
+        bool,
+        typer.Option("--analyze", help="Grade every decision (keeps, stopping, boxes) against optimal play: expected "
+                     "points lost per player, the worst five; a batch gives per-player totals over all games."),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="With --analyze: a table of every decision, turn by turn.")
+    ] = False,
 ) -> None:
-    """Replay games into score sheets with derived rows and standings; --set recalculates under other house rules."""
+    """Replay games into score sheets with derived rows and standings; --set recalculates under other house rules;
+    --analyze grades every decision against optimal play."""
+    if analyze or verbose:
+        from .analyze import run_analyze
+
+        if not analyze:
+            fail("--verbose goes with --analyze", USAGE)
+        if set_:
+            fail("--analyze grades a game under its own rules; leave out --set", USAGE)
+        run_analyze(file, until=until, json=json, verbose=verbose)
+        return
     from ..logs import GameError, InputError, iter_documents
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting

@@ -1,0 +1,490 @@
+"""Grade every decision of a logged game against optimal play (`yahtzee replay --analyze`).
+
+A game is walked turn by turn (`replay.turn_steps`: the player's sheet before each turn, the rolls,
+the held dice, the box written). Each turn is valued once with `position.Turn` and every decision
+the player made in it is read off that Turn:
+
+* a keep after each roll that was followed by a reroll (the `held` dice; when the log has none, the
+  dice common to the two rolls -- their multiset intersection -- and the decision is flagged
+  `inferred`);
+* "stop rolling" when the turn ended with rolls left: the keep of every die, graded like any keep;
+* the box written after the last roll, or the pass (must_zero off), always graded exactly.
+
+For each decision: where (turn index, player, the player's round, roll number), the dice showing,
+the move made and the best move with their values (expected final grand totals of the player's
+sheet, points already written included: solitaire optimal play) and the regret (expected points
+lost by the move made). When the move made is one of the best (a tie), it is shown as the best.
+Values come from `position.source_for`: the exact strategy table where the rule set has one, else
+an approximate source, and then every result says so (`exact` false, `source` its label).
+
+Batches: `Analyzer` keeps one value source per rule set and a small LRU of Turns (turn-start
+positions repeat across games: every game starts from the empty sheet), and `Totals` adds games up
+per player name, keeping only counts, sums and the five worst decisions (memory stays flat).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from . import position as P
+from . import rules as R
+from .logs import SHEET_FORMAT, resolve_rules
+from .replay import TurnStep, turn_steps
+
+__all__ = [
+    "Analyzer",
+    "Decision",
+    "GameAnalysis",
+    "PlayerSummary",
+    "Totals",
+    "analyze_game",
+    "decision_dict",
+    "infer_keep",
+    "move_text",
+    "render_game",
+    "render_totals",
+]
+
+WORST = 5  # worst decisions kept per player
+DIGITS = 6  # decimals of values and regrets in JSON
+TIE = 1e-9  # a move within this of the best is one of the best (shown as the best move)
+
+Kind = Literal["keep", "box"]
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of a game, graded (`rules`: the game's rule set, which names its moves).
+
+    `index` is the 0-based index of the turn in the log (JSON Pointer /turns/<index>; shown as turn
+    index + 1), `round` the
+    player's own 1-based turn count, `roll` the number of rolls thrown when the decision was made
+    (a box choice comes after the turn's last roll), `rolls_left` the rerolls still allowed then.
+    `made` and `best` are position.Choice values (value = expected final grand total); `regret` is
+    best.value - made.value (>= 0). `inferred`: a keep guessed from consecutive rolls (no `held`)."""
+
+    rules: R.RuleSet = field(repr=False, compare=False)
+    index: int
+    player: str
+    round: int
+    roll: int
+    kind: Kind
+    dice: R.Dice
+    rolls_left: int
+    made: P.Choice
+    best: P.Choice
+    regret: float
+    inferred: bool = False
+    game: int = 0  # 1-based game number in a batch (0: not set)
+
+    @property
+    def stop(self) -> bool:
+        """A keep of every die: the player stopped rolling with rolls left."""
+        return self.kind == "keep" and self.made.keep is not None and len(self.made.keep) == len(self.dice)
+
+
+def infer_keep(before: Sequence[int], after: Sequence[int]) -> R.Dice:
+    """The dice common to two consecutive rolls (multiset intersection), sorted: the most a player
+    can have kept. A log without `held` says no more than that."""
+    common = Counter(before) & Counter(after)
+    return tuple(sorted(common.elements()))
+
+
+@dataclass
+class PlayerSummary:
+    """A player's grading: total expected loss, decisions graded (and how many were inferred
+    keeps), games, and the worst decisions (largest regret first; ties: earliest first)."""
+
+    name: str
+    loss: float = 0.0
+    decisions: int = 0
+    inferred: int = 0
+    games: int = 0
+    _heap: list[tuple[float, int, int, Decision]] = field(default_factory=list, repr=False)
+    _seq: int = 0
+
+    def add(self, d: Decision) -> None:
+        self.loss += d.regret
+        self.decisions += 1
+        if d.inferred:
+            self.inferred += 1
+        self._seq += 1
+        # min-heap on (regret, -order): the smallest regret (latest on ties) drops out first
+        item = (d.regret, -self._seq, self._seq, d)
+        if len(self._heap) < WORST:
+            heapq.heappush(self._heap, item)
+        elif item[:2] > self._heap[0][:2]:
+            heapq.heapreplace(self._heap, item)
+
+    @property
+    def worst(self) -> list[Decision]:
+        return [it[3] for it in sorted(self._heap, key=lambda it: (-it[0], it[2]))]
+
+    def merge(self, other: PlayerSummary) -> None:
+        self.loss += other.loss
+        self.decisions += other.decisions
+        self.inferred += other.inferred
+        self.games += other.games
+        for d in other.worst:
+            self._seq += 1
+            item = (d.regret, -self._seq, self._seq, d)
+            if len(self._heap) < WORST:
+                heapq.heappush(self._heap, item)
+            elif item[:2] > self._heap[0][:2]:
+                heapq.heapreplace(self._heap, item)
+
+
+@dataclass
+class GameAnalysis:
+    """One game graded: the rule set, whether the values are exact (and their source), every
+    decision in order (unless the Analyzer was asked not to keep them), and a summary per player
+    (in the log's player order)."""
+
+    rules: R.RuleSet
+    exact: bool
+    source: str
+    players: list[PlayerSummary]
+    decisions: list[Decision]
+    turns: int  # turns graded
+    game_over: bool
+    game: int = 0
+
+
+# --------------------------------------------------------------------------- the analyzer
+
+
+class Analyzer:
+    """Grades games. Holds one value source per rule set (the exact table, built on first use with
+    a note to `say`, or the approximate source) and an LRU of up to `turn_cache` position.Turn
+    objects keyed by (rule set, sheet, saved rolls), so positions that recur across games (the empty
+    sheet of every first turn, common openings) are valued once."""
+
+    def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64) -> None:
+        self.say = say
+        self.turn_cache = turn_cache
+        self._sources: dict[str, P.Source] = {}
+        self._turns: OrderedDict[tuple[str, tuple[R.Column, ...], int], P.Turn] = OrderedDict()
+        self.turns_built = 0
+        self.turns_reused = 0
+
+    def source(self, rules: R.RuleSet) -> P.Source:
+        key = rules.fingerprint
+        src = self._sources.get(key)
+        if src is None:
+            src = self._sources[key] = P.source_for(rules, self.say)
+        return src
+
+    def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
+        key = (rules.fingerprint, columns, saved)
+        t = self._turns.get(key)
+        if t is not None:
+            self._turns.move_to_end(key)
+            self.turns_reused += 1
+            return t
+        t = P.Turn(rules, columns, self.source(rules), saved)
+        self.turns_built += 1
+        if self.turn_cache > 0:
+            self._turns[key] = t
+            if len(self._turns) > self.turn_cache:
+                self._turns.popitem(last=False)
+        return t
+
+    def steps(self, rules: R.RuleSet, steps: Iterable[TurnStep], game: int = 0) -> Iterator[Decision]:
+        """The graded decisions of turn steps (replay.turn_steps) played under `rules`, in order."""
+        rounds: dict[int, int] = {}
+        for st in steps:
+            rounds[st.player] = rounds.get(st.player, 0) + 1
+            yield from self._grade_turn(rules, st, rounds[st.player], game)
+
+    def _grade_turn(self, rules: R.RuleSet, st: TurnStep, rnd: int, game: int) -> Iterator[Decision]:
+        if not st.rolls:
+            return
+        turn = self.turn(rules, st.columns, st.saved)
+        allowed = R.rolls_allowed(rules, st.saved)
+        n = len(st.rolls)
+        # keeps before each reroll
+        for i in range(n - 1):
+            dice = st.rolls[i]
+            left = allowed - (i + 1)
+            if st.held is not None:
+                kept, inferred = st.held[i], False
+            else:
+                kept, inferred = infer_keep(dice, st.rolls[i + 1]), True
+            ev = turn.evaluate(dice, left)
+            yield _decision(ev, ev.find_keep(kept), st, rnd, i + 1, "keep", inferred, game)
+        if st.in_progress:
+            return
+        last = st.rolls[-1]
+        # stopping with rolls left: the keep of every die
+        if n < allowed:
+            ev = turn.evaluate(last, allowed - n)
+            yield _decision(ev, ev.find_keep(last), st, rnd, n, "keep", False, game)
+        ev = turn.evaluate(last, 0)
+        if st.passed:
+            made = next((o for o in ev.options if o.is_pass), None)
+            if made is None:  # pragma: no cover - turn_steps only gives legal passes
+                raise P.PositionError(f"/turns/{st.index}: a pass is not allowed here")
+        else:
+            assert st.box is not None
+            made = ev.find_box(st.box, st.column or 0)
+        yield _decision(ev, made, st, rnd, n, "box", False, game)
+
+    def game(self, data: Mapping[str, Any], *, until: int | None = None, game: int = 0,
+             keep_decisions: bool = True) -> GameAnalysis:
+        """Grade one valid yahtzee-log/1 game (its first `until` turns when given). Raises
+        logs.GameError (every problem) when the log is not valid, ValueError for a sheet."""
+        if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
+            raise ValueError("a score sheet has no turns to grade; --analyze needs a yahtzee-log/1 game log")
+        steps = turn_steps(data)
+        rules = resolve_rules(data["rules"])
+        if until is not None:
+            steps = [s for s in steps if s.index < until]
+        src = self.source(rules)
+        summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
+        decisions: list[Decision] = []
+        for d in self.steps(rules, steps, game):
+            summaries[d.player].add(d)
+            if keep_decisions:
+                decisions.append(d)
+        over = bool(steps) and not steps[-1].in_progress and _game_over(rules, steps, data)
+        return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game)
+
+
+def _game_over(rules: R.RuleSet, steps: Sequence[TurnStep], data: Mapping[str, Any]) -> bool:
+    """Every player's sheet is full after the steps (each player's last turn filled their last box)."""
+    last: dict[str, TurnStep] = {}
+    for s in steps:
+        last[s.name] = s
+    players = list(dict.fromkeys(data.get("players") or []))
+    if set(last) != set(players):
+        return False
+    for s in last.values():
+        open_boxes = sum(1 for c in s.columns for v in c.scores if v is None)
+        if s.passed or s.in_progress or open_boxes != 1:
+            return False
+    return True
+
+
+def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: Kind, inferred: bool,
+              game: int) -> Decision:
+    best = made if made.regret <= TIE else ev.best
+    regret = made.regret if made.regret > TIE else 0.0
+    return Decision(ev.rules, st.index, st.name, rnd, roll, kind, ev.dice, ev.rolls_left, made, best, regret,
+                    inferred, game)
+
+
+def analyze_game(data: Mapping[str, Any], *, until: int | None = None,
+                 say: Callable[[str], None] | None = None) -> GameAnalysis:
+    """Grade one game log (see Analyzer.game)."""
+    return Analyzer(say).game(data, until=until)
+
+
+# --------------------------------------------------------------------------- batches
+
+
+class Totals:
+    """Per-player totals over many games (players keyed by name): expected loss, decisions, inferred
+    keeps, games, the five worst decisions (with their game number). Memory: a few numbers and five
+    decisions per player name, however many games are added."""
+
+    def __init__(self) -> None:
+        self.players: dict[str, PlayerSummary] = {}
+        self.games = 0
+        self.exact = True
+        self.sources: dict[str, tuple[bool, str]] = {}  # rule set name -> (exact, value source label)
+
+    def add(self, ga: GameAnalysis) -> None:
+        self.games += 1
+        self.exact = self.exact and ga.exact
+        self.sources.setdefault(ga.rules.name, (ga.exact, ga.source))
+        for p in ga.players:
+            acc = self.players.get(p.name)
+            if acc is None:
+                acc = self.players[p.name] = PlayerSummary(p.name)
+            acc.merge(p)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _r(x: float) -> float:
+    v = round(x, DIGITS)
+    return 0.0 if v == 0 else v
+
+
+def choice_dict(rules: R.RuleSet, c: P.Choice) -> dict[str, Any]:
+    """A move as JSON data: {"keep": [...]} / {"box": key, "column"?, "score", "bonus"?} / {"pass": true},
+    with its value (expected final grand total)."""
+    out: dict[str, Any] = {}
+    if c.keep is not None:
+        out["keep"] = list(c.keep)
+    elif c.is_pass:
+        out["pass"] = True
+    else:
+        assert c.box is not None
+        out["box"] = rules.keys[c.box]
+        if rules.settings.columns > 1:
+            out["column"] = c.column + 1
+        out["score"] = c.score
+        if c.bonus:
+            out["bonus"] = c.bonus
+    out["value"] = _r(c.value)
+    return out
+
+
+def decision_dict(d: Decision) -> dict[str, Any]:
+    """One decision as JSON data (`replay --analyze --json`)."""
+    rules = d.rules
+    out: dict[str, Any] = {}
+    if d.game:
+        out["game"] = d.game
+    out.update({
+        "turn": d.index + 1, "path": f"/turns/{d.index}", "player": d.player, "round": d.round, "roll": d.roll,
+        "decision": "stop" if d.stop else d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
+        "made": choice_dict(rules, d.made), "best": choice_dict(rules, d.best), "regret": _r(d.regret),
+        "inferred": d.inferred,
+    })
+    return out
+
+
+def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
+    """A player's summary as JSON data (`games`: with games played and loss per game, for batches)."""
+    out: dict[str, Any] = {"name": p.name, "expected_loss": _r(p.loss), "decisions": p.decisions,
+                           "inferred": p.inferred}
+    if games:
+        out["games"] = p.games
+        out["loss_per_game"] = _r(p.loss / p.games) if p.games else 0.0
+    out["worst"] = [decision_dict(d) for d in p.worst]
+    return out
+
+
+def game_dict(ga: GameAnalysis) -> dict[str, Any]:
+    """A graded game as JSON data: rules, exact/source, per-player summaries, every decision."""
+    out: dict[str, Any] = {}
+    if ga.game:
+        out["game"] = ga.game
+    out.update({
+        "rules": ga.rules.name, "exact": ga.exact, "source": ga.source, "turns": ga.turns, "game_over": ga.game_over,
+        "players": [summary_dict(p) for p in ga.players],
+        "decisions": [decision_dict(d) for d in ga.decisions],
+    })
+    return out
+
+
+def totals_dict(t: Totals) -> dict[str, Any]:
+    """Batch totals as JSON data (the last line of `replay --analyze --json` on a batch)."""
+    return {"summary": True, "games": t.games, "exact": t.exact,
+            "rules": [{"name": n, "exact": e, "source": src} for n, (e, src) in t.sources.items()],
+            "players": [summary_dict(p, games=True) for p in t.players.values()]}
+
+
+def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int) -> str:
+    """A move in words: "keep 3 3", "reroll all", "stop (keep all)", "full_house 25", "pass"."""
+    if c.keep is not None:
+        if len(c.keep) == n_dice:
+            return "stop (keep all)"
+        return "keep " + " ".join(map(str, c.keep)) if c.keep else "reroll all"
+    if c.is_pass:
+        return "pass"
+    assert c.box is not None
+    col = f" (column {c.column + 1})" if rules.settings.columns > 1 else ""
+    bonus = f" +{c.bonus}" if c.bonus else ""
+    return f"{rules.keys[c.box]}{col} {c.score}{bonus}"
+
+
+def _table(rows: list[list[str]], left: Sequence[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        out.append("  " + "  ".join(cells).rstrip())
+    return out
+
+
+def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
+    head = (["Game"] if game else []) + ["Turn", "Round", "Roll"] + (["Player"] if player else []) + [
+        "Dice", "Made", "Value", "Best", "Value", "Loss"]
+    rows = [head]
+    left = {len(head) - 6, len(head) - 5, len(head) - 3} | ({len(head) - 7} if player else set())
+    for d in ds:
+        n = len(d.dice)
+        made = move_text(d.rules, d.made, n) + (" *" if d.inferred else "")
+        rows.append(([str(d.game)] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
+                    + ([d.player] if player else [])
+                    + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
+                       f"{d.best.value:.4f}", f"{d.regret:.4f}"])
+    return _table(rows, sorted(left))
+
+
+def _kind_line(exact: bool, source: str, rules_name: str) -> str:
+    if exact:
+        return f"{rules_name}: graded against optimal play (exact table)"
+    return f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses are estimates"
+
+
+INFERRED_NOTE = ("* keep inferred: the log has no held dice, so the keep is taken as the dice common to "
+                 "the two rolls; box choices are graded exactly")
+
+
+def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = None) -> str:
+    """A graded game as text: per player the total expected loss, decisions and the worst five
+    (turn, round, roll, move made, best move, both values); every decision with `verbose`."""
+    rules = ga.rules
+    lines = []
+    if title:
+        lines.append(title)
+    lines.append(_kind_line(ga.exact, ga.source, rules.name))
+    lines.append("Values are expected final scores (solitaire optimal play from there); loss = best - made.")
+    rows = [["Player", "Expected loss", "Decisions", "Inferred keeps"]]
+    for p in ga.players:
+        rows.append([p.name, f"{p.loss:.4f}", str(p.decisions), str(p.inferred)])
+    lines.extend(_table(rows, [0]))
+    any_inferred = any(p.inferred for p in ga.players)
+    for p in ga.players:
+        worst = [d for d in p.worst if d.regret > 0]
+        lines.append("")
+        if not worst:
+            lines.append(f"{p.name}: every decision was optimal")
+            continue
+        lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
+        lines.extend(_decision_rows(worst, player=False, game=False))
+    if verbose and ga.decisions:
+        lines.append("")
+        lines.append("Every decision:")
+        lines.extend(_decision_rows(ga.decisions, player=len(ga.players) > 1, game=False))
+    if any_inferred:
+        lines.append("")
+        lines.append(INFERRED_NOTE)
+    return "\n".join(lines)
+
+
+def render_totals(t: Totals) -> str:
+    """Batch totals as text: per player (by name) games, total and per-game expected loss, decisions,
+    and the five worst decisions over all games (with their game number)."""
+    lines = [f"{t.games} game{'s' if t.games != 1 else ''} graded"]
+    for name, (exact, src) in t.sources.items():
+        lines.append(_kind_line(exact, src, name))
+    rows = [["Player", "Games", "Expected loss", "Per game", "Decisions", "Inferred keeps"]]
+    for p in t.players.values():
+        rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
+                     str(p.decisions), str(p.inferred)])
+    lines.extend(_table(rows, [0]))
+    for p in t.players.values():
+        worst = [d for d in p.worst if d.regret > 0]
+        lines.append("")
+        if not worst:
+            lines.append(f"{p.name}: every decision was optimal")
+            continue
+        lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
+        lines.extend(_decision_rows(worst, player=False, game=True))
+    if any(p.inferred for p in t.players.values()):
+        lines.append("")
+        lines.append(INFERRED_NOTE)
+    return "\n".join(lines)
