@@ -495,9 +495,13 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
     import time
 
     spec = write_bot(tmp_path, "def play(pos):\n    return pos.options[0]\n") if workers == "2" else "random"
+    log = tmp_path / "games.ndjson"
     p = subprocess.Popen(["yahtzee", "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
-                          "-w", workers], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(6)
+                          "-w", workers, "--log-out", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size == 0):
+        time.sleep(0.2)  # wait until some games are finished (and logged)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130, err
@@ -505,3 +509,4 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
     assert data["interrupted"] is True and 0 < data["games"] < 1_000_000_000
     assert data["games_requested"] == 1_000_000_000 and data["mean"] > 0
     assert "interrupted: the summary covers the" in err and "Traceback" not in err
+    assert log.read_bytes().count(b"\n") == data["games"]  # every finished game is logged, whole lines

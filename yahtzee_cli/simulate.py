@@ -26,7 +26,15 @@ import numpy as np
 from . import rules as R
 from .games import GameBatch
 from .jsonio import dumps, loads
-from .strategies import StrategyError, load_user_strategy, numba_threads, random_play, sheet_totals, user_play
+from .strategies import (
+    ChunkCancelled,
+    StrategyError,
+    load_user_strategy,
+    numba_threads,
+    random_play,
+    sheet_totals,
+    user_play,
+)
 
 BUILTIN = ("optimal", "greedy", "random")
 COMPILED = ("optimal", "greedy")  # played by the solver's compiled `play`
@@ -36,7 +44,8 @@ LOG_FORMAT = "yahtzee-log/1"
 DASK_CONNECT_TIMEOUT = "10s"
 
 __all__ = [
-    "BUILTIN", "SimulationError", "StrategyError", "Report", "SeatSummary", "play", "check_strategy", "simulate",
+    "BUILTIN", "ChunkCancelled", "SimulationError", "StrategyError", "Report", "SeatSummary", "play",
+    "check_strategy", "simulate",
     "choose_seed", "prepare", "run_chunk", "ChunkJob", "game_logs", "rules_spec", "seat_stats", "histogram_bins",
 ]
 
@@ -60,9 +69,11 @@ def check_strategy(name: str) -> str:
 
 
 def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
-         record: bool = False, threads: int | None = None) -> GameBatch:
+         record: bool = False, threads: int | None = None,
+         should_stop: Callable[[], bool] | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`.
-    `threads`: numba threads for the compiled strategies (None: numba's setting); never changes games."""
+    `threads`: numba threads for the compiled strategies (None: numba's setting); never changes games.
+    `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy in COMPILED:
@@ -73,7 +84,7 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         with numba_threads(threads):
             batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
         return batch
-    return user_play(rules, strategy, seed, first_game, n_games, seat, record)
+    return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
 
 def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None) -> None:
@@ -183,7 +194,8 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     """One chunk: every seat plays its games, then the summaries (and logs when asked)."""
     start = time.perf_counter()
     rules = _rules_of(job.rules_json)
-    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads)
+    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads,
+                    should_stop=_stop_requested)
                for seat, s in enumerate(job.strategies)]
     summaries = []
     all_totals = []
@@ -204,10 +216,20 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     return ChunkResult(job.first_game, job.n_games, summaries, log, time.perf_counter() - start)
 
 
-def _ignore_sigint() -> None:  # pragma: no cover - runs in worker processes
+_STOP: Any = None  # in worker processes: the pool's stop event (set by the parent to cancel chunks)
+
+
+def _init_worker(stop: Any) -> None:  # pragma: no cover - runs in worker processes
+    """Workers leave Ctrl-C to the parent, which cancels their chunks through `stop`."""
     import signal
 
+    global _STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP = stop
+
+
+def _stop_requested() -> bool:
+    return _STOP is not None and bool(_STOP.is_set())
 
 
 RECORD_BYTES = 64 << 20  # recorded play (for logs) held per chunk and seat, about
@@ -259,7 +281,8 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+    stop = ctx.Event()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(stop,))
     todo = jobs
     running: set[Future[ChunkResult]] = set()
     finished = False
@@ -271,13 +294,11 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
                 break
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                yield fut.result()
+                yield fut.result()  # (ChunkCancelled only comes after an interrupt, never reaches here)
         finished = True
     finally:
-        if not finished:  # interrupted or failed: stop the chunks still running instead of waiting for them
-            procs: dict[int, Any] = getattr(pool, "_processes", None) or {}  # no public way before 3.14
-            for proc in list(procs.values()):
-                proc.terminate()
+        if not finished:  # interrupted or failed: running chunks give up after their current game
+            stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -296,6 +296,10 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
 # --------------------------------------------------------------------------- user strategies
 
 
+class ChunkCancelled(RuntimeError):
+    """A chunk given up at the caller's request (an interrupted run)."""
+
+
 class StrategyError(ValueError):
     """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
     game and turn)."""
@@ -419,7 +423,8 @@ def _draw(state: np.uint64) -> tuple[int, np.uint64]:
 
 
 def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: int, seat: int = 0,
-              record: bool = False, max_turns: int | None = None) -> GameBatch:
+              record: bool = False, max_turns: int | None = None,
+              should_stop: Callable[[], bool] | None = None) -> GameBatch:
     """Games played by a user strategy `spec` (module:function), legality from the rules module.
 
     The function is called with a Position at every decision and answers:
@@ -428,7 +433,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
       * a box to write the dice in: its key or any alias ("full_house", "FH"), optionally with a
         1-based column ("full_house:2"), or one of `position.options`;
       * None to pass the turn, only when position.may_pass.
-    Anything else raises StrategyError naming the game, seat and turn."""
+    Anything else raises StrategyError naming the game, seat and turn. `should_stop()` is asked before
+    each game; True raises ChunkCancelled."""
     func = load_user_strategy(spec)
     n_cols = rules.settings.columns
     n_boxes = len(rules.boxes)
@@ -438,6 +444,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     totals = np.zeros(n_games, dtype=np.int64)
     rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
     for i in range(n_games):
+        if should_stop is not None and should_stop():
+            raise ChunkCancelled(f"stopped before game {first_game + i}")
         game = first_game + i
         st = np.uint64(stream(seed, game, seat))
         columns = [R.Column.empty(rules) for _ in range(n_cols)]

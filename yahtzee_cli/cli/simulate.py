@@ -102,10 +102,18 @@ def simulate(
         assert sink_file is not None
         sink_file.write(chunk)
 
-    progress, on_progress = _progress(games)
+    progress, update_bar = _progress(games)
+    stop = _StopOnCtrlC()
+
+    def on_progress(done: int) -> None:
+        if update_bar is not None:
+            update_bar(done)
+        stop.check()
+
     try:
-        report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
-                     log_sink=sink if sink_file is not None else None, on_progress=on_progress)
+        with stop:
+            report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
+                         log_sink=sink if sink_file is not None else None, on_progress=on_progress)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
     except SimulationError as exc:
@@ -136,6 +144,40 @@ def simulate(
     if report.interrupted:
         warn(f"interrupted: the summary covers the {report.games:,} games finished of {games:,}")
         raise typer.Exit(INTERRUPTED)
+
+
+class _StopOnCtrlC:
+    """The first Ctrl-C asks the run to stop after the chunk in progress (so the summary and the logs
+    cover whole chunks: no half-written log line); a second one stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.previous: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        warn("stopping after the games in progress (Ctrl-C again to stop at once)")
+
+    def check(self) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _StopOnCtrlC:
+        import signal
+
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._handler)
+        except ValueError:  # not the main thread: plain KeyboardInterrupt handling
+            self.previous = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 def _quiet_stdout() -> None:
