@@ -410,6 +410,7 @@ def _lane_values(L: int, lane: int, nu: int, sub: int, m: int, any_bits: int, bb
 @njit(cache=True)
 def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, W2: np.ndarray,
                  midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
+                 dlist: np.ndarray, dcount: np.ndarray,
                  natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                  nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
                  roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
@@ -499,11 +500,29 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, 
         W[lrow[lane], col] = acc[lane]
         if moments:
             W2[lrow[lane], col] = acc2[lane] / (1.0 - pacc[lane]) if allow_pass and pacc[lane] < 1.0 else acc2[lane]
+    # totals that cannot reach the bonus any more share the value of the one computed for them
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = sub_of[m]
+        nd = dcount[sub]
+        if nd == 0:
+            continue
+        row = midx[m]
+        rep = ulist[sub, 0]
+        ny = nyt if (m & ybit) != 0 else 1
+        for y in range(ny):
+            v = W[row, y * tp1 + rep]
+            v2 = W2[row, y * tp1 + rep] if moments else 0.0
+            for i in range(nd):
+                W[row, y * tp1 + dlist[sub, i]] = v
+                if moments:
+                    W2[row, y * tp1 + dlist[sub, i]] = v2
 
 
 @njit(cache=True, parallel=True)
 def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int, n_lanes: np.ndarray,
                 midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
+                dlist: np.ndarray, dcount: np.ndarray,
                 natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                 nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
                 yroll: np.ndarray, own_bit: np.ndarray, roll_prob: np.ndarray,
@@ -549,7 +568,7 @@ def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int,
             while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
                 tot += n_lanes[j]
                 j += nch
-            _solve_batch(order, j0, j, nch, W, W2, midx, sub_of, ulist, ucount, natT, jokT, vnatT, vjokT,
+            _solve_batch(order, j0, j, nch, W, W2, midx, sub_of, ulist, ucount, dlist, dcount, natT, jokT, vnatT, vjokT,
                          nvar, du, yn, yroll, own_bit, roll_prob, keep_of_roll, add_die, drop_die, bonus_rolls,
                          base_roll, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
                          allow_pass, n_stages, E, S, Q, X, NVl, NVl2, V, V2, Qb, spec, sbits, sfull, az, lu,

@@ -49,8 +49,10 @@ class Layout:
     layer_ptr: IntArray  # masks[layer_ptr[p]:layer_ptr[p + 1]] have popcount p
     midx: IntArray  # [2**nb] mask -> row (-1 unreachable)
     sub_of: IntArray  # [2**nb] mask -> index of its set of filled upper boxes
-    ulist: IntArray  # [2**n_upper, t + 1] reachable capped upper totals of each upper set
+    ulist: IntArray  # [2**n_upper, t + 1] capped upper totals computed for each upper set (see layout)
     ucount: IntArray
+    dlist: IntArray  # [2**n_upper, t + 1] totals that cannot reach the bonus: copies of ulist[sub, 0]
+    dcount: IntArray
     var_nat: IntArray  # [R, B] next-state variant of the natural score
     var_jok: IntArray  # [R, B] next-state variant of the joker score
     nvar: IntArray  # [B]
@@ -108,22 +110,36 @@ def layout(rules: RuleSet) -> Layout:
     # Scores a box can receive: natural scores, and joker values of Yahtzee rolls.
     yr = sc.yahtzee_roll
     vals = [sorted(set(sc.natural[:, b].tolist()) | set(sc.joker[yr, b].tolist())) for b in range(nb)]
-    ulist = np.zeros((1 << len(upper), t + 1), dtype=np.int64)
-    ucount = np.zeros(1 << len(upper), dtype=np.int64)
-    for sub in range(1 << len(upper)):
+    # Lanes to compute per set of filled upper boxes: the reachable capped totals, except that every
+    # total too far below the threshold to reach it behaves the same (the bonus is lost, nothing
+    # else depends on u), so one of them ("dead", computed first) stands for all (copied to dlist).
+    n_sub = 1 << len(upper)
+    ulist = np.zeros((n_sub, t + 1), dtype=np.int64)
+    ucount = np.zeros(n_sub, dtype=np.int64)
+    dlist = np.zeros((n_sub, t + 1), dtype=np.int64)
+    dcount = np.zeros(n_sub, dtype=np.int64)
+    n_reach = np.zeros(n_sub, dtype=np.int64)
+    for sub in range(n_sub):
         reach_u = {0}
         for j, b in enumerate(upper):
             if sub >> j & 1:
                 reach_u = {min(a + v, t) for a in reach_u for v in vals[b]}
-        us = sorted(reach_u)
+        rem = sum(max(vals[b]) for j, b in enumerate(upper) if not sub >> j & 1)
+        dead = sorted(u for u in reach_u if u + rem < t)
+        live = sorted(u for u in reach_u if u + rem >= t)
+        us = dead[:1] + live
         ulist[sub, : len(us)] = us
         ucount[sub] = len(us)
+        if len(dead) > 1:
+            dlist[sub, : len(dead) - 1] = dead[1:]
+        dcount[sub] = max(len(dead) - 1, 0)
+        n_reach[sub] = len(reach_u)
 
     var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, nyt)
-    n_states = int(sum(ucount[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
+    n_states = int(sum(n_reach[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
     if len(masks) * nyt * (t + 1) > MAX_EXACT_STATES:
         raise NotExact(f"{rules.name} has too many states for an exact table; hints use the approximate strategy")
-    return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount,
+    return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount, dlist, dcount,
                   var_nat, var_jok, nvar, du, yn, n_states)
 
 
@@ -231,6 +247,7 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
         if end > start:
             kernels.solve_layer(
                 lay.masks, start, end, nchunks, cap, n_lanes, lay.midx, lay.sub_of, lay.ulist, lay.ucount,
+                lay.dlist, lay.dcount,
                 natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
                 sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
                 bonus_rolls, base_roll,
