@@ -7,7 +7,7 @@ the player made in it is read off that Turn:
 * a keep after each roll that was followed by a reroll (the `held` dice; when the log has none, the
   dice common to the two rolls -- their multiset intersection -- and the decision is flagged
   `inferred`);
-* "stop rolling" when the turn ended with rolls left: the keep of every die, graded like any keep;
+* "stop rolling" when the turn ended with rolls left: the keep of every die (kind "stop");
 * the box written after the last roll, or the pass (must_zero off), always graded exactly.
 
 For each decision: where (turn index, player, the player's round, roll number), the dice showing,
@@ -53,7 +53,7 @@ WORST = 5  # worst decisions kept per player
 DIGITS = 6  # decimals of values and regrets in JSON
 TIE = 1e-9  # a move within this of the best is one of the best (shown as the best move)
 
-Kind = Literal["keep", "box"]
+Kind = Literal["keep", "stop", "box"]
 
 
 # --------------------------------------------------------------------------- decisions
@@ -64,9 +64,10 @@ class Decision:
     """One decision of a game, graded (`rules`: the game's rule set, which names its moves).
 
     `index` is the 0-based index of the turn in the log (JSON Pointer /turns/<index>; shown as turn
-    index + 1), `round` the
-    player's own 1-based turn count, `roll` the number of rolls thrown when the decision was made
-    (a box choice comes after the turn's last roll), `rolls_left` the rerolls still allowed then.
+    index + 1), `round` the player's own 1-based turn count, `roll` the number of rolls thrown when
+    the decision was made (a stop and a box choice come after the turn's last roll), `rolls_left` the
+    rerolls still allowed then. `kind`: "keep" (dice held for a reroll that was thrown), "stop" (the
+    turn ended with rolls left: the keep of every die) or "box" (the box written, or a pass).
     `made` and `best` are position.Choice values (value = expected final grand total); `regret` is
     best.value - made.value (>= 0). `inferred`: a keep guessed from consecutive rolls (no `held`)."""
 
@@ -84,10 +85,6 @@ class Decision:
     inferred: bool = False
     game: int = 0  # 1-based game number in a batch (0: not set)
 
-    @property
-    def stop(self) -> bool:
-        """A keep of every die: the player stopped rolling with rolls left."""
-        return self.kind == "keep" and self.made.keep is not None and len(self.made.keep) == len(self.dice)
 
 
 def infer_keep(before: Sequence[int], after: Sequence[int]) -> R.Dice:
@@ -218,14 +215,20 @@ class Analyzer:
             else:
                 kept, inferred = infer_keep(dice, st.rolls[i + 1]), True
             ev = turn.evaluate(dice, left)
-            yield _decision(ev, ev.find_keep(kept), st, rnd, i + 1, "keep", inferred, game)
+            if len(kept) == len(dice):
+                # every die kept, yet rolled again: the same dice with one roll fewer (not a stop)
+                v = turn.evaluate(dice, left - 1).best.value
+                made = P.Choice(v, max(ev.best.value - v, 0.0), keep=tuple(kept))
+            else:
+                made = ev.find_keep(kept)
+            yield _decision(ev, made, st, rnd, i + 1, "keep", inferred, game)
         if st.in_progress:
             return
         last = st.rolls[-1]
         # stopping with rolls left: the keep of every die
         if n < allowed:
             ev = turn.evaluate(last, allowed - n)
-            yield _decision(ev, ev.find_keep(last), st, rnd, n, "keep", False, game)
+            yield _decision(ev, ev.find_keep(last), st, rnd, n, "stop", False, game)
         ev = turn.evaluate(last, 0)
         if st.passed:
             made = next((o for o in ev.options if o.is_pass), None)
@@ -347,7 +350,7 @@ def decision_dict(d: Decision) -> dict[str, Any]:
         out["game"] = d.game
     out.update({
         "turn": d.index + 1, "path": f"/turns/{d.index}", "player": d.player, "round": d.round, "roll": d.roll,
-        "decision": "stop" if d.stop else d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
+        "decision": d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
         "made": choice_dict(rules, d.made), "best": choice_dict(rules, d.best), "regret": _r(d.regret),
         "inferred": d.inferred,
     })
@@ -385,11 +388,12 @@ def totals_dict(t: Totals) -> dict[str, Any]:
             "players": [summary_dict(p, games=True) for p in t.players.values()]}
 
 
-def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int) -> str:
-    """A move in words: "keep 3 3", "reroll all", "stop (keep all)", "full_house 25", "pass"."""
+def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int, rolled: bool = False) -> str:
+    """A move in words: "keep 3 3", "reroll all", "stop (keep all)", "full_house 25", "pass".
+    `rolled`: the move was a keep followed by a reroll (a keep of every die is then no stop)."""
     if c.keep is not None:
         if len(c.keep) == n_dice:
-            return "stop (keep all)"
+            return "keep all, reroll none" if rolled else "stop (keep all)"
         return "keep " + " ".join(map(str, c.keep)) if c.keep else "reroll all"
     if c.is_pass:
         return "pass"
@@ -415,7 +419,7 @@ def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[
     left = {len(head) - 6, len(head) - 5, len(head) - 3} | ({len(head) - 7} if player else set())
     for d in ds:
         n = len(d.dice)
-        made = move_text(d.rules, d.made, n) + (" *" if d.inferred else "")
+        made = move_text(d.rules, d.made, n, rolled=d.kind == "keep") + (" *" if d.inferred else "")
         rows.append(([str(d.game)] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
                     + ([d.player] if player else [])
                     + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
