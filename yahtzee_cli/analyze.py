@@ -231,9 +231,10 @@ class Analyzer:
             yield _decision(ev, ev.find_keep(last), st, rnd, n, "stop", False, game)
         ev = turn.evaluate(last, 0)
         if st.passed:
-            made = next((o for o in ev.options if o.is_pass), None)
-            if made is None:  # pragma: no cover - turn_steps only gives legal passes
+            passes = [o for o in ev.options if o.is_pass]
+            if not passes:  # pragma: no cover - turn_steps only gives legal passes
                 raise P.PositionError(f"/turns/{st.index}: a pass is not allowed here")
+            made = passes[0]
         else:
             assert st.box is not None
             made = ev.find_box(st.box, st.column or 0)
