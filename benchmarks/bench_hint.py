@@ -1,0 +1,146 @@
+"""`yahtzee hint` end to end with a cached table, against interpreter start-up and yatzy-solver's
+in-process query; `--approx` also measures the approximate strategies against exact play.
+
+    python benchmarks/bench_hint.py [--runs 10] [--approx]
+
+1. Wall time of `yahtzee hint 1 3 3 5 6` (table cached; best and median of --runs), next to
+   `python -c pass` and `yahtzee --version` (start-up floor), and the biggest imports of the hint
+   (python -X importtime). Target: under 300 ms.
+2. In-process: one position's values from the cached table (pure Python) vs yatzy-solver's
+   `option_values` on the same position (its table built in memory first, not timed).
+3. With --approx: the heuristic strategy (approx.py, what maxi-yatzy uses) fitted and played on
+   plain Yahtzee, where the exact optimum is known; and the multi-column estimate on Triple Yahtzee
+   against its simulated mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def wall(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--approx", action="store_true")
+    args = ap.parse_args()
+    exe = shutil.which("yahtzee") or sys.exit("the yahtzee command is not on PATH (pip install -e .)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "YAHTZEE_CACHE_DIR": tmp}
+        subprocess.run([exe, "solve"], env=env, check=True, capture_output=True)  # build the table once
+        print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; best / median of {args.runs} runs")
+        rows = [
+            ("python -c pass", [sys.executable, "-c", "pass"]),
+            ("yahtzee --version", [exe, "--version"]),
+            ("yahtzee hint 1 3 3 5 6", [exe, "hint", "1", "3", "3", "5", "6"]),
+            ("yahtzee hint 1 3 3 5 6 -n 0 --json", [exe, "hint", "1", "3", "3", "5", "6", "-n", "0", "--json"]),
+        ]
+        for label, cmd in rows:
+            best, med = wall(cmd, env, args.runs)
+            print(f"  {label:<36} {best * 1000:6.0f} ms best {med * 1000:6.0f} ms median")
+        res = subprocess.run([sys.executable, "-X", "importtime", "-m", "yahtzee_cli", "hint", "1", "3", "3", "5", "6"],
+                             env=env, capture_output=True, text=True, check=True)
+        imports = []
+        for line in res.stderr.splitlines():
+            m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
+            if m and len(m.group(3)) <= 2:
+                imports.append((int(m.group(2)), m.group(4)))
+        imports.sort(reverse=True)
+        print("  largest top-level imports of the hint (cumulative):",
+              ", ".join(f"{name} {us / 1000:.0f} ms" for us, name in imports[:6]))
+        heavy = [name for name in ("numpy", "numba") if re.search(rf"\|\s+{name}$", res.stderr, re.M)]
+        print("  numpy/numba imported by the hint:", ", ".join(heavy) or "neither")
+
+        os.environ["YAHTZEE_CACHE_DIR"] = tmp
+        from yahtzee_cli import position
+        from yahtzee_cli import rules as R
+
+        rules = R.preset("yahtzee")
+        col = R.Column.empty(rules)
+        t0 = time.perf_counter()
+        src = position.source_for(rules)
+        t_load = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ev = position.evaluate(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
+        t_first = time.perf_counter() - t0
+        n = 20
+        t0 = time.perf_counter()
+        for _ in range(n):
+            position.evaluate(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
+        t_eval = (time.perf_counter() - t0) / n
+        print(f"\nin-process, ours: table read + checksum {t_load * 1000:.1f} ms, first position "
+              f"{t_first * 1000:.1f} ms (scores memoised after), then {t_eval * 1000:.1f} ms per position "
+              f"(every roll's turn values; best: keep {list(ev.best.keep or ())} {ev.best.value:.4f})")
+        try:
+            import yatzy_solver as ys
+        except ImportError:
+            print("yatzy-solver not installed: pip install 'yahtzee-cli[bench]'")
+        else:
+            s = ys.Solver.build(ys.Variant("american+forced-joker"))
+            q = "dice 1 3 3 5 6 | rolls 2 | upper 0 | filled -"
+            s.option_values(q)
+            t0 = time.perf_counter()
+            for _ in range(1000):
+                vals = s.option_values(q)
+            t_ys = (time.perf_counter() - t0) / 1000
+            best = max(vals, key=lambda kv: kv[1])
+            print(f"in-process, yatzy-solver option_values: {t_ys * 1e6:.1f} us per position "
+                  f"(best {best[0]} {best[1]:.4f}, remaining score)")
+        if args.approx:
+            approx_report()
+
+
+def approx_report() -> None:
+    import numpy as np
+
+    from yahtzee_cli import approx, solver
+    from yahtzee_cli import rules as R
+
+    print("\napproximate strategies against exact play (seed 7):")
+    rules = R.preset("yahtzee")
+    tab, _ = solver.get_table(rules)
+    t0 = time.perf_counter()
+    h, G, yh, sv = approx._fit(rules, rules.settings.upper_bonus_threshold)
+    fit = time.perf_counter() - t0
+    fut = approx._heuristic_future(rules, h, G, yh, rules.settings.upper_bonus_threshold, sv)
+    n = 50_000
+    heur = solver.play_with(rules, fut, 7, 0, n).totals
+    opt = solver.play(rules, "optimal", 7, 0, n).totals
+    greedy = solver.play(rules, "greedy", 7, 0, n).totals
+    # the heuristic's own estimate of the empty sheet
+    from yahtzee_cli import position
+
+    hs = position.HeuristicSource(rules, h.tolist(), G.ravel().tolist(), yh.tolist(),
+                                  rules.settings.upper_bonus_threshold, sv)
+    est = hs.value(position.ColumnState(0, 0, False))
+    sem = heur.std() / np.sqrt(n)
+    print(f"  yahtzee, exact optimum {tab.mean:.2f}; same {n:,} dice streams:")
+    print(f"    optimal play    {opt.mean():7.2f} +- {opt.std() / np.sqrt(n):.2f}")
+    print(f"    heuristic       {heur.mean():7.2f} +- {sem:.2f}  ({heur.mean() - tab.mean:+.2f} vs exact, "
+          f"{100 * (heur.mean() / tab.mean - 1):+.1f}%; fitted in {fit:.1f} s; its own start estimate {est:.2f})")
+    print(f"    greedy          {greedy.mean():7.2f} +- {greedy.std() / np.sqrt(n):.2f}")
+    tri = R.preset("triple-yahtzee")
+    play = solver.play(tri, "optimal", 7, 0, 20_000).totals
+    print(f"  triple-yahtzee: column-sum estimate of the empty sheet {6 * tab.mean:.2f} "
+          f"(sum of multipliers x exact single column), simulated approximate play {play.mean():.2f} "
+          f"+- {play.std() / np.sqrt(len(play)):.2f} (20,000 games)")
+
+
+if __name__ == "__main__":
+    main()
