@@ -38,6 +38,33 @@ roll_budget = njit(cache=True, inline="always")(rules.roll_budget)
 rolls_left_over = njit(cache=True, inline="always")(rules.rolls_left_over)
 
 FORCED = rules.JOKER_CODES["forced"]
+
+
+def _drop_stale_cache() -> None:
+    """numba's cache of this module is keyed on this file only, but the kernels inline the rules
+    module's int-only functions and rng's: when their source changes, drop this module's cached
+    kernels (a stamp of that source lives next to them) so they are compiled again."""
+    import hashlib
+    import inspect
+    from pathlib import Path
+
+    from . import rng
+
+    funcs = [rules.legal_bits, rules.joker_now, rules.joker_full_value, rules.extra_bonus_points,
+             rules.roll_budget, rules.rolls_left_over, rng.mix.py_func, rng.stream.py_func, rng.next_die.py_func]
+    try:
+        stamp = hashlib.sha256("".join(inspect.getsource(f) for f in funcs).encode()).hexdigest()
+        where = Path(getattr(getattr(solve_layer, "_cache", None), "_cache_path", ""))
+        if not where.is_dir():
+            return
+        mark = where / "kernels.dependencies.stamp"
+        if mark.exists() and mark.read_text() == stamp:
+            return
+        for f in list(where.glob("kernels.*.nbi")) + list(where.glob("kernels.*.nbc")):
+            f.unlink(missing_ok=True)
+        mark.write_text(stamp)
+    except OSError:  # a read-only install: numba then uses its own cache directory, nothing to do
+        pass
 NEG = -1.0e300  # "no option" (never NaN)
 # With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
 # the same (any policy that scores eventually is optimal). Playing (and hints) charge a pass this
@@ -980,3 +1007,6 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                     open_total -= 1
                 turn += 1
             nturns_out[g] = turn
+
+
+_drop_stale_cache()
