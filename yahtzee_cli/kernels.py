@@ -23,6 +23,8 @@ Masks of one popcount layer are independent and run in parallel (prange).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
@@ -50,7 +52,7 @@ def _drop_stale_cache() -> None:
 
     from . import rng
 
-    funcs = [rules.legal_bits, rules.joker_now, rules.joker_full_value, rules.extra_bonus_points,
+    funcs: list[Any] = [rules.legal_bits, rules.joker_now, rules.joker_full_value, rules.extra_bonus_points,
              rules.roll_budget, rules.rolls_left_over, rng.mix.py_func, rng.stream.py_func, rng.next_die.py_func]
     try:
         stamp = hashlib.sha256("".join(inspect.getsource(f) for f in funcs).encode()).hexdigest()
