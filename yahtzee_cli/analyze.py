@@ -167,7 +167,7 @@ class Analyzer:
         self.say = say
         self.turn_cache = turn_cache
         self._sources: dict[str, P.Source] = {}
-        self._turns: OrderedDict[tuple[str, tuple[R.Column, ...], int], P.Turn] = OrderedDict()
+        self._turns: OrderedDict[tuple[str, tuple[str, ...], tuple[R.Column, ...], int], P.Turn] = OrderedDict()
         self.turns_built = 0
         self.turns_reused = 0
 
@@ -179,7 +179,7 @@ class Analyzer:
         return src
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
-        key = (rules.fingerprint, columns, saved)
+        key = (rules.fingerprint, rules.keys, columns, saved)  # keys: a Turn's options name its boxes
         t = self._turns.get(key)
         if t is not None:
             self._turns.move_to_end(key)

@@ -1,0 +1,112 @@
+"""Benchmark: `yahtzee replay --analyze` on one game and on an NDJSON batch, with a cached table.
+
+    python benchmarks/bench_analyze.py [--games 1000] [--strategy greedy] [--rules yahtzee]
+
+1. Makes sure the strategy table is cached (`yahtzee solve`; in $YAHTZEE_CACHE_DIR or the user
+   cache dir) and writes benchmarks/out/analyze-<rules>-<strategy>-<games>.ndjson once (reused),
+   complete one-player games from `yahtzee simulate -S <strategy> --log-out` (held dice included).
+2. One game: `yahtzee replay --analyze` on the first game, end to end in a child process (best of
+   3, interpreter start included), and in-process per game (mean over the first 20 games).
+3. The batch: `yahtzee replay --analyze FILE` in a child on one core (taskset when present), for a
+   tenth of the file and for all of it: wall, CPU, peak RSS (os.wait4), to show memory is flat.
+   Side by side, the same file through plain `yahtzee replay` (the log walk alone), with the ratio:
+   nothing on PyPI grades Yahtzee logs, so the replay of the same games is the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def yahtzee(*args: str) -> list[str]:
+    return [sys.executable, "-m", "yahtzee_cli", *args]
+
+
+def generate(path: Path, games: int, rules: str, strategy: str) -> None:
+    if path.exists() and path.stat().st_size > 0:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    subprocess.run(yahtzee("simulate", "-S", strategy, "-n", str(games), "--seed", "1", "--rules", rules,
+                           "-w", "1", "--log-out", str(tmp), "--json"), check=True, capture_output=True)
+    tmp.rename(path)
+
+
+def child(args: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS KiB) of a `yahtzee ...` child on one core; output discarded."""
+    cmd = yahtzee(*args)
+    if shutil.which("taskset"):
+        cmd = ["taskset", "-c", "0", *cmd]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"{' '.join(args)} exited {code}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--strategy", default="greedy")
+    ap.add_argument("--rules", default="yahtzee")
+    args = ap.parse_args()
+
+    subprocess.run(yahtzee("solve", "--rules", args.rules), check=True, capture_output=True)
+    path = OUT / f"analyze-{args.rules}-{args.strategy}-{args.games}.ndjson"
+    generate(path, args.games, args.rules, args.strategy)
+    lines = path.read_bytes().splitlines(keepends=True)
+    one = OUT / f"analyze-{args.rules}-{args.strategy}-one.json"
+    one.write_bytes(lines[0])
+    tenth = OUT / f"analyze-{args.rules}-{args.strategy}-{args.games}-tenth.ndjson"
+    tenth.write_bytes(b"".join(lines[: max(2, args.games // 10)]))
+    print(f"games: {args.games:,} complete {args.rules} games played by `simulate -S {args.strategy}` "
+          f"(seed 1), table cached")
+
+    walls = [child(["replay", "--analyze", str(one)])[0] for _ in range(3)]
+    print(f"one game, `yahtzee replay --analyze` end to end (child, interpreter start included): "
+          f"best {min(walls) * 1000:.0f} ms of 3")
+
+    import orjson
+
+    from yahtzee_cli.analyze import Analyzer
+
+    an = Analyzer()
+    sample = [orjson.loads(x) for x in lines[:20]]
+    an.game(sample[0])  # the table read and the first Turn's caches
+    an = Analyzer()
+    t0 = time.process_time()
+    decisions = 0
+    for g in sample:
+        decisions += len(an.game(g).decisions)
+    per = (time.process_time() - t0) / len(sample)
+    print(f"in-process: {per * 1000:.0f} ms CPU per 13-turn game ({decisions / len(sample):.1f} decisions a game; "
+          f"{an.turns_built} turns valued, {an.turns_reused} reused from the turn cache)")
+
+    results = {}
+    for label, p, n in (("tenth", tenth, max(2, args.games // 10)), ("all", path, args.games)):
+        results[label] = (*child(["replay", "--analyze", str(p)]), n)
+    wall, cpu, rss, n = results["all"]
+    print(f"batch, `yahtzee replay --analyze` (one core): {n:,} games in {wall:.1f} s wall, {cpu:.1f} s CPU -> "
+          f"{n / wall:.1f} games/s; peak RSS {rss / 1024:.0f} MiB")
+    s_wall, _, s_rss, s_n = results["tenth"]
+    print(f"memory: peak RSS {s_rss / 1024:.0f} MiB for {s_n:,} games, {rss / 1024:.0f} MiB for {n:,} "
+          f"(x{n / s_n:.0f} the games, x{rss / s_rss:.2f} the memory)")
+    r_wall, r_cpu, _ = child(["replay", str(path)])
+    print(f"reference, plain `yahtzee replay` of the same {n:,} games: {r_wall:.1f} s wall, {r_cpu:.1f} s CPU; "
+          f"analyze/replay CPU ratio {cpu / r_cpu:.0f}x")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
