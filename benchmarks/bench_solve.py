@@ -10,7 +10,9 @@ For each rule set (official Yahtzee = theirs "american+forced-joker"; Scandinavi
   only); `wall` the whole command (interpreter start, imports, kernel loading, writing the file).
 * theirs: `python -c "ys.Solver.build(ys.Variant(V))"`; `build` timed inside, `wall` the process.
 
-The ratio is ours / theirs on wall time (best of the repeats; < 1 means we are faster). Peak memory
+The ratio is ours / theirs on wall time (best of the repeats; < 1 means we are faster). Then, in this
+process (kernels loaded, warm), the table alone: `solver.build` with and without the SD (second
+moment), best of the repeats. Peak memory
 is each process's maximum resident set size. `--cold` first runs ours once with an empty numba cache
 (NUMBA_CACHE_DIR) to time the one-off kernel compilation. Other users of the machine make figures
 noisy: the side-by-side alternation keeps the ratio fair; rerun when the two sides disagree a lot.
@@ -95,7 +97,23 @@ def main() -> None:
                   f"table {size / 2**20:.1f} MiB ({info['states']:,} states, SD {info['sd']:.4f} included)")
             print(f"  theirs yatzy-solver  : {tw:6.2f} s wall, {tb:6.2f} s build, peak RSS {trss / 2**20:6.0f} MiB")
             print(f"  ratio ours/theirs    : {ow / tw:.2f} wall, {ob / tb:.2f} build")
+    from yahtzee_cli import rules as R
+    from yahtzee_cli import solver
+
+    print("\nin-process, warm (table only, no start-up or file):")
+    for name, _, _ in CASES:
+        rules = R.preset(name)
+        solver.build(rules, moments=False)
+        for moments in (True, False):
+            best = min(_timed(lambda: solver.build(rules, moments=moments)) for _ in range(args.repeat))  # noqa: B023
+            print(f"  {name:<8} {'with SD' if moments else 'mean only':<9} {best:6.2f} s")
     print(f"\nload average at end {os.getloadavg()[0]:.2f}")
+
+
+def _timed(fn) -> float:  # noqa: ANN001
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 if __name__ == "__main__":

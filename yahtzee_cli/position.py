@@ -136,7 +136,7 @@ class TableSource(Source):
         self.dense = len(self.masks) == 1 << int(header["nb"])
         self.exact = exact
         self.mean = float(header["mean"])
-        self.label = "exact table" if exact else "single-column exact tables (approximate)"
+        self.label = "exact table" if exact else "columns valued by the exact single-column table"
 
     def row(self, mask: int) -> int:
         if self.dense:
@@ -164,7 +164,7 @@ class HeuristicSource(Source):
         self.yh = list(yh)
         self.t = t
         self.saved_value = saved_value
-        self.label = "heuristic (approximate)"
+        self.label = "heuristic value to go, fitted by self-play"
 
     def value(self, state: ColumnState) -> float:
         sub = 0
@@ -287,10 +287,13 @@ class Evaluation:
 
     def to_dict(self, top: int | None = None) -> dict[str, Any]:
         opts = self.options if top is None else self.options[:top]
-        return {
+        out: dict[str, Any] = {
             "rules": self.rules.name, "dice": list(self.dice), "rolls_left": self.rolls_left, "exact": self.exact,
-            "options": [o.to_dict(self.rules) for o in opts],
         }
+        if not self.exact:
+            out["approximation"] = self.source
+        out["options"] = [o.to_dict(self.rules) for o in opts]
+        return out
 
     def find_keep(self, kept: Sequence[int]) -> Choice:
         want = tuple(sorted(kept))
