@@ -256,7 +256,7 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
             )
         done += end - start
         if progress is not None:
-            progress(done + 1, n)
+            progress(done, n)
     order = np.argsort(lay.masks)
     masks_sorted = lay.masks[order]
     W = W[order]
