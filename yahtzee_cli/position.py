@@ -50,6 +50,7 @@ class Keeps:
     add: list[list[int]]  # keep + one die of each face (empty for full keeps)
     drop: list[list[int]]  # keep - one die of a face it holds
     rolls: list[int]  # keep indices of the full rolls
+    dice: list[tuple[int, ...]]  # each keep as sorted dice
 
 
 @cache
@@ -77,7 +78,7 @@ def keeps(n: int) -> Keeps:
         add.append(a)
         drop.append(d)
     rolls = [i for i, s in enumerate(sizes) if s == n]
-    return Keeps(n, counts, index, sizes, add, drop, rolls)
+    return Keeps(n, counts, index, sizes, add, drop, rolls, [tuple(dice_of(c)) for c in counts])
 
 
 def counts_of(dice: Sequence[int]) -> Counts:
@@ -320,8 +321,6 @@ class Turn:
     saved: int = 0
     _final: list[float] = field(default_factory=list)
     _stages: dict[int, list[float]] = field(default_factory=dict)
-    _opts: dict[int, list[tuple[R.Option, float]]] = field(default_factory=dict)
-    _pass_ok: dict[int, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rules = self.rules
@@ -345,16 +344,9 @@ class Turn:
 
     def _after(self, opt: R.Option) -> float:
         """Expected final total after writing `opt` (relative to the position's value)."""
-        key = (opt.column, opt.box, opt.score)
-        f2 = self._next_cache.get(key)
+        f2 = self._next_cache.get((opt.column, opt.box, opt.score))
         if f2 is None:
-            st = self.states[opt.column]
-            b = opt.box
-            y = self.rules.yahtzee_index
-            upper = st.upper + (opt.score if self.rules.boxes[b].kind == "upper" else 0)
-            yfull = st.yfull if b != y else opt.score == self.rules.boxes[b].points
-            f2 = self.source.value(ColumnState(st.mask | (1 << b), upper, yfull))
-            self._next_cache[key] = f2
+            f2 = self._next_value(opt.column, opt.box, opt.score)
         c = opt.column
         if self.rules.settings.add_columns:
             return self.mult[c] * (opt.score + opt.bonus + f2 - self.fcur[c])
@@ -378,20 +370,55 @@ class Turn:
                     out.append(R.Option(b, score, ctx.bonus, c, ctx.joker))
         return out
 
+    def _roll_final(self, dice: tuple[int, ...]) -> float:
+        """Best placement value of a final roll (relative to the position; a pass is -PASS_COST)."""
+        rules = self.rules
+        best = float("-inf")
+        for c, filled, open_boxes, ys, m, fc in self._cols:
+            ctx = R.roll_context(rules, dice, ys)
+            for b in open_boxes:
+                sc = R.box_score(rules, ctx, filled, b, dice)
+                if sc is None:
+                    continue
+                key = (c, b, sc)
+                f2 = self._next_cache.get(key)
+                if f2 is None:
+                    f2 = self._next_value(c, b, sc)
+                if self._add:
+                    v = m * (sc + ctx.bonus + f2 - fc)
+                else:
+                    vals = list(self.col_values)
+                    vals[c] = self.raw[c] + sc + ctx.bonus + f2
+                    v = self._sheet_value(vals) - self.base
+                if v > best:
+                    best = v
+        if self._pass_possible and best < -PASS_COST and R.may_pass(rules, self._options(dice)):
+            best = -PASS_COST  # a pass: the same position next turn (tie-break cost, see kernels)
+        return best
+
+    def _next_value(self, c: int, b: int, score: int) -> float:
+        st = self.states[c]
+        y = self.rules.yahtzee_index
+        upper = st.upper + (score if self.rules.boxes[b].kind == "upper" else 0)
+        yfull = st.yfull if b != y else score == self.rules.boxes[b].points
+        f2 = self.source.value(ColumnState(st.mask | (1 << b), upper, yfull))
+        self._next_cache[(c, b, score)] = f2
+        return f2
+
     def _compute_final(self) -> None:
+        rules = self.rules
+        y = rules.yahtzee_index
+        nb = len(rules.boxes)
+        self._add = rules.settings.add_columns
+        self._pass_possible = R.may_pass(rules, [])  # must_zero off (a scoring roll is checked per roll)
+        self._cols = [(c, col.filled_mask, [b for b in range(nb) if col.scores[b] is None],
+                       col.scores[y] if y is not None else None, self.mult[c], self.fcur[c])
+                      for c, col in enumerate(self.columns)]
         kp = self.kp
         final = [0.0] * len(kp.counts)
+        dice_of_keep = kp.dice
         for k in kp.rolls:
-            dice = tuple(dice_of(kp.counts[k]))
-            opts = self._options(dice)
-            scored = [(o, self._after(o)) for o in opts]
-            best = max((v for _, v in scored), default=0.0)
-            ok = R.may_pass(self.rules, opts)
-            if ok and best < -PASS_COST:
-                best = -PASS_COST  # a pass: the same position next turn (tie-break cost, see kernels)
-            self._opts[k] = scored
-            self._pass_ok[k] = ok
-            final[k] = best
+            final[k] = self._roll_final(dice_of_keep[k])
         self._final = final
 
     def stage(self, j: int) -> list[float]:
@@ -433,12 +460,13 @@ class Turn:
         d = rules.check_dice(dice)
         if rolls_left < 0:
             raise PositionError("rolls left cannot be negative")
-        k_roll = self.kp.index[counts_of(d)]
         choices: list[Choice] = []
         if rolls_left == 0:
-            for o, v in self._opts[k_roll]:
-                choices.append(Choice(self.base + v, box=o.box, column=o.column, score=o.score, bonus=o.bonus))
-            if self._pass_ok[k_roll]:
+            opts = self._options(d)
+            for o in opts:
+                choices.append(Choice(self.base + self._after(o), box=o.box, column=o.column, score=o.score,
+                                      bonus=o.bonus))
+            if R.may_pass(rules, opts):
                 choices.append(Choice(self.base - PASS_COST, is_pass=True))
         else:
             E = self.stage(rolls_left)
