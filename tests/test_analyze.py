@@ -250,14 +250,17 @@ def test_passes_are_graded(analyzer: A.Analyzer) -> None:
 def test_approximate_rules_are_labelled(analyzer: A.Analyzer) -> None:
     data = loads((FIX / "logs" / "triple-yahtzee.json").read_bytes())
     ga = analyzer.game(data)
-    assert not ga.exact and "approximate" in ga.source
+    assert not ga.exact and ga.source
     boxes = [d for d in ga.decisions if d.kind == "box"]
     assert len(boxes) == len(data["turns"])
     for d, t in zip(boxes, data["turns"], strict=True):
         assert d.made.column == t["column"] - 1 and d.made.box == R.preset("triple-yahtzee").box_index(t["box"])
     out = A.game_dict(ga)
     assert out["exact"] is False and "column" in out["decisions"][-1]["made"]
-    assert "APPROXIMATE" in A.render_game(ga)
+    assert f"APPROXIMATE optimal play ({ga.source})" in A.render_game(ga)
+    totals = A.Totals()
+    totals.add(ga)
+    assert A.totals_dict(totals)["exact"] is False and "APPROXIMATE" in A.render_totals(totals)
 
 
 def test_sheets_cannot_be_analyzed(analyzer: A.Analyzer) -> None:
@@ -414,4 +417,4 @@ def test_decision_dict_and_move_text() -> None:
     assert A.move_text(rules, P.Choice(1.0, is_pass=True), 5) == "pass"
     assert A.move_text(rules, P.Choice(1.0, box=11, score=50, bonus=100), 5) == "yahtzee 50 +100"
     empty = A.GameAnalysis(rules, True, "exact table", [A.PlayerSummary("X")], [], 0, False)
-    assert "X: every decision was optimal" in A.render_game(empty)
+    assert "X: no decisions yet" in A.render_game(empty)

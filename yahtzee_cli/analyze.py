@@ -456,7 +456,7 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
         worst = [d for d in p.worst if d.regret > 0]
         lines.append("")
         if not worst:
-            lines.append(f"{p.name}: every decision was optimal")
+            lines.append(f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet"))
             continue
         lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
         lines.extend(_decision_rows(worst, player=False, game=False))
@@ -485,7 +485,7 @@ def render_totals(t: Totals) -> str:
         worst = [d for d in p.worst if d.regret > 0]
         lines.append("")
         if not worst:
-            lines.append(f"{p.name}: every decision was optimal")
+            lines.append(f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet"))
             continue
         lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
         lines.extend(_decision_rows(worst, player=False, game=True))
