@@ -510,3 +510,16 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
     assert data["games_requested"] == 1_000_000_000 and data["mean"] > 0
     assert "interrupted: the summary covers the" in err and "Traceback" not in err
     assert log.read_bytes().count(b"\n") == data["games"]  # every finished game is logged, whole lines
+
+
+def test_report_of_no_finished_game_has_nulls_not_nan() -> None:
+    from yahtzee_cli.cli.simulate import render
+    from yahtzee_cli.jsonio import dumps
+
+    rules = R.preset("yahtzee")
+    for seats in (("random",), ("random", "greedy")):
+        rep = S.Report(rules, seats, 1, 100, [S.SeatSummary.empty(rules) for _ in seats], interrupted=True)
+        data = loads(dumps(rep.to_dict()))
+        stats = data if len(seats) == 1 else data["seats"][1]
+        assert data["games"] == 0 and stats["mean"] is None and stats["histogram"]["bins"] == []
+        assert "0 games" in render(data, "yahtzee")
