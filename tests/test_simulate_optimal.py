@@ -110,3 +110,14 @@ def test_greedy_logs_validate_under_passes_columns_and_saved_rolls(name: str, ov
     lines = b"".join(logs).splitlines()
     totals = [replay_game(loads(line)).players[0].total for line in lines]
     assert totals == S.play(rules, "greedy", 6, 0, 30).totals.tolist()
+
+
+def test_optimal_is_labelled_approximate_where_no_exact_table_exists(cli) -> None:
+    exact = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "yatzy"]).stdout)
+    assert exact["exact"] is True and "approximate" not in exact
+    r = cli(["simulate", "-n", "100", "--seed", "1", "-r", "triple-yahtzee"])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("triple-yahtzee, optimal (approximate: no exact table with 3 columns): ")
+    match = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "triple-yahtzee",
+                       "-p", "optimal,greedy"]).stdout)
+    assert match["seats"][0]["exact"] is False and "exact" not in match["seats"][1]

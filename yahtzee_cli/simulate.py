@@ -46,7 +46,8 @@ DASK_CONNECT_TIMEOUT = "10s"
 __all__ = [
     "BUILTIN", "ChunkCancelled", "SimulationError", "StrategyError", "Report", "SeatSummary", "play",
     "check_strategy", "simulate",
-    "choose_seed", "prepare", "run_chunk", "ChunkJob", "game_logs", "rules_spec", "seat_stats", "histogram_bins",
+    "choose_seed", "prepare", "approximate_reason", "run_chunk", "ChunkJob", "game_logs", "rules_spec",
+    "seat_stats", "histogram_bins",
 ]
 
 
@@ -101,6 +102,26 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             solver.future_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
+
+
+def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
+    """Why `optimal` plays the solver's labelled approximate strategy on these rules (None: exact
+    table, or not the optimal strategy)."""
+    if strategy != "optimal":
+        return None
+    try:
+        solver: Any = importlib.import_module("yahtzee_cli.solver")
+    except ImportError:
+        return None
+    reason: str | None = solver.exact_reason(rules)
+    return reason
+
+
+def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
+    if strategy != "optimal":
+        return {}
+    reason = approximate_reason(rules, strategy)
+    return {"exact": reason is None, **({"approximate": f"no exact table with {reason}"} if reason else {})}
 
 
 def choose_seed() -> int:
@@ -380,13 +401,15 @@ class Report:
             "interrupted": self.interrupted,
         }
         if len(self.seats) == 1:
-            return {**head, "strategy": self.strategies[0], **seat_stats(self.rules, self.seats[0])}
+            return {**head, "strategy": self.strategies[0], **_optimal_label(self.rules, self.strategies[0]),
+                    **seat_stats(self.rules, self.seats[0])}
         seats = []
         for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
             stats = seat_stats(self.rules, summary)
             n = max(summary.games, 1)
             seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
-                          "strategy": name, "wins": summary.wins, "ties": summary.ties,
+                          "strategy": name, **_optimal_label(self.rules, name), "wins": summary.wins,
+                          "ties": summary.ties,
                           "win_rate": summary.wins / n if summary.games else None,
                           "tie_rate": summary.ties / n if summary.games else None, **stats})
         return {**head, "players": list(self.strategies), "seats": seats}

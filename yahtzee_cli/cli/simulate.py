@@ -273,6 +273,10 @@ def _bin_label(b: dict[str, Any], width: int) -> str:
 def render(data: dict[str, Any], rules_name: str) -> str:
     """The human report: run line, stats (each seat's for a match, after a standings table)."""
     what = data.get("strategy") or ",".join(data.get("players", []))
+    notes = [data.get("approximate")] + [s.get("approximate") for s in data.get("seats", [])]
+    note = next((n for n in notes if n), None)
+    if note:
+        what += f" (approximate: {note})"
     head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
     lines = [head]
     if "seats" not in data:
