@@ -171,7 +171,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
             col = f" (column {o.column + 1})" if rs.settings.columns > 1 else ""
             bonus = f" +{o.bonus} bonus" if o.bonus else ""
             what = f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
-        regret = "best" if i == 0 else f"-{o.regret:.4f}"
+        regret = "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")
         rows.append((what, f"{o.value:.4f}", regret))
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
