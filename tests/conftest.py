@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -11,6 +13,17 @@ os.environ["COLUMNS"] = "120"
 os.environ["TERM"] = "dumb"
 os.environ["NO_COLOR"] = "1"
 os.environ.pop("FORCE_COLOR", None)
+
+# Strategy tables built by tests go to one throw-away directory shared by the whole session (built
+# once, never written into the user's real cache); tests of the cache itself use their own.
+_SESSION_CACHE = None
+if "YAHTZEE_CACHE_DIR" not in os.environ:
+    _SESSION_CACHE = os.environ["YAHTZEE_CACHE_DIR"] = tempfile.mkdtemp(prefix="yahtzee-test-cache-")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture

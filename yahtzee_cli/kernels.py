@@ -1,7 +1,7 @@
 """Compiled kernels of the solver: the exact backward induction and the within-turn machinery.
 
 Every rule comes from rules.py: the int-only functions `legal_bits`, `joker_now`, `joker_full_value`
-and `extra_bonus_points` are compiled here with numba (never restated), and the scores come from
+and `extra_bonus_points` are compiled once in compiled.py (never restated), and the scores come from
 tables.score_tables (rules.natural_score / rules.joker_value). The kernels only add dynamic
 programming.
 
@@ -23,50 +23,21 @@ Masks of one popcount layer are independent and run in parallel (prange).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
-from . import rules
+from .compiled import (
+    FORCED,
+    drop_stale_cache,
+    extra_bonus_points,
+    joker_full_value,
+    joker_now,
+    legal_bits,
+    roll_budget,
+    rolls_left_over,
+)
 from .rng import next_die, stream
 
-# The rules module's int-only functions, compiled: the only place legality and joker logic live.
-legal_bits = njit(cache=True, inline="always")(rules.legal_bits)
-joker_now = njit(cache=True, inline="always")(rules.joker_now)
-joker_full_value = njit(cache=True, inline="always")(rules.joker_full_value)
-extra_bonus_points = njit(cache=True, inline="always")(rules.extra_bonus_points)
-roll_budget = njit(cache=True, inline="always")(rules.roll_budget)
-rolls_left_over = njit(cache=True, inline="always")(rules.rolls_left_over)
-
-FORCED = rules.JOKER_CODES["forced"]
-
-
-def _drop_stale_cache() -> None:
-    """numba's cache of this module is keyed on this file only, but the kernels inline the rules
-    module's int-only functions and rng's: when their source changes, drop this module's cached
-    kernels (a stamp of that source lives next to them) so they are compiled again."""
-    import hashlib
-    import inspect
-    from pathlib import Path
-
-    from . import rng
-
-    funcs: list[Any] = [rules.legal_bits, rules.joker_now, rules.joker_full_value, rules.extra_bonus_points,
-             rules.roll_budget, rules.rolls_left_over, rng.mix.py_func, rng.stream.py_func, rng.next_die.py_func]
-    try:
-        stamp = hashlib.sha256("".join(inspect.getsource(f) for f in funcs).encode()).hexdigest()
-        where = Path(getattr(getattr(solve_layer, "_cache", None), "_cache_path", ""))
-        if not where.is_dir():
-            return
-        mark = where / "kernels.dependencies.stamp"
-        if mark.exists() and mark.read_text() == stamp:
-            return
-        for f in list(where.glob("kernels.*.nbi")) + list(where.glob("kernels.*.nbc")):
-            f.unlink(missing_ok=True)
-        mark.write_text(stamp)
-    except OSError:  # a read-only install: numba then uses its own cache directory, nothing to do
-        pass
 NEG = -1.0e300  # "no option" (never NaN)
 # With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
 # the same (any policy that scores eventually is optimal). Playing (and hints) charge a pass this
@@ -1011,4 +982,4 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
             nturns_out[g] = turn
 
 
-_drop_stale_cache()
+drop_stale_cache(__name__, solve_layer)

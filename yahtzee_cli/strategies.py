@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, uint64
 
+from . import compiled
 from . import rules as R
 from .games import GameBatch
 from .rng import mix, next_die, stream
@@ -39,18 +40,18 @@ from .tables import Scores, score_tables
 
 # --------------------------------------------------------------------------- compiled rules
 
-_legal_bits: Any = njit(cache=True)(R.legal_bits)
-_joker_now: Any = njit(cache=True)(R.joker_now)
-_joker_full_value: Any = njit(cache=True)(R.joker_full_value)
-_extra_bonus_points: Any = njit(cache=True)(R.extra_bonus_points)
-_upper_bonus_points: Any = njit(cache=True)(R.upper_bonus_points)
-_weighted_total: Any = njit(cache=True)(R.weighted_total)
-_roll_budget: Any = njit(cache=True)(R.roll_budget)
-_rolls_left_over: Any = njit(cache=True)(R.rolls_left_over)
+_legal_bits = compiled.legal_bits
+_joker_now = compiled.joker_now
+_joker_full_value = compiled.joker_full_value
+_extra_bonus_points = compiled.extra_bonus_points
+_upper_bonus_points = compiled.upper_bonus_points
+_weighted_total = compiled.weighted_total
+_roll_budget = compiled.roll_budget
+_rolls_left_over = compiled.rolls_left_over
 
 _DECISION_SALT = np.uint64(0x5EED5EED0D1CE5)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_FORCED = R.JOKER_CODES["forced"]
+_FORCED = compiled.FORCED
 
 
 @njit(cache=True, inline="always")
@@ -541,3 +542,6 @@ def _pack_record(batch: GameBatch, rules: R.RuleSet,
                 batch.rolls[g, t, k] = roll
             for k, held in enumerate(helds):
                 batch.held[g, t, k, : len(held)] = held
+
+
+compiled.drop_stale_cache(__name__, _random_kernel)
