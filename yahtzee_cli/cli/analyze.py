@@ -9,13 +9,12 @@ validator's problems on stderr, the other games are still graded, exit 1.
 
 from __future__ import annotations
 
-import itertools
 import sys
 from typing import IO
 
 import typer
 
-from .app import PROBLEM, fail, progress_wanted, warn, write_json
+from .app import PROBLEM, fail, peek_batch, progress_wanted, warn, write_json
 from .validate import source_name
 
 
@@ -30,13 +29,8 @@ def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool
     failed = shown = 0
     show_progress = progress_wanted()
     try:
-        docs = iter_documents(file)
-        ahead = [next(docs)]
-        second = next(docs, None)
-        batch = second is not None
-        if second is not None:
-            ahead.append(second)
-        for doc in itertools.chain(ahead, docs):
+        batch, docs = peek_batch(iter_documents(file))
+        for doc in docs:
             where = f"{name}:{doc.line}: game {doc.index}"
             if doc.problem is not None:
                 sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")

@@ -5,9 +5,11 @@ stay inside the commands that need them so `yahtzee score` starts fast."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
-from typing import Annotated, Any, NoReturn
+from collections.abc import Iterator
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
@@ -22,6 +24,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+T = TypeVar("T")
 
 USAGE = 2  # exit status for a usage error
 PROBLEM = 1  # exit status for a problem found in the input
@@ -102,6 +106,13 @@ def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, no_color=not color_enabled())
+
+
+def peek_batch(docs: Iterator[T]) -> tuple[bool, Iterator[T]]:
+    """Whether a stream of documents is a batch (two or more), and the whole stream still to read:
+    a single game is shown in full, a batch one line per game."""
+    ahead = list(itertools.islice(docs, 2))
+    return len(ahead) > 1, itertools.chain(ahead, docs)
 
 
 def progress_wanted() -> bool:

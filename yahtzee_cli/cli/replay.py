@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, write_json
+from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, peek_batch, write_json
 from .validate import source_name
 
 
@@ -57,13 +56,8 @@ def replay(
     failed = 0
     shown = 0
     try:
-        docs = iter_documents(file)
-        ahead = [next(docs)]
-        second = next(docs, None)
-        batch = second is not None
-        if second is not None:
-            ahead.append(second)
-        for doc in itertools.chain(ahead, docs):
+        batch, docs = peek_batch(iter_documents(file))
+        for doc in docs:
             where = f"{name}:{doc.line}: game {doc.index}"
             if doc.problem is not None:
                 sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
