@@ -146,3 +146,19 @@ def test_installed_script_pipes_and_exit_codes():
     assert (p.returncode, p.stdout) == (0, b"15\n30\n")
     p = subprocess.run(["yahtzee", "score", "1"], capture_output=True, check=False)
     assert p.returncode == 2 and p.stderr.count(b"\n") == 1 and b"Traceback" not in p.stderr
+
+
+@pytest.mark.skipif(shutil.which("yahtzee") is None, reason="console script not installed")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["score", "12345", "--bogus"], b"yahtzee score: error: No such option: --bogus"),
+        (["validate", "/nonexistent/log.json"], b"yahtzee validate: error: Invalid value for 'file'"),
+        (["score"], b"yahtzee score: error: Missing argument 'dice'"),
+    ],
+)
+def test_installed_script_usage_errors_are_one_line(args, message):
+    """Typer's own parameter errors, not only ours, are one line on stderr with exit status 2."""
+    p = subprocess.run(["yahtzee", *args], capture_output=True, check=False)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.startswith(message) and p.stderr.count(b"\n") == 1
