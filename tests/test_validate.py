@@ -47,6 +47,10 @@ def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
     dice = (face,) * rs.dice if rng.random() < 0.5 else tuple(sorted(rng.randint(1, 6) for _ in range(rs.dice)))
     legal = {o.box: o for o in R.column_options(rs, col, dice)}
     ys = scores[y] if y is not None else None
+    ctx = R.roll_context(rs, dice, ys)
+    free = R.any_open_box(rs, ctx)  # the validator's shortcut: any open box at its natural score
+    if free:
+        assert {b: o.score for b, o in legal.items()} == {b: ctx.scores[b] for b in range(nbox) if scores[b] is None}
     for box in range(nbox):
         assert R.placement(rs, col.filled_mask, ys, box, dice) == legal.get(box)
         if box in legal:

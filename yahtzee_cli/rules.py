@@ -759,6 +759,12 @@ def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dic
     return (ctx.scores or rules.natural_scores(dice))[box]
 
 
+def any_open_box(rules: RuleSet, ctx: RollContext) -> bool:
+    """Whether the roll may go in any open box at its natural score (no fill order, no joker): then
+    box_score is `ctx.scores[box]` for an open box and None for a filled one, so hot loops skip it."""
+    return not rules.settings.fill_in_order and not ctx.joker and bool(ctx.scores)
+
+
 def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice) -> Option | None:
     """The Option `column_options` would list for `box` (score, bonus, joker), or None when the rules
     forbid `dice` there; the column is given as its filled-box bitmask and its Yahtzee box's score.

@@ -14,7 +14,7 @@ validates the shape with pydantic and walks again to word every problem. The fas
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -38,6 +38,7 @@ MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
 
 _LOG_KEYS = frozenset({"format", "rules", "players", "turns", "meta"})
 _TURN_KEYS = frozenset({"player", "rolls", "held", "column", "box", "score", "bonus"})
+_TURN_FIELDS = ("player", "rolls", "held", "box", "score", "bonus", "column")  # as _fast_walk unpacks them
 
 
 # --------------------------------------------------------------------------- per-rule-set tables
@@ -55,14 +56,24 @@ class _Tables:
         self.box_ids: dict[str, int] = {}
         self.possible: dict[int, frozenset[int]] = {}
         self.contexts: dict[tuple[Dice, int | None], R.RollContext] = {}
-        # Dice as packed face counts (4 bits a face): a held multiset h is within a roll r iff no
-        # field of (r + GUARD) - h borrows. Raw (unsorted) tuples of ints 1-6 -> packed counts.
-        self.roll_key: dict[tuple[Any, ...], int] = {}  # exactly n dice
-        self.held_key: dict[tuple[Any, ...], int] = {}  # 0 to n dice
-        self.by_key: dict[int, Dice] = {}  # packed counts of a roll -> its sorted dice
-        self.packed_contexts: dict[tuple[int, int | None], R.RollContext] = {}  # by (packed roll, Yahtzee box)
+        # Dice as packed face counts (4 bits a face, plus _FULL when there are exactly n dice): a held
+        # multiset h is within a roll r iff no field of (r + _GUARD) - h borrows. Raw (unsorted) tuples
+        # of 0 to n ints 1-6 -> packed counts.
+        self.dice_key: dict[tuple[Any, ...], int] = {}
+        self.by_key: dict[int, Dice] = {}  # packed counts of a roll (with _FULL) -> its sorted dice
         self.allowed: dict[int, int] = {}  # rules.rolls_allowed by saved rolls
         self.saved_left: dict[tuple[int, int], int] = {}  # rules.saved_after by (saved, rolls used)
+        # Rolls allowed every turn when no turn can ever save a roll (saved stays 0), else 0.
+        base = R.rolls_allowed(rules, 0)
+        static = all(R.saved_after(rules, 0, n) <= 0 for n in range(1, base + 1))
+        self.fixed_rolls = base if static else 0
+        self.ncols = rules.settings.columns
+        self.y = rules.yahtzee_index
+        self.total_boxes = self.ncols * len(rules.boxes)
+        self.blank: list[int | None] = [None] * len(rules.boxes)  # a column's scores before any turn
+        # roll contexts by the Yahtzee box's score, then by packed roll: (context, rules.any_open_box)
+        self.ctx_tables: dict[int | None, dict[int, tuple[R.RollContext, bool]]] = {}
+        self.fresh = self.ctx_table(None)
 
     def context(self, dice: Dice, yahtzee_score: int | None) -> R.RollContext:
         """rules.roll_context, memoised (a few hundred rolls times the Yahtzee box's few values)."""
@@ -71,6 +82,33 @@ class _Tables:
             got = R.roll_context(self.rules, dice, yahtzee_score)
             if len(self.contexts) < 8192:
                 self.contexts[(dice, yahtzee_score)] = got
+        return got
+
+    def rolls_allowed(self, saved: int) -> int:
+        got = self.allowed.get(saved)
+        if got is None:
+            got = self.allowed[saved] = R.rolls_allowed(self.rules, saved)
+        return got
+
+    def saved_after(self, saved: int, used: int) -> int:
+        got = self.saved_left.get((saved, used))
+        if got is None:
+            got = self.saved_left[(saved, used)] = max(0, R.saved_after(self.rules, saved, used))
+        return got
+
+    def ctx_table(self, yahtzee_score: int | None) -> dict[int, tuple[R.RollContext, bool]]:
+        """The (context, any open box) memo of rolls by packed counts, for a Yahtzee box score."""
+        got = self.ctx_tables.get(yahtzee_score)
+        if got is None:
+            if len(self.ctx_tables) >= 64:  # a custom rule set's odd Yahtzee values: stay small
+                self.ctx_tables.clear()
+            got = self.ctx_tables[yahtzee_score] = {}
+        return got
+
+    def ctx_entry(self, table: dict[int, tuple[R.RollContext, bool]], packed: int,
+                  yahtzee_score: int | None) -> tuple[R.RollContext, bool]:
+        ctx = self.context(self.by_key[packed], yahtzee_score)
+        got = table[packed] = (ctx, R.any_open_box(self.rules, ctx))
         return got
 
     def dice(self, raw: Any) -> Dice | None:
@@ -84,21 +122,35 @@ class _Tables:
         got = self.canon[key] = tuple(sorted(key))
         return got
 
-    def pack(self, raw: Any, full: bool) -> int | None:
-        """Packed counts of raw dice (a roll of exactly n dice when `full`, else 0 to n held dice),
-        or None when they are not ints 1-6 (bools excluded) or the count is wrong."""
+    def pack(self, raw: Any) -> int | None:
+        """Packed counts of raw dice (0 to n ints 1-6, bools excluded; _FULL set for n dice), or None."""
         key = tuple(raw)
-        if len(key) > self.n or (full and len(key) != self.n):
-            return None
-        if not all(type(v) is int and 1 <= v <= 6 for v in key):
+        got = self.dice_key.get(key)
+        if got is not None:
+            return got
+        if len(key) > self.n or not all(type(v) is int and 1 <= v <= 6 for v in key):
             return None
         packed: int = sum(1 << 4 * (v - 1) for v in key)
-        if full:
-            self.roll_key[key] = packed
+        if len(key) == self.n:
+            packed |= _FULL
             self.by_key.setdefault(packed, tuple(sorted(key)))
-        else:
-            self.held_key[key] = packed
+        if len(self.dice_key) < 1 << 17:  # all of them for 5 dice; most for 6
+            self.dice_key[key] = packed
         return packed
+
+    def check_dice(self, raw_rolls: list[Any], held_raw: list[Any] | None) -> int | None:
+        """The packed last roll when every roll is n dice 1-6 and each held list (when given) is within
+        the roll before and the roll after it; None otherwise (the general case of _fast_walk)."""
+        packs = [self.pack(r) for r in raw_rolls]
+        for r in packs:
+            if r is None or not r & _FULL:
+                return None
+        if held_raw is not None:
+            for k, h in enumerate(held_raw):
+                hp = self.pack(h)
+                if hp is None or (packs[k] + _GUARD - hp) & (packs[k + 1] + _GUARD - hp) & _GUARD != _GUARD:  # type: ignore[operator]
+                    return None
+        return packs[-1]
 
     def sub_multisets(self, roll: Dice) -> frozenset[Dice]:
         got = self.subs.get(roll)
@@ -499,6 +551,7 @@ def _held(held_raw: Any, nrolls: int) -> tuple[Dice, ...] | None:
 
 _INT64_MAX = 2**63 - 1
 _GUARD = sum(8 << 4 * i for i in range(6))  # the high bit of each face's 4-bit count
+_FULL = 1 << 24  # packed dice: set when they are a whole roll (n dice)
 
 
 def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk | None:
@@ -506,7 +559,9 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     JSON, with table lookups and no messages; None at the first thing it does not accept (the exact
     path then words every problem). `trusted`: the text held no `true` and no decimal or exponent
     numbers (see logs.Document), so dice need no per-die type checks. Kept equal to the exact path
-    by a property test on random games and mutations (tests/test_validate.py)."""
+    by a property test on random games and mutations (tests/test_validate.py).
+
+    Written for speed (about 2 µs a turn): few Python lines per turn, C-level maps for the dice."""
     names = data["players"]
     turns = data.get("turns", [])
     if type(names) is not list or not names or type(turns) is not list:
@@ -517,128 +572,127 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
             return None
         index[nm] = len(index)
     tb = tables(rules)
-    players = [PlayerState.new(nm, rules) for nm in names]
-    walk = LogWalk(rules, players)
+    ncols = tb.ncols
+    blank = tb.blank
+    players = [PlayerState(nm, [blank.copy() for _ in range(ncols)], [0] * ncols, [0] * ncols, tb.total_boxes)
+               for nm in names]  # as PlayerState.new, without its per-call lookups
+    walk = LogWalk(rules, players, [])
     nplayers = len(players)
-    s = rules.settings
-    ncols = s.columns
-    y = rules.yahtzee_index
-    box_score = R.box_score
-    ctx_get = tb.packed_contexts.get
-    roll_get = tb.roll_key.get
-    held_get = tb.held_key.get
+    following = [*range(1, nplayers), 0]  # following[cur]: who plays after cur (and after -1: player 0)
+    one_col = ncols == 1
+    y = tb.y
+    # a miss gives None, which the packed arithmetic turns into a TypeError: typed as never missing
+    dice_get: Callable[[tuple[Any, ...]], int] = tb.dice_key.get  # type: ignore[assignment]
+    full = _FULL
     by_key = tb.by_key
     box_get = tb.box_ids.get
-    allowed_of = tb.allowed
-    saved_of = tb.saved_left
+    fixed_rolls = tb.fixed_rolls  # rolls allowed every turn when no rolls are ever saved, else 0
     turn_keys = _TURN_KEYS
+    fields = _TURN_FIELDS
+    guard = _GUARD
+    # per player and column: the roll contexts for what the column's Yahtzee box holds now
+    cmaps = [[tb.fresh] * ncols for _ in players]
     last = len(turns) - 1
     cur = -1
     for t, turn in enumerate(turns):
         if type(turn) is not dict or not turn.keys() <= turn_keys:
             return None
-        expected = (cur + 1) % nplayers
-        if players[expected].open_boxes == 0:
+        name, raw_rolls, held_raw, box, score, bonus_claim, col = map(turn.get, fields)
+        expected = following[cur]
+        p = players[expected]
+        if not p.open_boxes:
             nxt = _next_open(players, cur)
             if nxt is None:
                 return None  # a turn after the game is over
             expected = nxt
-        name = turn["player"]
-        if type(name) is not str or index.get(name) != expected:
+            p = players[nxt]
+        if name != names[expected] or type(raw_rolls) is not list:  # names are unique non-empty strings
             return None
         cur = expected
-        p = players[expected]
-        raw_rolls = turn["rolls"]
-        if type(raw_rolls) is not list:
-            return None
         nrolls = len(raw_rolls)
-        saved = p.saved
-        allowed = allowed_of.get(saved)
-        if allowed is None:
-            allowed = allowed_of[saved] = R.rolls_allowed(rules, saved)
-        if not 0 < nrolls <= allowed:
+        if not 0 < nrolls <= fixed_rolls and (fixed_rolls or not 0 < nrolls <= tb.rolls_allowed(p.saved)):
             return None
-        held_raw = turn.get("held")
-        if held_raw is not None and (type(held_raw) is not list or len(held_raw) != nrolls - 1):
-            return None
-        prev = 0
-        for k, raw in enumerate(raw_rolls):
-            if not trusted and not (type(raw) is list and all(type(v) is int for v in raw)):
-                return None  # e.g. true, which equals 1 in the table lookups
-            r = roll_get(tuple(raw))
-            if r is None:
-                r = tb.pack(raw, True)
-                if r is None:
+        if held_raw is not None:
+            if type(held_raw) is not list or len(held_raw) != nrolls - 1:
+                return None
+            lists = raw_rolls + held_raw
+        else:
+            lists = raw_rolls
+        if not trusted and not _all_ints(lists):
+            return None  # e.g. true, which equals 1 in the table lookups
+        try:
+            if nrolls == 3 and held_raw is not None:  # the common turn: one C-level pass over the five lists
+                r0, r1, r2, h0, h1 = map(dice_get, map(tuple, lists))
+                # three rolls of n dice, each held multiset within the roll before and the roll after
+                if not r0 & r1 & r2 & full or (
+                        (r0 + guard - h0) & (r1 + guard - h0) & (r1 + guard - h1) & (r2 + guard - h1) & guard != guard):
                     return None
-            if k and held_raw is not None:
-                h = held_raw[k - 1]
-                if not trusted and not (type(h) is list and all(type(v) is int for v in h)):
+                roll = r2
+            else:
+                got = tb.check_dice(raw_rolls, held_raw)
+                if got is None:
                     return None
-                hp = held_get(tuple(h))
-                if hp is None:
-                    hp = tb.pack(h, False)
-                    if hp is None:
+                roll = got
+        except TypeError:  # a list the table has not seen yet (None in the sums), or not a list at all
+            got = tb.check_dice(raw_rolls, held_raw)
+            if got is None:
+                return None
+            roll = got
+        if box is None or col is not None or not one_col:  # in progress, a pass, a column: the slow lane
+            if col is not None and not (type(col) is int and 1 <= col <= _INT64_MAX):
+                return None
+            if box is None:
+                if "box" not in turn:  # an in-progress last turn
+                    if t != last or score is not None or bonus_claim is not None:
                         return None
-                if (prev + _GUARD - hp) & _GUARD != _GUARD or (r + _GUARD - hp) & _GUARD != _GUARD:
+                    walk.in_progress = InProgress(t, expected, tuple(tb.dice(r) for r in raw_rolls),  # type: ignore[misc]
+                                                  _held(held_raw, nrolls), p.saved, nrolls,
+                                                  tb.rolls_allowed(p.saved) - nrolls)
+                    break
+                # a pass: rare, so asked of the rules in full
+                if not ((score is None or type(score) is int) and (bonus_claim is None or type(bonus_claim) is int)):
                     return None
-            prev = r
-        dice = by_key[prev]
-        score = turn.get("score")
-        bonus_claim = turn.get("bonus")
-        col = turn.get("column")
-        if col is not None and not (type(col) is int and 1 <= col <= _INT64_MAX):
-            return None
-        box = turn.get("box", _IN_PROGRESS)
-        if box is _IN_PROGRESS:
-            if t != last or score is not None or bonus_claim is not None:
-                return None
-            walk.in_progress = InProgress(t, expected, tuple(tb.dice(r) for r in raw_rolls),  # type: ignore[misc]
-                                          _held(held_raw, nrolls), saved, nrolls, allowed - nrolls)
-            break
-        if not ((score is None or type(score) is int) and (bonus_claim is None or type(bonus_claim) is int)):
-            return None
-        left = saved_of.get((saved, nrolls))
-        if left is None:
-            left = saved_of[(saved, nrolls)] = max(0, R.saved_after(rules, saved, nrolls))
-        p.saved = left
-        p.turns += 1
-        if box is None:  # a pass: rare, so asked of the rules in full
-            if score or bonus_claim or not R.may_pass(rules, R.options(rules, p.columns, dice)):
-                return None
-            continue
-        if type(box) is not str:
-            return None
+                if score or bonus_claim or not R.may_pass(rules, R.options(rules, p.columns, by_key[roll])):
+                    return None
+                if not fixed_rolls:
+                    p.saved = tb.saved_after(p.saved, nrolls)
+                p.turns += 1  # a pass; turns that fill a box are counted at the end
+                continue
+            if col is None or col > ncols:
+                return None  # several columns: the turn must say which one there is
+            ci = col - 1
+        else:
+            ci = 0
+        if not fixed_rolls:
+            p.saved = tb.saved_after(p.saved, nrolls)
         bi = box_get(box)
         if bi is None:
+            if type(box) is not str:
+                return None
             try:
                 bi = tb.box(box)
             except RulesError:
                 return None
-        if col is None:
-            if ncols > 1:
-                return None
-            ci = 0
-        elif col > ncols:
-            return None
-        else:
-            ci = col - 1
         filled = p.filled[ci]
-        scores = p.scores[ci]
-        ys = scores[y] if y is not None else None
-        ctx = ctx_get((prev, ys))
-        if ctx is None:
-            ctx = tb.packed_contexts[(prev, ys)] = tb.context(dice, ys)
-        value = box_score(rules, ctx, filled, bi, dice)
-        if value is None or (score is not None and score != value):
+        entry = cmaps[expected][ci].get(roll)
+        if entry is None:
+            entry = tb.ctx_entry(cmaps[expected][ci], roll, p.scores[ci][y] if y is not None else None)
+        ctx, free = entry
+        # where any open box takes the natural score (rules.any_open_box), skip rules.box_score
+        value = ctx.scores[bi] if free and not filled >> bi & 1 else R.box_score(rules, ctx, filled, bi, by_key[roll])
+        if (value is None or (score is not None and (score != value or type(score) is not int))
+                or (bonus_claim is not None and (bonus_claim != ctx.bonus or type(bonus_claim) is not int))):
             return None
-        bonus = ctx.bonus
-        if bonus_claim is not None and bonus_claim != bonus:
-            return None
-        scores[bi] = value
+        p.scores[ci][bi] = value
         p.filled[ci] = filled | (1 << bi)
-        if bonus:
-            p.bonus[ci] += bonus
         p.open_boxes -= 1
+        if ctx.bonus:
+            p.bonus[ci] += ctx.bonus
+        if bi == y:
+            cmaps[expected][ci] = tb.ctx_table(value)
+    total = tb.total_boxes
+    for p in players:
+        p.turns += total - p.open_boxes
     walk.turns = len(turns)
     walk.last_player = None if cur < 0 else cur
     if walk.in_progress is not None:
@@ -646,6 +700,14 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     else:
         walk.next_player = _next_open(players, walk.last_player)
     return walk
+
+
+def _all_ints(lists: list[Any]) -> bool:
+    """Every roll and held list is a list of ints (not bools, not floats)."""
+    for raw in lists:
+        if not (type(raw) is list and all(type(v) is int for v in raw)):
+            return False
+    return True
 
 
 _IN_PROGRESS = object()
