@@ -38,7 +38,6 @@ MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
 
 _LOG_KEYS = frozenset({"format", "rules", "players", "turns", "meta"})
 _TURN_KEYS = frozenset({"player", "rolls", "held", "column", "box", "score", "bonus"})
-_TURN_FIELDS = ("player", "rolls", "held", "box", "score", "bonus", "column")  # as _fast_walk unpacks them
 
 
 # --------------------------------------------------------------------------- per-rule-set tables
@@ -588,7 +587,6 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     box_get = tb.box_ids.get
     fixed_rolls = tb.fixed_rolls  # rolls allowed every turn when no rolls are ever saved, else 0
     turn_keys = _TURN_KEYS
-    fields = _TURN_FIELDS
     guard = _GUARD
     # per player and column: the roll contexts for what the column's Yahtzee box holds now
     cmaps = [[tb.fresh] * ncols for _ in players]
@@ -597,7 +595,9 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     for t, turn in enumerate(turns):
         if type(turn) is not dict or not turn.keys() <= turn_keys:
             return None
-        name, raw_rolls, held_raw, box, score, bonus_claim, col = map(turn.get, fields)
+        get = turn.get
+        name, raw_rolls, held_raw, box = get("player"), get("rolls"), get("held"), get("box")
+        score, bonus_claim, col = get("score"), get("bonus"), get("column")
         expected = following[cur]
         p = players[expected]
         if not p.open_boxes:
