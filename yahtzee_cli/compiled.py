@@ -28,10 +28,24 @@ rolls_left_over: Any = njit(cache=True, inline="always")(rules.rolls_left_over)
 
 FORCED = rules.JOKER_CODES["forced"]
 
+
+@njit(cache=True, inline="always")
+def roll_dice(dice: Any, kept: Any, nk: int, st: Any) -> Any:  # pragma: no cover - compiled
+    """The dice convention of every strategy, so a game depends only on (seed, game, seat) and the
+    choices: positions 0..nk-1 take the kept dice (sorted ascending), positions nk..n-1 are drawn
+    from the stream in order (nk = 0: a first roll). Returns the stream's next state."""
+    for k in range(nk):
+        dice[k] = kept[k]
+    for k in range(nk, dice.shape[0]):
+        d, st = rng.next_die(st)
+        dice[k] = d
+    return st
+
+
 _SOURCES = (
     rules.legal_bits, rules.joker_now, rules.joker_full_value, rules.extra_bonus_points, rules.upper_bonus_points,
     rules.weighted_total, rules.roll_budget, rules.rolls_left_over, rng.mix.py_func, rng.stream.py_func,
-    rng.next_die.py_func,
+    rng.next_die.py_func, roll_dice.py_func,
 )
 
 

@@ -34,9 +34,10 @@ from .compiled import (
     joker_now,
     legal_bits,
     roll_budget,
+    roll_dice,
     rolls_left_over,
 )
-from .rng import next_die, stream
+from .rng import stream
 
 NEG = -1.0e300  # "no option" (never NaN)
 # With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
@@ -876,9 +877,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                     J = jmax
                 _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
                 # ---- the turn itself
-                for k in range(n):
-                    d, st = next_die(st)
-                    dice[k] = d
+                st = roll_dice(dice, kept, 0, st)
                 if record:
                     for k in range(n):
                         rolls_out[g, turn, 0, k] = dice[k]
@@ -904,11 +903,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                         for _i in range(kcnt[f]):
                             kept[pos] = f + 1
                             pos += 1
-                    for k in range(kk):
-                        dice[k] = kept[k]
-                    for k in range(kk, n):
-                        d, st = next_die(st)
-                        dice[k] = d
+                    st = roll_dice(dice, kept, kk, st)
                     if record:
                         for k in range(kk):
                             held_out[g, turn, used - 1, k] = kept[k]

@@ -151,9 +151,7 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
             ybonus[i, c] = 0
         for t in range(n_turns):
             budget = _roll_budget(saved_rolls, saved)
-            for k in range(n_dice):
-                f, st = next_die(st)
-                dice[k] = f
+            st = compiled.roll_dice(dice, kept, 0, st)
             if record:
                 for k in range(n_dice):
                     rolls_out[i, t, 0, k] = dice[k]
@@ -168,15 +166,11 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                     if keep >> k & 1:
                         kept[nk] = dice[k]
                         nk += 1
-                srt = np.sort(kept[:nk])
-                for k in range(nk):
-                    dice[k] = srt[k]
-                for k in range(nk, n_dice):
-                    f, st = next_die(st)
-                    dice[k] = f
+                kept[:nk].sort()
+                st = compiled.roll_dice(dice, kept, nk, st)
                 if record:
                     for k in range(nk):
-                        held_out[i, t, used - 1, k] = srt[k]
+                        held_out[i, t, used - 1, k] = kept[k]
                     for k in range(n_dice):
                         rolls_out[i, t, used, k] = dice[k]
                 used += 1
