@@ -112,6 +112,10 @@ class PlayerSummary:
         self.decisions += 1
         if d.inferred:
             self.inferred += 1
+        self._push(d)
+
+    def _push(self, d: Decision) -> None:
+        """Keep `d` if it is among the WORST largest regrets so far."""
         self._seq += 1
         # min-heap on (regret, -order): the smallest regret (latest on ties) drops out first
         item = (d.regret, -self._seq, self._seq, d)
@@ -130,12 +134,7 @@ class PlayerSummary:
         self.inferred += other.inferred
         self.games += other.games
         for d in other.worst:
-            self._seq += 1
-            item = (d.regret, -self._seq, self._seq, d)
-            if len(self._heap) < WORST:
-                heapq.heappush(self._heap, item)
-            elif item[:2] > self._heap[0][:2]:
-                heapq.heapreplace(self._heap, item)
+            self._push(d)
 
 
 @dataclass
@@ -326,21 +325,7 @@ def _r(x: float) -> float:
 def choice_dict(rules: R.RuleSet, c: P.Choice) -> dict[str, Any]:
     """A move as JSON data: {"keep": [...]} / {"box": key, "column"?, "score", "bonus"?} / {"pass": true},
     with its value (expected final grand total)."""
-    out: dict[str, Any] = {}
-    if c.keep is not None:
-        out["keep"] = list(c.keep)
-    elif c.is_pass:
-        out["pass"] = True
-    else:
-        assert c.box is not None
-        out["box"] = rules.keys[c.box]
-        if rules.settings.columns > 1:
-            out["column"] = c.column + 1
-        out["score"] = c.score
-        if c.bonus:
-            out["bonus"] = c.bonus
-    out["value"] = _r(c.value)
-    return out
+    return {**c.move_dict(rules), "value": _r(c.value)}
 
 
 def decision_dict(d: Decision) -> dict[str, Any]:

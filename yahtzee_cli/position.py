@@ -253,6 +253,13 @@ class Choice:
     bonus: int = 0
 
     def to_dict(self, rules: R.RuleSet, digits: int = 4) -> dict[str, Any]:
+        out = self.move_dict(rules)
+        out["value"] = round(self.value, digits)
+        out["regret"] = round(self.regret, digits)
+        return out
+
+    def move_dict(self, rules: R.RuleSet) -> dict[str, Any]:
+        """The move alone as JSON data: {"keep": [...]}, {"pass": true} or {"box", "column"?, "score", "bonus"?}."""
         out: dict[str, Any] = {}
         if self.keep is not None:
             out["keep"] = list(self.keep)
@@ -266,8 +273,6 @@ class Choice:
             out["score"] = self.score
             if self.bonus:
                 out["bonus"] = self.bonus
-        out["value"] = round(self.value, digits)
-        out["regret"] = round(self.regret, digits)
         return out
 
 
