@@ -79,7 +79,7 @@ def main() -> None:
 
     import orjson
 
-    from yahtzee_cli.analyze import Analyzer
+    from yahtzee_cli.play.analyze import Analyzer
 
     an = Analyzer()
     sample = [orjson.loads(x) for x in lines[:20]]

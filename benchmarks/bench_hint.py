@@ -68,8 +68,8 @@ def main() -> None:
         print("  numpy/numba imported by the hint:", ", ".join(heavy) or "neither")
 
         os.environ["YAHTZEE_CACHE_DIR"] = tmp
-        from yahtzee_cli import position
-        from yahtzee_cli import rules as R
+        from yahtzee_cli.rules import engine as R
+        from yahtzee_cli.strategy import turn as position
 
         rules = R.preset("yahtzee")
         col = R.Column.empty(rules)
@@ -109,8 +109,9 @@ def main() -> None:
 def approx_report() -> None:
     import numpy as np
 
-    from yahtzee_cli import approx, solver
-    from yahtzee_cli import rules as R
+    from yahtzee_cli.rules import engine as R
+    from yahtzee_cli.solver import approx
+    from yahtzee_cli.solver import exact as solver
 
     print("\napproximate strategies against exact play (seed 7):")
     rules = R.preset("yahtzee")
@@ -124,7 +125,7 @@ def approx_report() -> None:
     opt = solver.play(rules, "optimal", 7, 0, n).totals
     greedy = solver.play(rules, "greedy", 7, 0, n).totals
     # the heuristic's own estimate of the empty sheet
-    from yahtzee_cli import position
+    from yahtzee_cli.strategy import turn as position
 
     hs = position.HeuristicSource(rules, h.tolist(), G.ravel().tolist(), yh.tolist(),
                                   rules.settings.upper_bonus_threshold, sv)

@@ -37,8 +37,8 @@ def main() -> None:
     args = ap.parse_args()
     n, rep, workers = args.games, args.repeat, args.workers
 
-    from yahtzee_cli import rules as R
-    from yahtzee_cli import simulate as S
+    from yahtzee_cli.play import simulate as S
+    from yahtzee_cli.rules import engine as R
 
     rules = R.preset("yahtzee")
     print(f"{n:,} games per run, best of {rep}, {workers} workers, {os.cpu_count()} cores, "

@@ -97,8 +97,8 @@ def main() -> None:
                   f"table {size / 2**20:.1f} MiB ({info['states']:,} states, SD {info['sd']:.4f} included)")
             print(f"  theirs yatzy-solver  : {tw:6.2f} s wall, {tb:6.2f} s build, peak RSS {trss / 2**20:6.0f} MiB")
             print(f"  ratio ours/theirs    : {ow / tw:.2f} wall, {ob / tb:.2f} build")
-    from yahtzee_cli import rules as R
-    from yahtzee_cli import solver
+    from yahtzee_cli.rules import engine as R
+    from yahtzee_cli.solver import exact as solver
 
     print("\nin-process, warm (table only, no start-up or file):")
     for name, _, _ in CASES:

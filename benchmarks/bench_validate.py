@@ -42,8 +42,8 @@ def generate(path: Path, games: int, rules: str, players: int) -> str:
         if done.returncode == 0 and tmp.exists():
             tmp.rename(path)
             return "yahtzee simulate -S random"
-    from yahtzee_cli.logs import dump_line
-    from yahtzee_cli.replay import random_log
+    from yahtzee_cli.formats.logs import dump_line
+    from yahtzee_cli.formats.replay import random_log
 
     names = tuple(f"P{i + 1}" for i in range(players))
     import random
@@ -53,7 +53,7 @@ def generate(path: Path, games: int, rules: str, players: int) -> str:
         for _ in range(games):
             fh.write(dump_line(random_log(rules, rng, names)))
     tmp.rename(path)
-    return "yahtzee_cli.replay.random_log"
+    return "yahtzee_cli.formats.replay.random_log"
 
 
 def run_validate(path: Path) -> tuple[float, float, int, int]:
@@ -73,8 +73,8 @@ def in_process(path: Path, sample: int) -> tuple[float, float, float]:
     """Games/s (CPU) on the first `sample` games: parse only, the exact path, our validate_stream."""
     import orjson
 
-    from yahtzee_cli.logs import check_schema, resolve_rules
-    from yahtzee_cli.validate import validate_stream, walk_log
+    from yahtzee_cli.formats.logs import check_schema, resolve_rules
+    from yahtzee_cli.formats.validate import validate_stream, walk_log
 
     lines = []
     with open(path, "rb") as fh:

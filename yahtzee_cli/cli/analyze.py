@@ -19,9 +19,9 @@ from .validate import source_name
 
 
 def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool) -> None:
-    from .. import analyze as A
-    from ..logs import GameError, InputError, iter_documents
-    from ..position import PositionError
+    from ..formats.logs import GameError, InputError, iter_documents
+    from ..play import analyze as A
+    from ..strategy.turn import PositionError
 
     name = source_name(file)
     analyzer = A.Analyzer(warn)
@@ -49,7 +49,7 @@ def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool
                 failed += 1
                 continue
             except OSError as exc:
-                from .. import cache
+                from ..strategy import tablefile as cache
 
                 fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
             if not batch:

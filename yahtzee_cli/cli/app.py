@@ -14,7 +14,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from .. import __version__
-from ..rules import RulesError, RuleSet, load_rules
+from ..rules.engine import RulesError, RuleSet, load_rules
 
 app = typer.Typer(
     name="yahtzee",
@@ -57,7 +57,7 @@ def warn(message: str) -> None:
 
 
 def _complete_presets(incomplete: str) -> list[str]:
-    from ..rules import PRESETS
+    from ..rules.engine import PRESETS
 
     return [name for name in PRESETS if name.startswith(incomplete)]
 
@@ -91,7 +91,7 @@ def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
 
 
 def write_json(obj: Any, *, indent: bool = False) -> None:
-    from ..jsonio import dumps
+    from ..formats.jsonio import dumps
 
     sys.stdout.buffer.write(dumps(obj, indent=indent) + b"\n")
     sys.stdout.buffer.flush()

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ..poker import standings
-from ..rules import RulesError, parse_dice
+from ..rules.engine import RulesError, parse_dice
+from ..rules.poker import standings
 from .app import JsonOpt, app, console, fail, write_json
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules import PRESETS, RuleSet, natural_score, rolls
+from ..rules.engine import PRESETS, RuleSet, natural_score, rolls
 from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
 
 

@@ -23,7 +23,7 @@ def schema(
     ] = None,
 ) -> None:
     """Print the JSON Schema of the game-log or score-sheet format (the files in fixtures/schemas)."""
-    from ..logs import LOG_FORMAT, SHEET_FORMAT, json_schema
+    from ..formats.logs import LOG_FORMAT, SHEET_FORMAT, json_schema
 
     if kind is None:
         write_json({LOG_FORMAT: json_schema("log"), SHEET_FORMAT: json_schema("sheet")}, indent=True)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules import RulesError, RuleSet, parse_dice, parse_setting, score_roll
+from ..rules.engine import RulesError, RuleSet, parse_dice, parse_setting, score_roll
 from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, console, fail, get_rules, write_json
 
 
@@ -107,8 +107,8 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool) -> None:
 def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, set_: list[str] | None,
               box: str | None, json: bool) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
-    from ..logs import GameError, InputError, read_document
-    from ..replay import position_from_data, roll_choices
+    from ..formats.logs import GameError, InputError, read_document
+    from ..formats.replay import position_from_data, roll_choices
 
     if rules is not None:
         fail("--sheet names its own rules; leave out --rules (change settings with --set)")

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..rules import RulesError, parse_dice, parse_setting
+from ..rules.engine import RulesError, parse_dice, parse_setting
 from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
 
 if TYPE_CHECKING:
-    from ..position import Evaluation
-    from ..rules import Column, RuleSet
+    from ..rules.engine import Column, RuleSet
+    from ..strategy.turn import Evaluation
 
 
 def _say(message: str) -> None:
@@ -61,13 +61,14 @@ def solve(
     Rule sets without an exact table (several columns, saved rolls) prepare the approximate strategy
     instead and print its simulated mean, labelled approximate."""
     rs = get_rules(rules, set_)
-    from .. import cache, position
+    from ..strategy import tablefile as cache
+    from ..strategy import turn as position
 
     start = time.perf_counter()
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
     try:
         if position.has_exact_table(rs):
-            from ..solver import NotExact, get_table
+            from ..solver.exact import NotExact, get_table
 
             try:
                 tab, built = get_table(rs, _say, rebuild=rebuild, progress=bar)
@@ -76,7 +77,7 @@ def solve(
         else:
             tab = None
         if tab is None:
-            from .. import approx
+            from ..solver import approx
 
             info = approx.prepare(rs, _say, rebuild=rebuild)
     except OSError as exc:
@@ -117,7 +118,7 @@ def solve(
 def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log: Path | None,
               player: str | None) -> tuple[RuleSet, list[Column], str | None, Any]:
     """Rules, columns, player name and (log) the replay Position."""
-    from ..rules import Column
+    from ..rules.engine import Column
 
     if sheet is None and log is None:
         if player is not None:
@@ -128,8 +129,8 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail("give --sheet or --log, not both")
     if rules is not None:
         fail("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
-    from ..logs import GameError, InputError, read_file
-    from ..replay import position_from_log, position_from_sheet
+    from ..formats.logs import GameError, InputError, read_file
+    from ..formats.replay import position_from_log, position_from_sheet
 
     try:
         overrides = dict(parse_setting(s) for s in set_ or [])
@@ -224,8 +225,8 @@ def hint(
         left = pos.rolls_left if rolls_left is None else rolls_left
     else:
         fail("give the dice (the position has no turn in progress)")
-    from .. import position as P
-    from ..rules import rolls_allowed
+    from ..rules.engine import rolls_allowed
+    from ..strategy import turn as P
 
     allowed = rolls_allowed(rs, n_saved) - 1
     if not 0 <= left <= allowed:
@@ -240,7 +241,7 @@ def hint(
     except P.PositionError as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
-        from .. import cache
+        from ..strategy import tablefile as cache
 
         fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
     if json:

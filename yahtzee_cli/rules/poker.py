@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import Dice, RulesError
+from .engine import Dice, RulesError
 
 CATEGORIES = (
     "nothing",

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from yahtzee_cli import analyze as A
-from yahtzee_cli import position as P
-from yahtzee_cli import rules as R
-from yahtzee_cli.jsonio import loads
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import analyze as A
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.strategy import turn as P
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures"
 
 
@@ -400,7 +400,7 @@ def test_analyze_module_imports_no_heavy_or_cli_modules() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, yahtzee_cli.analyze; bad = [m for m in ('numpy', 'numba', 'typer', 'rich') "
+    code = ("import sys, yahtzee_cli.play.analyze; bad = [m for m in ('numpy', 'numba', 'typer', 'rich') "
             "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

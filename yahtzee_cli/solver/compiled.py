@@ -15,7 +15,8 @@ from typing import Any
 
 from numba import njit
 
-from . import rng, rules
+from ..rules import engine as rules
+from . import rng
 
 legal_bits: Any = njit(cache=True, inline="always")(rules.legal_bits)
 joker_now: Any = njit(cache=True, inline="always")(rules.joker_now)

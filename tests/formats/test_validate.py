@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yahtzee_cli import rules as R
-from yahtzee_cli.logs import iter_documents
-from yahtzee_cli.replay import random_log
-from yahtzee_cli.validate import MAX_PROBLEMS, _fast_log, check_document, check_game, validate_stream, walk_log
+from yahtzee_cli.formats.logs import iter_documents
+from yahtzee_cli.formats.replay import random_log
+from yahtzee_cli.formats.validate import MAX_PROBLEMS, _fast_log, check_document, check_game, validate_stream, walk_log
+from yahtzee_cli.rules import engine as R
 
 PRESETS = list(R.PRESETS)
 
@@ -62,7 +62,7 @@ def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
 
 # --------------------------------------------------------------------------- fixtures
 
-FIX = Path(__file__).resolve().parent.parent / "fixtures"
+FIX = Path(__file__).resolve().parents[2] / "fixtures"
 INVALID = sorted(p.stem for p in (FIX / "invalid").glob("*.json"))
 VALID = sorted(p.name for p in (FIX / "logs").iterdir()) + sorted(
     f"../sheets/{p.name}" for p in (FIX / "sheets").iterdir()
@@ -285,7 +285,7 @@ def test_fast_path_accepts_exactly_what_the_exact_path_accepts(seed: int, preset
 
 def check_document_exact(data: object) -> list:
     """The exact path alone: schema, then the walk with every problem worded."""
-    from yahtzee_cli.logs import check_schema, resolve_rules
+    from yahtzee_cli.formats.logs import check_schema, resolve_rules
 
     kind, problems = check_schema(data)
     if kind is None or problems:

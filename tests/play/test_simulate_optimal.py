@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from yahtzee_cli import rules as R
-from yahtzee_cli import simulate as S
-from yahtzee_cli.jsonio import loads
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import simulate as S
+from yahtzee_cli.rules import engine as R
 
-solver = pytest.importorskip("yahtzee_cli.solver")
+solver = pytest.importorskip("yahtzee_cli.solver.exact")
 
 EXPECTED = 254.5877287  # ANCHORS.md: optimal solitaire Yahtzee, official forced joker
 EXPECTED_SD = 59.6076
@@ -77,14 +77,14 @@ def test_optimal_results_identical_whatever_workers_and_backend() -> None:
 
 @pytest.mark.parametrize("name", ["yahtzee", "yatzy", "forced-yatzy"])
 def test_optimal_logs_validate_and_replay(name: str) -> None:
-    from yahtzee_cli import validate
+    from yahtzee_cli.formats import validate
 
     rules = R.preset(name)
     logs: list[bytes] = []
     S.simulate(rules, ["optimal", "greedy"], 40, 3, workers=1, log_sink=logs.append)
     reports = list(validate.validate_stream(io.BytesIO(b"".join(logs))))
     assert len(reports) == 40 and all(r.valid and r.finished for r in reports), reports[0].problems
-    from yahtzee_cli.replay import replay_game
+    from yahtzee_cli.formats.replay import replay_game
 
     replayed = np.array([[p.total for p in replay_game(loads(line)).players] for line in b"".join(logs).splitlines()])
     for seat, strategy in enumerate(("optimal", "greedy")):
@@ -102,7 +102,7 @@ def test_cli_optimal_json(cli) -> None:
 @pytest.mark.parametrize(("name", "overrides"), [("yatzy", {"must_zero": False}), ("triple-yahtzee", {}),
                                                  ("maxi-yatzy", {})])
 def test_greedy_logs_validate_under_passes_columns_and_saved_rolls(name: str, overrides: dict) -> None:
-    from yahtzee_cli.replay import replay_game
+    from yahtzee_cli.formats.replay import replay_game
 
     rules = R.preset(name, overrides)
     logs: list[bytes] = []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from yahtzee_cli import rules as R
-from yahtzee_cli import simulate as S
-from yahtzee_cli.jsonio import loads
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import simulate as S
+from yahtzee_cli.rules import engine as R
 
 distributed = pytest.importorskip("distributed")
 

@@ -44,8 +44,8 @@ from pydantic import (
     model_validator,
 )
 
+from ..rules.engine import Box, RulesError, RuleSet, Settings, normalize_name, rules_from_data
 from .jsonio import pointer
-from .rules import Box, RulesError, RuleSet, Settings, normalize_name, rules_from_data
 
 LOG_FORMAT = "yahtzee-log/1"
 SHEET_FORMAT = "yahtzee-sheet/1"

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import rules as R
+from ..rules import engine as R
+from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, GameError, Kind, Problem, log_document, resolve_rules, turn_entry
-from .rules import Column, ColumnTotals, Dice, RuleSet
 from .validate import (
     InProgress,
     LogWalk,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from yahtzee_cli import position
-from yahtzee_cli import rules as R
-from yahtzee_cli.jsonio import loads
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.strategy import turn as position
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures"
 
 
@@ -138,7 +138,7 @@ def test_multi_column_hint_is_labelled_approximate(cli: object) -> None:
 
 def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No exact table (saved rolls): the heuristic strategy, fitted by self-play, answers; approximate."""
-    from yahtzee_cli import approx
+    from yahtzee_cli.solver import approx
 
     monkeypatch.setattr(approx, "FIT_GAMES", 300)
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yahtzee_cli import rules as R
-from yahtzee_cli import simulate as S
-from yahtzee_cli import strategies as ST
-from yahtzee_cli.jsonio import loads
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import simulate as S
+from yahtzee_cli.play import strategies as ST
+from yahtzee_cli.rules import engine as R
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PRESETS = list(R.PRESETS)
 
 
@@ -115,7 +115,7 @@ def test_random_is_reproducible_whatever_the_chunking() -> None:
 
 def test_random_dice_follow_the_stream_convention() -> None:
     """First roll: n draws of stream(seed, game, seat); reroll: the kept dice sorted first, then new draws."""
-    from yahtzee_cli.rng import next_die, stream
+    from yahtzee_cli.solver.rng import next_die, stream
 
     rules = R.preset("yahtzee")
     b = ST.random_play(rules, 99, 7, 3, seat=2, record=True)
@@ -270,8 +270,8 @@ def _replayed_totals(log_bytes: bytes) -> list[list[int]]:
     found every game valid and finished."""
     import io
 
-    from yahtzee_cli.replay import replay_game
-    from yahtzee_cli.validate import validate_stream
+    from yahtzee_cli.formats.replay import replay_game
+    from yahtzee_cli.formats.validate import validate_stream
 
     reports = list(validate_stream(io.BytesIO(log_bytes)))
     assert reports and all(r.valid and r.finished for r in reports), [r.problems for r in reports if r.problems][:1]
@@ -514,7 +514,7 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
 
 def test_report_of_no_finished_game_has_nulls_not_nan() -> None:
     from yahtzee_cli.cli.simulate import render
-    from yahtzee_cli.jsonio import dumps
+    from yahtzee_cli.formats.jsonio import dumps
 
     rules = R.preset("yahtzee")
     for seats in (("random",), ("random", "greedy")):

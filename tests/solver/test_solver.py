@@ -11,10 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from yahtzee_cli import cache, kernels, position, rng, solver
-from yahtzee_cli import rules as R
-from yahtzee_cli.jsonio import loads
-from yahtzee_cli.tables import score_tables
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver import exact as solver
+from yahtzee_cli.solver import kernels, rng
+from yahtzee_cli.solver.tables import score_tables
+from yahtzee_cli.strategy import tablefile as cache
+from yahtzee_cli.strategy import turn as position
 
 # ANCHORS.md: optimal solitaire expected final scores, to 7 decimals
 ANCHORS = [

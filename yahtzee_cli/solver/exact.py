@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .rules import JOKER_CODES, RuleSet, extra_bonus_points, rolls_allowed
+from ..rules.engine import JOKER_CODES, RuleSet, extra_bonus_points, rolls_allowed
 from .tables import Scores, score_tables
 
 FloatArray = npt.NDArray[np.float64]
@@ -280,7 +280,7 @@ VERSION = 1  # bump when the table's meaning changes
 
 
 def _to_file(rules: RuleSet, tab: Table) -> None:
-    from . import cache
+    from ..strategy import tablefile as cache
 
     header = {
         "kind": "exact", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
@@ -292,7 +292,7 @@ def _to_file(rules: RuleSet, tab: Table) -> None:
 
 
 def _from_file(rules: RuleSet) -> Table:
-    from . import cache
+    from ..strategy import tablefile as cache
 
     header, arrays = cache.read(cache.table_path(rules.fingerprint), rules.fingerprint)
     if header.get("version") != VERSION or header.get("kind") != "exact":
@@ -312,7 +312,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
     """The rule set's exact table from the cache, built and stored when missing or damaged.
 
     Returns (table, built). `say` receives the notes for stderr (building, damaged file)."""
-    from . import cache
+    from ..strategy import tablefile as cache
 
     if not rebuild:
         try:
@@ -343,7 +343,7 @@ def _dense_rows(tab: Table) -> IntArray:
 
 
 def _max_record_rolls(rules: RuleSet, n_turns: int) -> int:
-    from .rules import saved_after
+    from ..rules.engine import saved_after
 
     saved = 0
     for _ in range(n_turns - 1):
@@ -382,9 +382,9 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
 def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None) -> Any:
     """Play with the one-turn lookahead on the value-to-go `fut` (see `play` for the conventions)."""
+    from ..play.strategies import sheet_totals
     from . import kernels
     from .games import GameBatch
-    from .strategies import sheet_totals
 
     s = rules.settings
 

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from .rules import FACES, JOKER_CODES, RuleSet, joker_value, rolls
+from ..rules.engine import FACES, JOKER_CODES, RuleSet, joker_value, rolls
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_score_box_examples_from_the_issue(cli):

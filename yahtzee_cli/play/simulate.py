@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from . import rules as R
-from .games import GameBatch
-from .jsonio import dumps, loads
+from ..formats.jsonio import dumps, loads
+from ..rules import engine as R
+from ..solver.games import GameBatch
 from .strategies import (
     ChunkCancelled,
     StrategyError,
@@ -79,7 +79,7 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy in COMPILED:
         try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver")
+            solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
         with numba_threads(threads):
@@ -95,7 +95,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         if strategy not in COMPILED:
             continue
         try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver")
+            solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
         try:
@@ -110,7 +110,7 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
     if strategy != "optimal":
         return None
     try:
-        solver: Any = importlib.import_module("yahtzee_cli.solver")
+        solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
     except ImportError:
         return None
     reason: str | None = solver.exact_reason(rules)
@@ -619,7 +619,7 @@ def _dump_line(document: Any) -> bytes:
 def _log_helpers() -> tuple[Any, Any, Any]:
     """turn_entry, log_document, dump_line from the log module (issue 3), or the equivalents above."""
     try:
-        logs: Any = importlib.import_module("yahtzee_cli.logs")
+        logs: Any = importlib.import_module("yahtzee_cli.formats.logs")
     except ImportError:  # pragma: no cover - only before the log module exists
         return _turn_entry, _log_document, _dump_line
     return logs.turn_entry, logs.log_document, logs.dump_line

@@ -8,9 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from yahtzee_cli import rules as R
-from yahtzee_cli.logs import SHEET_FORMAT, GameError
-from yahtzee_cli.replay import (
+from yahtzee_cli.formats.logs import SHEET_FORMAT, GameError
+from yahtzee_cli.formats.replay import (
     position_from_data,
     position_from_log,
     position_from_sheet,
@@ -21,8 +20,9 @@ from yahtzee_cli.replay import (
     roll_choices,
     turn_steps,
 )
+from yahtzee_cli.rules import engine as R
 
-FIX = Path(__file__).resolve().parent.parent / "fixtures"
+FIX = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def load(path: str) -> dict:

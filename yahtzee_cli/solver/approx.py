@@ -28,11 +28,11 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import position
-from .rules import RuleSet
+from ..rules.engine import RuleSet
+from ..strategy import turn as position
 
 if TYPE_CHECKING:
-    from .solver import Future
+    from .exact import Future
 
 FIT_GAMES = 2000  # games per self-play round
 FIT_ROUNDS = 3
@@ -53,7 +53,7 @@ def why_not_exact(rules: RuleSet) -> str:
 def kind_of(rules: RuleSet) -> str:
     """"columns" (single-column exact tables) or "heuristic"."""
     if rules.settings.columns > 1 and position.has_exact_table(position.single_column(rules)):
-        from . import solver
+        from . import exact as solver
 
         try:
             solver.layout(position.single_column(rules))
@@ -64,13 +64,13 @@ def kind_of(rules: RuleSet) -> str:
 
 
 def _path(rules: RuleSet) -> Any:
-    from . import cache
+    from ..strategy import tablefile as cache
 
     return cache.table_path(rules.fingerprint, "approx")
 
 
 def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    from . import cache
+    from ..strategy import tablefile as cache
 
     try:
         return cache.read(_path(rules), rules.fingerprint)
@@ -82,7 +82,7 @@ def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
-    from . import cache
+    from ..strategy import tablefile as cache
 
     got = None if rebuild else _read(rules)
     if got is None:
@@ -113,7 +113,7 @@ def future(rules: RuleSet, say: Callable[[str], None] | None = None) -> Future:
     """The value-to-go the compiled play kernel uses for the approximate strategy."""
     import numpy as np
 
-    from . import solver
+    from . import exact as solver
 
     if kind_of(rules) == "columns":
         tab, _ = solver.get_table(position.single_column(rules), say)
@@ -130,7 +130,8 @@ def future(rules: RuleSet, say: Callable[[str], None] | None = None) -> Future:
 def _heuristic_future(rules: RuleSet, h: Any, G: Any, yh: Any, t: int, saved_value: float) -> Future:
     import numpy as np
 
-    from . import kernels, solver
+    from . import exact as solver
+    from . import kernels
 
     n_up = len(rules.upper_indices)
     s = rules.settings
@@ -173,7 +174,7 @@ def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
 def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     import numpy as np
 
-    from . import solver
+    from . import exact as solver
 
     s = rules.settings
     kind = kind_of(rules)
@@ -204,7 +205,7 @@ def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
     """Self-play fit of the heuristic's parameters (see the module docstring)."""
     import numpy as np
 
-    from . import solver
+    from . import exact as solver
 
     s = rules.settings
     nb = len(rules.boxes)

@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import position as P
-from . import rules as R
-from .logs import SHEET_FORMAT, resolve_rules
-from .replay import TurnStep, turn_steps
+from ..formats.logs import SHEET_FORMAT, resolve_rules
+from ..formats.replay import TurnStep, turn_steps
+from ..rules import engine as R
+from ..strategy import turn as P
 
 __all__ = [
     "Analyzer",

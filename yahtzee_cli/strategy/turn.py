@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from . import rules as R
+from ..rules import engine as R
 
 Counts = tuple[int, ...]
 PASS_COST = 1e-6  # kernels.PASS_COST: passing loses ties against scoring (must_zero off)
@@ -207,7 +207,7 @@ def source_for(rules: R.RuleSet, say: Callable[[str], None] | None = None) -> So
             return TableSource(header, arrays, exact)
         except _TooBig:
             pass
-    from . import approx
+    from ..solver import approx
 
     return approx.source(rules, say)
 
@@ -217,7 +217,7 @@ class _TooBig(Exception):
 
 
 def _read_exact(rules: R.RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    from . import cache
+    from . import tablefile as cache
 
     path = cache.table_path(rules.fingerprint)
     try:
@@ -227,7 +227,7 @@ def _read_exact(rules: R.RuleSet, say: Callable[[str], None] | None) -> tuple[di
     except cache.CorruptTable as exc:
         if say is not None:
             say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
-    from . import solver
+    from ..solver import exact as solver
 
     try:
         solver.get_table(rules, say, rebuild=True)

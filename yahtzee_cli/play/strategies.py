@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, uint64
 
-from . import compiled
-from . import rules as R
-from .games import GameBatch
-from .rng import mix, next_die, stream
-from .tables import Scores, score_tables
+from ..rules import engine as R
+from ..solver import compiled
+from ..solver.games import GameBatch
+from ..solver.rng import mix, next_die, stream
+from ..solver.tables import Scores, score_tables
 
 # --------------------------------------------------------------------------- compiled rules
 

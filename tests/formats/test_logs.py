@@ -9,8 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from yahtzee_cli import rules as R
-from yahtzee_cli.logs import (
+from yahtzee_cli.formats.logs import (
     LOG_FORMAT,
     SHEET_FORMAT,
     GameLog,
@@ -26,9 +25,10 @@ from yahtzee_cli.logs import (
     sheet_row,
     turn_entry,
 )
-from yahtzee_cli.replay import random_log
+from yahtzee_cli.formats.replay import random_log
+from yahtzee_cli.rules import engine as R
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures"
 GAME = {"format": LOG_FORMAT, "rules": "yahtzee", "players": ["Anna"],
         "turns": [{"player": "Anna", "rolls": [[1, 2, 3, 4, 5]], "box": "large_straight", "score": 40}]}
@@ -213,7 +213,7 @@ def test_model_round_trip_keeps_missing_box_apart_from_null() -> None:
 
 
 def test_writers_give_what_validate_accepts() -> None:
-    from yahtzee_cli.validate import check_game
+    from yahtzee_cli.formats.validate import check_game
 
     doc = log_document({"preset": "yahtzee", "settings": {"joker": "free"}}, ["A"],
                        [turn_entry("A", [[6, 6, 6, 6, 6]], box="yahtzee", score=50)], meta={"seed": 1})
@@ -252,7 +252,7 @@ def test_resolve_rules_shares_one_rule_set_per_spec() -> None:
 
 
 def test_random_logs_are_valid_for_every_preset_and_house_rule() -> None:
-    from yahtzee_cli.validate import check_game
+    from yahtzee_cli.formats.validate import check_game
 
     cases = [(R.preset(p), p) for p in R.PRESETS]
     for over in ({"joker": "free"}, {"joker": "off"}, {"fill_in_order": True}, {"must_zero": False},

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from yahtzee_cli.rules import (
+from yahtzee_cli.rules.engine import (
     PRESETS,
     Column,
     IllegalMove,

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from . import rules as R
+from ..rules import engine as R
+from ..rules.engine import Column, Dice, Option, RulesError, RuleSet
 from .logs import (
     LOG_FORMAT,
     Document,
@@ -32,7 +33,6 @@ from .logs import (
     rules_problem,
     sheet_row,
 )
-from .rules import Column, Dice, Option, RulesError, RuleSet
 
 MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
 
