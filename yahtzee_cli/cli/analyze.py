@@ -19,9 +19,9 @@ from .validate import source_name
 
 
 def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool) -> None:
-    from ..formats.logs import GameError, InputError, iter_documents
+    from ..errors import GameError, InputError, YahtzeeError
+    from ..formats.logs import iter_documents
     from ..play import analyze as A
-    from ..strategy.turn import PositionError
 
     name = source_name(file)
     analyzer = A.Analyzer(warn)
@@ -44,7 +44,7 @@ def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool
                     sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
                 failed += 1
                 continue
-            except (PositionError, ValueError) as exc:
+            except YahtzeeError as exc:
                 sys.stderr.write(f"yahtzee: error: {where}: {exc}\n")
                 failed += 1
                 continue

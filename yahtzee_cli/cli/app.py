@@ -5,16 +5,19 @@ stay inside the commands that need them so `yahtzee score` starts fast."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from .. import __version__
-from ..rules.engine import RulesError, RuleSet, load_rules
+from ..errors import PROBLEM as PROBLEM  # re-exported: the commands import it from here
+from ..errors import USAGE, YahtzeeError
+from ..rules.engine import RuleSet, load_rules
 
 app = typer.Typer(
     name="yahtzee",
@@ -27,8 +30,6 @@ app = typer.Typer(
 
 T = TypeVar("T")
 
-USAGE = 2  # exit status for a usage error
-PROBLEM = 1  # exit status for a problem found in the input
 
 
 def _version(value: bool) -> None:
@@ -50,6 +51,25 @@ def fail(message: str, code: int = USAGE) -> NoReturn:
     """One line on stderr naming the problem, then exit with `code` (2 usage, 1 bad input)."""
     sys.stderr.write(f"yahtzee: error: {message}\n")
     raise typer.Exit(code)
+
+
+def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """`app.command`, with the one error handler every command shares: a library error
+    (errors.YahtzeeError) that reaches it is one line on stderr and its exit status, never a traceback.
+    Commands catch an error themselves only to add what the library cannot know (which option)."""
+
+    def register(fn: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(fn)
+        def run(*a: Any, **k: Any) -> T:
+            try:
+                return fn(*a, **k)
+            except YahtzeeError as exc:
+                fail(str(exc), exc.exit_status)
+
+        app.command(*args, **kwargs)(run)
+        return fn
+
+    return register
 
 
 def warn(message: str) -> None:
@@ -84,10 +104,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON out
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
-    try:
-        return load_rules(rules, sets or ())
-    except RulesError as exc:
-        fail(str(exc))
+    return load_rules(rules, sets or ())
 
 
 def write_json(obj: Any, *, indent: bool = False) -> None:

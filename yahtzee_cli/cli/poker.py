@@ -6,21 +6,18 @@ from typing import Annotated
 
 import typer
 
-from ..rules.engine import RulesError, parse_dice
+from ..rules.engine import parse_dice
 from ..rules.poker import standings
-from .app import JsonOpt, app, console, fail, write_json
+from .app import JsonOpt, command, console, write_json
 
 
-@app.command()
+@command()
 def poker(
     hands: Annotated[list[str], typer.Argument(help="One hand per player: '66622 55543 ...'.", show_default=False)],
     json: JsonOpt = False,
 ) -> None:
     """Rank poker-dice hands: five of a kind > four > full house > straight > three > two pairs > pair."""
-    try:
-        result = standings([parse_dice([h]) for h in hands])
-    except RulesError as exc:
-        fail(str(exc))
+    result = standings([parse_dice([h]) for h in hands])
     winners = [s.player + 1 for s in result if s.rank == 1]
     if json:
         write_json(

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, peek_batch, write_json
+from .app import PROBLEM, USAGE, JsonOpt, SetOpt, command, fail, peek_batch, write_json
 from .validate import source_name
 
 
-@app.command()
+@command()
 def replay(
     file: Annotated[
         typer.FileBinaryRead,
@@ -44,6 +44,7 @@ def replay(
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
         run_analyze(file, until=until, json=json, verbose=verbose)
         return
+    from ..errors import YahtzeeError
     from ..formats.logs import GameError, InputError, iter_documents
     from ..formats.replay import render, replay_dict, replay_game
     from ..rules.engine import RulesError, parse_setting
@@ -72,8 +73,8 @@ def replay(
                 continue
             except RulesError as exc:
                 fail(f"--set: {exc}", USAGE)
-            except ValueError as exc:
-                fail(str(exc), USAGE)
+            except YahtzeeError as exc:
+                fail(f"--until: {exc}", USAGE)
             if json:
                 write_json(replay_dict(rp))
             else:

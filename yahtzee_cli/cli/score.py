@@ -8,14 +8,14 @@ from typing import Annotated, Any
 import typer
 
 from ..rules.engine import RulesError, RuleSet, parse_dice, parse_setting, score_roll
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, console, fail, get_rules, write_json
+from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, command, console, fail, get_rules, write_json
 
 
 def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
 
 
-@app.command()
+@command()
 def score(
     dice: Annotated[
         list[str],
@@ -39,17 +39,11 @@ def score(
     rs = get_rules(rules, set_)
     box_key = None
     if box is not None:
-        try:
-            box_key = rs.keys[rs.box_index(box)]
-        except RulesError as exc:
-            fail(str(exc))
+        box_key = rs.keys[rs.box_index(box)]
     if dice == ["-"]:
         _batch(rs, box_key, json)
         return
-    try:
-        scores = _one(rs, dice)
-    except RulesError as exc:
-        fail(str(exc))
+    scores = _one(rs, dice)
     faces = sorted(parse_dice(dice))
     if json:
         payload: dict[str, object] = {"rules": rs.name, "dice": faces, "scores": scores}
@@ -107,41 +101,31 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool) -> None:
 def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, set_: list[str] | None,
               box: str | None, json: bool) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
-    from ..formats.logs import GameError, InputError, read_document
+    from ..errors import YahtzeeError
+    from ..formats.logs import read_document
     from ..formats.replay import position_from_data, roll_choices
 
     if rules is not None:
         fail("--sheet names its own rules; leave out --rules (change settings with --set)")
     if dice == ["-"]:
         fail("--sheet scores one roll: give the dice, not '-'")
-    try:
-        overrides = dict(parse_setting(s) for s in set_ or [])
-        faces = parse_dice(dice)
-    except RulesError as exc:
-        fail(str(exc))
+    overrides = dict(parse_setting(s) for s in set_ or [])
+    faces = parse_dice(dice)
     try:
         pos = position_from_data(read_document(sheet), None, overrides)
-    except (InputError, GameError) as exc:
-        fail(f"--sheet: {exc}", PROBLEM)
     except RulesError as exc:
         fail(f"--set: {exc}")
-    except ValueError as exc:
+    except YahtzeeError as exc:
         fail(f"--sheet: {exc}", PROBLEM)
     rs = pos.rules
-    try:
-        choice = roll_choices(pos, faces)
-    except RulesError as exc:
-        fail(str(exc))
+    choice = roll_choices(pos, faces)
     multi = rs.settings.columns > 1
     legal: list[dict[str, Any]] = [
         {"box": rs.keys[o.box], "column": o.column + 1, "score": o.score, "bonus": o.bonus, "joker": o.joker}
         for o in choice.legal
     ]
     if box is not None:
-        try:
-            key = rs.keys[rs.box_index(box)]
-        except RulesError as exc:
-            fail(str(exc))
+        key = rs.keys[rs.box_index(box)]
         hits = [o for o in legal if o["box"] == key]
         if not hits:
             fail(f"{key} is not legal now; legal: {', '.join(o['box'] for o in legal) or 'none (the sheet is full)'}",

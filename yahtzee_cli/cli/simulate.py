@@ -9,12 +9,24 @@ from typing import IO, Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    USAGE,
+    JsonOpt,
+    RulesOpt,
+    SetOpt,
+    command,
+    fail,
+    get_rules,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 
 
-@app.command()
+@command()
 def simulate(
     rules: RulesOpt = None,
     set_: SetOpt = None,

@@ -12,7 +12,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..rules.engine import RulesError, parse_dice, parse_setting
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    USAGE,
+    JsonOpt,
+    RulesOpt,
+    SetOpt,
+    command,
+    fail,
+    get_rules,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from ..rules.engine import Column, RuleSet
@@ -49,7 +61,7 @@ class _Bar:
             self.progress.stop()
 
 
-@app.command()
+@command()
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
@@ -129,13 +141,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail("give --sheet or --log, not both")
     if rules is not None:
         fail("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
-    from ..formats.logs import GameError, InputError, read_file
+    from ..errors import YahtzeeError
+    from ..formats.logs import read_file
     from ..formats.replay import position_from_log, position_from_sheet
 
-    try:
-        overrides = dict(parse_setting(s) for s in set_ or [])
-    except RulesError as exc:
-        fail(str(exc))
+    overrides = dict(parse_setting(s) for s in set_ or [])
     path = str(sheet if sheet is not None else log)
     opt = "--sheet" if sheet is not None else "--log"
     try:
@@ -144,11 +154,9 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
             pos = position_from_sheet(data, player, overrides=overrides or None)
         else:
             pos = position_from_log(data, player, overrides=overrides or None)
-    except (InputError, GameError) as exc:
-        fail(f"{opt}: {exc}", PROBLEM)
     except RulesError as exc:
         fail(f"--set: {exc}")
-    except ValueError as exc:
+    except YahtzeeError as exc:
         fail(f"{opt}: {exc}", PROBLEM)
     return pos.rules, list(pos.columns), pos.player, pos
 
@@ -181,7 +189,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-@app.command()
+@command()
 def hint(
     dice: Annotated[
         list[str] | None,
@@ -215,10 +223,7 @@ def hint(
     n_saved = saved if saved is not None else (pos.saved if pos is not None else 0)
     faces: list[int]
     if dice:
-        try:
-            faces = parse_dice(dice)
-        except RulesError as exc:
-            fail(str(exc))
+        faces = parse_dice(dice)
         left = 2 if rolls_left is None else rolls_left
     elif pos is not None and pos.dice is not None:
         faces = list(pos.dice)
@@ -232,10 +237,7 @@ def hint(
     if not 0 <= left <= allowed:
         choices = "2|1|0" if allowed == 2 else f"0-{allowed}"
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
-    try:
-        rs.check_dice(faces)
-    except RulesError as exc:
-        fail(str(exc))
+    rs.check_dice(faces)
     try:
         ev = P.evaluate(rs, columns, faces, left, n_saved, say=_say)
     except P.PositionError as exc:

@@ -44,6 +44,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..errors import InputError
 from ..rules.engine import Box, RulesError, RuleSet, Settings, normalize_name, rules_from_data
 from .jsonio import pointer
 
@@ -62,10 +63,6 @@ INT64_MAX = 2**63 - 1  # numbers in the formats are 64-bit
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-class InputError(ValueError):
-    """The input as a whole cannot be read (missing, empty, binary, not UTF-8...); the message says why."""
-
-
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One problem in a game: where (an RFC 6901 JSON Pointer into the game's document, "" for the
@@ -76,18 +73,6 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
-
-
-class GameError(ValueError):
-    """A game that is not valid: all its problems (raised by functions that need a valid game)."""
-
-    def __init__(self, problems: Sequence[Problem], line: int | None = None) -> None:
-        self.problems = list(problems)
-        self.line = line
-        where = f"line {line}: " if line else ""
-        first = str(self.problems[0]) if self.problems else "invalid game"
-        more = f" (and {len(self.problems) - 1} more problems)" if len(self.problems) > 1 else ""
-        super().__init__(f"{where}{first}{more}")
 
 
 # --------------------------------------------------------------------------- models

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import InputError, PositionError
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, GameError, Kind, Problem, log_document, resolve_rules, turn_entry
@@ -122,7 +123,7 @@ def replay_game(
     `overrides`: settings to recalculate the game under (`--set`); moves they make illegal are still
     written at the value the rules give and listed in `Replay.illegal`. `until`: the first N turns
     (logs only). Raises GameError (all problems) when the game is not valid under its own rules,
-    RulesError for a bad override, ValueError for `until` on a sheet."""
+    RulesError for a bad override, InputError for `until` on a sheet."""
     report = _checked(data)
     rules = report.rules
     over = dict(overrides or {})
@@ -141,7 +142,7 @@ def replay_game(
         return Replay("log", rules, results, over_, _winners(results), nxt, walk.in_progress, walk.turns,
                       unfinished, tuple(walk.problems) if over else (), over)
     if until is not None:
-        raise ValueError("--until needs a game log (a score sheet has no turns)")
+        raise InputError("a score sheet has no turns to stop after; replaying part of a game needs a game log")
     sheet: SheetState = report.sheet
     if over:
         sheet = check_sheet(data, rules, reprice_from=report.rules)
@@ -354,14 +355,14 @@ class Position:
 def _pick(names: Sequence[str], player: str | None, default: int | None) -> int:
     if player is None:
         if default is None:
-            raise ValueError(f"say which player: {', '.join(names)}")
+            raise PositionError(f"say which player: {', '.join(names)}")
         return default
     if player in names:
         return list(names).index(player)
     low = [n.casefold() for n in names]
     if player.casefold() in low:
         return low.index(player.casefold())
-    raise ValueError(f"unknown player {player!r}; players: {', '.join(names)}")
+    raise PositionError(f"unknown player {player!r}; players: {', '.join(names)}")
 
 
 def position_from_log(
@@ -373,10 +374,10 @@ def position_from_log(
 ) -> Position:
     """A player's position after a yahtzee-log/1 (or its first `until` turns). `player` None: the
     player whose turn it is (the in-progress turn's player, else the next one; the last player when
-    the game is over). Raises GameError for an invalid log, ValueError for an unknown player."""
+    the game is over). Raises GameError for an invalid log, PositionError for an unknown player."""
     report = _checked(data)
     if report.kind != "log":
-        raise ValueError("expected a yahtzee-log/1 game log")
+        raise InputError("expected a yahtzee-log/1 game log")
     rules = resolve_rules(data["rules"], overrides) if overrides else report.rules
     walk: LogWalk = report.log
     if overrides or until is not None:
@@ -400,7 +401,7 @@ def position_from_sheet(
     boxes and yahtzee bonus make the columns; no turn is in progress."""
     report = _checked(data)
     if report.kind != "sheet":
-        raise ValueError("expected a yahtzee-sheet/1 score sheet")
+        raise InputError("expected a yahtzee-sheet/1 score sheet")
     sheet: SheetState = report.sheet
     rules = report.rules
     if overrides:
@@ -408,7 +409,7 @@ def position_from_sheet(
         sheet = check_sheet(data, rules, reprice_from=report.rules)
     names = [p.name for p in sheet.players]
     if player is None and len(names) > 1:
-        raise ValueError(f"the sheet has {len(names)} players ({', '.join(names)}); name one, or use a "
+        raise PositionError(f"the sheet has {len(names)} players ({', '.join(names)}); name one, or use a "
                          "one-player sheet")
     p = sheet.players[_pick(names, player, 0)]
     filled = sum(bin(m).count("1") for m in p.filled)
@@ -433,7 +434,7 @@ def turn_steps(data: Mapping[str, Any], *, overrides: Mapping[str, Any] | None =
     (None for a pass or the in-progress last turn). Raises GameError for an invalid log."""
     report = _checked(data)
     if report.kind != "log":
-        raise ValueError("expected a yahtzee-log/1 game log")
+        raise InputError("expected a yahtzee-log/1 game log")
     rules = resolve_rules(data["rules"], overrides) if overrides else report.rules
     steps: list[TurnStep] = []
     walk_log(data, rules, check_claims=not overrides, steps=steps)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import InputError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
 from ..formats.replay import TurnStep, turn_steps
 from ..rules import engine as R
@@ -242,9 +243,9 @@ class Analyzer:
     def game(self, data: Mapping[str, Any], *, until: int | None = None, game: int = 0,
              keep_decisions: bool = True) -> GameAnalysis:
         """Grade one valid yahtzee-log/1 game (its first `until` turns when given). Raises
-        logs.GameError (every problem) when the log is not valid, ValueError for a sheet."""
+        GameError (every problem) when the log is not valid, InputError for a sheet."""
         if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
-            raise ValueError("a score sheet has no turns to grade; --analyze needs a yahtzee-log/1 game log")
+            raise InputError("a score sheet has no turns to grade; grading needs a yahtzee-log/1 game log")
         steps = turn_steps(data)
         rules = resolve_rules(data["rules"])
         if until is not None:

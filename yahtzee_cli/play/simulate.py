@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SimulationError
 from ..formats.jsonio import dumps, loads
 from ..rules import engine as R
 from ..solver.games import GameBatch
@@ -49,10 +50,6 @@ __all__ = [
     "choose_seed", "prepare", "approximate_reason", "run_chunk", "ChunkJob", "game_logs", "rules_spec",
     "seat_stats", "histogram_bins",
 ]
-
-
-class SimulationError(RuntimeError):
-    """A run that cannot go ahead (backend missing, cluster unreachable); the message says what to do."""
 
 
 # --------------------------------------------------------------------------- strategies
@@ -441,9 +438,9 @@ def simulate(
     if not strategies:
         raise StrategyError("no strategy given")
     if games < 1:
-        raise SimulationError("--games must be at least 1")
+        raise SimulationError(f"a run needs at least 1 game, got {games}")
     if not 0 <= seed <= MAX_SEED:
-        raise SimulationError(f"--seed must be a whole number from 0 to {MAX_SEED}")
+        raise SimulationError(f"the seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
     if backend not in ("local", "dask"):
         raise SimulationError(f"unknown backend {backend!r}; valid: local, dask")
     n_workers = workers if workers and workers > 0 else (os.cpu_count() or 1)

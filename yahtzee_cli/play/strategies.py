@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, uint64
 
+from ..errors import StrategyError
 from ..rules import engine as R
 from ..solver import compiled
 from ..solver.games import GameBatch
@@ -293,11 +294,6 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
 
 class ChunkCancelled(RuntimeError):
     """A chunk given up at the caller's request (an interrupted run)."""
-
-
-class StrategyError(ValueError):
-    """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
-    game and turn)."""
 
 
 @dataclass(frozen=True)

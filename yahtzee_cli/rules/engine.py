@@ -21,18 +21,12 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..errors import IllegalMove, RulesError
+
 Dice = tuple[int, ...]
 BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
 JokerMode = Literal["forced", "free", "off"]
 FACES = (1, 2, 3, 4, 5, 6)
-
-
-class RulesError(ValueError):
-    """A rule set, setting, box or dice value that is not valid; the message names the valid choices."""
-
-
-class IllegalMove(ValueError):
-    """A move the rules forbid (box filled, out of order, joker restriction...)."""
 
 
 # --------------------------------------------------------------------------- boxes
@@ -548,7 +542,7 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
 def parse_setting(text: str) -> tuple[str, Any]:
     """`key=value` from --set into a typed pair (bools, ints, lists, joker names)."""
     if "=" not in text:
-        raise RulesError(f"--set needs key=value, got {text!r}; valid settings: {', '.join(SETTING_NAMES)}")
+        raise RulesError(f"a setting is written key=value, got {text!r}; valid settings: {', '.join(SETTING_NAMES)}")
     key, raw = (p.strip() for p in text.split("=", 1))
     key = key.replace("-", "_")
     if key not in SETTING_NAMES:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import NotExact, StrategyError
 from ..rules.engine import JOKER_CODES, RuleSet, extra_bonus_points, rolls_allowed
 from .tables import Scores, score_tables
 
@@ -24,10 +25,6 @@ IntArray = npt.NDArray[np.int64]
 
 # Exact tables are built when the state space has at most this many (mask, y, u) states.
 MAX_EXACT_STATES = 1 << 23
-
-
-class NotExact(ValueError):
-    """The rule set's exact state space does not fit (multi-column, saved rolls, too many boxes)."""
 
 
 @dataclass(frozen=True)
@@ -375,7 +372,7 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
     `threads`: numba threads for this call (default: numba's setting)."""
     if strategy not in ("optimal", "greedy"):
-        raise ValueError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
+        raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     return play_with(rules, future_for(rules, strategy), seed, first_game, n_games, seat, record, threads)
 
 

@@ -23,12 +23,10 @@ from typing import Any
 
 import orjson
 
+from ..errors import CorruptTable
+
 MAGIC = b"YZTBL01\n"
 FORMAT = 1
-
-
-class CorruptTable(ValueError):
-    """A cached table that is truncated, altered or not for this rule set."""
 
 
 def cache_dir() -> Path:

@@ -26,14 +26,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from ..errors import PositionError
 from ..rules import engine as R
 
 Counts = tuple[int, ...]
 PASS_COST = 1e-6  # kernels.PASS_COST: passing loses ties against scoring (must_zero off)
-
-
-class PositionError(ValueError):
-    """A position that cannot be evaluated (wrong dice, full sheet, rolls left out of range)."""
 
 
 # --------------------------------------------------------------------------- dice combinatorics

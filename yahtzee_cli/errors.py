@@ -1,0 +1,69 @@
+"""Every error the library raises on purpose, under one base: `YahtzeeError`.
+
+A caller catches `YahtzeeError` for "the input or the request is wrong" and lets anything else
+(a bug) surface. Messages say what is wrong and what would be valid, in the library's words (never a
+command-line flag); `exit_status` is what the command line exits with when one reaches it:
+2 for a request that cannot be understood (a rule set, setting or dice that is not valid), 1 for a
+problem found in the input (an invalid game, an illegal move, an unreadable file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+USAGE = 2  # exit status: the request itself is not valid
+PROBLEM = 1  # exit status: a problem found in the input
+
+
+class YahtzeeError(ValueError):
+    """Base of the library's errors (a ValueError, as callers of the first releases relied on)."""
+
+    exit_status: int = PROBLEM
+
+
+class RulesError(YahtzeeError):
+    """A rule set, setting, box or dice value that is not valid; the message names the valid choices."""
+
+    exit_status = USAGE
+
+
+class IllegalMove(YahtzeeError):
+    """A move the rules forbid (box filled, out of order, joker restriction...)."""
+
+
+class InputError(YahtzeeError):
+    """The input as a whole cannot be read or used (missing, empty, binary, not UTF-8, the wrong kind
+    of document...); the message says why."""
+
+
+class GameError(YahtzeeError):
+    """A game that is not valid: all its problems (raised by functions that need a valid game)."""
+
+    def __init__(self, problems: Sequence[object], line: int | None = None) -> None:
+        self.problems = list(problems)
+        self.line = line
+        where = f"line {line}: " if line else ""
+        first = str(self.problems[0]) if self.problems else "invalid game"
+        more = f" (and {len(self.problems) - 1} more problems)" if len(self.problems) > 1 else ""
+        super().__init__(f"{where}{first}{more}")
+
+
+class PositionError(YahtzeeError):
+    """A position that cannot be evaluated (wrong dice, full sheet, rolls left out of range)."""
+
+
+class CorruptTable(YahtzeeError):
+    """A stored strategy table that is truncated, altered or not for this rule set."""
+
+
+class NotExact(YahtzeeError):
+    """The rule set has no exact strategy table (several columns, saved rolls, too many states)."""
+
+
+class StrategyError(YahtzeeError):
+    """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
+    game and turn)."""
+
+
+class SimulationError(YahtzeeError):
+    """A run that cannot go ahead (backend missing, cluster unreachable); the message says what to do."""
