@@ -68,8 +68,8 @@ def main() -> None:
         print("  numpy/numba imported by the hint:", ", ".join(heavy) or "neither")
 
         os.environ["YAHTZEE_CACHE_DIR"] = tmp
+        from yahtzee_cli.play import hint as position
         from yahtzee_cli.rules import engine as R
-        from yahtzee_cli.strategy import turn as position
 
         rules = R.preset("yahtzee")
         col = R.Column.empty(rules)
@@ -77,12 +77,12 @@ def main() -> None:
         src = position.source_for(rules)
         t_load = time.perf_counter() - t0
         t0 = time.perf_counter()
-        ev = position.evaluate(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
+        ev = position.hint(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
         t_first = time.perf_counter() - t0
         n = 20
         t0 = time.perf_counter()
         for _ in range(n):
-            position.evaluate(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
+            position.hint(rules, [col], [1, 3, 3, 5, 6], 2, source=src)
         t_eval = (time.perf_counter() - t0) / n
         print(f"\nin-process, ours: table read + checksum {t_load * 1000:.1f} ms, first position "
               f"{t_first * 1000:.1f} ms (scores memoised after), then {t_eval * 1000:.1f} ms per position "
@@ -110,7 +110,7 @@ def approx_report() -> None:
     import numpy as np
 
     from yahtzee_cli.rules import engine as R
-    from yahtzee_cli.solver import approx
+    from yahtzee_cli.solver import approx, policy, value_to_go
     from yahtzee_cli.solver import exact as solver
 
     print("\napproximate strategies against exact play (seed 7):")
@@ -119,17 +119,17 @@ def approx_report() -> None:
     t0 = time.perf_counter()
     h, G, yh, sv = approx._fit(rules, rules.settings.upper_bonus_threshold)
     fit = time.perf_counter() - t0
-    fut = approx._heuristic_future(rules, h, G, yh, rules.settings.upper_bonus_threshold, sv)
+    fut = value_to_go.heuristic(rules, h, G, yh, sv)
     n = 50_000
     heur = solver.play_with(rules, fut, 7, 0, n).totals
-    opt = solver.play(rules, "optimal", 7, 0, n).totals
-    greedy = solver.play(rules, "greedy", 7, 0, n).totals
+    opt = policy.play(rules, "optimal", 7, 0, n).totals
+    greedy = policy.play(rules, "greedy", 7, 0, n).totals
     # the heuristic's own estimate of the empty sheet
-    from yahtzee_cli.strategy import turn as position
+    from yahtzee_cli.strategy import sources
 
-    hs = position.HeuristicSource(rules, h.tolist(), G.ravel().tolist(), yh.tolist(),
+    hs = sources.HeuristicSource(rules, h.tolist(), G.ravel().tolist(), yh.tolist(),
                                   rules.settings.upper_bonus_threshold, sv)
-    est = hs.value(position.ColumnState(0, 0, False))
+    est = hs.value(sources.ColumnState(0, 0, False))
     sem = heur.std() / np.sqrt(n)
     print(f"  yahtzee, exact optimum {tab.mean:.2f}; same {n:,} dice streams:")
     print(f"    optimal play    {opt.mean():7.2f} +- {opt.std() / np.sqrt(n):.2f}")
@@ -137,7 +137,7 @@ def approx_report() -> None:
           f"{100 * (heur.mean() / tab.mean - 1):+.1f}%; fitted in {fit:.1f} s; its own start estimate {est:.2f})")
     print(f"    greedy          {greedy.mean():7.2f} +- {greedy.std() / np.sqrt(n):.2f}")
     tri = R.preset("triple-yahtzee")
-    play = solver.play(tri, "optimal", 7, 0, 20_000).totals
+    play = policy.play(tri, "optimal", 7, 0, 20_000).totals
     print(f"  triple-yahtzee: column-sum estimate of the empty sheet {6 * tab.mean:.2f} "
           f"(sum of multipliers x exact single column), simulated approximate play {play.mean():.2f} "
           f"+- {play.std() / np.sqrt(len(play)):.2f} (20,000 games)")

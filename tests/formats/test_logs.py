@@ -9,11 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from yahtzee_cli.errors import InputError
 from yahtzee_cli.formats.logs import (
     LOG_FORMAT,
     SHEET_FORMAT,
     GameLog,
-    InputError,
     Problem,
     ScoreSheet,
     dump_line,

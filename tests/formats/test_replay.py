@@ -8,7 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from yahtzee_cli.formats.logs import SHEET_FORMAT, GameError
+from yahtzee_cli.errors import GameError
+from yahtzee_cli.formats.logs import SHEET_FORMAT
 from yahtzee_cli.formats.replay import (
     position_from_data,
     position_from_log,

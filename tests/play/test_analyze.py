@@ -22,6 +22,7 @@ import pytest
 
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import analyze as A
+from yahtzee_cli.play.hint import hint
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as P
 
@@ -188,17 +189,17 @@ def first_turn_log(held: list[list[int]] | None) -> dict[str, Any]:
 
 def test_first_turn_mistakes_against_position_values(analyzer: A.Analyzer) -> None:
     """1 3 3 5 6 on an empty sheet: the best keep is 3 3 at 251.4054 (the hint issue's example);
-    keeping the 1 loses what position.evaluate says; so do stopping at 1 1 2 4 4 and chance there."""
+    keeping the 1 loses what hint says; so do stopping at 1 1 2 4 4 and chance there."""
     rules = R.preset("yahtzee")
     empty = [R.Column.empty(rules)]
     ga = analyzer.game(first_turn_log([[1]]))
     keep, stop, box = ga.decisions
     assert keep.best.keep == (3, 3) and f"{keep.best.value:.4f}" == "251.4054"
-    ev2 = P.evaluate(rules, empty, [1, 3, 3, 5, 6], 2)
+    ev2 = hint(rules, empty, [1, 3, 3, 5, 6], 2)
     assert keep.regret == pytest.approx(ev2.best.value - ev2.find_keep([1]).value) and keep.regret > 1
-    ev1 = P.evaluate(rules, empty, [1, 1, 2, 4, 4], 1)
+    ev1 = hint(rules, empty, [1, 1, 2, 4, 4], 1)
     assert stop.kind == "stop" and stop.regret == pytest.approx(ev1.best.value - ev1.find_keep([1, 1, 2, 4, 4]).value)
-    ev0 = P.evaluate(rules, empty, [1, 1, 2, 4, 4], 0)
+    ev0 = hint(rules, empty, [1, 1, 2, 4, 4], 0)
     chance = ev0.find_box(rules.box_index("chance"))
     assert box.regret == pytest.approx(ev0.best.value - chance.value) and box.regret > 0
     assert box.best.box == ev0.best.box and box.made.score == 12
@@ -219,7 +220,7 @@ def test_keeping_every_die_and_rolling_again_is_no_stop(analyzer: A.Analyzer) ->
     for data in (log, {**log, "turns": [{k: v for k, v in log["turns"][0].items() if k != "held"}]}):
         keep, stop, box = analyzer.game(data).decisions
         assert (keep.kind, stop.kind, box.kind) == ("keep", "stop", "box")
-        one_fewer = P.evaluate(rules, empty, dice, 1).best.value
+        one_fewer = hint(rules, empty, dice, 1).best.value
         assert keep.made.keep == tuple(dice) and keep.made.value == pytest.approx(one_fewer)
         assert keep.regret == pytest.approx(251.40544182696922 - one_fewer)
         assert keep.best.keep == (3, 3)

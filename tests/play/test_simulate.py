@@ -19,6 +19,7 @@ from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import simulate as S
 from yahtzee_cli.play import strategies as ST
 from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver.totals import sheet_totals
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = list(R.PRESETS)
@@ -70,7 +71,7 @@ def test_compiled_totals_match_sheet_total(case: tuple[R.RuleSet, list[R.Column]
     rules, columns = case
     scores = np.array([[list(c.scores) for c in columns]], dtype=np.int64)
     ybonus = np.array([[c.yahtzee_bonus for c in columns]], dtype=np.int64)
-    totals, hit = ST.sheet_totals(rules, scores, ybonus)
+    totals, hit = sheet_totals(rules, scores, ybonus)
     assert int(totals[0]) == R.sheet_total(rules, columns)
     assert hit[0].tolist() == [R.column_totals(rules, c).upper_bonus > 0 for c in columns]
 

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from yahtzee_cli.errors import IllegalMove, RulesError
 from yahtzee_cli.rules.engine import (
     PRESETS,
     Column,
-    IllegalMove,
-    RulesError,
     column_options,
     column_totals,
     load_rules,

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import hint
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact as solver
-from yahtzee_cli.solver import kernels, rng
+from yahtzee_cli.solver import kernels, policy, rng
 from yahtzee_cli.solver.tables import score_tables
 from yahtzee_cli.strategy import tablefile as cache
 from yahtzee_cli.strategy import turn as position
@@ -91,7 +92,7 @@ def test_must_zero_off_is_at_least_must_zero_on() -> None:
     off = solver.build(R.preset("yatzy", {"fill_in_order": True, "must_zero": False}))
     assert off.mean > on.mean
     # a pass loops back to the same state: W = A + P * W (Newton's fixed point), checked by simulation
-    b = solver.play(R.preset("yatzy", {"fill_in_order": True, "must_zero": False}), "optimal", 5, 0, 5000)
+    b = policy.play(R.preset("yatzy", {"fill_in_order": True, "must_zero": False}), "optimal", 5, 0, 5000)
     assert abs(b.totals.mean() - off.mean) < 4 * b.totals.std() / math.sqrt(len(b))
 
 
@@ -189,23 +190,23 @@ def test_writes_are_atomic(tmp_path: Path) -> None:
 
 
 def test_optimal_play_matches_the_table(yahtzee_table: solver.Table) -> None:
-    b = solver.play(R.preset("yahtzee"), "optimal", 11, 0, 20_000)
+    b = policy.play(R.preset("yahtzee"), "optimal", 11, 0, 20_000)
     sem = b.totals.std() / math.sqrt(len(b))
     assert abs(b.totals.mean() - yahtzee_table.mean) < 4 * sem
 
 
 def test_play_is_chunking_independent(yahtzee_table: solver.Table) -> None:
     rules = R.preset("yahtzee")
-    whole = solver.play(rules, "optimal", 3, 0, 300)
-    parts = [solver.play(rules, "optimal", 3, g, 100, threads=1) for g in (0, 100, 200)]
+    whole = policy.play(rules, "optimal", 3, 0, 300)
+    parts = [policy.play(rules, "optimal", 3, g, 100, threads=1) for g in (0, 100, 200)]
     assert np.array_equal(whole.totals, np.concatenate([p.totals for p in parts]))
     assert np.array_equal(whole.scores, np.concatenate([p.scores for p in parts]))
 
 
 def test_greedy_is_worse_and_deterministic() -> None:
     rules = R.preset("yahtzee")
-    a = solver.play(rules, "greedy", 5, 0, 5000)
-    b = solver.play(rules, "greedy", 5, 0, 5000)
+    a = policy.play(rules, "greedy", 5, 0, 5000)
+    b = policy.play(rules, "greedy", 5, 0, 5000)
     assert np.array_equal(a.totals, b.totals)
     assert 205 < a.totals.mean() < 230  # Glenn 2006: greedy 218.05
 
@@ -235,7 +236,7 @@ def _replay_dice(seed: int, game: int, seat: int, batch: object, g: int, n: int)
 def test_recorded_play_follows_the_dice_convention_and_the_rules(strategy: str) -> None:
     rules = R.preset("yahtzee")
     seed = 42
-    b = solver.play(rules, strategy, seed, 7, 20, seat=1, record=True)
+    b = policy.play(rules, strategy, seed, 7, 20, seat=1, record=True)
     assert b.rolls is not None and b.box is not None and b.column is not None and b.n_turns is not None
     for g in range(len(b)):
         _replay_dice(seed, 7 + g, 1, b, g, rules.dice)
@@ -251,7 +252,7 @@ def test_recorded_play_follows_the_dice_convention_and_the_rules(strategy: str) 
 def test_multi_column_and_best_column_play() -> None:
     for sets in ({}, {"add_columns": False}):
         rules = R.preset("triple-yahtzee", sets)
-        b = solver.play(rules, "optimal", 1, 0, 300)
+        b = policy.play(rules, "optimal", 1, 0, 300)
         assert (b.scores >= 0).all()
         for g in range(0, 300, 37):
             cols = [R.Column(tuple(int(v) for v in b.scores[g, c]), int(b.yahtzee_bonus[g, c])) for c in range(3)]
@@ -284,7 +285,7 @@ def test_cli_solve_bad_setting(cli: object) -> None:
 def test_position_values_agree_with_the_kernel_table(yahtzee_table: solver.Table) -> None:
     """The pure-Python turn evaluation (hint) over every first roll averages to the kernel's value."""
     rules = R.preset("yahtzee")
-    src = position.source_for(rules)
+    src = hint.source_for(rules)
     turn = position.Turn(rules, (R.Column.empty(rules),), src)
     total = 0.0
     for r in R.rolls(5):

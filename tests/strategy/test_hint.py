@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from yahtzee_cli.errors import PositionError
 from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play.hint import source_for
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as position
 
@@ -92,11 +94,11 @@ def test_sheet_and_log_positions(cli: object) -> None:
 def test_values_agree_with_position_api() -> None:
     rules = R.preset("yahtzee")
     col = R.Column.empty(rules)
-    turn = position.Turn(rules, (col,), position.source_for(rules))
+    turn = position.Turn(rules, (col,), source_for(rules))
     ev = turn.evaluate([6, 6, 6, 2, 1], 1)
     assert ev.find_keep([6, 6, 6]).regret == 0.0
     assert ev.find_keep([1, 2, 6, 6, 6]).keep == (1, 2, 6, 6, 6)
-    with pytest.raises(position.PositionError):
+    with pytest.raises(PositionError):
         ev.find_keep([5])
     boxes = turn.evaluate([6, 6, 6, 2, 1], 0)
     sixes = boxes.find_box(R.preset("yahtzee").box_index("sixes"))
@@ -159,7 +161,7 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
 
 def test_hint_with_a_cached_table_never_imports_numpy(cache_dir: Path) -> None:
     rules = R.preset("yahtzee")
-    position.source_for(rules)  # table in the cache
+    source_for(rules)  # table in the cache
     code = ("import sys; from yahtzee_cli.cli import main; sys.argv=['yahtzee','hint','1','3','3','5','6'];\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "assert 'numpy' not in sys.modules and 'numba' not in sys.modules, 'heavy import'")

@@ -16,7 +16,8 @@ import typer
 
 from .. import __version__
 from ..errors import PROBLEM as PROBLEM  # re-exported: the commands import it from here
-from ..errors import USAGE, YahtzeeError
+from ..errors import USAGE as USAGE  # re-exported too
+from ..errors import YahtzeeError
 from ..rules.engine import RuleSet, load_rules
 
 app = typer.Typer(

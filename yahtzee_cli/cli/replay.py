@@ -44,10 +44,10 @@ def replay(
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
         run_analyze(file, until=until, json=json, verbose=verbose)
         return
-    from ..errors import YahtzeeError
-    from ..formats.logs import GameError, InputError, iter_documents
+    from ..errors import GameError, InputError, RulesError, YahtzeeError
+    from ..formats.logs import iter_documents
     from ..formats.replay import render, replay_dict, replay_game
-    from ..rules.engine import RulesError, parse_setting
+    from ..rules.engine import parse_setting
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules.engine import RulesError, RuleSet, parse_dice, parse_setting, score_roll
+from ..errors import RulesError
+from ..rules.engine import RuleSet, parse_dice, parse_setting, score_roll
 from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, command, console, fail, get_rules, write_json
 
 

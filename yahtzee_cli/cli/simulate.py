@@ -68,7 +68,8 @@ def simulate(
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
     rs = get_rules(rules, set_)
-    from ..play.simulate import MAX_SEED, SimulationError, StrategyError, check_strategy, choose_seed, prepare
+    from ..errors import SimulationError, StrategyError
+    from ..play.simulate import MAX_SEED, check_strategy, choose_seed, prepare
     from ..play.simulate import simulate as run
 
     if strategy is not None and players is not None:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..rules.engine import RulesError, parse_dice, parse_setting
+from ..errors import RulesError
+from ..rules.engine import parse_dice, parse_setting
 from .app import (
     PROBLEM,
     USAGE,
@@ -74,21 +75,17 @@ def solve(
     instead and print its simulated mean, labelled approximate."""
     rs = get_rules(rules, set_)
     from ..strategy import tablefile as cache
-    from ..strategy import turn as position
+    from ..strategy.choice import plan
 
     start = time.perf_counter()
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
+    tab = None
     try:
-        if position.has_exact_table(rs):
-            from ..solver.exact import NotExact, get_table
+        if plan(rs).exact:
+            from ..solver.exact import get_table
 
-            try:
-                tab, built = get_table(rs, _say, rebuild=rebuild, progress=bar)
-            except NotExact:
-                tab = None
+            tab, built = get_table(rs, _say, rebuild=rebuild, progress=bar)
         else:
-            tab = None
-        if tab is None:
             from ..solver import approx
 
             info = approx.prepare(rs, _say, rebuild=rebuild)
@@ -230,8 +227,8 @@ def hint(
         left = pos.rolls_left if rolls_left is None else rolls_left
     else:
         fail("give the dice (the position has no turn in progress)")
+    from ..play.hint import hint as evaluate
     from ..rules.engine import rolls_allowed
-    from ..strategy import turn as P
 
     allowed = rolls_allowed(rs, n_saved) - 1
     if not 0 <= left <= allowed:
@@ -239,9 +236,7 @@ def hint(
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
     rs.check_dice(faces)
     try:
-        ev = P.evaluate(rs, columns, faces, left, n_saved, say=_say)
-    except P.PositionError as exc:
-        fail(str(exc), PROBLEM)
+        ev = evaluate(rs, columns, faces, left, n_saved, say=_say)
     except OSError as exc:
         from ..strategy import tablefile as cache
 

@@ -26,8 +26,8 @@ def validate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No output; the exit status says it all.")] = False,
 ) -> None:
     """Check games against their rules: list every problem with its JSON Pointer (exit 1 if any)."""
+    from ..errors import InputError
     from ..formats.jsonio import dumps
-    from ..formats.logs import InputError
     from ..formats.validate import validate_stream
 
     name = source_name(file)

@@ -44,8 +44,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError
-from ..rules.engine import Box, RulesError, RuleSet, Settings, normalize_name, rules_from_data
+from ..errors import InputError, RulesError
+from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
 from .jsonio import pointer
 
 LOG_FORMAT = "yahtzee-log/1"

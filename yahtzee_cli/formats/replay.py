@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError, PositionError
+from ..errors import GameError, InputError, PositionError
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
-from .logs import LOG_FORMAT, SHEET_FORMAT, GameError, Kind, Problem, log_document, resolve_rules, turn_entry
+from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, log_document, resolve_rules, turn_entry
 from .validate import (
     InProgress,
     LogWalk,

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..errors import IllegalMove, RulesError
 from ..rules import engine as R
-from ..rules.engine import Column, Dice, Option, RulesError, RuleSet
+from ..rules.engine import Column, Dice, Option, RuleSet
 from .logs import (
     LOG_FORMAT,
     Document,
@@ -516,7 +517,7 @@ def _walk_turns(
                 try:
                     R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice)
                     illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
-                except R.IllegalMove as exc:
+                except IllegalMove as exc:
                     illegal = str(exc)
             problem(f"/turns/{t}/box", illegal)
             if filled >> bi & 1:
@@ -978,7 +979,7 @@ def report_document(doc: Document) -> GameReport:
 
 def validate_stream(stream: IO[bytes]) -> Iterator[GameReport]:
     """A GameReport per game of a binary stream (one document or NDJSON), read with flat memory.
-    Raises logs.InputError when the input as a whole is unreadable."""
+    Raises errors.InputError when the input as a whole is unreadable."""
     for doc in iter_documents(stream):
         yield report_document(doc)
 

@@ -1,7 +1,7 @@
 """Grade every decision of a logged game against optimal play (`yahtzee replay --analyze`).
 
 A game is walked turn by turn (`replay.turn_steps`: the player's sheet before each turn, the rolls,
-the held dice, the box written). Each turn is valued once with `position.Turn` and every decision
+the held dice, the box written). Each turn is valued once with `strategy.turn.Turn` and every decision
 the player made in it is read off that Turn:
 
 * a keep after each roll that was followed by a reroll (the `held` dice; when the log has none, the
@@ -14,7 +14,7 @@ For each decision: where (turn index, player, the player's round, roll number), 
 the move made and the best move with their values (expected final grand totals of the player's
 sheet, points already written included: solitaire optimal play) and the regret (expected points
 lost by the move made). When the move made is one of the best (a tie), it is shown as the best.
-Values come from `position.source_for`: the exact strategy table where the rule set has one, else
+Values come from `hint.source_for`: the exact strategy table where the rule set has one, else
 an approximate source, and then every result says so (`exact` false, `source` its label).
 
 Batches: `Analyzer` keeps one value source per rule set and a small LRU of Turns (turn-start
@@ -30,11 +30,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import InputError
+from ..errors import InputError, PositionError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
 from ..formats.replay import TurnStep, turn_steps
 from ..rules import engine as R
 from ..strategy import turn as P
+from ..strategy.sources import Source
+from .hint import source_for
 
 __all__ = [
     "Analyzer",
@@ -69,7 +71,7 @@ class Decision:
     the decision was made (a stop and a box choice come after the turn's last roll), `rolls_left` the
     rerolls still allowed then. `kind`: "keep" (dice held for a reroll that was thrown), "stop" (the
     turn ended with rolls left: the keep of every die) or "box" (the box written, or a pass).
-    `made` and `best` are position.Choice values (value = expected final grand total); `regret` is
+    `made` and `best` are strategy.turn.Choice values (value = expected final grand total); `regret` is
     best.value - made.value (>= 0). `inferred`: a keep guessed from consecutive rolls (no `held`)."""
 
     rules: R.RuleSet = field(repr=False, compare=False)
@@ -159,23 +161,23 @@ class GameAnalysis:
 
 class Analyzer:
     """Grades games. Holds one value source per rule set (the exact table, built on first use with
-    a note to `say`, or the approximate source) and an LRU of up to `turn_cache` position.Turn
+    a note to `say`, or the approximate source) and an LRU of up to `turn_cache` strategy.turn.Turn
     objects keyed by (rule set, sheet, saved rolls), so positions that recur across games (the empty
     sheet of every first turn, common openings) are valued once."""
 
     def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64) -> None:
         self.say = say
         self.turn_cache = turn_cache
-        self._sources: dict[str, P.Source] = {}
+        self._sources: dict[str, Source] = {}
         self._turns: OrderedDict[tuple[str, tuple[str, ...], tuple[R.Column, ...], int], P.Turn] = OrderedDict()
         self.turns_built = 0
         self.turns_reused = 0
 
-    def source(self, rules: R.RuleSet) -> P.Source:
+    def source(self, rules: R.RuleSet) -> Source:
         key = rules.fingerprint
         src = self._sources.get(key)
         if src is None:
-            src = self._sources[key] = P.source_for(rules, self.say)
+            src = self._sources[key] = source_for(rules, self.say)
         return src
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
@@ -233,7 +235,7 @@ class Analyzer:
         if st.passed:
             passes = [o for o in ev.options if o.is_pass]
             if not passes:  # pragma: no cover - turn_steps only gives legal passes
-                raise P.PositionError(f"/turns/{st.index}: a pass is not allowed here")
+                raise PositionError(f"/turns/{st.index}: a pass is not allowed here")
             made = passes[0]
         else:
             assert st.box is not None

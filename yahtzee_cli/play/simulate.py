@@ -23,17 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SimulationError
+from ..errors import RulesError, SimulationError, StrategyError
 from ..formats.jsonio import dumps, loads
 from ..rules import engine as R
 from ..solver.games import GameBatch
+from ..solver.totals import numba_threads, sheet_totals
+from ..strategy.choice import plan
 from .strategies import (
     ChunkCancelled,
-    StrategyError,
     load_user_strategy,
-    numba_threads,
     random_play,
-    sheet_totals,
     user_play,
 )
 
@@ -76,7 +75,7 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy in COMPILED:
         try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
+            solver: Any = importlib.import_module("yahtzee_cli.solver.policy")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
         with numba_threads(threads):
@@ -92,11 +91,11 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         if strategy not in COMPILED:
             continue
         try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
+            solver: Any = importlib.import_module("yahtzee_cli.solver.policy")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
         try:
-            solver.future_for(rules, strategy, say)
+            solver.value_to_go_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
 
@@ -106,12 +105,7 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
     table, or not the optimal strategy)."""
     if strategy != "optimal":
         return None
-    try:
-        solver: Any = importlib.import_module("yahtzee_cli.solver.exact")
-    except ImportError:
-        return None
-    reason: str | None = solver.exact_reason(rules)
-    return reason
+    return plan(rules).why
 
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
@@ -561,7 +555,7 @@ def rules_spec(rules: R.RuleSet) -> Any:
     differ from the preset, or the full custom rule set."""
     try:
         base = R.preset(rules.name)
-    except R.RulesError:
+    except RulesError:
         return rules.to_dict()
     if base.boxes != rules.boxes or base.dice != rules.dice:
         return rules.to_dict()
@@ -572,7 +566,7 @@ def rules_spec(rules: R.RuleSet) -> Any:
         return rules.name
     try:
         again = R.preset(rules.name, diff)
-    except R.RulesError:
+    except RulesError:
         return rules.to_dict()
     return {"preset": rules.name, "settings": diff} if again.settings == rules.settings else rules.to_dict()
 

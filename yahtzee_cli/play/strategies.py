@@ -23,8 +23,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
@@ -32,12 +31,13 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, uint64
 
-from ..errors import StrategyError
+from ..errors import IllegalMove, RulesError, StrategyError
 from ..rules import engine as R
 from ..solver import compiled
 from ..solver.games import GameBatch
 from ..solver.rng import mix, next_die, stream
 from ..solver.tables import Scores, score_tables
+from ..solver.totals import numba_threads, sheet_totals
 
 # --------------------------------------------------------------------------- compiled rules
 
@@ -71,43 +71,6 @@ def _uniform(state: np.uint64, n: int) -> tuple[int, np.uint64]:  # pragma: no c
         low = m & uint64(0xFFFFFFFF)
         if low >= nn or low >= (uint64(0x100000000) - nn) % nn:
             return int(m >> uint64(32)), state
-
-
-@njit(cache=True)
-def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper_bonus: int, mult: Any,
-                  add_columns: bool, totals: Any, bonus_hit: Any) -> None:  # pragma: no cover - compiled
-    """Per game: the sheet total (rules.weighted_total of the column totals) and, per column, whether
-    the upper bonus was earned (rules.upper_bonus_points)."""
-    g_n, c_n, b_n = scores.shape
-    col = np.zeros(c_n, dtype=np.int64)
-    for g in range(g_n):
-        for c in range(c_n):
-            upper = 0
-            lower = 0
-            for b in range(b_n):
-                v = scores[g, c, b]
-                if v > 0:
-                    if is_upper[b]:
-                        upper += v
-                    else:
-                        lower += v
-            ub = _upper_bonus_points(upper, threshold, upper_bonus)
-            bonus_hit[g, c] = ub > 0
-            col[c] = upper + ub + lower + ybonus[g, c]
-        totals[g] = _weighted_total(col, mult, add_columns)
-
-
-def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Totals [G] and upper-bonus flags [G, C] of finished sheets (scores [G, C, B], open boxes < 0),
-    computed by the rules module's own int-only functions (the semantics of `rules.sheet_total`)."""
-    s = rules.settings
-    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
-    totals = np.zeros(scores.shape[0], dtype=np.int64)
-    hit = np.zeros(scores.shape[:2], dtype=np.bool_)
-    _sheet_totals(np.ascontiguousarray(scores, dtype=np.int64), np.ascontiguousarray(ybonus, dtype=np.int64),
-                  is_upper, s.upper_bonus_threshold, s.upper_bonus, np.array(s.multipliers, dtype=np.int64),
-                  s.add_columns, totals, hit)
-    return totals, hit
 
 
 @njit(cache=True, parallel=True)
@@ -223,31 +186,6 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                         pick -= 1
 
 
-@contextmanager
-def numba_threads(threads: int | None) -> Iterator[None]:
-    """Run a parallel kernel on `threads` numba threads (None: numba's current setting)."""
-    if threads is None:
-        yield
-        return
-    import numba
-
-    config: Any = numba.config
-    old = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(threads, int(config.NUMBA_NUM_THREADS))))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
-
-
-def _max_rolls(rules: R.RuleSet, n_turns: int) -> int:
-    """The most rolls a turn can have: 3, or every roll saved on earlier turns too (saved_rolls)."""
-    saved = 0
-    for _ in range(n_turns - 1):
-        saved = R.saved_after(rules, saved, 1)
-    return R.rolls_allowed(rules, saved)
-
-
 @lru_cache(maxsize=16)
 def _score_tables(rules: R.RuleSet) -> Scores:
     return score_tables(rules)
@@ -264,7 +202,7 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
     n_turns = n_cols * n_boxes
     scores = np.empty((n_games, n_cols, n_boxes), dtype=np.int64)
     ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
-    max_rolls = _max_rolls(rules, n_turns) if record else 1
+    max_rolls = R.most_rolls(rules, n_turns) if record else 1
     rg, rt = (n_games, n_turns) if record else (1, 1)
     rolls_out = np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64)
     held_out = np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64)
@@ -386,7 +324,7 @@ def _find_place(rules: R.RuleSet, columns: Sequence[R.Column], answer: Any, opts
         name, _, col_text = str(answer).partition(":")
         try:
             b = rules.box_index(name)
-        except R.RulesError as exc:
+        except RulesError as exc:
             return str(exc)
         if col_text:
             if not col_text.isdigit() or not 1 <= int(col_text) <= len(columns):
@@ -400,7 +338,7 @@ def _find_place(rules: R.RuleSet, columns: Sequence[R.Column], answer: Any, opts
         return hit
     try:
         R.place(rules, columns[column], b, dice)
-    except R.IllegalMove as exc:
+    except IllegalMove as exc:
         where = f" in column {column + 1}" if len(columns) > 1 else ""
         return f"{exc}{where}"
     return f"box {rules.keys[b]} is not legal now"  # pragma: no cover - place() and options() agree

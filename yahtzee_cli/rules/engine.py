@@ -14,7 +14,7 @@ import hashlib
 import itertools
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
@@ -677,10 +677,16 @@ def joker_active(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> bool:
                      yahtzee_score is not None, rules.is_yahtzee(dice))
 
 
+def holds_full_yahtzee(rules: RuleSet, yahtzee_score: int | None) -> bool:
+    """Whether a Yahtzee box holding `yahtzee_score` holds its full points: then each later Yahtzee
+    earns the extra bonus (a zero there, or no Yahtzee box, earns none)."""
+    y = rules.yahtzee_index
+    return y is not None and yahtzee_score is not None and yahtzee_score == rules.boxes[y].points
+
+
 def extra_bonus(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> int:
     """The extra-Yahtzee bonus a roll earns in a column whose Yahtzee box holds `yahtzee_score`."""
-    y = rules.yahtzee_index
-    full = y is not None and yahtzee_score is not None and yahtzee_score == rules.boxes[y].points
+    full = holds_full_yahtzee(rules, yahtzee_score)
     return extra_bonus_points(rules.is_yahtzee(dice), full, rules.settings.extra_yahtzee_bonus)
 
 
@@ -862,24 +868,13 @@ def saved_after(rules: RuleSet, saved: int, used: int) -> int:
     return rolls_left_over(rules.settings.saved_rolls, saved, used)
 
 
-@dataclass
-class Sheet:
-    """A player's sheet: one Column per setting `columns`."""
-
-    rules: RuleSet
-    columns: list[Column] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not self.columns:
-            self.columns = [Column.empty(self.rules) for _ in range(self.rules.settings.columns)]
-
-    @property
-    def is_full(self) -> bool:
-        return all(c.is_full for c in self.columns)
-
-    @property
-    def total(self) -> int:
-        return sheet_total(self.rules, self.columns)
+def most_rolls(rules: RuleSet, n_turns: int) -> int:
+    """The most rolls any turn of an `n_turns`-turn game can have: three, or with saved_rolls every
+    roll saved on the earlier turns too (how much room a recorded game needs per turn)."""
+    saved = 0
+    for _ in range(n_turns - 1):
+        saved = saved_after(rules, saved, 1)
+    return rolls_allowed(rules, saved)
 
 
 def parse_dice(parts: Sequence[str]) -> list[int]:

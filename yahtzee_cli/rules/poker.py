@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .engine import Dice, RulesError
+from ..errors import RulesError
+from .engine import Dice
 
 CATEGORIES = (
     "nothing",

@@ -26,13 +26,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
+
+from ..errors import CorruptTable
+from ..rules import engine as R
 from ..rules.engine import RuleSet
-from ..strategy import turn as position
-
-if TYPE_CHECKING:
-    from .exact import Future
+from ..strategy import tablefile
+from ..strategy.choice import plan, upper_lanes
+from . import value_to_go as vtg
+from .exact import get_table, play_with
+from .value_to_go import ValueToGo
 
 FIT_GAMES = 2000  # games per self-play round
 FIT_ROUNDS = 3
@@ -41,110 +46,45 @@ SAVED_CANDIDATES = (0.0, 1.0, 2.0, 4.0, 8.0)
 SEED = 20240611
 
 
-def why_not_exact(rules: RuleSet) -> str:
-    s = rules.settings
-    if s.columns > 1:
-        return f"{s.columns} columns"
-    if s.saved_rolls:
-        return "saved rolls"
-    return f"{len(rules.boxes)} boxes, {rules.dice} dice: too many states"
-
-
-def kind_of(rules: RuleSet) -> str:
-    """"columns" (single-column exact tables) or "heuristic"."""
-    if rules.settings.columns > 1 and position.has_exact_table(position.single_column(rules)):
-        from . import exact as solver
-
-        try:
-            solver.layout(position.single_column(rules))
-            return "columns"
-        except solver.NotExact:
-            return "heuristic"
-    return "heuristic"
-
-
-def _path(rules: RuleSet) -> Any:
-    from ..strategy import tablefile as cache
-
-    return cache.table_path(rules.fingerprint, "approx")
-
-
 def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    from ..strategy import tablefile as cache
-
     try:
-        return cache.read(_path(rules), rules.fingerprint)
-    except FileNotFoundError:
-        return None
-    except cache.CorruptTable:
+        return tablefile.read(tablefile.table_path(rules.fingerprint, "approx"), rules.fingerprint)
+    except (FileNotFoundError, CorruptTable):
         return None
 
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
-    from ..strategy import tablefile as cache
-
+    path = tablefile.table_path(rules.fingerprint, "approx")
     got = None if rebuild else _read(rules)
     if got is None:
         if say is not None:
-            say(f"preparing the approximate {rules.name} strategy (once; cached in {cache.cache_dir()})")
+            say(f"preparing the approximate {rules.name} strategy (once; cached in {tablefile.cache_dir()})")
         header, arrays = _build(rules, say)
-        cache.write(_path(rules), header, arrays)
-        got = cache.read(_path(rules), rules.fingerprint)
+        tablefile.write(path, header, arrays)
+        got = tablefile.read(path, rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
-            "why": header["why"], "path": str(_path(rules))}
+            "why": header["why"], "path": str(path)}
 
 
-def source(rules: RuleSet, say: Callable[[str], None] | None = None) -> position.Source:
-    """The value source hints use when there is no exact table."""
-    if kind_of(rules) == "columns":
-        header, arrays = position._read_exact(position.single_column(rules), say)
-        return position.TableSource(header, arrays, exact=False)
+def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:
+    """The value to go the compiled play kernel uses for the approximate strategy."""
+    p = plan(rules)
+    if p.table_rules is not None:
+        tab, _ = get_table(p.table_rules, say)
+        return tab.value_to_go(exact=False)
     prepare(rules, say)
     got = _read(rules)
     assert got is not None
     header, arrays = got
-    return position.HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
-                                    float(header["saved_value"]))
-
-
-def future(rules: RuleSet, say: Callable[[str], None] | None = None) -> Future:
-    """The value-to-go the compiled play kernel uses for the approximate strategy."""
-    import numpy as np
-
-    from . import exact as solver
-
-    if kind_of(rules) == "columns":
-        tab, _ = solver.get_table(position.single_column(rules), say)
-        return solver.table_future(tab, exact=False)
-    prepare(rules, say)
-    got = _read(rules)
-    assert got is not None
-    header, arrays = got
-    return _heuristic_future(rules, np.asarray(arrays["h"], dtype=np.float64),
-                             np.asarray(arrays["G"], dtype=np.float64), np.asarray(arrays["yh"], dtype=np.float64),
-                             int(header["t"]), float(header["saved_value"]))
-
-
-def _heuristic_future(rules: RuleSet, h: Any, G: Any, yh: Any, t: int, saved_value: float) -> Future:
-    import numpy as np
-
-    from . import exact as solver
-    from . import kernels
-
-    n_up = len(rules.upper_indices)
-    s = rules.settings
-    nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
-    return solver.Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64),
-                         np.ascontiguousarray(h), np.ascontiguousarray(G).reshape(1 << n_up, t + 1),
-                         np.ascontiguousarray(yh), solver.sub_of(rules), saved_value)
+    return vtg.heuristic(rules, np.asarray(arrays["h"], dtype=np.float64), np.asarray(arrays["G"], dtype=np.float64),
+                      np.asarray(arrays["yh"], dtype=np.float64), float(header["saved_value"]))
 
 
 def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
     """G[sub, u] = upper bonus x P(capped upper total reaches t | filled upper set `sub`, total u),
     the open upper boxes' scores independent with distributions `dists`."""
-    import numpy as np
 
     s = rules.settings
     n_up = len(rules.upper_indices)
@@ -172,26 +112,21 @@ def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
 
 
 def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    import numpy as np
-
-    from . import exact as solver
-
-    s = rules.settings
-    kind = kind_of(rules)
+    p = plan(rules)
     header: dict[str, Any] = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name,
-                              "strategy": kind, "why": why_not_exact(rules)}
-    if kind == "columns":
-        fut = future(rules, say)
-        batch = solver.play_with(rules, fut, SEED, 0, EVAL_GAMES)
+                              "strategy": p.strategy, "why": p.why}
+    if p.strategy == "columns":
+        fut = value_to_go(rules, say)
+        batch = play_with(rules, fut, SEED, 0, EVAL_GAMES)
         header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=0,
                       saved_value=0.0)
         return header, {}
-    t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
+    t = upper_lanes(rules)
     nb = len(rules.boxes)
     n_up = len(rules.upper_indices)
     h, G, yh, saved_value = _fit(rules, t)
-    fut = _heuristic_future(rules, h, G, yh, t, saved_value)
-    batch = solver.play_with(rules, fut, SEED + 99, 0, EVAL_GAMES)
+    fut = vtg.heuristic(rules, h, G, yh, saved_value)
+    batch = play_with(rules, fut, SEED + 99, 0, EVAL_GAMES)
     header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=t,
                   saved_value=saved_value, h=[round(float(x), 4) for x in h])
     assert len(h) == nb and G.shape == (1 << n_up, t + 1)
@@ -203,22 +138,18 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str,
 
 def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
     """Self-play fit of the heuristic's parameters (see the module docstring)."""
-    import numpy as np
-
-    from . import exact as solver
-
     s = rules.settings
     nb = len(rules.boxes)
     upper = list(rules.upper_indices)
     y = rules.yahtzee_index
     # start: the greedy strategy's view (no value to go), then iterate on what the strategy scores
     h = np.zeros(nb)
-    G = solver.greedy_future(rules).G.copy()
+    G = vtg.greedy(rules).G.copy()
     yh = np.zeros(nb + 1)
     saved_value = 0.0
     for rnd in range(FIT_ROUNDS):
-        fut = _heuristic_future(rules, h, G, yh, t, saved_value)
-        batch = solver.play_with(rules, fut, SEED + rnd, 0, FIT_GAMES, record=y is not None and
+        fut = vtg.heuristic(rules, h, G, yh, saved_value)
+        batch = play_with(rules, fut, SEED + rnd, 0, FIT_GAMES, record=y is not None and
                                  s.extra_yahtzee_bonus > 0)
         sc = np.clip(batch.scores, 0, None).astype(np.float64)  # [G, C, B]
         h = sc.mean(axis=(0, 1))
@@ -227,14 +158,15 @@ def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
             vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
             dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
         G = _bonus_table(rules, dists, t)
-        if y is not None and s.extra_yahtzee_bonus > 0 and batch.box is not None and batch.n_turns is not None:
+        if (y is not None and s.extra_yahtzee_bonus > 0 and batch.box is not None and batch.column is not None
+                and batch.n_turns is not None):
             # extra bonus earned per box still open when the Yahtzee box got its points
             open_at = 0.0
             for g in range(len(batch)):
                 n_t = int(batch.n_turns[g])
                 for c in range(s.columns):
                     hits = np.nonzero((batch.box[g, :n_t] == y) & (batch.column[g, :n_t] == c))[0]
-                    if len(hits) and batch.scores[g, c, y] == rules.boxes[y].points:
+                    if len(hits) and R.holds_full_yahtzee(rules, int(batch.scores[g, c, y])):
                         filled_before = int(((batch.column[g, : hits[0]] == c) & (batch.box[g, : hits[0]] >= 0)).sum())
                         open_at += nb - filled_before - 1
             rate = float(batch.yahtzee_bonus.sum()) / open_at if open_at else 0.0
@@ -242,8 +174,8 @@ def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
     if s.saved_rolls:
         best = (-math.inf, 0.0)
         for cand in SAVED_CANDIDATES:
-            fut = _heuristic_future(rules, h, G, yh, t, cand)
-            mean = float(solver.play_with(rules, fut, SEED + 50, 0, FIT_GAMES).totals.mean())
+            fut = vtg.heuristic(rules, h, G, yh, cand)
+            mean = float(play_with(rules, fut, SEED + 50, 0, FIT_GAMES).totals.mean())
             if mean > best[0]:
                 best = (mean, cand)
         saved_value = best[1]

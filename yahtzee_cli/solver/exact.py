@@ -1,8 +1,9 @@
 """Exact optimal-strategy solver: the table of expected remaining scores of every turn-start state.
 
-`build(rules)` runs the compiled backward induction (yahtzee_cli.kernels) over the rules module's
-score tables and returns a `Table`; `cache.load_or_build` stores it keyed by `RuleSet.fingerprint`.
-Position values (hint, replay --analyze) are in yahtzee_cli.position and never need numba.
+`build(rules)` runs the compiled backward induction (solver.kernels) over the rules module's score
+tables and returns a `Table`; `get_table` stores it in the table file (strategy.tablefile) keyed by
+`RuleSet.fingerprint`. Which rule sets have one is strategy.choice's answer. Position values (hint,
+replay --analyze) are in strategy.turn and never need numba.
 """
 
 from __future__ import annotations
@@ -16,16 +17,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import NotExact, StrategyError
-from ..rules.engine import JOKER_CODES, RuleSet, extra_bonus_points, rolls_allowed
+from ..errors import CorruptTable, NotExact
+from ..rules.engine import JOKER_CODES, RuleSet, extra_bonus_points, most_rolls, rolls_allowed
+from ..strategy import tablefile
+from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
+from ..strategy.sources import upper_set
+from .games import GameBatch
 from .tables import Scores, score_tables
+from .value_to_go import ValueToGo
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-# Exact tables are built when the state space has at most this many (mask, y, u) states.
-MAX_EXACT_STATES = 1 << 23
-
 
 @dataclass(frozen=True)
 class Layout:
@@ -62,21 +64,9 @@ class Layout:
         return self.nyt * (self.t + 1)
 
 
-def exact_reason(rules: RuleSet) -> str | None:
-    """Why the rule set has no exact table (None when it has one)."""
-    s = rules.settings
-    if s.columns != 1:
-        return f"{s.columns} columns"
-    if s.saved_rolls:
-        return "saved rolls"
-    if len(rules.boxes) > 24:
-        return f"{len(rules.boxes)} boxes"
-    return None
-
-
 def layout(rules: RuleSet) -> Layout:
-    """The state layout of a single-column rule set (NotExact when its state space does not fit)."""
-    from . import kernels
+    """The state layout of a single-column rule set (NotExact when strategy.choice says it has none)."""
+    from . import kernels  # numba loads only when a table is built or played, not to read one
 
     why = exact_reason(rules)
     if why is not None:
@@ -86,8 +76,8 @@ def layout(rules: RuleSet) -> Layout:
     nb = sc.n_boxes
     has_y = sc.yahtzee_box >= 0
     ybit = (1 << sc.yahtzee_box) if has_y else 0
-    t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
-    nyt = 2 if has_y and s.extra_yahtzee_bonus > 0 else 1
+    t = upper_lanes(rules)
+    nyt = yahtzee_lanes(rules)
     own_bits = np.unique(np.concatenate([sc.own_bit[sc.yahtzee_roll], np.zeros(1, np.int64)]))
     reach = kernels.reachable_masks(nb, s.fill_in_order, sc.lower_bits, sc.joker_code, has_y, ybit, own_bits)
     all_masks = np.arange(1 << nb, dtype=np.int64)
@@ -101,9 +91,7 @@ def layout(rules: RuleSet) -> Layout:
     midx[masks] = np.arange(len(masks), dtype=np.int64)
 
     upper = list(rules.upper_indices)
-    sub_of = np.zeros(1 << nb, dtype=np.int64)
-    for j, b in enumerate(upper):
-        sub_of |= ((all_masks >> b) & 1) << j
+    sub_of = upper_set(rules, all_masks)
     # Scores a box can receive: natural scores, and joker values of Yahtzee rolls.
     yr = sc.yahtzee_roll
     vals = [sorted(set(sc.natural[:, b].tolist()) | set(sc.joker[yr, b].tolist())) for b in range(nb)]
@@ -134,8 +122,6 @@ def layout(rules: RuleSet) -> Layout:
 
     var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, nyt)
     n_states = int(sum(n_reach[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
-    if len(masks) * nyt * (t + 1) > MAX_EXACT_STATES:
-        raise NotExact(f"{rules.name} has too many states for an exact table; hints use the approximate strategy")
     return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount, dlist, dcount,
                   var_nat, var_jok, nvar, du, yn, n_states)
 
@@ -205,10 +191,19 @@ class Table:
             raise KeyError(f"unreachable filled-box set {mask:#x}")
         return i
 
+    def value_to_go(self, exact: bool) -> ValueToGo:
+        """The table's values for the play kernel (exact=False: a multi-column sheet's columns valued by it)."""
+        from . import kernels
+
+        midx = np.full(1 << self.nb, -1, dtype=np.int64)
+        midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
+        return ValueToGo(kernels.FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
+                         np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
+
 
 def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int = 128,
           progress: Callable[[int, int], None] | None = None) -> Table:
-    """Solve a single-column rule set exactly (NotExact when its state space does not fit)."""
+    """Solve a single-column rule set exactly (NotExact when it has no exact table)."""
     from . import kernels
 
     t0 = time.perf_counter()
@@ -277,23 +272,19 @@ VERSION = 1  # bump when the table's meaning changes
 
 
 def _to_file(rules: RuleSet, tab: Table) -> None:
-    from ..strategy import tablefile as cache
-
     header = {
         "kind": "exact", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
         "rules": rules.to_dict(), "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
         "sd": tab.sd if math.isfinite(tab.sd) else None, "build_seconds": tab.build_seconds, **tab.meta,
     }
     arrays = {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": ("d", tab.W.astype("<f8").tobytes())}
-    cache.write(cache.table_path(tab.fingerprint), header, arrays)
+    tablefile.write(tablefile.table_path(tab.fingerprint), header, arrays)
 
 
 def _from_file(rules: RuleSet) -> Table:
-    from ..strategy import tablefile as cache
-
-    header, arrays = cache.read(cache.table_path(rules.fingerprint), rules.fingerprint)
+    header, arrays = tablefile.read(tablefile.table_path(rules.fingerprint), rules.fingerprint)
     if header.get("version") != VERSION or header.get("kind") != "exact":
-        raise cache.CorruptTable("the cached table is from another solver version")
+        raise CorruptTable("the cached table is from another solver version")
     width = int(header["nyt"]) * (int(header["t"]) + 1)
     masks = np.frombuffer(arrays["masks"], dtype=np.int64)
     W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
@@ -309,79 +300,34 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
     """The rule set's exact table from the cache, built and stored when missing or damaged.
 
     Returns (table, built). `say` receives the notes for stderr (building, damaged file)."""
-    from ..strategy import tablefile as cache
-
     if not rebuild:
         try:
             return _from_file(rules), False
         except FileNotFoundError:
             pass
-        except (cache.CorruptTable, KeyError, ValueError) as exc:
+        except (CorruptTable, KeyError, ValueError) as exc:
             if say is not None:
                 say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
     if say is not None:
-        say(f"building the {rules.name} strategy table (once; cached in {cache.cache_dir()})")
+        say(f"building the {rules.name} strategy table (once; cached in {tablefile.cache_dir()})")
     tab = build(rules, progress=progress)
     try:
         _to_file(rules, tab)
     except OSError as exc:
         if say is not None:
-            say(f"warning: cannot store the strategy table in {cache.cache_dir()}: {exc.strerror}")
+            say(f"warning: cannot store the strategy table in {tablefile.cache_dir()}: {exc.strerror}")
     return tab, True
 
 
 # --------------------------------------------------------------------------- play
 
 
-def _dense_rows(tab: Table) -> IntArray:
-    midx = np.full(1 << tab.nb, -1, dtype=np.int64)
-    midx[tab.masks] = np.arange(len(tab.masks), dtype=np.int64)
-    return midx
-
-
-def _max_record_rolls(rules: RuleSet, n_turns: int) -> int:
-    from ..rules.engine import saved_after
-
-    saved = 0
-    for _ in range(n_turns - 1):
-        saved = saved_after(rules, saved, 1)
-    return rolls_allowed(rules, saved)
-
-
-def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
-         record: bool = False, threads: int | None = None) -> Any:
-    """Play games first_game .. first_game + n_games - 1 of seat `seat`; returns a games.GameBatch.
-
-    strategy "optimal": the exact table's policy (maximise the expected final score), or the
-      approximate strategy (yahtzee_cli.approx) where no exact table exists.
-    strategy "greedy": each turn maximises the points it writes now (box score + extra-Yahtzee bonus +
-      the upper bonus when this box reaches the threshold), by the same turn machinery with no future
-      value; ties go to the first box in sheet order. Keeps maximise the expected points of this turn.
-
-    Dice (every strategy must follow this convention): game g of seat s draws from
-    rng.stream(seed, g, s) with rng.next_die. The first roll draws all n dice into positions 0..n-1 in
-    order. Before a reroll the kept dice are sorted ascending into positions 0..k-1 and the n - k
-    rerolled dice are drawn into positions k..n-1 in order. Keeping every die stops the turn (unused
-    rolls are saved when saved_rolls is on). So the dice depend only on (seed, game, seat) and the
-    number of dice rerolled each time. Recorded `rolls` hold the dice by position after each roll,
-    `held` the sorted kept dice before each reroll (0-padded); a passed turn (must_zero off) has box -1.
-
-    Decisions are deterministic: stopping wins ties against rerolling; ties between keeps go to the
-    first in kernels.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
-    the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
-    Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
-    `threads`: numba threads for this call (default: numba's setting)."""
-    if strategy not in ("optimal", "greedy"):
-        raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
-    return play_with(rules, future_for(rules, strategy), seed, first_game, n_games, seat, record, threads)
-
-
-def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: int, seat: int = 0,
-              record: bool = False, threads: int | None = None) -> Any:
-    """Play with the one-turn lookahead on the value-to-go `fut` (see `play` for the conventions)."""
-    from ..play.strategies import sheet_totals
+def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
+              record: bool = False, threads: int | None = None) -> GameBatch:
+    """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
+    conventions of dice, ties and passes)."""
     from . import kernels
-    from .games import GameBatch
+    from .totals import numba_threads, sheet_totals
 
     s = rules.settings
 
@@ -395,7 +341,7 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
     scores = np.empty((n_games, n_cols, nb), dtype=np.int64)
     ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
     nturns = np.zeros(n_games, dtype=np.int64)
-    max_rolls = _max_record_rolls(rules, max_turns) if record else 1
+    max_rolls = most_rolls(rules, max_turns) if record else 1
     rg, rt = (n_games, max_turns) if record else (1, 1)
     rolls_out = np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64)
     held_out = np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64)
@@ -409,12 +355,7 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
     vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
     bonus_rolls = _bonus_rolls(rules, sc)
     mult = np.array(s.multipliers, dtype=np.float64)
-    import numba
-
-    old = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
-    try:
+    with numba_threads(threads):
         kernels.play_games(
             seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
             sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
@@ -424,8 +365,6 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
             fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,
             held_out, nrolls, col, box, nturns,
         )
-    finally:
-        numba.set_num_threads(old)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
@@ -438,66 +377,3 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
         batch.box = box[:, :t_used].copy()
         batch.n_turns = nturns
     return batch
-
-
-@dataclass
-class Future:
-    """The value-to-go a strategy plays against (see kernels.future): an exact table or a heuristic."""
-
-    kind: int
-    t: int
-    nyt: int
-    W: FloatArray
-    midx: IntArray
-    h: FloatArray
-    G: FloatArray
-    yh: FloatArray
-    sub_of: IntArray
-    saved_value: float = 0.0
-    exact: bool = False
-
-
-def sub_of(rules: RuleSet) -> IntArray:
-    """[2**boxes] mask -> index of its set of filled upper boxes (bit j: the j-th upper box)."""
-    nb = len(rules.boxes)
-    all_masks = np.arange(1 << nb, dtype=np.int64)
-    sub_of = np.zeros(1 << nb, dtype=np.int64)
-    for j, b in enumerate(rules.upper_indices):
-        sub_of |= ((all_masks >> b) & 1) << j
-    return sub_of
-
-
-def greedy_future(rules: RuleSet) -> Future:
-    """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
-    from . import kernels
-
-    s = rules.settings
-    nb = len(rules.boxes)
-    t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
-    G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
-    G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
-    nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
-    return Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64), np.zeros(nb), G,
-                  np.zeros(nb + 1), sub_of(rules))
-
-
-def table_future(tab: Table, exact: bool) -> Future:
-    from . import kernels
-
-    return Future(kernels.FUTURE_TABLE, tab.t, tab.nyt, np.ascontiguousarray(tab.W), _dense_rows(tab),
-                  np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
-
-
-def future_for(rules: RuleSet, strategy: str, say: Callable[[str], None] | None = None) -> Future:
-    """The value-to-go `strategy` plays against on these rules."""
-    if strategy == "greedy":
-        return greedy_future(rules)
-    if exact_reason(rules) is None:
-        try:
-            tab, _ = get_table(rules, say)
-            return table_future(tab, exact=True)
-        except NotExact:
-            pass
-    from . import approx
-
-    return approx.future(rules, say)

@@ -1,15 +1,11 @@
-"""Values of every decision in a position, from a stored strategy table: what `hint` shows and what
-`replay --analyze` grades against. Pure Python (no numpy, no numba), so a hint starts fast.
+"""Values of every decision of a turn: what `hint` shows and what `replay --analyze` grades against.
+Pure Python (no numpy, no numba), so a hint starts fast.
 
 A position is a player's sheet (one rules.Column per column), the dice showing, the rolls left this
 turn and the rolls saved (saved_rolls). Every value is an expected final grand total of the sheet
 (points already written included). Legality, scores and bonuses come from the rules module
-(rules.options, rules.may_pass); the value of the states they lead to from a `Source`:
-
-* exact: the single column's exact table (yahtzee_cli.solver), when the rule set has one;
-* approximate, multi-column sheets: each column valued by the exact single-column table;
-* approximate, rule sets without one (maxi-yatzy, saved rolls): the additive heuristic of
-  yahtzee_cli.approx.
+(rules.options, rules.may_pass); the value of the states they lead to from a value source
+(strategy.sources), chosen by strategy.choice: an exact table, or an approximate value to go.
 Approximate values are labelled (`exact` false) and come from a one-turn lookahead on that value.
 
 Within the turn: V0[r] = best (column, box) of the final roll r (or a pass); with j rolls left,
@@ -20,217 +16,19 @@ V_j[r] = max(stop now, best proper keep of r). Stopping with j rolls left is the
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from ..errors import PositionError
 from ..rules import engine as R
+from .keeps import Keeps, counts_of, dice_of, keeps
+from .sources import ColumnState, Source, column_state
 
-Counts = tuple[int, ...]
-PASS_COST = 1e-6  # kernels.PASS_COST: passing loses ties against scoring (must_zero off)
-
-
-# --------------------------------------------------------------------------- dice combinatorics
-
-
-@dataclass(frozen=True)
-class Keeps:
-    """Keeps (sub-multisets of a roll, as face counts) of n dice, by size, with add/drop links."""
-
-    n: int
-    counts: list[Counts]
-    index: dict[Counts, int]
-    size: list[int]
-    add: list[list[int]]  # keep + one die of each face (empty for full keeps)
-    drop: list[list[int]]  # keep - one die of a face it holds
-    rolls: list[int]  # keep indices of the full rolls
-    dice: list[tuple[int, ...]]  # each keep as sorted dice
-
-
-@cache
-def keeps(n: int) -> Keeps:
-    counts: list[Counts] = []
-    for size in range(n + 1):
-        for combo in itertools.combinations_with_replacement(range(6), size):
-            counts.append(tuple(combo.count(f) for f in range(6)))
-    index = {c: i for i, c in enumerate(counts)}
-    sizes = [sum(c) for c in counts]
-    add: list[list[int]] = []
-    drop: list[list[int]] = []
-    for c in counts:
-        a: list[int] = []
-        d: list[int] = []
-        for f in range(6):
-            if sum(c) < n:
-                up = list(c)
-                up[f] += 1
-                a.append(index[tuple(up)])
-            if c[f]:
-                down = list(c)
-                down[f] -= 1
-                d.append(index[tuple(down)])
-        add.append(a)
-        drop.append(d)
-    rolls = [i for i, s in enumerate(sizes) if s == n]
-    return Keeps(n, counts, index, sizes, add, drop, rolls, [tuple(dice_of(c)) for c in counts])
-
-
-def counts_of(dice: Sequence[int]) -> Counts:
-    return tuple(sum(1 for d in dice if d == f) for f in R.FACES)
-
-
-def dice_of(counts: Counts) -> list[int]:
-    return [f + 1 for f in range(6) for _ in range(counts[f])]
-
-
-# --------------------------------------------------------------------------- value sources
-
-
-@dataclass(frozen=True)
-class ColumnState:
-    """What a column's value to go depends on: filled boxes, upper total, Yahtzee box holding its
-    full points (so later Yahtzees earn the extra bonus)."""
-
-    mask: int
-    upper: int
-    yfull: bool
-
-
-def column_state(rules: R.RuleSet, column: R.Column) -> ColumnState:
-    upper = sum(column.scores[i] or 0 for i in rules.upper_indices)
-    y = rules.yahtzee_index
-    yfull = y is not None and column.scores[y] is not None and column.scores[y] == rules.boxes[y].points
-    return ColumnState(column.filled_mask, upper, yfull)
-
-
-def raw_points(rules: R.RuleSet, column: R.Column) -> int:
-    """Points written in a column without the upper bonus (the value to go pays that at the end)."""
-    return sum(s or 0 for s in column.scores) + column.yahtzee_bonus
-
-
-class Source:
-    """The value to go of a column at a turn start (upper bonus included)."""
-
-    exact: bool = False
-    saved_value: float = 0.0  # value of one saved roll (saved_rolls)
-    label: str = ""
-
-    def value(self, state: ColumnState) -> float:
-        raise NotImplementedError
-
-
-class TableSource(Source):
-    """A column's exact table (see yahtzee_cli.solver.Table), read from the cache file's arrays."""
-
-    def __init__(self, header: dict[str, Any], arrays: dict[str, Any], exact: bool) -> None:
-        self.masks = arrays["masks"]
-        self.W = arrays["W"]
-        self.t = int(header["t"])
-        self.nyt = int(header["nyt"])
-        self.width = self.nyt * (self.t + 1)
-        self.dense = len(self.masks) == 1 << int(header["nb"])
-        self.exact = exact
-        self.mean = float(header["mean"])
-        self.label = "exact table" if exact else "columns valued by the exact single-column table"
-
-    def row(self, mask: int) -> int:
-        if self.dense:
-            return mask
-        i = bisect_left(self.masks, mask)
-        if i >= len(self.masks) or self.masks[i] != mask:
-            raise PositionError("this combination of filled boxes cannot occur under these rules")
-        return i
-
-    def value(self, state: ColumnState) -> float:
-        y = 1 if state.yfull and self.nyt == 2 else 0
-        u = min(state.upper, self.t)
-        return float(self.W[self.row(state.mask) * self.width + y * (self.t + 1) + u])
-
-
-class HeuristicSource(Source):
-    """Additive value to go: sum of h over open boxes + G[filled upper boxes][capped upper total] +
-    (yh[open boxes] when the Yahtzee box holds its points); see yahtzee_cli.approx."""
-
-    def __init__(self, rules: R.RuleSet, h: Sequence[float], G: Sequence[float], yh: Sequence[float], t: int,
-                 saved_value: float) -> None:
-        self.rules = rules
-        self.h = list(h)
-        self.G = G
-        self.yh = list(yh)
-        self.t = t
-        self.saved_value = saved_value
-        self.label = "heuristic value to go, fitted by self-play"
-
-    def value(self, state: ColumnState) -> float:
-        sub = 0
-        for j, b in enumerate(self.rules.upper_indices):
-            if state.mask >> b & 1:
-                sub |= 1 << j
-        u = min(state.upper, self.t)
-        acc = float(self.G[sub * (self.t + 1) + u])
-        n_open = 0
-        for b in range(len(self.rules.boxes)):
-            if not state.mask >> b & 1:
-                acc += self.h[b]
-                n_open += 1
-        if state.yfull:
-            acc += self.yh[n_open]
-        return acc
-
-
-def single_column(rules: R.RuleSet) -> R.RuleSet:
-    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
-    data = rules.model_dump()
-    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
-    return R.RuleSet.model_validate(data)
-
-
-def has_exact_table(rules: R.RuleSet) -> bool:
-    s = rules.settings
-    return s.columns == 1 and not s.saved_rolls and len(rules.boxes) <= 24
-
-
-def source_for(rules: R.RuleSet, say: Callable[[str], None] | None = None) -> Source:
-    """The value source hints use for `rules`: its exact table, else an approximate one (built on
-    first use, with a note to `say`; stored in the cache after that)."""
-    if has_exact_table(rules) or (rules.settings.columns > 1 and has_exact_table(single_column(rules))):
-        one = rules if rules.settings.columns == 1 else single_column(rules)
-        exact = rules.settings.columns == 1
-        try:
-            header, arrays = _read_exact(one, say)
-            return TableSource(header, arrays, exact)
-        except _TooBig:
-            pass
-    from ..solver import approx
-
-    return approx.source(rules, say)
-
-
-class _TooBig(Exception):
-    pass
-
-
-def _read_exact(rules: R.RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    from . import tablefile as cache
-
-    path = cache.table_path(rules.fingerprint)
-    try:
-        return cache.read(path, rules.fingerprint)
-    except FileNotFoundError:
-        pass
-    except cache.CorruptTable as exc:
-        if say is not None:
-            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
-    from ..solver import exact as solver
-
-    try:
-        solver.get_table(rules, say, rebuild=True)
-    except solver.NotExact:
-        raise _TooBig() from None
-    return cache.read(path, rules.fingerprint)
+# With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
+# the same (any policy that scores eventually is optimal). Playing and hints charge a pass this much,
+# as a tie-break towards progress, so games end; solved values do not include it.
+PASS_COST = 1e-6
 
 
 # --------------------------------------------------------------------------- the turn
@@ -312,6 +110,12 @@ class Evaluation:
         raise PositionError(f"box {self.rules.keys[box]} is not a legal choice here")
 
 
+def _points_before_bonus(rules: R.RuleSet, column: R.Column) -> int:
+    """Points written in a column without the upper bonus (the value to go pays that at the end)."""
+    totals = R.column_totals(rules, column)
+    return totals.total - totals.upper_bonus
+
+
 @dataclass
 class Turn:
     """The values of one turn of one position (sheet + saved rolls): computed once, then every roll
@@ -321,8 +125,21 @@ class Turn:
     columns: tuple[R.Column, ...]
     source: Source
     saved: int = 0
-    _final: list[float] = field(default_factory=list)
-    _stages: dict[int, list[float]] = field(default_factory=dict)
+    # derived once in __post_init__
+    kp: Keeps = field(init=False)
+    mult: tuple[int, ...] = field(init=False)  # column multipliers
+    states: list[ColumnState] = field(init=False)  # each column's state now
+    raw: list[int] = field(init=False)  # points written per column, upper bonus left to the value to go
+    fcur: list[float] = field(init=False)  # each column's value to go now
+    col_values: list[float] = field(init=False)  # raw + fcur
+    base: float = field(init=False)  # the position's value (the sheet's expected final total)
+    _final: list[float] = field(default_factory=list)  # V0 by keep index (full rolls only), relative to base
+    _stages: dict[int, list[float]] = field(default_factory=dict)  # E_j by rolls left j
+    _next_cache: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (column, box, score) -> value to go
+    _cols: list[tuple[int, int, list[int], int | None, int, float]] = field(default_factory=list)  # per column:
+    # (index, filled mask, open boxes, Yahtzee score, multiplier, value to go now), for the final-roll loop
+    _add: bool = True  # settings.add_columns
+    _pass_possible: bool = False  # a pass may ever be allowed (must_zero off)
 
     def __post_init__(self) -> None:
         rules = self.rules
@@ -331,13 +148,12 @@ class Turn:
         if all(c.is_full for c in self.columns):
             raise PositionError("the sheet is full: the game is over")
         self.kp = keeps(rules.dice)
-        self.mult = rules.settings.multipliers
+        self.mult = tuple(rules.settings.multipliers)
         self.states = [column_state(rules, c) for c in self.columns]
-        self.raw = [raw_points(rules, c) for c in self.columns]
+        self.raw = [_points_before_bonus(rules, c) for c in self.columns]
         self.fcur = [self.source.value(st) for st in self.states]
         self.col_values = [self.raw[c] + self.fcur[c] for c in range(len(self.columns))]
         self.base = self._sheet_value(self.col_values)
-        self._next_cache: dict[tuple[int, int, int], float] = {}
         self._compute_final()
 
     def _sheet_value(self, col_values: Sequence[float]) -> float:
@@ -402,7 +218,7 @@ class Turn:
         st = self.states[c]
         y = self.rules.yahtzee_index
         upper = st.upper + (score if self.rules.boxes[b].kind == "upper" else 0)
-        yfull = st.yfull if b != y else score == self.rules.boxes[b].points
+        yfull = st.yfull if b != y else R.holds_full_yahtzee(self.rules, score)
         f2 = self.source.value(ColumnState(st.mask | (1 << b), upper, yfull))
         self._next_cache[(c, b, score)] = f2
         return f2
@@ -486,14 +302,3 @@ class Turn:
         out = [Choice(c.value, max(top - c.value, 0.0), c.keep, c.box, c.column, c.is_pass, c.score, c.bonus)
                for c in choices]
         return Evaluation(rules, d, rolls_left, self.source.exact, out, self.source.label)
-
-
-def evaluate(rules: R.RuleSet, columns: Sequence[R.Column], dice: Sequence[int], rolls_left: int, saved: int = 0,
-             source: Source | None = None, say: Callable[[str], None] | None = None) -> Evaluation:
-    """Every option of the position (keeps with rolls left, boxes without), best first, valued as the
-    expected final grand total; `source` defaults to source_for(rules) (built on first use)."""
-    src = source if source is not None else source_for(rules, say)
-    allowed = R.rolls_allowed(rules, saved) - 1
-    if rolls_left > allowed:
-        raise PositionError(f"at most {allowed} rolls can be left after the first roll here, got {rolls_left}")
-    return Turn(rules, tuple(columns), src, saved).evaluate(dice, rolls_left)

@@ -1,0 +1,63 @@
+"""Hints: the value of every option of a position, best first (what `yahtzee hint` prints and what
+`replay --analyze` grades against), valued by the source strategy.choice picks for the rules.
+
+Reading a stored table needs no numpy; only a missing or damaged one loads the solver to build it
+(once; later runs read the file)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..errors import CorruptTable, PositionError
+from ..rules import engine as R
+from ..strategy import tablefile
+from ..strategy.choice import plan
+from ..strategy.sources import HeuristicSource, Source, TableSource
+from ..strategy.turn import Evaluation, Turn
+
+Say = Callable[[str], None]
+
+
+def source_for(rules: R.RuleSet, say: Say | None = None) -> Source:
+    """The value source hints use for `rules`: its exact table, its single column's, or the fitted
+    heuristic (built on first use with a note to `say`, read from the cache after that)."""
+    p = plan(rules)
+    if p.table_rules is not None:
+        header, arrays = _stored(p.table_rules, "exact", say)
+        return TableSource(header, arrays, p.exact)
+    header, arrays = _stored(rules, "approx", say)
+    return HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
+                           float(header["saved_value"]))
+
+
+def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The stored table of `kind` ("exact" or "approx") for `rules`, made by the solver when missing."""
+    path = tablefile.table_path(rules.fingerprint, kind)
+    try:
+        return tablefile.read(path, rules.fingerprint)
+    except FileNotFoundError:
+        pass
+    except CorruptTable as exc:
+        if say is not None:
+            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+    if kind == "exact":
+        from ..solver import exact
+
+        exact.get_table(rules, say, rebuild=True)
+    else:
+        from ..solver import approx
+
+        approx.prepare(rules, say, rebuild=True)
+    return tablefile.read(path, rules.fingerprint)
+
+
+def hint(rules: R.RuleSet, columns: Sequence[R.Column], dice: Sequence[int], rolls_left: int, saved: int = 0,
+         source: Source | None = None, say: Say | None = None) -> Evaluation:
+    """Every option of the position (keeps with rolls left, boxes without), best first, valued as the
+    expected final grand total; `source` defaults to source_for(rules) (built on first use)."""
+    src = source if source is not None else source_for(rules, say)
+    allowed = R.rolls_allowed(rules, saved) - 1
+    if rolls_left > allowed:
+        raise PositionError(f"at most {allowed} rolls can be left after the first roll here, got {rolls_left}")
+    return Turn(rules, tuple(columns), src, saved).evaluate(dice, rolls_left)

@@ -1,0 +1,71 @@
+"""Compiled helpers every strategy's games share: sheet totals of a batch of games (by the rules
+module's own int-only functions) and running a parallel kernel on a given number of numba threads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..rules import engine as R
+from . import compiled
+
+
+def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Totals [G] and upper-bonus flags [G, C] of finished sheets (scores [G, C, B], open boxes < 0),
+    computed by the rules module's own int-only functions (the semantics of `rules.sheet_total`)."""
+    s = rules.settings
+    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    totals = np.zeros(scores.shape[0], dtype=np.int64)
+    hit = np.zeros(scores.shape[:2], dtype=np.bool_)
+    _sheet_totals(np.ascontiguousarray(scores, dtype=np.int64), np.ascontiguousarray(ybonus, dtype=np.int64),
+                  is_upper, s.upper_bonus_threshold, s.upper_bonus, np.array(s.multipliers, dtype=np.int64),
+                  s.add_columns, totals, hit)
+    return totals, hit
+
+
+@njit(cache=True)
+def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper_bonus: int, mult: Any,
+                  add_columns: bool, totals: Any, bonus_hit: Any) -> None:  # pragma: no cover - compiled
+    """Per game: the sheet total (rules.weighted_total of the column totals) and, per column, whether
+    the upper bonus was earned (rules.upper_bonus_points)."""
+    g_n, c_n, b_n = scores.shape
+    col = np.zeros(c_n, dtype=np.int64)
+    for g in range(g_n):
+        for c in range(c_n):
+            upper = 0
+            lower = 0
+            for b in range(b_n):
+                v = scores[g, c, b]
+                if v > 0:
+                    if is_upper[b]:
+                        upper += v
+                    else:
+                        lower += v
+            ub = compiled.upper_bonus_points(upper, threshold, upper_bonus)
+            bonus_hit[g, c] = ub > 0
+            col[c] = upper + ub + lower + ybonus[g, c]
+        totals[g] = compiled.weighted_total(col, mult, add_columns)
+
+
+@contextmanager
+def numba_threads(threads: int | None) -> Iterator[None]:
+    """Run a parallel kernel on `threads` numba threads (None: numba's current setting)."""
+    if threads is None:
+        yield
+        return
+    import numba
+
+    config: Any = numba.config
+    old = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(threads, int(config.NUMBA_NUM_THREADS))))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+compiled.drop_stale_cache(__name__, _sheet_totals)

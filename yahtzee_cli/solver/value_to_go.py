@@ -1,0 +1,63 @@
+"""The value to go a compiled strategy plays against (kernels.future): an exact table
+(exact.Table.value_to_go), the fitted heuristic, or nothing but the upper bonus (greedy). The
+kernels' one-turn lookahead adds it to the points a placement writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..rules.engine import RuleSet
+from ..strategy.choice import upper_lanes, yahtzee_lanes
+from ..strategy.sources import upper_set
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass
+class ValueToGo:
+    """What kernels.future reads: `kind` (kernels.FUTURE_TABLE or FUTURE_HEURISTIC), the lanes
+    (`t`, `nyt`), a table (`W` with rows `midx`) or a heuristic (`h`, `G` by upper set `sub_of`, `yh`),
+    and the value of one saved roll."""
+
+    kind: int
+    t: int
+    nyt: int
+    W: FloatArray
+    midx: IntArray
+    h: FloatArray
+    G: FloatArray
+    yh: FloatArray
+    sub_of: IntArray
+    saved_value: float = 0.0
+    exact: bool = False
+
+
+def sub_of(rules: RuleSet) -> IntArray:
+    """[2**boxes] mask -> index of its set of filled upper boxes (strategy.sources.upper_set)."""
+    result: IntArray = upper_set(rules, np.arange(1 << len(rules.boxes), dtype=np.int64))
+    return result
+
+
+def heuristic(rules: RuleSet, h: FloatArray, G: FloatArray, yh: FloatArray, saved_value: float) -> ValueToGo:
+    """The additive value to go (see solver.approx): h per open box, G[upper set, capped upper total],
+    yh[open boxes] while the Yahtzee box holds its full points."""
+    from . import kernels
+
+    t = upper_lanes(rules)
+    return ValueToGo(kernels.FUTURE_HEURISTIC, t, yahtzee_lanes(rules), np.zeros((1, 1)), np.zeros(1, np.int64),
+                     np.ascontiguousarray(h), np.ascontiguousarray(G).reshape(1 << len(rules.upper_indices), t + 1),
+                     np.ascontiguousarray(yh), sub_of(rules), saved_value)
+
+
+def greedy(rules: RuleSet) -> ValueToGo:
+    """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
+    s = rules.settings
+    nb = len(rules.boxes)
+    t = upper_lanes(rules)
+    G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
+    G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
+    return heuristic(rules, np.zeros(nb), G, np.zeros(nb + 1), 0.0)

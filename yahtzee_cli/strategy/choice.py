@@ -1,0 +1,95 @@
+"""The one place that decides how a rule set is played and valued: from its exact table, or
+approximately. Pure (no numpy): hints ask it before loading anything heavy, the solver asks it before
+building, simulate asks it to label `optimal`.
+
+* "exact": single-column rule sets whose turn-start states fit (`MAX_EXACT_STATES`), without saved
+  rolls: the exact table of the rules themselves;
+* "columns": multi-column sheets whose single column has an exact table: each column valued by that
+  table (approximate: it ignores that a roll may go to whichever column suits it best);
+* "heuristic": anything else (e.g. Maxi Yatzy with saved rolls): an additive value to go fitted by
+  self-play (yahtzee_cli.solver.approx).
+
+A column's turn-start state is (filled boxes, upper total capped at the bonus threshold, whether the
+Yahtzee box holds its full points); the state count below is the solver's table size exactly: without
+fill_in_order every set of filled boxes can occur (any roll may go in any open box), with it only the
+sheet's prefixes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..rules.engine import RuleSet
+
+MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
+MAX_EXACT_STATES = 1 << 23  # (mask, y, u) cells of an exact table
+
+Strategy = Literal["exact", "columns", "heuristic"]
+
+
+def upper_lanes(rules: RuleSet) -> int:
+    """t: the upper total is tracked capped at the bonus threshold (0 when there is no upper bonus)."""
+    s = rules.settings
+    return s.upper_bonus_threshold if s.upper_bonus > 0 else 0
+
+
+def yahtzee_lanes(rules: RuleSet) -> int:
+    """nyt: 2 when whether the Yahtzee box holds its full points matters (extra-Yahtzee bonuses), else 1."""
+    return 2 if rules.yahtzee_index is not None and rules.settings.extra_yahtzee_bonus > 0 else 1
+
+
+def exact_states(rules: RuleSet) -> int:
+    """Cells of the rule set's exact table: reachable filled-box sets x Yahtzee lanes x upper lanes."""
+    nb = len(rules.boxes)
+    masks = nb + 1 if rules.settings.fill_in_order else 1 << nb
+    return masks * yahtzee_lanes(rules) * (upper_lanes(rules) + 1)
+
+
+def exact_reason(rules: RuleSet) -> str | None:
+    """Why the rule set has no exact table (None when it has one)."""
+    s = rules.settings
+    if s.columns != 1:
+        return f"{s.columns} columns"
+    if s.saved_rolls:
+        return "saved rolls"
+    if len(rules.boxes) > MAX_EXACT_BOXES:
+        return f"{len(rules.boxes)} boxes"
+    if exact_states(rules) > MAX_EXACT_STATES:
+        return f"{len(rules.boxes)} boxes, {rules.dice} dice: too many states"
+    return None
+
+
+def single_column(rules: RuleSet) -> RuleSet:
+    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
+    if rules.settings.columns == 1:
+        return rules
+    data = rules.model_dump()
+    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
+    return RuleSet.model_validate(data)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How `rules` is valued: `strategy`, the rules whose exact table it reads (`table_rules`: the
+    rules themselves, their single column, or None) and why it is not exact (`why`, None when exact)."""
+
+    rules: RuleSet
+    strategy: Strategy
+    table_rules: RuleSet | None
+    why: str | None
+
+    @property
+    def exact(self) -> bool:
+        return self.strategy == "exact"
+
+
+def plan(rules: RuleSet) -> Plan:
+    why = exact_reason(rules)
+    if why is None:
+        return Plan(rules, "exact", rules, None)
+    if rules.settings.columns > 1:
+        one = single_column(rules)
+        if exact_reason(one) is None:
+            return Plan(rules, "columns", one, why)
+    return Plan(rules, "heuristic", None, why)

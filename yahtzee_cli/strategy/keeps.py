@@ -1,0 +1,63 @@
+"""Keeps: the sub-multisets of a roll (as face counts), by size, with add-one-die/drop-one-die links,
+the shape the within-turn programme walks (see strategy.turn). Pure Python."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from ..rules.engine import FACES
+
+Counts = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Keeps:
+    """Keeps (sub-multisets of a roll, as face counts) of n dice, by size, with add/drop links."""
+
+    n: int
+    counts: list[Counts]
+    index: dict[Counts, int]
+    size: list[int]
+    add: list[list[int]]  # keep + one die of each face (empty for full keeps)
+    drop: list[list[int]]  # keep - one die of a face it holds
+    rolls: list[int]  # keep indices of the full rolls
+    dice: list[tuple[int, ...]]  # each keep as sorted dice
+
+
+@cache
+def keeps(n: int) -> Keeps:
+    counts: list[Counts] = []
+    for size in range(n + 1):
+        for combo in itertools.combinations_with_replacement(range(6), size):
+            counts.append(tuple(combo.count(f) for f in range(6)))
+    index = {c: i for i, c in enumerate(counts)}
+    sizes = [sum(c) for c in counts]
+    add: list[list[int]] = []
+    drop: list[list[int]] = []
+    for c in counts:
+        a: list[int] = []
+        d: list[int] = []
+        for f in range(6):
+            if sum(c) < n:
+                up = list(c)
+                up[f] += 1
+                a.append(index[tuple(up)])
+            if c[f]:
+                down = list(c)
+                down[f] -= 1
+                d.append(index[tuple(down)])
+        add.append(a)
+        drop.append(d)
+    rolls = [i for i, s in enumerate(sizes) if s == n]
+    return Keeps(n, counts, index, sizes, add, drop, rolls, [tuple(dice_of(c)) for c in counts])
+
+
+def counts_of(dice: Sequence[int]) -> Counts:
+    return tuple(sum(1 for d in dice if d == f) for f in FACES)
+
+
+def dice_of(counts: Counts) -> list[int]:
+    return [f + 1 for f in range(6) for _ in range(counts[f])]

@@ -1,0 +1,108 @@
+"""Value sources: a column's expected points to go at a turn start (upper bonus included), what the
+one-turn lookahead of strategy.turn adds to the points it writes. Pure Python: a hint reads a stored
+table without numpy.
+
+* TableSource: an exact table (see yahtzee_cli.solver.exact.Table) read from its file's arrays;
+* HeuristicSource: the additive value to go fitted by yahtzee_cli.solver.approx.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import PositionError
+from ..rules import engine as R
+
+
+@dataclass(frozen=True)
+class ColumnState:
+    """What a column's value to go depends on: filled boxes, upper total, Yahtzee box holding its
+    full points (so later Yahtzees earn the extra bonus)."""
+
+    mask: int
+    upper: int
+    yfull: bool
+
+
+def column_state(rules: R.RuleSet, column: R.Column) -> ColumnState:
+    upper = sum(column.scores[i] or 0 for i in rules.upper_indices)
+    y = rules.yahtzee_index
+    return ColumnState(column.filled_mask, upper, y is not None and R.holds_full_yahtzee(rules, column.scores[y]))
+
+
+def upper_set(rules: R.RuleSet, mask: Any) -> Any:
+    """The index of a filled-box mask's set of filled upper boxes (bit j: the j-th upper box).
+    Works on an int and, element-wise, on an integer numpy array of masks alike."""
+    sub = mask & 0
+    for j, b in enumerate(rules.upper_indices):
+        sub |= ((mask >> b) & 1) << j
+    return sub
+
+
+class Source:
+    """The value to go of a column at a turn start (upper bonus included)."""
+
+    exact: bool = False
+    saved_value: float = 0.0  # value of one saved roll (saved_rolls)
+    label: str = ""
+
+    def value(self, state: ColumnState) -> float:
+        raise NotImplementedError
+
+
+class TableSource(Source):
+    """A column's exact table (see yahtzee_cli.solver.exact.Table), read from its file's arrays."""
+
+    def __init__(self, header: dict[str, Any], arrays: dict[str, Any], exact: bool) -> None:
+        self.masks = arrays["masks"]
+        self.W = arrays["W"]
+        self.t = int(header["t"])
+        self.nyt = int(header["nyt"])
+        self.width = self.nyt * (self.t + 1)
+        self.dense = len(self.masks) == 1 << int(header["nb"])
+        self.exact = exact
+        self.mean = float(header["mean"])
+        self.label = "exact table" if exact else "columns valued by the exact single-column table"
+
+    def row(self, mask: int) -> int:
+        if self.dense:
+            return mask
+        i = bisect_left(self.masks, mask)
+        if i >= len(self.masks) or self.masks[i] != mask:
+            raise PositionError("this combination of filled boxes cannot occur under these rules")
+        return i
+
+    def value(self, state: ColumnState) -> float:
+        y = 1 if state.yfull and self.nyt == 2 else 0
+        u = min(state.upper, self.t)
+        return float(self.W[self.row(state.mask) * self.width + y * (self.t + 1) + u])
+
+
+class HeuristicSource(Source):
+    """Additive value to go: sum of h over open boxes + G[filled upper boxes][capped upper total] +
+    (yh[open boxes] when the Yahtzee box holds its points); see yahtzee_cli.solver.approx."""
+
+    def __init__(self, rules: R.RuleSet, h: Sequence[float], G: Sequence[float], yh: Sequence[float], t: int,
+                 saved_value: float) -> None:
+        self.rules = rules
+        self.h = list(h)
+        self.G = G
+        self.yh = list(yh)
+        self.t = t
+        self.saved_value = saved_value
+        self.label = "heuristic value to go, fitted by self-play"
+
+    def value(self, state: ColumnState) -> float:
+        u = min(state.upper, self.t)
+        acc = float(self.G[upper_set(self.rules, state.mask) * (self.t + 1) + u])
+        n_open = 0
+        for b in range(len(self.rules.boxes)):
+            if not state.mask >> b & 1:
+                acc += self.h[b]
+                n_open += 1
+        if state.yfull:
+            acc += self.yh[n_open]
+        return acc
