@@ -15,7 +15,7 @@ from yahtzee_cli.rules import engine as R
 
 solver = pytest.importorskip("yahtzee_cli.solver.exact")
 
-EXPECTED = 254.5877287  # ANCHORS.md: optimal solitaire Yahtzee, official forced joker
+EXPECTED = 254.5877287  # published: optimal solitaire Yahtzee, official forced joker
 EXPECTED_SD = 59.6076
 N = 40_000
 
@@ -35,8 +35,8 @@ def test_optimal_mean_within_three_standard_errors(optimal_run: S.Report) -> Non
 def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
     s = optimal_run.to_dict()
     assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
-    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # ANCHORS.md: about 68%
-    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # ANCHORS.md: about 34%
+    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # published: about 68%
+    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # published: about 34%
     assert s["mean_extra_bonus"] > 0
 
 

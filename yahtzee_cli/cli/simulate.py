@@ -9,6 +9,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
+from ..formats.text import aligned
 from .app import (
     PROBLEM,
     USAGE,
@@ -299,10 +300,7 @@ def render(data: dict[str, Any], rules_name: str) -> str:
     for s in data["seats"]:
         rows.append((str(s["seat"]), s["player"], _num(s["mean"]), _num(s["sd"]), _pct(s["win_rate"]),
                      _pct(s["tie_rate"])))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        lines.append("  ".join(cells))
+    lines += aligned(rows, left=(0, 1))
     for s in data["seats"]:
         lines.append("")
         lines.append(f"seat {s['seat']}: {s['player']}")

@@ -1,4 +1,4 @@
-"""JSON in and out with orjson, and pydantic errors as `/json/pointer: message` lines."""
+"""JSON in and out with orjson (never a NaN), and RFC 6901 JSON Pointers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
 _OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
@@ -39,11 +38,3 @@ def pointer(path: Sequence[str | int]) -> str:
     """RFC 6901 JSON Pointer for a path of keys and indices."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
-
-def validation_errors(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[tuple[str, str]]:
-    """A pydantic ValidationError as (pointer, message) pairs, one per problem."""
-    out = []
-    for err in exc.errors(include_url=False):
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-        out.append((pointer([*prefix, *loc]) or "/", err["msg"]))
-    return out

@@ -23,6 +23,7 @@ from ..errors import GameError, InputError, PositionError
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, log_document, resolve_rules, turn_entry
+from .text import aligned
 from .validate import (
     InProgress,
     LogWalk,
@@ -30,7 +31,6 @@ from .validate import (
     SheetState,
     TurnStep,
     _next_open,
-    _placement,
     check_document,
     check_sheet,
     walk_log,
@@ -51,6 +51,7 @@ __all__ = [
     "roll_choices",
     "replay_game",
     "turn_steps",
+    "walk_steps",
 ]
 
 
@@ -221,18 +222,8 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
     }
 
 
-def _table(rows: list[list[str]]) -> list[str]:
-    """Plain aligned columns: the first left-aligned, the rest right-aligned."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  ".join(cells).rstrip())
-    return out
-
-
 def render(rp: Replay) -> str:
-    """The replay as text: the sheet (boxes x players, derived rows as on seed 002's worked example),
+    """The replay as text: the sheet (boxes x players, derived rows as on a paper score sheet),
     then standings and the state of the game."""
     rules = rp.rules
     mults = rules.settings.multipliers
@@ -270,7 +261,7 @@ def render(rp: Replay) -> str:
         title += " with " + ", ".join(f"{k}={_setting_text(v)}" for k, v in rp.overrides.items())
     if rp.turns is not None:
         title += f", {rp.turns} turn{'s' if rp.turns != 1 else ''}"
-    lines = [title, *_table(rows), ""]
+    lines = [title, *aligned(rows), ""]
     if multi:
         how = "the columns added together" if rules.settings.add_columns else "the best column"
         lines.append(f"Counted: each column times its multiplier; a player's score is {how}.")
@@ -281,17 +272,12 @@ def render(rp: Replay) -> str:
         for p in sorted(rp.players, key=lambda p: p.rank):
             mark = ("winner" if rp.game_over else "leader") if p.rank == 1 else ""
             standing.append([str(p.rank), p.name, str(p.total), mark])
-        lines.extend(_standings(standing))
+        lines.extend(aligned(standing, left=(0, 1, 3)))
     lines.append(_state_line(rp))
     if rp.illegal:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")
         lines.extend(f"  {p}" for p in rp.illegal)
     return "\n".join(lines)
-
-
-def _standings(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].rjust(widths[2])}  {r[3]}".rstrip() for r in rows]
 
 
 def _setting_text(value: Any) -> str:
@@ -432,13 +418,20 @@ def turn_steps(data: Mapping[str, Any], *, overrides: Mapping[str, Any] | None =
     """Every turn of a valid yahtzee-log/1, in order: the player's columns *before* the decision, the
     saved rolls, the rolls and held dice, and the (column, box) chosen with the Option it wrote
     (None for a pass or the in-progress last turn). Raises GameError for an invalid log."""
+    return walk_steps(data, overrides=overrides)[0]
+
+
+def walk_steps(data: Mapping[str, Any], *, overrides: Mapping[str, Any] | None = None,
+               until: int | None = None) -> tuple[list[TurnStep], LogWalk]:
+    """turn_steps of the first `until` turns (all without it), and the walk's end state (whose turn,
+    whether the game is over)."""
     report = _checked(data)
     if report.kind != "log":
         raise InputError("expected a yahtzee-log/1 game log")
     rules = resolve_rules(data["rules"], overrides) if overrides else report.rules
     steps: list[TurnStep] = []
-    walk_log(data, rules, check_claims=not overrides, steps=steps)
-    return steps
+    walk = walk_log(data, rules, until=until, check_claims=not overrides, steps=steps)
+    return steps, walk
 
 
 # --------------------------------------------------------------------------- random games
@@ -488,12 +481,12 @@ def random_log(
         ci = rng.choice([c for c in range(ncols) if p.filled[c] != (1 << len(rs.boxes)) - 1])
         opens = [b for b, v in enumerate(p.scores[ci]) if v is None]
         ys = p.scores[ci][y] if y is not None else None
-        opt = _placement(rs, p.filled[ci], ys, rng.choice(opens), roll)
+        opt = R.placement(rs, p.filled[ci], ys, rng.choice(opens), roll)
         if opt is None:  # e.g. a forced joker or fill-in-order: pick among the legal options
             o = rng.choice(R.options(rs, p.columns, roll))
             ci = o.column
             ys = p.scores[ci][y] if y is not None else None
-            opt = _placement(rs, p.filled[ci], ys, o.box, roll)
+            opt = R.placement(rs, p.filled[ci], ys, o.box, roll)
             assert opt is not None
         p.scores[ci][opt.box] = opt.score
         p.filled[ci] |= 1 << opt.box

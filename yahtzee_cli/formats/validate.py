@@ -21,6 +21,7 @@ from typing import IO, Any
 from ..errors import IllegalMove, RulesError
 from ..rules import engine as R
 from ..rules.engine import Column, Dice, Option, RuleSet
+from .jsonio import pointer
 from .logs import (
     LOG_FORMAT,
     Document,
@@ -169,23 +170,10 @@ class _Tables:
         return i
 
     def values(self, box: int) -> frozenset[int]:
-        """Every score the rules let `box` hold: 0 (a scratch), each roll's natural score, and the
-        joker value of each Yahtzee roll where the rules have jokers."""
+        """rules.box_values, memoised."""
         got = self.possible.get(box)
         if got is None:
-            rs = self.rules
-            vals = {0}
-            vals.update(rs.natural_scores(r)[box] for r in R.rolls(rs.dice))
-            y = rs.yahtzee_index
-            if y is not None and box != y:
-                for face in R.FACES:
-                    yroll = (face,) * rs.dice
-                    if R.joker_active(rs, yroll, rs.boxes[y].points):
-                        # the joker's value in `box` once the roll's own upper box is used
-                        own = rs.upper_index_by_face.get(face)
-                        filled = (1 << own) if own is not None and own != box else 0
-                        vals.add(R.box_value(rs, box, yroll, filled | (1 << y), rs.boxes[y].points))
-            got = self.possible[box] = frozenset(vals)
+            got = self.possible[box] = R.box_values(self.rules, box)
         return got
 
 
@@ -201,15 +189,6 @@ def tables(rules: RuleSet) -> _Tables:
     t = _Tables(rules)
     _TABLES[id(rules)] = (rules, t)
     return t
-
-
-def _placement(rules: RuleSet, filled: int, ys: int | None, box: int, dice: Dice) -> Option | None:
-    """The Option the rules give for writing `dice` in `box` of a column (filled mask, Yahtzee box
-    score), or None when they forbid it."""
-    if filled >> box & 1 or not R.legal_mask(rules, filled, ys, dice) >> box & 1:
-        return None
-    return Option(box, R.box_value(rules, box, dice, filled, ys), R.extra_bonus(rules, dice, ys), 0,
-                  R.joker_active(rules, dice, ys))
 
 
 # --------------------------------------------------------------------------- state
@@ -711,9 +690,6 @@ def _all_ints(lists: list[Any]) -> bool:
     return True
 
 
-_IN_PROGRESS = object()
-
-
 # --------------------------------------------------------------------------- sheets
 
 
@@ -763,10 +739,6 @@ def _bonus_unit(rules: RuleSet) -> int:
     """What one extra Yahtzee earns once the Yahtzee box holds its full value (0: no bonus box)."""
     y = rules.yahtzee_index
     return 0 if y is None else _unit_for(rules, rules.boxes[y].points)
-
-
-def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _ranges(values: frozenset[int]) -> str:
@@ -826,7 +798,7 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
             bonus_value: int | None = None
             bonus_key = ""
             for key, value in boxes.items():
-                kpath = f"{path}/{_esc(key)}"
+                kpath = path + pointer([key])
                 try:
                     what, ref = sheet_row(rules, key)
                 except RulesError as exc:
@@ -862,7 +834,7 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
                         given[ref] = (kpath, value)
             # -- the extra-Yahtzee bonus
             if bonus_value is not None:
-                bpath = f"{path}/{_esc(bonus_key)}"
+                bpath = path + pointer([bonus_key])
                 ys = scores[y] if y is not None else None
                 unit_src = reprice_from or rules
                 unit = _bonus_unit(unit_src)

@@ -32,7 +32,8 @@ from typing import Any, Literal
 
 from ..errors import InputError, PositionError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
-from ..formats.replay import TurnStep, turn_steps
+from ..formats.replay import TurnStep, walk_steps
+from ..formats.text import aligned
 from ..rules import engine as R
 from ..strategy import turn as P
 from ..strategy.sources import Source
@@ -248,10 +249,8 @@ class Analyzer:
         GameError (every problem) when the log is not valid, InputError for a sheet."""
         if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
             raise InputError("a score sheet has no turns to grade; grading needs a yahtzee-log/1 game log")
-        steps = turn_steps(data)
+        steps, walk = walk_steps(data, until=until)
         rules = resolve_rules(data["rules"])
-        if until is not None:
-            steps = [s for s in steps if s.index < until]
         src = self.source(rules)
         summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
         decisions: list[Decision] = []
@@ -259,23 +258,8 @@ class Analyzer:
             summaries[d.player].add(d)
             if keep_decisions:
                 decisions.append(d)
-        over = bool(steps) and not steps[-1].in_progress and _game_over(rules, steps, data)
+        over = bool(steps) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game)
-
-
-def _game_over(rules: R.RuleSet, steps: Sequence[TurnStep], data: Mapping[str, Any]) -> bool:
-    """Every player's sheet is full after the steps (each player's last turn filled their last box)."""
-    last: dict[str, TurnStep] = {}
-    for s in steps:
-        last[s.name] = s
-    players = list(dict.fromkeys(data.get("players") or []))
-    if set(last) != set(players):
-        return False
-    for s in last.values():
-        open_boxes = sum(1 for c in s.columns for v in c.scores if v is None)
-        if s.passed or s.in_progress or open_boxes != 1:
-            return False
-    return True
 
 
 def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: Kind, inferred: bool,
@@ -392,13 +376,6 @@ def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int, rolled: bool = False) 
     return f"{rules.keys[c.box]}{col} {c.score}{bonus}"
 
 
-def _table(rows: list[list[str]], left: Sequence[int]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  " + "  ".join(cells).rstrip())
-    return out
 
 
 def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
@@ -413,7 +390,7 @@ def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[
                     + ([d.player] if player else [])
                     + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
                        f"{d.best.value:.4f}", f"{d.regret:.4f}"])
-    return _table(rows, sorted(left))
+    return aligned(rows, left, indent="  ")
 
 
 def _kind_line(exact: bool, source: str, rules_name: str) -> str:
@@ -438,7 +415,7 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
     rows = [["Player", "Expected loss", "Decisions", "Inferred keeps"]]
     for p in ga.players:
         rows.append([p.name, f"{p.loss:.4f}", str(p.decisions), str(p.inferred)])
-    lines.extend(_table(rows, [0]))
+    lines.extend(aligned(rows, indent="  "))
     any_inferred = any(p.inferred for p in ga.players)
     for p in ga.players:
         worst = [d for d in p.worst if d.regret > 0]
@@ -468,7 +445,7 @@ def render_totals(t: Totals) -> str:
     for p in t.players.values():
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
                      str(p.decisions), str(p.inferred)])
-    lines.extend(_table(rows, [0]))
+    lines.extend(aligned(rows, indent="  "))
     for p in t.players.values():
         worst = [d for d in p.worst if d.regret > 0]
         lines.append("")

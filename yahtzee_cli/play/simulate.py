@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import RulesError, SimulationError, StrategyError
 from ..formats.jsonio import dumps, loads
+from ..formats.logs import dump_line, log_document, turn_entry
 from ..rules import engine as R
 from ..solver.games import GameBatch
 from ..solver.totals import numba_threads, sheet_totals
@@ -40,7 +41,6 @@ BUILTIN = ("optimal", "greedy", "random")
 COMPILED = ("optimal", "greedy")  # played by the solver's compiled `play`
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 MAX_SEED = 2**63 - 1
-LOG_FORMAT = "yahtzee-log/1"
 DASK_CONNECT_TIMEOUT = "10s"
 
 __all__ = [
@@ -74,12 +74,10 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy in COMPILED:
-        try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver.policy")
-        except ImportError as exc:
-            raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
+        from ..solver import policy
+
         with numba_threads(threads):
-            batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
+            batch: GameBatch = policy.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
@@ -90,12 +88,10 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     for strategy in dict.fromkeys(strategies):
         if strategy not in COMPILED:
             continue
+        from ..solver import policy
+
         try:
-            solver: Any = importlib.import_module("yahtzee_cli.solver.policy")
-        except ImportError as exc:
-            raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
-        try:
-            solver.value_to_go_for(rules, strategy, say)
+            policy.value_to_go_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
 
@@ -579,50 +575,12 @@ def default_names(strategies: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _turn_entry(player: str, rolls: Sequence[Sequence[int]], *, held: Sequence[Sequence[int]] | None = None,
-                box: str | None = None, column: int | None = None, score: int | None = None,
-                passed: bool = False) -> dict[str, Any]:
-    """Issue 3's turn shape, used only while `yahtzee_cli.logs` (which has the same helper) is absent."""
-    turn: dict[str, Any] = {"player": player, "rolls": [list(r) for r in rolls]}
-    if held is not None:
-        turn["held"] = [list(h) for h in held]
-    if column is not None:
-        turn["column"] = column
-    turn["box"] = None if passed else box
-    if score is not None:
-        turn["score"] = score
-    return turn
-
-
-def _log_document(rules: Any, players: Sequence[str], turns: Sequence[Any] = (),
-                  meta: Any = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"format": LOG_FORMAT, "rules": rules, "players": list(players), "turns": list(turns)}
-    if meta is not None:
-        doc["meta"] = dict(meta)
-    return doc
-
-
-def _dump_line(document: Any) -> bytes:
-    return dumps(document) + b"\n"
-
-
-@cache
-def _log_helpers() -> tuple[Any, Any, Any]:
-    """turn_entry, log_document, dump_line from the log module (issue 3), or the equivalents above."""
-    try:
-        logs: Any = importlib.import_module("yahtzee_cli.formats.logs")
-    except ImportError:  # pragma: no cover - only before the log module exists
-        return _turn_entry, _log_document, _dump_line
-    return logs.turn_entry, logs.log_document, logs.dump_line
-
-
 def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatch], seed: int | None = None,
               strategies: Sequence[str] = ()) -> bytes:
-    """NDJSON game logs (issue 3's `yahtzee-log/1`): one line per game, the seats' turns round-robin,
+    """NDJSON game logs (`yahtzee-log/1`): one line per game, the seats' turns round-robin,
     each with the dice after every roll, the dice held before every reroll, the box (null for a pass),
     its 1-based column on multi-column sheets, and the score written. `meta` records the seed, the
     game's index and the strategies, so any game can be played again."""
-    turn_entry, log_document, dump_line = _log_helpers()
     spec = rules_spec(rules)
     keys = rules.keys
     multi = rules.settings.columns > 1

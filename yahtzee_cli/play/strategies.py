@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -280,7 +281,7 @@ def load_user_strategy(spec: str) -> UserStrategy:
     mod_name, _, func_name = spec.rpartition(":")
     try:
         if mod_name.endswith(".py"):
-            name = "yahtzee_user_strategy_" + str(abs(hash(mod_name)))
+            name = f"yahtzee_user_strategy_{zlib.crc32(mod_name.encode()):08x}"
             loader = importlib.util.spec_from_file_location(name, mod_name)
             if loader is None or loader.loader is None:
                 raise ImportError(f"cannot load {mod_name}")

@@ -4,8 +4,8 @@ A rule set is data: a dice count, an ordered list of boxes (each an instance of 
 box kinds with parameters) and a block of house-rule settings. Every command (score, validate,
 replay, hint, simulate, solve) asks this module and never re-implements a rule.
 
-Sources: ../shared/seeds (Hasbro Yahtzee, Scandinavian Yatzy, Forced/Maxi/Triple variants,
-Kniffel, the eight house-rule settings). Where they differ, the reading is a preset or a setting.
+Rules covered: Hasbro's Yahtzee, Scandinavian Yatzy, Forced/Maxi/Triple variants, Kniffel, and
+the eight common house-rule settings. Where they differ, the reading is a preset or a setting.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def joker_value(box: Box, dice: Dice) -> int:
 
 
 class Settings(BaseModel):
-    """House-rule settings (seed 002's eight, plus column multipliers and saved rolls)."""
+    """House-rule settings (the eight common variations, plus column multipliers and saved rolls)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -667,7 +667,8 @@ def extra_bonus_points(yahtzee_roll: bool, yahtzee_full: bool, extra: int) -> in
     return extra if yahtzee_roll and yahtzee_full else 0
 
 
-def _own_bit(rules: RuleSet, dice: Dice) -> int:
+def own_box_bit(rules: RuleSet, dice: Dice) -> int:
+    """The bit of the upper box of the roll's first face (a Yahtzee's own box; 0 when there is none)."""
     own = rules.upper_index_by_face.get(dice[0])
     return 0 if own is None else 1 << own
 
@@ -694,16 +695,34 @@ def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dic
     """Bitmask of the boxes `dice` may go in, given the filled boxes of its column."""
     open_ = ((1 << len(rules.boxes)) - 1) & ~filled
     forced = rules.settings.joker == "forced" and joker_active(rules, dice, yahtzee_score)
-    return legal_bits(open_, rules.settings.fill_in_order, forced, _own_bit(rules, dice), rules.lower_bits)
+    return legal_bits(open_, rules.settings.fill_in_order, forced, own_box_bit(rules, dice), rules.lower_bits)
 
 
 def box_value(rules: RuleSet, box: int, dice: Dice, filled: int, yahtzee_score: int | None) -> int:
     """What `dice` writes in `box`: the natural score, or a joker's full value."""
     b = rules.boxes[box]
     open_ = ((1 << len(rules.boxes)) - 1) & ~filled
-    if joker_full_value(joker_active(rules, dice, yahtzee_score), open_, _own_bit(rules, dice)):
+    if joker_full_value(joker_active(rules, dice, yahtzee_score), open_, own_box_bit(rules, dice)):
         return joker_value(b, dice)
     return rules.natural_scores(dice)[box]
+
+
+def box_values(rules: RuleSet, box: int) -> frozenset[int]:
+    """Every score the rules let `box` hold: 0 (a scratch), each roll's natural score, and the joker
+    value of each Yahtzee roll where the rules have jokers."""
+    vals = {0}
+    vals.update(rules.natural_scores(r)[box] for r in rolls(rules.dice))
+    y = rules.yahtzee_index
+    if y is not None and box != y:
+        full = rules.boxes[y].points
+        for face in FACES:
+            yroll = (face,) * rules.dice
+            if joker_active(rules, yroll, full):
+                # the joker's value in `box` once the roll's own upper box is used
+                own = rules.upper_index_by_face.get(face)
+                filled = (1 << own) if own is not None and own != box else 0
+                vals.add(box_value(rules, box, yroll, filled | (1 << y), full))
+    return frozenset(vals)
 
 
 def column_options(rules: RuleSet, column: Column, dice: Dice, index: int = 0) -> list[Option]:
@@ -744,7 +763,7 @@ def roll_context(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> RollC
     """The RollContext of sorted `dice` in a column whose Yahtzee box holds `yahtzee_score`
     (depends on nothing else, so callers may memoise it per (dice, yahtzee_score))."""
     joker = joker_active(rules, dice, yahtzee_score)
-    return RollContext(joker, joker and rules.settings.joker == "forced", _own_bit(rules, dice),
+    return RollContext(joker, joker and rules.settings.joker == "forced", own_box_bit(rules, dice),
                        extra_bonus(rules, dice, yahtzee_score), rules.natural_scores(dice))
 
 

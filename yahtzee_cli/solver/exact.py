@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..rules.engine import JOKER_CODES, RuleSet, extra_bonus_points, most_rolls, rolls_allowed
+from ..rules.engine import JOKER_CODES, RuleSet, box_values, extra_bonus_points, most_rolls, rolls_allowed
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
@@ -92,9 +92,7 @@ def layout(rules: RuleSet) -> Layout:
 
     upper = list(rules.upper_indices)
     sub_of = upper_set(rules, all_masks)
-    # Scores a box can receive: natural scores, and joker values of Yahtzee rolls.
-    yr = sc.yahtzee_roll
-    vals = [sorted(set(sc.natural[:, b].tolist()) | set(sc.joker[yr, b].tolist())) for b in range(nb)]
+    vals = {b: sorted(box_values(rules, b)) for b in upper}  # scores an upper box can hold
     # Lanes to compute per set of filled upper boxes: the reachable capped totals, except that every
     # total too far below the threshold to reach it behaves the same (the bonus is lost, nothing
     # else depends on u), so one of them ("dead", computed first) stands for all (copied to dlist).
@@ -133,8 +131,7 @@ def box_variants(rules: RuleSet, sc: Scores, nyt: int) -> tuple[IntArray, IntArr
     (rules.extra_bonus pays later Yahtzees only while it holds its full points)."""
     nb = sc.n_boxes
     upper = set(rules.upper_indices)
-    yr = sc.yahtzee_roll
-    vals = [sorted(set(sc.natural[:, b].tolist()) | set(sc.joker[yr, b].tolist())) for b in range(nb)]
+    vals = {b: sorted(box_values(rules, b)) for b in upper}
     R = sc.natural.shape[0]
     vmax = max([len(vals[b]) for b in sorted(upper)] + [2])
     nvar = np.ones(nb, dtype=np.int64)

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from ..rules.engine import FACES, JOKER_CODES, RuleSet, joker_value, rolls
+from ..rules.engine import FACES, JOKER_CODES, RuleSet, joker_value, own_box_bit, rolls
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -171,11 +171,7 @@ def score_tables(rules: RuleSet) -> Scores:
     natural = np.array([rules.natural_scores(r) for r in roll_list], dtype=np.int64)
     joker = np.array([[joker_value(b, r) for b in rules.boxes] for r in roll_list], dtype=np.int64)
     yroll = np.array([rules.is_yahtzee(r) for r in roll_list], dtype=np.bool_)
-    own = np.array(
-        [1 << rules.upper_index_by_face[r[0]] if rules.is_yahtzee(r) and r[0] in rules.upper_index_by_face else 0
-         for r in roll_list],
-        dtype=np.int64,
-    )
+    own = np.array([own_box_bit(rules, r) if rules.is_yahtzee(r) else 0 for r in roll_list], dtype=np.int64)
     upper_face = np.array([b.face if b.kind == "upper" and b.face else 0 for b in rules.boxes], dtype=np.int64)
     y = rules.yahtzee_index
     s = rules.settings
