@@ -10,9 +10,27 @@ problem found in the input (an invalid game, an illegal move, an unreadable file
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
 
 USAGE = 2  # exit status: the request itself is not valid
 PROBLEM = 1  # exit status: a problem found in the input
+
+
+def pointer(path: Sequence[str | int]) -> str:
+    """RFC 6901 JSON Pointer for a path of keys and indices (where in a document a problem is)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def validation_errors(exc: ValidationError) -> list[tuple[list[str | int], dict[str, Any]]]:
+    """A pydantic ValidationError as (location, error) pairs, one per problem, without the
+    `function-...` steps pydantic adds for validators; callers word the error their way."""
+    out: list[tuple[list[str | int], dict[str, Any]]] = []
+    for err in exc.errors(include_url=False):
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        out.append((loc, dict(err)))
+    return out
 
 
 class YahtzeeError(ValueError):

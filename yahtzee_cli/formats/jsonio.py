@@ -1,9 +1,8 @@
-"""JSON in and out with orjson (never a NaN), and RFC 6901 JSON Pointers."""
+"""JSON in and out with orjson (never a NaN)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -32,9 +31,4 @@ def dumps(obj: Any, *, indent: bool = False) -> bytes:
 
 def loads(data: bytes | str) -> Any:
     return orjson.loads(data)
-
-
-def pointer(path: Sequence[str | int]) -> str:
-    """RFC 6901 JSON Pointer for a path of keys and indices."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 

@@ -44,9 +44,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError, RulesError
+from ..errors import InputError, RulesError, pointer, validation_errors
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
-from .jsonio import pointer
 
 LOG_FORMAT = "yahtzee-log/1"
 SHEET_FORMAT = "yahtzee-sheet/1"
@@ -291,8 +290,7 @@ def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
 def schema_problems(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[Problem]:
     """A pydantic ValidationError as Problems (pointer + sentence), one per error."""
     out: list[Problem] = []
-    for err in exc.errors(include_url=False):
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+    for loc, err in validation_errors(exc):
         # Drop the union tags pydantic puts in the location of the `rules` field.
         if len(loc) >= 2 and loc[0] == "rules" and loc[1] in _RULES_TAGS:
             loc = [loc[0], *loc[2:]]

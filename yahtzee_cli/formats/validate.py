@@ -18,10 +18,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..errors import IllegalMove, RulesError
+from ..errors import IllegalMove, RulesError, pointer
 from ..rules import engine as R
 from ..rules.engine import Column, Dice, Option, RuleSet
-from .jsonio import pointer
 from .logs import (
     LOG_FORMAT,
     Document,

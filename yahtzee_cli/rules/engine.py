@@ -21,7 +21,7 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..errors import IllegalMove, RulesError
+from ..errors import IllegalMove, RulesError, pointer, validation_errors
 
 Dice = tuple[int, ...]
 BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
@@ -477,12 +477,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 DEFAULT_PRESET = "yahtzee"
 
 
-def _settings_error(exc: ValidationError) -> RulesError:
-    msgs = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "settings"
-        msgs.append(f"{loc}: {err['msg']}")
-    return RulesError("invalid setting " + "; ".join(msgs))
+def _invalid(what: str, exc: ValidationError) -> RulesError:
+    """A pydantic error in a rule set or its settings as one RulesError: `what /pointer: message; ...`."""
+    return RulesError(f"{what} " + "; ".join(f"{pointer(loc) or '/'}: {err['msg']}"
+                                           for loc, err in validation_errors(exc)))
 
 
 def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Settings:
@@ -498,7 +496,7 @@ def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Sett
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
-        raise _settings_error(exc) from None
+        raise _invalid("invalid setting", exc) from None
 
 
 def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
@@ -533,10 +531,7 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
     try:
         return RuleSet.model_validate({**data, "settings": merged})
     except ValidationError as exc:
-        errs = "; ".join(
-            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"] for e in exc.errors()
-        )
-        raise RulesError(f"invalid custom rules: {errs}") from None
+        raise _invalid("invalid custom rules:", exc) from None
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
