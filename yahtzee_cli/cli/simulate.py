@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,9 @@ from .app import (
     warn,
     write_json,
 )
+
+if TYPE_CHECKING:
+    from ..play.simulate import Report
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 
@@ -70,44 +73,16 @@ def simulate(
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
     rs = get_rules(rules, set_)
     from ..errors import SimulationError, StrategyError
-    from ..play.simulate import MAX_SEED, check_strategy, choose_seed, prepare
+    from ..play.simulate import choose_seed, prepare
     from ..play.simulate import simulate as run
 
-    if strategy is not None and players is not None:
-        fail("give --strategy or --players, not both")
-    names = players.split(",") if players is not None else [strategy or "optimal"]
-    if any(not n.strip() for n in names):
-        fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
-    try:
-        names = [check_strategy(n) for n in names]
-    except StrategyError as exc:
-        fail(str(exc))
-    if games < 1:
-        fail(f"--games must be at least 1, got {games}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
-    if workers is not None and workers < 1:
-        fail(f"--workers must be at least 1, got {workers}")
-    if backend not in ("local", "dask"):
-        fail(f"unknown backend {backend!r}; valid: local, dask")
-    if scheduler is not None and backend != "dask":
-        fail("--scheduler needs --backend dask")
-    if json and log_out == "-":
-        fail("--json and --log-out - both want stdout; write the logs to a file")
+    names = _seats(strategy, players)
+    _check_options(games, seed, workers, backend, scheduler, json, log_out)
     try:
         prepare(rs, names, warn)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
-
-    sink_file: IO[bytes] | None = None
-    if log_out == "-":
-        sink_file = sys.stdout.buffer
-    elif log_out is not None:
-        try:
-            sink_file = open(log_out, "wb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
-
+    sink_file = _open_log(log_out)
     if seed is None:
         seed = choose_seed()
         warn(f"seed {seed} (repeat this run with --seed {seed})")
@@ -128,9 +103,7 @@ def simulate(
         with stop:
             report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
                          log_sink=sink if sink_file is not None else None, on_progress=on_progress)
-    except StrategyError as exc:
-        fail(str(exc), PROBLEM)
-    except SimulationError as exc:
+    except (StrategyError, SimulationError) as exc:
         fail(str(exc), PROBLEM)
     except BrokenPipeError:
         _quiet_stdout()
@@ -140,6 +113,57 @@ def simulate(
             progress.stop()
         if sink_file is not None and sink_file is not sys.stdout.buffer:
             sink_file.close()
+    _print_report(report, json, log_out, timed=progress is not None)
+
+
+def _seats(strategy: str | None, players: str | None) -> list[str]:
+    """The strategy of each seat, checked (user modules are imported)."""
+    from ..errors import StrategyError
+    from ..play.simulate import check_strategy
+
+    if strategy is not None and players is not None:
+        fail("give --strategy or --players, not both")
+    names = players.split(",") if players is not None else [strategy or "optimal"]
+    if any(not n.strip() for n in names):
+        fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
+    try:
+        return [check_strategy(n) for n in names]
+    except StrategyError as exc:
+        fail(str(exc))
+
+
+def _check_options(games: int, seed: int | None, workers: int | None, backend: str, scheduler: str | None,
+                   json: bool, log_out: str | None) -> None:
+    from ..play.simulate import MAX_SEED
+
+    if games < 1:
+        fail(f"--games must be at least 1, got {games}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
+    if workers is not None and workers < 1:
+        fail(f"--workers must be at least 1, got {workers}")
+    if backend not in ("local", "dask"):
+        fail(f"unknown backend {backend!r}; valid: local, dask")
+    if scheduler is not None and backend != "dask":
+        fail("--scheduler needs --backend dask")
+    if json and log_out == "-":
+        fail("--json and --log-out - both want stdout; write the logs to a file")
+
+
+def _open_log(log_out: str | None) -> IO[bytes] | None:
+    """Where --log-out writes: stdout for -, a file, or nowhere."""
+    if log_out == "-":
+        return sys.stdout.buffer
+    if log_out is None:
+        return None
+    try:
+        return open(log_out, "wb")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
+
+
+def _print_report(report: Report, json: bool, log_out: str | None, *, timed: bool) -> None:
+    """The summary on stdout (stderr when the logs go to stdout), then the speed and any interruption."""
     if log_out == "-":
         try:
             sys.stdout.buffer.flush()
@@ -151,12 +175,12 @@ def simulate(
         write_json(data)
     else:
         out = sys.stderr if log_out == "-" else sys.stdout
-        out.write(render(data, rs.name))
+        out.write(render(data, report.rules.name))
         out.flush()
-    if progress is not None and report.seconds > 0:
+    if timed and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if report.interrupted:
-        warn(f"interrupted: the summary covers the {report.games:,} games finished of {games:,}")
+        warn(f"interrupted: the summary covers the {report.games:,} games finished of {report.games_requested:,}")
         raise typer.Exit(INTERRUPTED)
 
 

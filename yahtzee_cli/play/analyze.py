@@ -57,7 +57,7 @@ WORST = 5  # worst decisions kept per player
 DIGITS = 6  # decimals of values and regrets in JSON
 TIE = 1e-9  # a move within this of the best is one of the best (shown as the best move)
 
-Kind = Literal["keep", "stop", "box"]
+DecisionKind = Literal["keep", "stop", "box"]
 
 
 # --------------------------------------------------------------------------- decisions
@@ -80,7 +80,7 @@ class Decision:
     player: str
     round: int
     roll: int
-    kind: Kind
+    kind: DecisionKind
     dice: R.Dice
     rolls_left: int
     made: P.Choice
@@ -262,7 +262,7 @@ class Analyzer:
         return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game)
 
 
-def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: Kind, inferred: bool,
+def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: DecisionKind, inferred: bool,
               game: int) -> Decision:
     best = made if made.regret <= TIE else ev.best
     regret = made.regret if made.regret > TIE else 0.0

@@ -230,6 +230,10 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
 
 # --------------------------------------------------------------------------- user strategies
 
+# A user strategy's turn as recorded: the dice after each roll, the dice held before each reroll,
+# the column and box written (-1, -1 for a pass).
+TurnRecord = tuple[list[list[int]], list[list[int]], int, int]
+
 
 class ChunkCancelled(RuntimeError):
     """A chunk given up at the caller's request (an interrupted run)."""
@@ -372,73 +376,11 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     scores = np.zeros((n_games, n_cols, n_boxes), dtype=np.int64)
     ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
     totals = np.zeros(n_games, dtype=np.int64)
-    rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
+    rec: list[list[TurnRecord]] = []
     for i in range(n_games):
         if should_stop is not None and should_stop():
             raise ChunkCancelled(f"stopped before game {first_game + i}")
-        game = first_game + i
-        st = np.uint64(stream(seed, game, seat))
-        columns = [R.Column.empty(rules) for _ in range(n_cols)]
-        saved = 0
-        turns: list[tuple[list[list[int]], list[list[int]], int, int]] = []
-        t = 0
-        while not all(c.is_full for c in columns):
-            if t >= limit:
-                raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
-                                    f"after {limit} turns")
-            where = f"game {game}, seat {seat}, turn {t + 1}"
-            budget = R.rolls_allowed(rules, saved)
-            dice: list[int] = []
-            for _ in range(rules.dice):
-                f, st = _draw(st)
-                dice.append(f)
-            rolls = [list(dice)]
-            helds: list[list[int]] = []
-            used = 1
-            stopped = False
-            while True:
-                d = tuple(dice)
-                opts = R.options(rules, columns, d)
-                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
-                               tuple(opts), R.may_pass(rules, opts))
-                try:
-                    answer = func(pos)
-                except Exception as exc:  # a crash in user code is reported with where it happened
-                    raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
-                if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
-                    if pos.rolls_left <= 0:
-                        raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
-                                            f"({where}, dice {list(d)}); it must name a box")
-                    kept_pos = _take_keep(list(answer), d)
-                    if kept_pos is None:
-                        raise StrategyError(f"strategy {spec} kept {list(answer)}, which are not among the dice "
-                                            f"{list(d)} ({where})")
-                    if len(kept_pos) == len(d):
-                        stopped = True
-                        continue
-                    kept = sorted(d[p] for p in kept_pos)
-                    dice = list(kept)
-                    for _ in range(rules.dice - len(kept)):
-                        f, st = _draw(st)
-                        dice.append(f)
-                    helds.append(sorted(kept))
-                    rolls.append(list(dice))
-                    used += 1
-                    continue
-                if answer is None:
-                    if not pos.may_pass:
-                        raise StrategyError(f"strategy {spec} passed, which is not allowed ({where}, dice "
-                                            f"{list(d)}): a pass needs must_zero off and a roll scoring nothing")
-                    turns.append((rolls, helds, -1, -1))
-                    break
-                place = _find_place(rules, columns, answer, opts, d)
-                if isinstance(place, str):
-                    raise StrategyError(f"strategy {spec} made an illegal move ({where}, dice {list(d)}): {place}")
-                columns[place.column], _ = R.place(rules, columns[place.column], place.box, d)
-                turns.append((rolls, helds, place.column, place.box))
-                break
-            saved = R.saved_after(rules, saved, used)
-            t += 1
+        columns, turns = _user_game(rules, spec, func, seed, first_game + i, seat, limit)
         for c, column in enumerate(columns):
             scores[i, c] = [s if s is not None else -1 for s in column.scores]
             ybonus[i, c] = column.yahtzee_bonus
@@ -450,8 +392,81 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     return batch
 
 
+def _user_game(rules: R.RuleSet, spec: str, func: UserStrategy, seed: int, game: int, seat: int,
+               limit: int) -> tuple[list[R.Column], list[TurnRecord]]:
+    """One game of a user strategy: the final sheet and each turn's record."""
+    st = np.uint64(stream(seed, game, seat))
+    columns = [R.Column.empty(rules) for _ in range(rules.settings.columns)]
+    saved = 0
+    turns: list[TurnRecord] = []
+    t = 0
+    while not all(c.is_full for c in columns):
+        if t >= limit:
+            raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
+                                f"after {limit} turns")
+        st, used, turn = _user_turn(rules, spec, func, columns, st, R.rolls_allowed(rules, saved), t, game, seat)
+        turns.append(turn)
+        saved = R.saved_after(rules, saved, used)
+        t += 1
+    return columns, turns
+
+
+def _user_turn(rules: R.RuleSet, spec: str, func: UserStrategy, columns: list[R.Column], st: Any, budget: int,
+               t: int, game: int, seat: int) -> tuple[Any, int, TurnRecord]:
+    """One turn of a user strategy on `columns` (written in place): the dice stream's next state, the
+    rolls used and the turn's record. Every answer is checked by the rules module."""
+    where = f"game {game}, seat {seat}, turn {t + 1}"
+    dice: list[int] = []
+    for _ in range(rules.dice):
+        f, st = _draw(st)
+        dice.append(f)
+    rolls = [list(dice)]
+    helds: list[list[int]] = []
+    used = 1
+    stopped = False
+    while True:
+        d = tuple(dice)
+        opts = R.options(rules, columns, d)
+        pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
+                       tuple(opts), R.may_pass(rules, opts))
+        try:
+            answer = func(pos)
+        except Exception as exc:  # a crash in user code is reported with where it happened
+            raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
+        if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
+            if pos.rolls_left <= 0:
+                raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
+                                    f"({where}, dice {list(d)}); it must name a box")
+            kept_pos = _take_keep(list(answer), d)
+            if kept_pos is None:
+                raise StrategyError(f"strategy {spec} kept {list(answer)}, which are not among the dice "
+                                    f"{list(d)} ({where})")
+            if len(kept_pos) == len(d):
+                stopped = True
+                continue
+            kept = sorted(d[p] for p in kept_pos)
+            dice = list(kept)
+            for _ in range(rules.dice - len(kept)):
+                f, st = _draw(st)
+                dice.append(f)
+            helds.append(sorted(kept))
+            rolls.append(list(dice))
+            used += 1
+            continue
+        if answer is None:
+            if not pos.may_pass:
+                raise StrategyError(f"strategy {spec} passed, which is not allowed ({where}, dice "
+                                    f"{list(d)}): a pass needs must_zero off and a roll scoring nothing")
+            return st, used, (rolls, helds, -1, -1)
+        place = _find_place(rules, columns, answer, opts, d)
+        if isinstance(place, str):
+            raise StrategyError(f"strategy {spec} made an illegal move ({where}, dice {list(d)}): {place}")
+        columns[place.column], _ = R.place(rules, columns[place.column], place.box, d)
+        return st, used, (rolls, helds, place.column, place.box)
+
+
 def _pack_record(batch: GameBatch, rules: R.RuleSet,
-                 rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]]) -> None:
+                 rec: list[list[TurnRecord]]) -> None:
     g_n = len(rec)
     t_n = max((len(turns) for turns in rec), default=1) or 1
     r_n = max((len(r) for turns in rec for r, _, _, _ in turns), default=1)
