@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO as ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-PKG = Path(__file__).resolve().parents[2] / "yahtzee_cli"
+PKG = REPO / "yahtzee_cli"
 
 # What each layer may import (besides itself). Top to bottom: cli -> api -> play -> solver ->
 # strategy -> rules -> errors, with formats beside strategy (both pure, neither needs the other).

@@ -6,12 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import orjson
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import REPO as ROOT
 
 
 def test_score_box_examples_from_the_issue(cli):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import orjson
 import pytest
+from conftest import FIXTURES as FIX
 
 from yahtzee_cli.errors import InputError
 from yahtzee_cli.formats.logs import (
@@ -28,8 +28,6 @@ from yahtzee_cli.formats.logs import (
 from yahtzee_cli.formats.replay import random_log
 from yahtzee_cli.rules import engine as R
 
-ROOT = Path(__file__).resolve().parents[2]
-FIX = ROOT / "fixtures"
 GAME = {"format": LOG_FORMAT, "rules": "yahtzee", "players": ["Anna"],
         "turns": [{"player": "Anna", "rolls": [[1, 2, 3, 4, 5]], "box": "large_straight", "score": 40}]}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import FIXTURES as FIX
 
 from yahtzee_cli.errors import GameError
 from yahtzee_cli.formats.logs import SHEET_FORMAT
@@ -22,8 +23,6 @@ from yahtzee_cli.formats.replay import (
     turn_steps,
 )
 from yahtzee_cli.rules import engine as R
-
-FIX = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def load(path: str) -> dict:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import json
 import random
-from pathlib import Path
 
 import orjson
 import pytest
+from conftest import FIXTURES as FIX
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,7 +62,6 @@ def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
 
 # --------------------------------------------------------------------------- fixtures
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures"
 INVALID = sorted(p.stem for p in (FIX / "invalid").glob("*.json"))
 VALID = sorted(p.name for p in (FIX / "logs").iterdir()) + sorted(
     f"../sheets/{p.name}" for p in (FIX / "sheets").iterdir()

@@ -14,29 +14,17 @@ import copy
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import FIXTURES as FIX
 
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import analyze as A
 from yahtzee_cli.play.hint import hint
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as P
-
-ROOT = Path(__file__).resolve().parents[2]
-FIX = ROOT / "fixtures"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One table cache for the whole module (each table is built once)."""
-    path = tmp_path_factory.mktemp("analyze-tables")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("YAHTZEE_CACHE_DIR", str(path))
-        yield path
 
 
 def _simulate(tmp: Path, strategy: str, games: int, seed: int) -> list[dict[str, Any]]:
@@ -52,13 +40,13 @@ def _simulate(tmp: Path, strategy: str, games: int, seed: int) -> list[dict[str,
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> dict[str, list[dict[str, Any]]]:
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("analyze-logs")
     return {s: _simulate(tmp, s, 3, 20 + i) for i, s in enumerate(("optimal", "greedy", "random"))}
 
 
 @pytest.fixture(scope="module")
-def analyzer(cache_dir: Path) -> A.Analyzer:
+def analyzer() -> A.Analyzer:
     return A.Analyzer()
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO as ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,6 @@ from yahtzee_cli.play import strategies as ST
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver.totals import sheet_totals
 
-ROOT = Path(__file__).resolve().parents[2]
 PRESETS = list(R.PRESETS)
 
 

@@ -32,32 +32,6 @@ ANCHORS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("tables")
-
-
-@pytest.fixture(autouse=True)
-def _cache_env(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(cache_dir))
-
-
-@pytest.fixture(scope="module")
-def yahtzee_table(cache_dir: Path) -> solver.Table:
-    import os
-
-    old = os.environ.get("YAHTZEE_CACHE_DIR")
-    os.environ["YAHTZEE_CACHE_DIR"] = str(cache_dir)
-    try:
-        tab, _ = solver.get_table(R.preset("yahtzee"))
-    finally:
-        if old is None:
-            os.environ.pop("YAHTZEE_CACHE_DIR")
-        else:
-            os.environ["YAHTZEE_CACHE_DIR"] = old
-    return tab
-
-
 @pytest.mark.parametrize(("name", "sets", "expected"), ANCHORS, ids=[f"{n}-{s}" for n, s, _ in ANCHORS])
 def test_anchor_expected_scores(name: str, sets: dict[str, object], expected: float) -> None:
     tab = solver.build(R.preset(name, sets), moments=False)

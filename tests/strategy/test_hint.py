@@ -8,25 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES as FIX
 
 from yahtzee_cli.errors import PositionError
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play.hint import source_for
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as position
-
-ROOT = Path(__file__).resolve().parents[2]
-FIX = ROOT / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("hint-tables")
-
-
-@pytest.fixture(autouse=True)
-def _cache_env(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(cache_dir))
 
 
 def test_issue_example(cli: object) -> None:
@@ -159,13 +147,13 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
     assert solved["exact"] is False and solved["games"] == 500 and solved["expected"] > 0
 
 
-def test_hint_with_a_cached_table_never_imports_numpy(cache_dir: Path) -> None:
+def test_hint_with_a_cached_table_never_imports_numpy(table_cache: Path) -> None:
     rules = R.preset("yahtzee")
     source_for(rules)  # table in the cache
     code = ("import sys; from yahtzee_cli.cli import main; sys.argv=['yahtzee','hint','1','3','3','5','6'];\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "assert 'numpy' not in sys.modules and 'numba' not in sys.modules, 'heavy import'")
-    env = {**os.environ, "YAHTZEE_CACHE_DIR": str(cache_dir)}
+    env = {**os.environ, "YAHTZEE_CACHE_DIR": str(table_cache)}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode == 0, res.stderr
     assert "251.4054" in res.stdout
