@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
 from .compiled import (
     FORCED,
     drop_stale_cache,
@@ -40,10 +41,6 @@ from .compiled import (
 from .rng import stream
 
 NEG = -1.0e300  # "no option" (never NaN)
-# With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
-# the same (any policy that scores eventually is optimal). Playing (and hints) charge a pass this
-# much, as a tie-break towards progress, so games end; the solved values do not include it.
-PASS_COST = 1e-6
 
 
 @njit(cache=True, inline="always")

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..rules.engine import FACES, JOKER_CODES, RuleSet, joker_value, own_box_bit, rolls
+from ..strategy.keeps import keeps as keeps_of
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -78,10 +79,8 @@ def dice_tables(n: int) -> Dice:
     roll_counts = np.array([[r.count(f) for f in FACES] for r in roll_list], dtype=np.int64)
     roll_prob = np.array([_multinomial(list(c)) for c in roll_counts], dtype=np.float64)
 
-    keep_list: list[tuple[int, ...]] = []
-    for size in range(n + 1):
-        for combo in rolls(size):
-            keep_list.append(tuple(combo.count(f) for f in FACES))
+    kp = keeps_of(n)  # the same keeps, in the same order, as the pure within-turn values
+    keep_list = kp.counts
     keeps = np.array(keep_list, dtype=np.int64)
     keep_index = np.full(BASE**6, -1, dtype=np.int64)
     for i, c in enumerate(keep_list):
@@ -96,15 +95,9 @@ def dice_tables(n: int) -> Dice:
     add_die = np.full((len(keep_list), 6), -1, dtype=np.int64)
     drop_die = np.full((len(keep_list), 6), -1, dtype=np.int64)
     for i, c in enumerate(keep_list):
-        for f in range(6):
-            if sum(c) < n:
-                up = list(c)
-                up[f] += 1
-                add_die[i, f] = keep_index[counts_key(up)]
-            if c[f] > 0:
-                down = list(c)
-                down[f] -= 1
-                drop_die[i, f] = keep_index[counts_key(down)]
+        if kp.add[i]:  # one link per face while the keep is not full
+            add_die[i] = kp.add[i]
+        drop_die[i, [f for f in range(6) if c[f] > 0]] = kp.drop[i]  # one link per face the keep holds
 
     ptr = [0]
     t_roll: list[int] = []

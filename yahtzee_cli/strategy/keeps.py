@@ -1,14 +1,14 @@
-"""Keeps: the sub-multisets of a roll (as face counts), by size, with add-one-die/drop-one-die links,
-the shape the within-turn programme walks (see strategy.turn). Pure Python."""
+"""Keeps: the sub-multisets of a roll (as face counts), by size then in roll order, with
+add-one-die/drop-one-die links: the shape the within-turn programme walks, in strategy.turn and in
+the solver's kernels (solver.tables lays these very keeps out as arrays). Pure Python."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from ..rules.engine import FACES
+from ..rules.engine import FACES, rolls
 
 Counts = tuple[int, ...]
 
@@ -29,10 +29,7 @@ class Keeps:
 
 @cache
 def keeps(n: int) -> Keeps:
-    counts: list[Counts] = []
-    for size in range(n + 1):
-        for combo in itertools.combinations_with_replacement(range(6), size):
-            counts.append(tuple(combo.count(f) for f in range(6)))
+    counts: list[Counts] = [counts_of(combo) for size in range(n + 1) for combo in rolls(size)]
     index = {c: i for i, c in enumerate(counts)}
     sizes = [sum(c) for c in counts]
     add: list[list[int]] = []
@@ -51,8 +48,8 @@ def keeps(n: int) -> Keeps:
                 d.append(index[tuple(down)])
         add.append(a)
         drop.append(d)
-    rolls = [i for i, s in enumerate(sizes) if s == n]
-    return Keeps(n, counts, index, sizes, add, drop, rolls, [tuple(dice_of(c)) for c in counts])
+    full = [i for i, s in enumerate(sizes) if s == n]
+    return Keeps(n, counts, index, sizes, add, drop, full, [tuple(dice_of(c)) for c in counts])
 
 
 def counts_of(dice: Sequence[int]) -> Counts:
