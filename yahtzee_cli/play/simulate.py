@@ -247,10 +247,7 @@ def record_cap(rules: R.RuleSet) -> int:
     """Most games a chunk may record: the recorded arrays (rolls and held dice of every turn, sized for
     the longest possible game) stay under RECORD_BYTES."""
     turns = rules.settings.columns * len(rules.boxes) * (1 if rules.settings.must_zero else 50)
-    saved = 0
-    for _ in range(turns - 1):
-        saved = R.saved_after(rules, saved, 1)
-    per_game = 2 * 8 * turns * R.rolls_allowed(rules, saved) * rules.dice
+    per_game = 2 * 8 * turns * R.most_rolls(rules, turns) * rules.dice
     return max(1, min(1000, RECORD_BYTES // per_game))
 
 
