@@ -27,9 +27,19 @@ def test_issue_example(cli: object) -> None:
     regrets = [o["regret"] for o in out["options"]]
     assert regrets == sorted(regrets) and regrets[1] > 0
     assert len(out["options"]) == 2 * 3 * 2 * 2  # every distinct keep of 1 3 3 5 6, keep-all included
-    assert "building" in res.stderr  # first use builds the table and says so
     free = loads(cli(["hint", "13356", "--set", "joker=free", "--json", "--top", "1"]).stdout)  # type: ignore[operator]
     assert free["options"] == [{"keep": [3, 3], "value": 251.4072, "regret": 0.0}]
+
+
+def test_first_use_builds_the_table_and_says_so(cli: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an empty cache (not the session's shared one) the hint builds its table and says so on
+    stderr; the next hint reads it silently."""
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    args = ["hint", "1", "3", "3", "5", "6", "--rules", "yatzy", "--set", "fill_in_order=true"]
+    first = cli(args)  # type: ignore[operator]
+    assert first.exit_code == 0 and "building" in first.stderr, first.stderr
+    again = cli(args)  # type: ignore[operator]
+    assert again.exit_code == 0 and again.stderr == "" and again.stdout == first.stdout
 
 
 def test_second_use_reuses_the_table(cli: object) -> None:

@@ -29,6 +29,7 @@ from .value_to_go import ValueToGo
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
+
 @dataclass(frozen=True)
 class Layout:
     """How a rule set's turn-start states map to table cells, and the per-box data the kernels take.
