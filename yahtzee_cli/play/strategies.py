@@ -240,7 +240,7 @@ class ChunkCancelled(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Position:
+class BotView:
     """What a user strategy sees at each decision.
 
     rules       the rule set (rules.RuleSet)
@@ -274,7 +274,7 @@ class Position:
         return self.rules.keys[option.box]
 
 
-UserStrategy = Callable[[Position], Any]
+UserStrategy = Callable[[BotView], Any]
 
 
 @cache
@@ -361,7 +361,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
               should_stop: Callable[[], bool] | None = None) -> GameBatch:
     """Games played by a user strategy `spec` (module:function), legality from the rules module.
 
-    The function is called with a Position at every decision and answers:
+    The function is called with a BotView at every decision and answers:
       * a list/tuple of dice values to keep (rerolling the others), while rolls_left > 0; keeping
         every die stops rolling (it is then asked for a box with rolls_left 0);
       * a box to write the dice in: its key or any alias ("full_house", "FH"), optionally with a
@@ -427,7 +427,7 @@ def _user_turn(rules: R.RuleSet, spec: str, func: UserStrategy, columns: list[R.
     while True:
         d = tuple(dice)
         opts = R.options(rules, columns, d)
-        pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
+        pos = BotView(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
                        tuple(opts), R.may_pass(rules, opts))
         try:
             answer = func(pos)
