@@ -5,11 +5,10 @@ stay inside the commands that need them so `yahtzee score` starts fast."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -20,7 +19,22 @@ from ..errors import USAGE as USAGE  # re-exported too
 from ..errors import YahtzeeError
 from ..rules.engine import RuleSet, load_rules
 
+
+class _Commands(typer.core.TyperGroup):
+    """The app's command group, with the one error handler every command shares: a library error
+    (errors.YahtzeeError) that reaches it is one line on stderr and its exit status, never a
+    traceback. Commands catch an error themselves only to add what the library cannot know (which
+    option it came from)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except YahtzeeError as exc:
+            fail(str(exc), exc.exit_status)
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="yahtzee",
     help="Score, validate, replay, simulate and solve Yahtzee, Yatzy, Kniffel, Maxi and Triple games.",
     no_args_is_help=True,
@@ -52,25 +66,6 @@ def fail(message: str, code: int = USAGE) -> NoReturn:
     """One line on stderr naming the problem, then exit with `code` (2 usage, 1 bad input)."""
     sys.stderr.write(f"yahtzee: error: {message}\n")
     raise typer.Exit(code)
-
-
-def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """`app.command`, with the one error handler every command shares: a library error
-    (errors.YahtzeeError) that reaches it is one line on stderr and its exit status, never a traceback.
-    Commands catch an error themselves only to add what the library cannot know (which option)."""
-
-    def register(fn: Callable[..., T]) -> Callable[..., T]:
-        @functools.wraps(fn)
-        def run(*a: Any, **k: Any) -> T:
-            try:
-                return fn(*a, **k)
-            except YahtzeeError as exc:
-                fail(str(exc), exc.exit_status)
-
-        app.command(*args, **kwargs)(run)
-        return fn
-
-    return register
 
 
 def warn(message: str) -> None:

@@ -8,10 +8,10 @@ import typer
 
 from ..rules.engine import parse_dice
 from ..rules.poker import standings
-from .app import JsonOpt, command, console, write_json
+from .app import JsonOpt, app, console, write_json
 
 
-@command()
+@app.command()
 def poker(
     hands: Annotated[list[str], typer.Argument(help="One hand per player: '66622 55543 ...'.", show_default=False)],
     json: JsonOpt = False,

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, SetOpt, command, fail, peek_batch, write_json
+from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, peek_batch, write_json
 from .validate import source_name
 
 
-@command()
+@app.command()
 def replay(
     file: Annotated[
         typer.FileBinaryRead,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from ..rules.engine import PRESETS, RuleSet, natural_score, rolls
-from .app import JsonOpt, SetOpt, command, console, get_rules, write_json
+from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     }
 
 
-@command("rules")
+@app.command("rules")
 def rules_command(
     name: Annotated[str | None, typer.Argument(help="A preset name or rules JSON file; none lists the presets.",
                                                show_default=False)] = None,

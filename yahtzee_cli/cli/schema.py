@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .app import command, write_json
+from .app import app, write_json
 
 
 class SchemaKind(StrEnum):
@@ -15,7 +15,7 @@ class SchemaKind(StrEnum):
     sheet = "sheet"
 
 
-@command()
+@app.command()
 def schema(
     kind: Annotated[
         SchemaKind | None,

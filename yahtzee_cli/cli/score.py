@@ -9,14 +9,14 @@ import typer
 
 from ..errors import RulesError
 from ..rules.engine import RuleSet, parse_dice, parse_setting, score_roll
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, command, console, fail, get_rules, write_json
+from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, console, fail, get_rules, write_json
 
 
 def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
 
 
-@command()
+@app.command()
 def score(
     dice: Annotated[
         list[str],

@@ -16,7 +16,7 @@ from .app import (
     JsonOpt,
     RulesOpt,
     SetOpt,
-    command,
+    app,
     fail,
     get_rules,
     progress_wanted,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 
 
-@command()
+@app.command()
 def simulate(
     rules: RulesOpt = None,
     set_: SetOpt = None,

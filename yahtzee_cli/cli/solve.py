@@ -19,7 +19,7 @@ from .app import (
     JsonOpt,
     RulesOpt,
     SetOpt,
-    command,
+    app,
     fail,
     get_rules,
     progress_wanted,
@@ -62,7 +62,7 @@ class _Bar:
             self.progress.stop()
 
 
-@command()
+@app.command()
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
@@ -186,7 +186,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-@command()
+@app.command()
 def hint(
     dice: Annotated[
         list[str] | None,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .app import PROBLEM, JsonOpt, command, fail, progress_wanted
+from .app import PROBLEM, JsonOpt, app, fail, progress_wanted
 
 
 def source_name(stream: object) -> str:
@@ -15,7 +15,7 @@ def source_name(stream: object) -> str:
     return "<stdin>" if name in ("-", "<stdin>", 0) or not isinstance(name, str) else name
 
 
-@command()
+@app.command()
 def validate(
     file: Annotated[
         typer.FileBinaryRead,
