@@ -477,10 +477,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 DEFAULT_PRESET = "yahtzee"
 
 
-def _invalid(what: str, exc: ValidationError) -> RulesError:
-    """A pydantic error in a rule set or its settings as one RulesError: `what /pointer: message; ...`."""
-    return RulesError(f"{what} " + "; ".join(f"{pointer(loc) or '/'}: {err['msg']}"
-                                           for loc, err in validation_errors(exc)))
+def _invalid(what: str, exc: ValidationError, *, by_key: bool = False) -> RulesError:
+    """A pydantic error in a rule set or its settings as one RulesError: `what /pointer: message; ...`,
+    or with `by_key` (settings) `what key: message; ...`."""
+    return RulesError(f"{what} " + "; ".join(
+        f"{'.'.join(map(str, loc)) or 'settings' if by_key else pointer(loc) or '/'}: {err['msg']}"
+        for loc, err in validation_errors(exc)))
 
 
 def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Settings:
@@ -496,7 +498,7 @@ def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Sett
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
-        raise _invalid("invalid setting", exc) from None
+        raise _invalid("invalid setting", exc, by_key=True) from None
 
 
 def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
