@@ -47,6 +47,7 @@ def replay(
     from ..logs import GameError, InputError, iter_documents
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting
+    from ..tallies import Tally
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
@@ -55,6 +56,7 @@ def replay(
     name = source_name(file)
     failed = 0
     shown = 0
+    tally = Tally()  # a batch ends with a per-player summary (wins, ties, best, mean, personal bests)
     try:
         batch, docs = peek_batch(iter_documents(file))
         for doc in docs:
@@ -74,10 +76,17 @@ def replay(
                 fail(f"--set: {exc}", USAGE)
             except ValueError as exc:
                 fail(str(exc), USAGE)
+            counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
             if json:
-                write_json(replay_dict(rp))
+                data = replay_dict(rp)
+                if batch:
+                    data["tally"] = counted.as_dict()
+                write_json(data)
             else:
                 text = render(rp)
+                if batch and counted.solo and counted.running_best is not None:
+                    text += (f"\npersonal best: {counted.running_best} (new)" if counted.personal_best
+                             else f"\npersonal best so far: {counted.running_best}")
                 if batch:
                     text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
                 sys.stdout.write(text + "\n")
@@ -85,5 +94,10 @@ def replay(
             shown += 1
     except InputError as exc:
         fail(f"{name}: {exc}", PROBLEM)
+    if batch:
+        if json:
+            write_json({"summary": tally.as_dict()})
+        else:
+            sys.stdout.write(f"\n{tally.render()}\n")
     if failed:
         raise typer.Exit(PROBLEM)
