@@ -111,6 +111,9 @@ def _checked(data: Any) -> Any:
     report = check_document(data)
     if report.problems:
         raise GameError(report.problems)
+    if report.kind == "poker":
+        raise GameError([Problem("/format", "a poker-dice match (poker-log/1) has no score sheet; "
+                                 "`yahtzee replay` shows its rounds")])
     return report
 
 

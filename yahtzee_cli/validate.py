@@ -32,6 +32,7 @@ from .logs import (
     rules_problem,
     sheet_row,
 )
+from .poker_log import Match, walk_match
 from .rules import Column, Dice, Option, RulesError, RuleSet
 
 MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
@@ -924,6 +925,7 @@ class GameReport:
     rules: RuleSet | None = None
     log: LogWalk | None = None
     sheet: SheetState | None = None
+    match: Match | None = None  # a poker-dice match (poker-log/1)
 
     @property
     def valid(self) -> bool:
@@ -935,6 +937,8 @@ class GameReport:
             return self.log.game_over
         if self.sheet is not None:
             return self.sheet.finished
+        if self.match is not None:
+            return self.match.over
         return False
 
 
@@ -960,6 +964,9 @@ def check_document(data: Any, *, index: int = 1, line: int = 1, trusted: bool = 
     kind, problems = check_schema(data)
     if kind is None or problems:
         return GameReport(index, line, kind, problems)
+    if kind == "poker":
+        match = walk_match(data)
+        return GameReport(index, line, kind, match.problems, match=match)
     try:
         rules = resolve_rules(data["rules"])
     except RulesError as exc:

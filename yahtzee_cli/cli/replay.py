@@ -44,7 +44,9 @@ def replay(
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
         run_analyze(file, until=until, json=json, verbose=verbose)
         return
-    from ..logs import GameError, InputError, iter_documents
+    from ..logs import POKER_FORMAT, GameError, InputError, iter_documents
+    from ..poker_log import check_match
+    from ..poker_log import render as render_match
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting
     from ..tallies import Tally
@@ -64,6 +66,27 @@ def replay(
             if doc.problem is not None:
                 sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
                 failed += 1
+                continue
+            if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
+                if overrides or until is not None:
+                    fail("a poker-dice match has no house-rule settings or turns: leave out --set and --until", USAGE)
+                match, problems = check_match(doc.data)
+                if match is None or problems:
+                    for p in problems:
+                        sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
+                    failed += 1
+                    continue
+                ranks = match.ranks()
+                counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
+                if json:
+                    data = match.as_dict()
+                    if batch:
+                        data["tally"] = counted.as_dict()
+                    write_json(data)
+                else:
+                    text = render_match(match)
+                    sys.stdout.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + text + "\n")
+                shown += 1
                 continue
             try:
                 rp = replay_game(doc.data, overrides=overrides, until=until)
