@@ -204,3 +204,48 @@ def test_giant_yatzy_is_named_without_rules(cli) -> None:
     assert r.exit_code == 2
     assert r.stderr.count("\n") == 1
     assert "giant-yatzy is named as a common Yatzy variant, but no rules for it are given" in r.stderr
+
+
+# --------------------------------------------------------------------------- every command follows the column rules
+
+FIX = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_score_on_a_sheet_offers_each_columns_next_box(cli) -> None:
+    doc = orjson.loads((FIX / "logs/kniffel-columns.json").read_bytes())
+    doc["turns"] = doc["turns"][:7]  # Ute to play: one box in each of columns 1 and 2 already filled
+    r = cli(["score", "66666", "--sheet", "-", "--json"], input=orjson.dumps(doc))
+    legal = orjson.loads(r.stdout)["legal"]
+    by_col: dict[int, list[str]] = {}
+    for o in legal:
+        by_col.setdefault(o["column"], []).append(o["box"])
+    filled = {c: [t["box"] for t in doc["turns"] if t["player"] == "Ute" and t["column"] == c] for c in (1, 2, 3)}
+    rs = R.preset("kniffel", KNIFFEL3)
+    open1 = [k for k in rs.keys if k not in filled[1]]
+    open2 = [k for k in rs.keys if k not in filled[2]]
+    assert by_col[1] == open1[:1] and by_col[2] == open2[-1:]
+    assert len(by_col[3]) == 13 - len(filled[3])
+
+
+def test_random_play_follows_the_column_rules(cli, tmp_path) -> None:
+    path = tmp_path / "games.ndjson"
+    r = cli(["simulate", "-S", "random", "-n", "40", "--seed", "5", "-w", "1", "--rules", "kniffel",
+             "--set", "columns=3", "--set", "column_fill=down,up,free", "--log-out", str(path), "--json"])
+    assert r.exit_code == 0
+    assert cli(["validate", "-q", str(path)]).exit_code == 0
+    for line in path.read_bytes().splitlines():
+        game = orjson.loads(line)
+        for col, order in ((1, R.preset("kniffel").keys), (2, tuple(reversed(R.preset("kniffel").keys)))):
+            written = [t["box"] for t in game["turns"] if t["column"] == col]
+            assert tuple(written) == order
+
+
+def test_hints_use_one_exact_column_table_only_when_the_columns_share_their_rule() -> None:
+    from yahtzee_cli import approx, position
+
+    same = R.preset("kniffel", {"columns": 3, "column_fill": "up"})
+    mixed = R.preset("kniffel", KNIFFEL3)
+    assert position.single_column(same).settings.fills == ("up",)
+    assert position.single_column(mixed, 0).settings.fills == ("down",)
+    assert approx.kind_of(same) == "columns"
+    assert approx.kind_of(mixed) == "heuristic"
