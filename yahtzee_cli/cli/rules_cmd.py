@@ -89,8 +89,8 @@ def rules_command(
     for b in info["boxes"]:
         table.add_row(b["key"], b["name"], b["section"], b["scores"], str(b["max"]))
     out.print(table)
-    out.print(f"sheet: {sheet_words(get_rules(name, set_))}")
+    out.print(f"sheet: {sheet_words(get_rules(name, set_))}", soft_wrap=True)
     if "note" in info:
-        out.print(f"note: {info['note']}")
+        out.print(f"note: {info['note']}", soft_wrap=True)
     for key, value in info["settings"].items():
         out.print(f"{key} = {value}")
