@@ -1,4 +1,4 @@
-"""Poker dice without a score sheet (seed 004): rank hands, compare them, share ties."""
+"""Poker dice without a score sheet: rank hands, compare them, share ties; the keep that best beats a hand."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ A rule set is data: a dice count, an ordered list of boxes (each an instance of 
 box kinds with parameters) and a block of house-rule settings. Every command (score, validate,
 replay, hint, simulate, solve) asks this module and never re-implements a rule.
 
-Sources: ../shared/seeds (Hasbro Yahtzee, Scandinavian Yatzy, Forced/Maxi/Triple variants,
-Kniffel, the eight house-rule settings). Where they differ, the reading is a preset or a setting.
+Sources: Hasbro's Yahtzee rules, the Scandinavian Yatzy sheet and its Forced/Maxi/Triple variants,
+Kniffel, and the eight house-rule settings score-keeping apps offer. Where they differ, the
+reading is a preset or a setting.
 """
 
 from __future__ import annotations
@@ -194,7 +195,8 @@ def _on_off(value: Any) -> bool | None:
 
 
 class Settings(BaseModel):
-    """House-rule settings (seed 002's eight, plus column multipliers and saved rolls)."""
+    """House-rule settings (the eight players argue about, plus column multipliers, saved rolls and
+    per-column fill rules)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
