@@ -249,3 +249,14 @@ def test_hints_use_one_exact_column_table_only_when_the_columns_share_their_rule
     assert position.single_column(mixed, 0).settings.fills == ("down",)
     assert approx.kind_of(same) == "columns"
     assert approx.kind_of(mixed) == "heuristic"
+
+
+def test_top_to_bottom_roughly_halves_typical_scores() -> None:
+    # "a few play strictly top to bottom, which removes almost all the tactics and roughly halves
+    # typical scores": optimal play filled down (or up) the sheet against the published optimal
+    # free-order expectation, 254.5877287.
+    from yahtzee_cli import solver
+
+    for sets in ({"fill_in_order": True}, {"column_fill": ("up",)}):
+        mean = solver.build(R.preset("yahtzee", sets)).mean
+        assert 0.4 < mean / 254.5877287 < 0.6, (sets, mean)
