@@ -57,8 +57,8 @@ class InputError(YahtzeeError):
 class GameError(YahtzeeError):
     """A game that is not valid: all its problems (raised by functions that need a valid game)."""
 
-    def __init__(self, problems: Sequence[object], line: int | None = None) -> None:
-        self.problems = list(problems)
+    def __init__(self, problems: Sequence[Any], line: int | None = None) -> None:
+        self.problems: list[Any] = list(problems)  # formats.logs.Problem items
         self.line = line
         where = f"line {line}: " if line else ""
         first = str(self.problems[0]) if self.problems else "invalid game"

@@ -4,15 +4,16 @@ building, simulate asks it to label `optimal`.
 
 * "exact": single-column rule sets whose turn-start states fit (`MAX_EXACT_STATES`), without saved
   rolls: the exact table of the rules themselves;
-* "columns": multi-column sheets whose single column has an exact table: each column valued by that
-  table (approximate: it ignores that a roll may go to whichever column suits it best);
+* "columns": multi-column sheets whose columns share their fill rule and whose single column has an
+  exact table: each column valued by that table (approximate: it ignores that a roll may go to
+  whichever column suits it best);
 * "heuristic": anything else (e.g. Maxi Yatzy with saved rolls): an additive value to go fitted by
   self-play (yahtzee_cli.solver.approx).
 
 A column's turn-start state is (filled boxes, upper total capped at the bonus threshold, whether the
-Yahtzee box holds its full points); the state count below is the solver's table size exactly: without
-fill_in_order every set of filled boxes can occur (any roll may go in any open box), with it only the
-sheet's prefixes.
+Yahtzee box holds its full points); the state count below is the solver's table size exactly: filled
+in any order every set of filled boxes can occur (any roll may go in any open box), filled down (or
+up) the sheet only its prefixes.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def yahtzee_lanes(rules: RuleSet) -> int:
 def exact_states(rules: RuleSet) -> int:
     """Cells of the rule set's exact table: reachable filled-box sets x Yahtzee lanes x upper lanes."""
     nb = len(rules.boxes)
-    masks = nb + 1 if rules.settings.fill_in_order else 1 << nb
+    masks = 1 << nb if rules.settings.fills[0] == "free" else nb + 1  # a column filled in order: its prefixes
     return masks * yahtzee_lanes(rules) * (upper_lanes(rules) + 1)
 
 
@@ -60,13 +61,20 @@ def exact_reason(rules: RuleSet) -> str | None:
     return None
 
 
-def single_column(rules: RuleSet) -> RuleSet:
-    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
+def single_column(rules: RuleSet, column: int = 0) -> RuleSet:
+    """The same rules on a one-column sheet (what column number `column` of a multi-column sheet plays)."""
     if rules.settings.columns == 1:
         return rules
     data = rules.model_dump()
-    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
+    fill = rules.settings.fills[column]
+    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True,
+                        "fill_in_order": fill == "down", "column_fill": None if fill != "up" else ("up",)}
     return RuleSet.model_validate(data)
+
+
+def same_fill(rules: RuleSet) -> bool:
+    """Whether every column is filled by the same rule (then one single-column table serves them all)."""
+    return len(set(rules.settings.fills)) == 1
 
 
 @dataclass(frozen=True)
@@ -88,7 +96,7 @@ def plan(rules: RuleSet) -> Plan:
     why = exact_reason(rules)
     if why is None:
         return Plan(rules, "exact", rules, None)
-    if rules.settings.columns > 1:
+    if rules.settings.columns > 1 and same_fill(rules):  # one exact table values every column alike
         one = single_column(rules)
         if exact_reason(one) is None:
             return Plan(rules, "columns", one, why)

@@ -183,7 +183,7 @@ class Turn:
             for b in range(len(rules.boxes)):
                 if filled >> b & 1:
                     continue
-                score = R.box_score(rules, ctx, filled, b, dice)
+                score = R.box_score(rules, ctx, filled, b, dice, c)
                 if score is not None:
                     out.append(R.Option(b, score, ctx.bonus, c, ctx.joker))
         return out
@@ -195,7 +195,7 @@ class Turn:
         for c, filled, open_boxes, ys, m, fc in self._cols:
             ctx = R.roll_context(rules, dice, ys)
             for b in open_boxes:
-                sc = R.box_score(rules, ctx, filled, b, dice)
+                sc = R.box_score(rules, ctx, filled, b, dice, c)
                 if sc is None:
                     continue
                 key = (c, b, sc)
