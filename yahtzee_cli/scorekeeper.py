@@ -387,8 +387,7 @@ class Keeper:
         if not cols:
             return rules.keys[bi], 1 + next((c for c, col in enumerate(walk.players[ip.player].columns)
                                              if col.scores[bi] is None), 0)
-        raise KeeperError(f"{rules.keys[bi]} is open in columns {', '.join(map(str, cols))}: say which "
-                          f"(e.g. --column {cols[0]})")
+        raise KeeperError(f"{rules.keys[bi]} is open in columns {', '.join(map(str, cols))}: say which column")
 
     def _position_of(self, walk: LogWalk) -> Position:
         ip = walk.in_progress
