@@ -183,7 +183,8 @@ class Keeper:
         return cls(read_games(path))
 
     @classmethod
-    def start(cls, path: str | Path, spec: Any, players: Sequence[str], meta: Mapping[str, Any] | None = None) -> Keeper:
+    def start(cls, path: str | Path, spec: Any, players: Sequence[str],
+              meta: Mapping[str, Any] | None = None) -> Keeper:
         """A new game at the end of `path` (created if missing). Refused while the file's last game is
         unfinished (resume it instead), for no players, or for a name given twice."""
         gf = read_games(path)
@@ -428,6 +429,8 @@ class Keeper:
             dice = last["rolls"].pop()
             if last.get("held") is not None and len(last["held"]) >= len(last["rolls"]):
                 last["held"].pop()
+            if len(last["rolls"]) == 1:  # a first roll has no held dice before it
+                last.pop("held", None)
             if not last["rolls"]:
                 turns.pop()
             said = f"took back {last['player']}'s roll {' '.join(map(str, dice))}"

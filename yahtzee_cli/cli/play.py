@@ -26,15 +26,18 @@ if TYPE_CHECKING:
 WIDTH = 80
 
 HELP = """\
-  33322 or 3 3 3 2 2  the dice after a roll (the first roll, or a reroll)
-  keep 33             the dice you keep before rerolling (recorded for grading; with --roll it rolls the rest)
-  full_house, fh ...  write the dice showing in a box (Tab completes; add the column number on multi-column sheets)
-  pass                pass the turn (only when nothing scores and must_zero is off)
-  ?                   hint: the best keep or box for the dice showing, with the regret of the others
-  undo                take back the last entry (a roll, or the last turn)
-  set joker=free      change a house rule for the whole game and recalculate
-  sheet               show the sheet again
-  quit                stop here; the game is saved: yahtzee play --resume FILE continues it"""
+  33322, 3 3 3 2 2  the dice after a roll (the first roll, or a reroll)
+  keep 33           the dice kept before a reroll (recorded, so the game can be
+                    graded later; with --roll the other dice are rolled)
+  full_house, fh    write the dice showing in a box (Tab completes the names;
+                    on a multi-column sheet add the column: chance 2)
+  pass              pass the turn (when nothing scores and must_zero is off)
+  ?                 the best keep or box for the dice showing, and the regret
+                    of every other option
+  undo              take back the last entry (a roll, else the last turn)
+  set joker=free    change a house rule for the whole game and recalculate
+  sheet             show the sheet again
+  quit              stop; the game is saved: yahtzee play --resume FILE"""
 
 COMMANDS = ("?", "hint", "undo", "sheet", "help", "quit", "pass", "keep ")
 
