@@ -130,16 +130,16 @@ def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> 
     t.enter("Anna", "keep 33", "Keeping 3 3")
     t.enter("Anna", "33224", "(roll 2 of 3, 1 left)")
     t.enter("Anna", "keep 3322", "Keeping")
-    t.enter("Anna", "33322", "full_house 25")  # the legal boxes with what each writes
+    t.enter("Anna", "33322", "Full house 25")  # the legal boxes with what each writes
     t.enter("Anna", "fh", "Turn 2: Ben")
-    t.enter("Ben", "66666", "yahtzee 50")
+    t.enter("Ben", "66666", "Kniffel 50")
     t.wait_prompt("Ben")
     t.child.send("Knif\t")  # Tab completes the German name of the yahtzee box
     t.wait("Ben> Kniffel")
     t.child.send("\r")
     t.wait("Turn 3: Anna")
-    assert "Ben writes yahtzee 50" in t.text()
-    t.enter("Anna", "66612", "sixes 18")
+    assert "Ben writes Kniffel 50" in t.text()
+    t.enter("Anna", "66612", "Sechser 18")
     t.enter("Anna", "Sechser", "Turn 4: Ben")
     t.enter("Ben", "undo", "Took back Anna's turn (sixes 18)")
     t.enter("Anna", "66634", "(roll 1 of 3")
@@ -149,13 +149,13 @@ def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> 
     assert _totals(t.text()) == [25 + 18 + 50, 50]
     t.enter("Ben", "66123", "(roll 1 of 3")
     t.enter("Ben", "sixes", "Turn 5: Anna")
-    t.enter("Anna", "12345", "chance 15")
+    t.enter("Anna", "12345", "Chance 15")
     t.enter("Anna", "chance", "Turn 6: Ben")
-    t.enter("Ben", "23456", "chance 20")
+    t.enter("Ben", "23456", "Chance 20")
     t.enter("Ben", "chance", "Turn 7: Anna")
-    t.enter("Anna", "11111", "yahtzee 50")
+    t.enter("Anna", "11111", "Kniffel 50")
     t.enter("Anna", "yahtzee", "Turn 8: Ben")
-    t.enter("Ben", "22233", "full_house 25")
+    t.enter("Ben", "22233", "Full house 25")
     t.enter("Ben", "full house", "Game over")
     screen = t.text()
     assert t.finish() == 0

@@ -166,7 +166,7 @@ def test_play_from_a_pipe(cli: object, game: Path) -> None:
     assert res.exit_code == 0, res.stderr
     out = res.stdout
     assert "-- Turn 1: Anna -- kniffel" in out and "Dreierpasch" in out  # the sheet in the rules' language
-    assert "Anna writes yahtzee 0." in out and "Ben writes yahtzee 50." in out
+    assert "Anna writes Kniffel 0." in out and "Ben writes Kniffel 50." in out
     assert f"continue with: yahtzee play --resume {game}" in out
     assert all(len(line) <= 80 for line in out.splitlines() if str(game) not in line)
     res = cli(["play", "--resume", str(game)], input="66666\nkniffel\n")  # type: ignore[operator]

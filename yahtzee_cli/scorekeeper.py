@@ -404,11 +404,13 @@ class Keeper:
         rc = roll_choices(self._position_of(walk), walk.in_progress.dice)
         return "; legal: " + ", ".join(self.option_text(o) for o in rc.legal) + (", pass" if rc.may_pass else "")
 
-    def option_text(self, o: Any) -> str:
-        """A legal option as typed and written: `chance 19`, `chance/2 19` in column 2, `+100` bonus."""
+    def option_text(self, o: Any, label: bool = False) -> str:
+        """A legal option and what it writes: `chance 19`, `chance/2 19` in column 2, `+100` for a
+        bonus. `label`: the box's name on the sheet (`Kleine Straße`) instead of its key."""
         col = f"/{o.column + 1}" if self.rules.settings.columns > 1 else ""
         bonus = f"+{o.bonus}" if o.bonus else ""
-        return f"{self.rules.keys[o.box]}{col} {o.score}{bonus}"
+        box = self.rules.boxes[o.box]
+        return f"{box.label if label else box.key}{col} {o.score}{bonus}"
 
     def undo(self) -> str:
         """Take back the last entry: the last roll of a turn in progress, else the last turn. Returns

@@ -138,11 +138,11 @@ class Session:
         """Each legal box with what it writes; on multi-column sheets the columns it may go in."""
         rules = self.keeper.rules
         if rules.settings.columns == 1:
-            return [self.keeper.option_text(o) for o in legal]
+            return [self.keeper.option_text(o, label=True) for o in legal]
         groups: dict[tuple[int, int, int], list[int]] = {}
         for o in legal:
             groups.setdefault((o.box, o.score, o.bonus), []).append(o.column + 1)
-        return [f"{rules.keys[b]} {score}{f'+{bonus}' if bonus else ''} [{','.join(map(str, cols))}]"
+        return [f"{rules.boxes[b].label} {score}{f'+{bonus}' if bonus else ''} [{','.join(map(str, cols))}]"
                 for (b, score, bonus), cols in sorted(groups.items())]
 
     def final_lines(self) -> list[str]:
@@ -294,7 +294,7 @@ class Session:
         assert isinstance(entry, Entry) and entry.step is not None
         k = self.keeper
         self.keep = None
-        what = "passes" if entry.step.option is None else f"writes {k.option_text(entry.step.option)}"
+        what = "passes" if entry.step.option is None else f"writes {k.option_text(entry.step.option, label=True)}"
         lines = [self._style(f"{entry.player} {what}.", "32")]
         if k.game_over:
             self.done = True
