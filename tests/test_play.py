@@ -8,9 +8,11 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pyte
@@ -50,16 +52,21 @@ def rules_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Terminal:
     """`yahtzee ARGS` in an 80x60 pseudo-terminal; `screen` is what the terminal shows."""
 
-    def __init__(self, args: list[str]) -> None:
+    def __init__(self, args: list[str], color: bool = False) -> None:
         env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        if color:
+            del env["NO_COLOR"]
         self.child = pexpect.spawn(sys.executable, ["-m", "yahtzee_cli", *args], env=env, dimensions=(ROWS, COLS))
         self.screen = pyte.HistoryScreen(COLS, ROWS, history=2000)
         self.stream = pyte.ByteStream(self.screen)
         self.closed = False
+        self.raw = b""
 
     def _pump(self) -> None:
         try:
-            self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
+            chunk = self.child.read_nonblocking(65536, timeout=0.05)
+            self.raw += chunk
+            self.stream.feed(chunk)
         except pexpect.TIMEOUT:
             pass
         except pexpect.EOF:
@@ -169,7 +176,7 @@ def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> 
     assert [p.total for p in rp.players] == [158, 107]
 
 
-def test_killed_mid_game_then_resumed(rules_file: Path, tmp_path: Path) -> None:
+def test_killed_mid_game_then_resumed(rules_file: Path, tmp_path: Path, cli: Any) -> None:
     game = tmp_path / "games.ndjson"
     t = Terminal(["play", str(game), "--rules", str(rules_file), "--players", "Anna,Ben"])
     t.enter("Anna", "13356", "(roll 1 of 3")
@@ -205,3 +212,25 @@ def test_killed_mid_game_then_resumed(rules_file: Path, tmp_path: Path) -> None:
     assert data["turns"][0] == {"player": "Anna", "rolls": [[1, 3, 3, 5, 6], [3, 3, 2, 2, 4], [3, 3, 3, 2, 2]],
                                 "held": [[3, 3], [3, 3, 2, 2]], "box": "full_house", "score": 25}
     assert [p.total for p in replay_game(data).players] == [143, 107]
+    graded = cli(["replay", "--analyze", str(game), "--json"])
+    assert graded.exit_code == 0, graded.stderr
+    assert [p["name"] for p in loads(graded.stdout)["players"]] == ["Anna", "Ben"]
+
+
+@pytest.mark.parametrize("color", [True, False])
+def test_colours_only_without_no_color(rules_file: Path, tmp_path: Path, color: bool) -> None:
+    t = Terminal(["play", str(tmp_path / "g.ndjson"), "--rules", str(rules_file), "--players", "Anna"], color=color)
+    t.wait_prompt("Anna")
+    t.child.send("q\r")
+    t.wait("Saved in")
+    t.finish()
+    assert (b"\x1b[1;36m-- Turn 1: Anna" in t.raw) is color
+    assert re.search(rb"\x1b\[[0-9;]*3[0-7]m", t.raw) is None or color
+
+
+def test_other_commands_never_import_the_terminal_library() -> None:
+    code = ("import sys; from yahtzee_cli.cli import main; sys.argv = ['yahtzee', 'score', '12345']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'prompt_toolkit' not in sys.modules, 'prompt_toolkit imported'")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
