@@ -200,3 +200,21 @@ def test_play_ends_with_standings_and_shared_ranks(cli: object, game: Path) -> N
     res = cli(["play", str(game), "--rules", str(rules), "--players", "Anna"], input="66666\nchance\n")  # type: ignore[operator]
     assert "Anna: 30, a new personal best! (1 earlier game in this file under these rules)" in res.stdout
     assert len(_valid(game)) == 2
+
+
+def test_play_without_a_file_keeps_games_in_the_user_data_directory(cli: object, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from yahtzee_cli.cli.play import default_file
+
+    if sys.platform != "linux":  # XDG_DATA_HOME moves the data directory on Linux only
+        pytest.skip("the data directory is redirected through XDG_DATA_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    res = cli(["play", "--players", "Solo"], input="12345\nq\n")  # type: ignore[operator]
+    assert res.exit_code == 0, res.stderr
+    path = tmp_path / "yahtzee-cli" / "games.ndjson"
+    assert default_file() == path and f"Game file: {path}" in res.stdout
+    res = cli(["play", "--resume"], input="chance\n")  # type: ignore[operator]
+    assert "Solo writes Chance 15." in res.stdout
+    assert _valid(path)[0]["turns"][0]["score"] == 15
