@@ -21,7 +21,7 @@ from .log_cmd import split_players
 
 if TYPE_CHECKING:
     from ..replay import Replay
-    from ..scorekeeper import Keeper
+    from ..scorekeeper import Entry, Keeper
 
 WIDTH = 80
 
@@ -288,10 +288,8 @@ class Session:
             column = int(parts.pop())
         return self._finish(self.keeper.record(box=" ".join(parts), column=column))
 
-    def _finish(self, entry: object) -> list[str]:
-        from ..scorekeeper import Entry
-
-        assert isinstance(entry, Entry) and entry.step is not None
+    def _finish(self, entry: Entry) -> list[str]:
+        assert entry.step is not None
         k = self.keeper
         self.keep = None
         what = "passes" if entry.step.option is None else f"writes {k.option_text(entry.step.option, label=True)}"
