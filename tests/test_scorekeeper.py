@@ -218,3 +218,11 @@ def test_play_without_a_file_keeps_games_in_the_user_data_directory(cli: object,
     res = cli(["play", "--resume"], input="chance\n")  # type: ignore[operator]
     assert "Solo writes Chance 15." in res.stdout
     assert _valid(path)[0]["turns"][0]["score"] == 15
+
+
+def test_log_add_names_the_column_on_multi_column_sheets(cli: object, game: Path) -> None:
+    cli(["log", "new", str(game), "--rules", "triple-yahtzee", "--players", "Anna"])  # type: ignore[operator]
+    res = cli(["log", "add", str(game), "--dice", "66666", "--box", "sixes", "--column", "2"])  # type: ignore[operator]
+    assert res.stdout == "Anna: sixes 30 in column 2. Anna 60. Next: Anna.\n"  # column 2 counts twice
+    res = cli(["log", "add", str(game), "--dice", "12345", "--box", "chance"])  # type: ignore[operator]
+    assert res.exit_code == 1 and "chance is open in columns 1, 2, 3: say which column" in res.stderr

@@ -132,9 +132,10 @@ def log_add(
     if step.option is None:
         what = "passes"
     else:
-        what = keeper.option_text(step.option)
+        o = step.option
+        what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
-            what = what.replace("/", " in column ", 1)
+            what += f" in column {o.column + 1}"
     typer.echo(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}")
 
 
