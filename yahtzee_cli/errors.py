@@ -78,6 +78,20 @@ class NotExact(YahtzeeError):
     """The rule set has no exact strategy table (several columns, saved rolls, too many states)."""
 
 
+class KeeperError(YahtzeeError):
+    """An entry or a game file the score keeper refuses; the message says why (one line)."""
+
+
+class RuleRefused(KeeperError):
+    """A house-rule change under which moves already made would be illegal (they are listed)."""
+
+    def __init__(self, setting: str, illegal: Sequence[Any]) -> None:
+        self.illegal: list[Any] = list(illegal)  # formats.logs.Problem items
+        n = len(self.illegal)
+        super().__init__(f"{setting} would make {n} move{'s' if n != 1 else ''} of this game illegal; "
+                         "undo them first or keep the rule")
+
+
 class StrategyError(YahtzeeError):
     """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
     game and turn)."""

@@ -12,7 +12,7 @@ import typer
 from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, fail
 
 if TYPE_CHECKING:
-    from ..scorekeeper import Keeper
+    from ..play.scorekeeper import Keeper
 
 log_app = typer.Typer(
     name="log",
@@ -32,7 +32,8 @@ def split_players(values: list[str] | None) -> list[str]:
 
 
 def _open(file: Path) -> Keeper:
-    from ..scorekeeper import Keeper, KeeperError
+    from ..errors import KeeperError
+    from ..play.scorekeeper import Keeper
 
     try:
         return Keeper.open(file)
@@ -66,8 +67,8 @@ def log_new(
     set_: SetOpt = None,
 ) -> None:
     """Start a game at the end of FILE (created if missing; earlier finished games stay in it)."""
-    from ..rules import RulesError
-    from ..scorekeeper import Keeper, KeeperError, rules_spec
+    from ..errors import KeeperError, RulesError
+    from ..play.scorekeeper import Keeper, rules_spec
 
     names = split_players(players)
     if not names:
@@ -103,8 +104,8 @@ def log_add(
     """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
     entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
     illegal, leaving the file untouched."""
-    from ..rules import RulesError, parse_dice
-    from ..scorekeeper import KeeperError
+    from ..errors import KeeperError, RulesError
+    from ..rules.engine import parse_dice
 
     words = list(dice or [])
     if more:
@@ -142,7 +143,7 @@ def log_add(
 @log_app.command("undo")
 def log_undo(file: FileArg) -> None:
     """Take back the last entry of the game in FILE: the last roll of a turn in progress, else the last turn."""
-    from ..scorekeeper import KeeperError
+    from ..errors import KeeperError
 
     keeper = _open(file)
     try:
@@ -162,7 +163,7 @@ def log_set(
     listed) when moves already made would be illegal under the new rule."""
     import sys
 
-    from ..scorekeeper import KeeperError, RuleRefused
+    from ..errors import KeeperError, RuleRefused
 
     keeper = _open(file)
     try:

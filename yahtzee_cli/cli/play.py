@@ -20,8 +20,8 @@ from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, fail
 from .log_cmd import split_players
 
 if TYPE_CHECKING:
-    from ..replay import Replay
-    from ..scorekeeper import Entry, Keeper
+    from ..formats.replay import Replay
+    from ..play.scorekeeper import Entry, Keeper
 
 WIDTH = 80
 
@@ -147,7 +147,8 @@ class Session:
 
     def final_lines(self) -> list[str]:
         """The sheet, the standings (ties share a rank) and each player's personal best in the file."""
-        from ..replay import _standings, _state_line
+        from ..formats.replay import _state_line
+        from ..formats.text import aligned
 
         k = self.keeper
         rp = k.standings()
@@ -155,7 +156,7 @@ class Session:
         rows = [["Rank", "Player", "Score", ""]]
         for p in sorted(rp.players, key=lambda p: p.rank):
             rows.append([str(p.rank), p.name, str(p.total), "winner" if p.rank == 1 and len(rp.players) > 1 else ""])
-        lines += _standings(rows)
+        lines += aligned(rows, left=(0, 1, 3))
         lines.append(_state_line(rp))
         for p in rp.players:
             best = k.personal_best(p.name)
@@ -175,7 +176,7 @@ class Session:
     def completions(self) -> list[str]:
         """Words Tab completes now: the legal boxes' keys, names and aliases (the rules' own language,
         e.g. Kniffel's German names), then the commands and house-rule settings."""
-        from ..rules import SETTING_NAMES
+        from ..rules.engine import SETTING_NAMES
 
         rules = self.keeper.rules
         rc = None if self.keeper.game_over else self.keeper.choices()
@@ -191,8 +192,8 @@ class Session:
     # -- input
     def handle(self, line: str) -> list[str]:
         """One typed line; returns what to show. Refused entries answer with one line saying why."""
-        from ..rules import RulesError, parse_dice
-        from ..scorekeeper import KeeperError, RuleRefused
+        from ..errors import KeeperError, RuleRefused, RulesError
+        from ..rules.engine import parse_dice
 
         text = line.strip()
         low = text.casefold()
@@ -246,7 +247,7 @@ class Session:
                 + ".", *self.screen()]
 
     def _keep(self, words: str) -> list[str]:
-        from ..rules import parse_dice
+        from ..rules.engine import parse_dice
 
         pos = self.keeper.position()
         if pos.dice is None:
@@ -332,8 +333,8 @@ def play(
     """Keep score of a game at the table: type the dice as they lie (or --roll), write them in a box,
     ask ? for the best move, undo, change a house rule mid-game. The game file is saved after every
     entry and validates, replays and analyzes like any other game log."""
-    from ..rules import RulesError
-    from ..scorekeeper import Keeper, KeeperError, rules_spec
+    from ..errors import KeeperError, RulesError
+    from ..play.scorekeeper import Keeper, rules_spec
 
     path = file or default_file()
     interactive = sys.stdin.isatty() and sys.stdout.isatty()

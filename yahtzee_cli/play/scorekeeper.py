@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .cache import write_atomic
-from .logs import GameError, InputError, Problem, dump_line, iter_documents, log_document, resolve_rules, turn_entry
-from .replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
-from .rules import RulesError, RuleSet, parse_setting
-from .validate import LogWalk, TurnStep, check_document, walk_log
+from ..errors import GameError, InputError, KeeperError, PositionError, RuleRefused, RulesError
+from ..formats.logs import dump_line, iter_documents, log_document, resolve_rules, turn_entry
+from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
+from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
+from ..rules.engine import RuleSet, parse_setting
+from ..strategy.tablefile import write_atomic
 
 if TYPE_CHECKING:
-    from .position import Evaluation
+    from ..strategy.turn import Evaluation
 
 __all__ = [
     "Entry",
@@ -40,20 +41,6 @@ __all__ = [
     "read_games",
     "rules_spec",
 ]
-
-
-class KeeperError(ValueError):
-    """An entry or a game file the score keeper refuses; the message says why (one line)."""
-
-
-class RuleRefused(KeeperError):
-    """A house-rule change under which moves already made would be illegal (they are listed)."""
-
-    def __init__(self, setting: str, illegal: Sequence[Problem]) -> None:
-        self.illegal = list(illegal)
-        n = len(self.illegal)
-        super().__init__(f"{setting} would make {n} move{'s' if n != 1 else ''} of this game illegal; "
-                         "undo them first or keep the rule")
 
 
 # --------------------------------------------------------------------------- rules of a new game
@@ -189,10 +176,10 @@ class Keeper:
         unfinished (resume it instead), for no players, or for a name given twice."""
         gf = read_games(path)
         if gf.game is not None and not Keeper(gf).game_over:
-            raise KeeperError(f"{gf.path} has a game in progress; resume it (yahtzee play --resume) or finish it")
+            raise KeeperError(f"{gf.path} has a game in progress; resume it or finish it before starting another")
         names = [p.strip() for p in players]
         if not names or not all(names):
-            raise KeeperError("name the players, e.g. --players Anna,Ben")
+            raise KeeperError("a game needs at least one player, each with a name")
         seen = {n.casefold() for n in names}
         if len(seen) != len(names):
             raise KeeperError("each player needs a different name")
@@ -264,7 +251,7 @@ class Keeper:
 
     def hint(self, say: Callable[[str], None] | None = None) -> Evaluation:
         """Every option of the position, best first (keeps while rolls are left, boxes after)."""
-        from . import position as P
+        from .hint import hint
 
         pos = self.position()
         if self.game_over:
@@ -272,8 +259,8 @@ class Keeper:
         if pos.dice is None:
             raise KeeperError(f"{pos.player} has not rolled yet: the hint advises the dice showing")
         try:
-            return P.evaluate(pos.rules, pos.columns, pos.dice, pos.rolls_left, pos.saved, say=say)
-        except P.PositionError as exc:
+            return hint(pos.rules, pos.columns, pos.dice, pos.rolls_left, pos.saved, say=say)
+        except PositionError as exc:
             raise KeeperError(str(exc)) from None
 
     # -- changes

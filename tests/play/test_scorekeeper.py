@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from yahtzee_cli.jsonio import loads
-from yahtzee_cli.replay import replay_game
-from yahtzee_cli.scorekeeper import Keeper, KeeperError, RuleRefused, read_games, rules_spec
-from yahtzee_cli.validate import validate_stream
+from yahtzee_cli.errors import KeeperError, RuleRefused
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.formats.replay import replay_game
+from yahtzee_cli.formats.validate import validate_stream
+from yahtzee_cli.play.scorekeeper import Keeper, read_games, rules_spec
 
 
 def _valid(path: Path) -> list[dict]:
@@ -113,7 +114,7 @@ def test_house_rule_change_recalculates_or_is_refused(game: Path) -> None:
 
 
 def test_games_accumulate_and_personal_bests_come_from_earlier_ones(game: Path) -> None:
-    from yahtzee_cli.replay import random_log
+    from yahtzee_cli.formats.replay import random_log
 
     for seed in (1, 2):
         doc = random_log("yahtzee", seed, ["Anna", "Ben"])

@@ -18,9 +18,9 @@ import pexpect
 import pyte
 import pytest
 
-from yahtzee_cli.jsonio import loads
-from yahtzee_cli.replay import replay_game
-from yahtzee_cli.validate import validate_stream
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.formats.replay import replay_game
+from yahtzee_cli.formats.validate import validate_stream
 
 ROWS, COLS = 60, 80
 
@@ -40,12 +40,12 @@ MINI = {
 @pytest.fixture(scope="module")
 def rules_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The rules file, with its strategy table built once up front (the hint then reads it)."""
-    from yahtzee_cli import position
-    from yahtzee_cli.logs import resolve_rules
+    from yahtzee_cli.formats.logs import resolve_rules
+    from yahtzee_cli.play.hint import source_for
 
     path = tmp_path_factory.mktemp("play") / "mini.json"
     path.write_text(json.dumps(MINI))
-    position.source_for(resolve_rules(MINI))
+    source_for(resolve_rules(MINI))
     return path
 
 
