@@ -357,14 +357,11 @@ def _walk_turns(
     check_claims: bool,
     steps: list[TurnStep] | None,
 ) -> None:
-    """The turn loop of walk_log: every problem worded (the fast path is `_fast_walk`)."""
-    rules = tb.rules
+    """The turn loop of walk_log: every problem worded (the fast path is `_fast_walk`). Each turn is
+    checked in the order a player plays it: whose turn, the rolls and held dice, then an unfinished
+    last turn, a pass, or the box written."""
     players = walk.players
     names = [p.name for p in players]
-    s = rules.settings
-    ncols = s.columns
-    keys = rules.keys
-    y = rules.yahtzee_index
     last = len(turns) - 1
     cur: int | None = None  # who played last
     for t in range(count):
@@ -389,140 +386,194 @@ def _walk_turns(
                 cur = pi
                 continue
         cur = walk.last_player = pi
-        p = players[pi]
-        # -- rolls and held dice
-        raw_rolls = turn["rolls"]
-        nrolls = len(raw_rolls)
-        saved = p.saved
-        allowed = R.rolls_allowed(rules, saved)
-        if nrolls > allowed:
-            extra = f" (3 plus {saved} saved)" if s.saved_rolls else ""
-            problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}")
-        rolls: list[Dice | None] = []
-        for j, raw in enumerate(raw_rolls):
-            d = tb.dice(raw)
-            if d is None:
-                if len(raw) != rules.dice:
-                    problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}")
-                else:
-                    problem(f"/turns/{t}/rolls/{j}", "dice faces must be whole numbers 1-6")
-            rolls.append(d)
-        held_raw = turn.get("held")
-        if held_raw is not None:
-            if len(held_raw) != nrolls - 1:
-                problem(f"/turns/{t}/held", f"{len(held_raw)} held lists for {nrolls - 1} reroll"
-                        f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll")
-            for k, h in enumerate(held_raw[: nrolls - 1]):
-                hk = tuple(sorted(h))
-                for j, verb in ((k, "are kept from the roll before"), (k + 1, "must still show after the reroll")):
-                    r = rolls[j]
-                    if r is not None and hk not in tb.sub_multisets(r):
-                        problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {j + 1} ({_fmt(r)}): "
-                                f"held dice {verb}")
-        dice = rolls[-1]
-        score = turn.get("score")
-        bonus_claim = turn.get("bonus")
-        # -- an in-progress last turn
+        rd = _read_rolls(tb, t, turn, pi, players[pi], problem)
         if "box" not in turn:
-            if t != last:
-                problem(f"/turns/{t}", "no box: only the last turn of a game may be unfinished")
-                continue
-            if score is not None:
-                problem(f"/turns/{t}/score", "a score but no box: the turn is still in progress")
-            if bonus_claim is not None:
-                problem(f"/turns/{t}/bonus", "a bonus but no box: the turn is still in progress")
-            if all(r is not None for r in rolls):
-                ip = walk.in_progress = InProgress(
-                    t, pi, tuple(r for r in rolls if r is not None), _held(held_raw, nrolls), saved, nrolls,
-                    max(0, allowed - nrolls),
-                )
-                if steps is not None:
-                    steps.append(TurnStep(t, pi, name, tuple(p.columns), saved, ip.rolls, ip.held, None, None, None,
-                                          in_progress=True))
+            _unfinished_turn(walk, rd, t == last, problem, steps)
             continue
-        box = turn["box"]
-        before_cols = tuple(p.columns) if steps is not None else ()
-        p.saved = max(0, R.saved_after(rules, saved, nrolls))
-        p.turns += 1
-        # -- a passed turn
-        if box is None:
-            if dice is not None:
-                opts = R.options(rules, p.columns, dice)
-                illegal = None
-                if not R.may_pass(rules, opts):
-                    if s.must_zero:
-                        illegal = "passed (box null), but must_zero is on: every turn fills a box (a 0 if nothing fits)"
-                    else:
-                        best = max(opts, key=lambda o: o.score + o.bonus)
-                        illegal = (f"passed (box null), but {_fmt(dice)} scores {best.score + best.bonus} in "
-                                   f"{keys[best.box]}: a turn may pass only when nothing scores")
-                    problem(f"/turns/{t}/box", illegal)
-                if check_claims and score:
-                    problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing")
-                if check_claims and bonus_claim:
-                    problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but a passed turn earns nothing")
-                if steps is not None:
-                    steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
-                                          _held(held_raw, nrolls), None, None, None, passed=True, illegal=illegal))
-            continue
-        # -- the box (and its column)
-        try:
-            bi = tb.box(box)
-        except RulesError as exc:
-            problem(f"/turns/{t}/box", str(exc))
-            continue
-        col = turn.get("column")
-        ci = 0
-        if col is not None:
-            if col > ncols:
-                problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
-                        f"{'s' if ncols > 1 else ''}")
-                continue
-            ci = col - 1
-        elif ncols > 1:
-            problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
-                    f"\"column\": 1-{ncols}")
-            continue
-        if dice is None:
-            continue
-        filled = p.filled[ci]
-        scores = p.scores[ci]
-        ys = scores[y] if y is not None else None
-        ctx = tb.context(dice, ys)
-        value = R.box_score(rules, ctx, filled, bi, dice, ci)
-        illegal = None
-        if value is None:
-            if filled >> bi & 1:
-                where = f" in column {ci + 1}" if ncols > 1 else ""
-                illegal = f"box {keys[bi]} is already filled{where}"
+        before = tuple(rd.p.columns) if steps is not None else ()
+        rd.p.saved = max(0, R.saved_after(tb.rules, rd.saved, rd.nrolls))
+        rd.p.turns += 1
+        if turn["box"] is None:
+            _passed_turn(tb, rd, before, check_claims, problem, steps)
+        else:
+            _written_turn(tb, rd, before, check_claims, problem, steps)
+
+
+@dataclass
+class _TurnRead:
+    """One turn of a log as _walk_turns has read it: where and whose it is, the player's state, the
+    rolls (None for a roll that is not n dice 1-6) and held lists, and the rolls allowed."""
+
+    t: int
+    turn: Mapping[str, Any]
+    pi: int
+    p: PlayerState
+    saved: int  # saved rolls at the start of the turn
+    allowed: int
+    rolls: list[Dice | None]
+    held_raw: Any
+
+    @property
+    def nrolls(self) -> int:
+        return len(self.rolls)
+
+    @property
+    def dice(self) -> Dice | None:
+        return self.rolls[-1]
+
+    def known_rolls(self) -> tuple[Dice, ...]:
+        return tuple(r for r in self.rolls if r is not None)
+
+    def held(self) -> tuple[Dice, ...] | None:
+        return _held(self.held_raw, self.nrolls)
+
+
+def _read_rolls(tb: _Tables, t: int, turn: Mapping[str, Any], pi: int, p: PlayerState, problem: Any) -> _TurnRead:
+    """A turn's rolls and held dice, every problem with them worded."""
+    rules = tb.rules
+    raw_rolls = turn["rolls"]
+    nrolls = len(raw_rolls)
+    saved = p.saved
+    allowed = R.rolls_allowed(rules, saved)
+    if nrolls > allowed:
+        extra = f" (3 plus {saved} saved)" if rules.settings.saved_rolls else ""
+        problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}")
+    rolls: list[Dice | None] = []
+    for j, raw in enumerate(raw_rolls):
+        d = tb.dice(raw)
+        if d is None:
+            if len(raw) != rules.dice:
+                problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}")
             else:
-                try:
-                    R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice, ci)
-                    illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
-                except IllegalMove as exc:
-                    illegal = str(exc)
-            problem(f"/turns/{t}/box", illegal)
-            if filled >> bi & 1:
-                continue
-            # Written anyway (at the value the rules give that box), as on the player's sheet: later
-            # turns are then checked against the sheet as it was kept, and a recalculation counts it.
-            value = R.box_value(rules, bi, dice, filled, ys)
-        bonus = ctx.bonus
-        if check_claims and illegal is None:
-            if score is not None and score != value:
-                joker = " (as a joker)" if ctx.joker else ""
-                problem(f"/turns/{t}/score", f"claimed score {score}, but {_fmt(dice)} scores {value} in "
-                        f"{keys[bi]}{joker}")
-            if bonus_claim is not None and bonus_claim != bonus:
-                problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}")
-        scores[bi] = value
-        p.filled[ci] = filled | (1 << bi)
-        p.bonus[ci] += bonus
-        p.open_boxes -= 1
+                problem(f"/turns/{t}/rolls/{j}", "dice faces must be whole numbers 1-6")
+        rolls.append(d)
+    held_raw = turn.get("held")
+    if held_raw is not None:
+        if len(held_raw) != nrolls - 1:
+            problem(f"/turns/{t}/held", f"{len(held_raw)} held lists for {nrolls - 1} reroll"
+                    f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll")
+        for k, h in enumerate(held_raw[: nrolls - 1]):
+            hk = tuple(sorted(h))
+            for j, verb in ((k, "are kept from the roll before"), (k + 1, "must still show after the reroll")):
+                r = rolls[j]
+                if r is not None and hk not in tb.sub_multisets(r):
+                    problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {j + 1} ({_fmt(r)}): "
+                            f"held dice {verb}")
+    return _TurnRead(t, turn, pi, p, saved, allowed, rolls, held_raw)
+
+
+def _unfinished_turn(walk: LogWalk, rd: _TurnRead, is_last: bool, problem: Any,
+                     steps: list[TurnStep] | None) -> None:
+    """A turn without a box: allowed only as the game's last turn (then it is the turn in progress)."""
+    t = rd.t
+    if not is_last:
+        problem(f"/turns/{t}", "no box: only the last turn of a game may be unfinished")
+        return
+    if rd.turn.get("score") is not None:
+        problem(f"/turns/{t}/score", "a score but no box: the turn is still in progress")
+    if rd.turn.get("bonus") is not None:
+        problem(f"/turns/{t}/bonus", "a bonus but no box: the turn is still in progress")
+    if all(r is not None for r in rd.rolls):
+        ip = walk.in_progress = InProgress(t, rd.pi, rd.known_rolls(), rd.held(), rd.saved, rd.nrolls,
+                                           max(0, rd.allowed - rd.nrolls))
         if steps is not None:
-            steps.append(TurnStep(t, pi, name, before_cols, saved, tuple(r for r in rolls if r is not None),
-                                  _held(held_raw, nrolls), ci, bi, Option(bi, value, bonus, ci, ctx.joker),
-                                  illegal=illegal))
+            steps.append(TurnStep(t, rd.pi, rd.p.name, tuple(rd.p.columns), rd.saved, ip.rolls, ip.held, None, None,
+                                  None, in_progress=True))
+
+
+def _passed_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_claims: bool, problem: Any,
+                 steps: list[TurnStep] | None) -> None:
+    """A turn passed (box null): allowed with must_zero off when nothing scores; it writes nothing."""
+    rules = tb.rules
+    t, dice = rd.t, rd.dice
+    if dice is None:
+        return
+    opts = R.options(rules, rd.p.columns, dice)
+    illegal = None
+    if not R.may_pass(rules, opts):
+        if rules.settings.must_zero:
+            illegal = "passed (box null), but must_zero is on: every turn fills a box (a 0 if nothing fits)"
+        else:
+            best = max(opts, key=lambda o: o.score + o.bonus)
+            illegal = (f"passed (box null), but {_fmt(dice)} scores {best.score + best.bonus} in "
+                       f"{rules.keys[best.box]}: a turn may pass only when nothing scores")
+        problem(f"/turns/{t}/box", illegal)
+    score, bonus_claim = rd.turn.get("score"), rd.turn.get("bonus")
+    if check_claims and score:
+        problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing")
+    if check_claims and bonus_claim:
+        problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but a passed turn earns nothing")
+    if steps is not None:
+        steps.append(TurnStep(t, rd.pi, rd.p.name, before, rd.saved, rd.known_rolls(), rd.held(), None, None, None,
+                              passed=True, illegal=illegal))
+
+
+def _written_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_claims: bool, problem: Any,
+                  steps: list[TurnStep] | None) -> None:
+    """A turn that writes a box (in a column): where, whether the rules allow it, the score and bonus
+    it writes against those claimed."""
+    rules = tb.rules
+    ncols = rules.settings.columns
+    keys = rules.keys
+    y = rules.yahtzee_index
+    t, turn, p, dice = rd.t, rd.turn, rd.p, rd.dice
+    try:
+        bi = tb.box(turn["box"])
+    except RulesError as exc:
+        problem(f"/turns/{t}/box", str(exc))
+        return
+    col = turn.get("column")
+    ci = 0
+    if col is not None:
+        if col > ncols:
+            problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
+                    f"{'s' if ncols > 1 else ''}")
+            return
+        ci = col - 1
+    elif ncols > 1:
+        problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
+                f"\"column\": 1-{ncols}")
+        return
+    if dice is None:
+        return
+    filled = p.filled[ci]
+    scores = p.scores[ci]
+    ys = scores[y] if y is not None else None
+    ctx = tb.context(dice, ys)
+    value = R.box_score(rules, ctx, filled, bi, dice, ci)
+    illegal = None
+    if value is None:
+        if filled >> bi & 1:
+            where = f" in column {ci + 1}" if ncols > 1 else ""
+            illegal = f"box {keys[bi]} is already filled{where}"
+        else:
+            try:
+                R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice, ci)
+                illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
+            except IllegalMove as exc:
+                illegal = str(exc)
+        problem(f"/turns/{t}/box", illegal)
+        if filled >> bi & 1:
+            return
+        # Written anyway (at the value the rules give that box), as on the player's sheet: later
+        # turns are then checked against the sheet as it was kept, and a recalculation counts it.
+        value = R.box_value(rules, bi, dice, filled, ys)
+    bonus = ctx.bonus
+    score, bonus_claim = turn.get("score"), turn.get("bonus")
+    if check_claims and illegal is None:
+        if score is not None and score != value:
+            joker = " (as a joker)" if ctx.joker else ""
+            problem(f"/turns/{t}/score", f"claimed score {score}, but {_fmt(dice)} scores {value} in "
+                    f"{keys[bi]}{joker}")
+        if bonus_claim is not None and bonus_claim != bonus:
+            problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}")
+    scores[bi] = value
+    p.filled[ci] = filled | (1 << bi)
+    p.bonus[ci] += bonus
+    p.open_boxes -= 1
+    if steps is not None:
+        steps.append(TurnStep(t, rd.pi, p.name, before, rd.saved, rd.known_rolls(), rd.held(), ci, bi,
+                              Option(bi, value, bonus, ci, ctx.joker), illegal=illegal))
 
 
 def _held(held_raw: Any, nrolls: int) -> tuple[Dice, ...] | None:
@@ -771,7 +822,6 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
     tb = tables(rules)
     s = rules.settings
     ncols = s.columns
-    y = rules.yahtzee_index
     state = SheetState(rules, [], [], [])
     problems = state.problems
     seen_names: dict[str, int] = {}
@@ -798,88 +848,111 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
                 problems.append(Problem(f"{base}/boxes", f"{rules.name} sheets have {ncols} columns: give "
                                         f"\"columns\": [{{\"boxes\": ...}}, ...] with {ncols} entries"))
         for ci, (path, boxes) in enumerate(cols[:ncols]):
-            scores = ps.scores[ci]
-            given: dict[str, tuple[str, int]] = {}
-            named: dict[int, str] = {}
-            bonus_value: int | None = None
-            bonus_key = ""
-            for key, value in boxes.items():
-                kpath = path + pointer([key])
-                try:
-                    what, ref = sheet_row(rules, key)
-                except RulesError as exc:
-                    problems.append(Problem(kpath, str(exc)))
-                    continue
-                if what == "box":
-                    assert isinstance(ref, int)
-                    if ref in named:
-                        problems.append(Problem(kpath, f"{_show(key)} and {_show(named[ref])} both name box "
-                                                f"{rules.keys[ref]}"))
-                        continue
-                    named[ref] = key
-                    if value is None:
-                        continue
-                    if value not in tb.values(ref):
-                        problems.append(Problem(kpath, f"{value} is a score no roll can write in {rules.keys[ref]} "
-                                                f"(possible: {_ranges(tb.values(ref))})"))
-                    scores[ref] = value
-                    ps.filled[ci] |= 1 << ref
-                    ps.open_boxes -= 1
-                elif what == "bonus":
-                    if bonus_key:
-                        problems.append(Problem(kpath, f"{_show(key)} and {_show(bonus_key)} both name the "
-                                                "yahtzee_bonus box"))
-                        continue
-                    bonus_key = key
-                    if value is not None:
-                        bonus_value = value
-                        bonus_open[ci] = False
-                else:
-                    assert isinstance(ref, str)
-                    if value is not None:
-                        given[ref] = (kpath, value)
-            # -- the extra-Yahtzee bonus
+            given, bonus_key, bonus_value = _sheet_boxes(tb, ps, ci, path, boxes, problems)
             if bonus_value is not None:
-                bpath = path + pointer([bonus_key])
-                ys = scores[y] if y is not None else None
-                unit_src = reprice_from or rules
-                unit = _bonus_unit(unit_src)
-                ybox = rules.keys[y] if y is not None else "yahtzee"
-                if unit == 0:
-                    if bonus_value:
-                        problems.append(Problem(bpath, f"{unit_src.name} pays no extra-Yahtzee bonus "
-                                                "(extra_yahtzee_bonus is 0), so yahtzee_bonus must be 0"))
-                elif bonus_value % unit:
-                    problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} is not a multiple of the "
-                                            f"extra bonus {unit}"))
-                elif bonus_value and _unit_for(unit_src, ys) == 0:
-                    held = "nothing" if ys is None else str(ys)
-                    problems.append(Problem(bpath, f"yahtzee_bonus is {bonus_value}, but the {ybox} box holds "
-                                            f"{held}: extra Yahtzees earn a bonus only while it holds "
-                                            f"{rules.boxes[y].points if y is not None else 50}"))
-                else:
-                    n_extra = bonus_value // unit
-                    others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")
-                    if n_extra > others:
-                        problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} means {n_extra} extra "
-                                                f"Yahtzees, but each fills a box and only {others} other boxes "
-                                                "are filled"))
-                    extras[ci] = n_extra
-                    ps.bonus[ci] = n_extra * _unit_for(rules, ys)
-            # -- derived rows given on the sheet
+                bonus_open[ci] = False
+                extras[ci] = _sheet_bonus(rules, ps, ci, path + pointer([bonus_key]), bonus_value,
+                                          reprice_from or rules, problems)
             if given:
-                ct = R.column_totals(rules, Column(tuple(scores), ps.bonus[ci]))
-                actual = {"upper_sum": ct.upper_sum, "upper_bonus": ct.upper_bonus, "upper_total": ct.upper_total,
-                          "lower_total": ct.lower_total, "grand_total": ct.total}
-                for row, (gpath, value) in given.items():
-                    if value != actual[row]:
-                        problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}"))
+                _sheet_derived_rows(rules, ps, ci, given, problems)
         if player.get("total") is not None and len(cols) == ncols:
             total = R.sheet_total(rules, ps.columns)
             if player["total"] != total:
                 problems.append(Problem(f"{base}/total", f"total is {player['total']}, but the columns make it "
                                         f"{total}"))
     return state
+
+
+def _sheet_boxes(tb: _Tables, ps: PlayerState, ci: int, path: str, boxes: Mapping[str, Any],
+                 problems: list[Problem]) -> tuple[dict[str, tuple[str, int]], str, int | None]:
+    """One column of a sheet written into `ps`: each box's value checked against what a roll can
+    write there. Returns the derived rows given (row -> (pointer, value)), the key naming the
+    yahtzee_bonus box and its value (None while empty)."""
+    rules = tb.rules
+    scores = ps.scores[ci]
+    given: dict[str, tuple[str, int]] = {}
+    named: dict[int, str] = {}
+    bonus_value: int | None = None
+    bonus_key = ""
+    for key, value in boxes.items():
+        kpath = path + pointer([key])
+        try:
+            what, ref = sheet_row(rules, key)
+        except RulesError as exc:
+            problems.append(Problem(kpath, str(exc)))
+            continue
+        if what == "box":
+            assert isinstance(ref, int)
+            if ref in named:
+                problems.append(Problem(kpath, f"{_show(key)} and {_show(named[ref])} both name box "
+                                        f"{rules.keys[ref]}"))
+                continue
+            named[ref] = key
+            if value is None:
+                continue
+            if value not in tb.values(ref):
+                problems.append(Problem(kpath, f"{value} is a score no roll can write in {rules.keys[ref]} "
+                                        f"(possible: {_ranges(tb.values(ref))})"))
+            scores[ref] = value
+            ps.filled[ci] |= 1 << ref
+            ps.open_boxes -= 1
+        elif what == "bonus":
+            if bonus_key:
+                problems.append(Problem(kpath, f"{_show(key)} and {_show(bonus_key)} both name the "
+                                        "yahtzee_bonus box"))
+                continue
+            bonus_key = key
+            if value is not None:
+                bonus_value = value
+        else:
+            assert isinstance(ref, str)
+            if value is not None:
+                given[ref] = (kpath, value)
+    return given, bonus_key, bonus_value
+
+
+def _sheet_bonus(rules: RuleSet, ps: PlayerState, ci: int, bpath: str, bonus_value: int, unit_src: RuleSet,
+                 problems: list[Problem]) -> int:
+    """The extra-Yahtzee bonus written in a column: a multiple of the extra bonus (as `unit_src`
+    paid it), paid only while the Yahtzee box holds its full value, no more extra Yahtzees than
+    other filled boxes. Writes the bonus (priced under `rules`) into `ps`; returns the extra Yahtzees."""
+    y = rules.yahtzee_index
+    ys = ps.scores[ci][y] if y is not None else None
+    unit = _bonus_unit(unit_src)
+    ybox = rules.keys[y] if y is not None else "yahtzee"
+    if unit == 0:
+        if bonus_value:
+            problems.append(Problem(bpath, f"{unit_src.name} pays no extra-Yahtzee bonus "
+                                    "(extra_yahtzee_bonus is 0), so yahtzee_bonus must be 0"))
+    elif bonus_value % unit:
+        problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} is not a multiple of the "
+                                f"extra bonus {unit}"))
+    elif bonus_value and _unit_for(unit_src, ys) == 0:
+        held = "nothing" if ys is None else str(ys)
+        problems.append(Problem(bpath, f"yahtzee_bonus is {bonus_value}, but the {ybox} box holds "
+                                f"{held}: extra Yahtzees earn a bonus only while it holds "
+                                f"{rules.boxes[y].points if y is not None else 50}"))
+    else:
+        n_extra = bonus_value // unit
+        others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")
+        if n_extra > others:
+            problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} means {n_extra} extra "
+                                    f"Yahtzees, but each fills a box and only {others} other boxes "
+                                    "are filled"))
+        ps.bonus[ci] = n_extra * _unit_for(rules, ys)
+        return n_extra
+    return 0
+
+
+def _sheet_derived_rows(rules: RuleSet, ps: PlayerState, ci: int, given: Mapping[str, tuple[str, int]],
+                        problems: list[Problem]) -> None:
+    """Derived rows written on the sheet (upper sum, bonus, totals) must be what its boxes make."""
+    ct = R.column_totals(rules, Column(tuple(ps.scores[ci]), ps.bonus[ci]))
+    actual = {"upper_sum": ct.upper_sum, "upper_bonus": ct.upper_bonus, "upper_total": ct.upper_total,
+              "lower_total": ct.lower_total, "grand_total": ct.total}
+    for row, (gpath, value) in given.items():
+        if value != actual[row]:
+            problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}"))
 
 
 # --------------------------------------------------------------------------- one game, a stream
