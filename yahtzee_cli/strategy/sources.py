@@ -33,6 +33,12 @@ def column_state(rules: R.RuleSet, column: R.Column) -> ColumnState:
     return ColumnState(column.filled_mask, upper, y is not None and R.holds_full_yahtzee(rules, column.scores[y]))
 
 
+def raw_points(rules: R.RuleSet, column: R.Column) -> int:
+    """Points written in a column without the upper bonus (the value to go pays that at the end)."""
+    totals = R.column_totals(rules, column)
+    return totals.total - totals.upper_bonus
+
+
 def upper_set(rules: R.RuleSet, mask: Any) -> Any:
     """The index of a filled-box mask's set of filled upper boxes (bit j: the j-th upper box).
     Works on an int and, element-wise, on an integer numpy array of masks alike."""

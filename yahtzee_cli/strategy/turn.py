@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import PositionError
 from ..rules import engine as R
 from .keeps import Keeps, counts_of, dice_of, keeps
-from .sources import ColumnState, Source, column_state
+from .sources import ColumnState, Source, column_state, raw_points
 
 # With must_zero off a pass can be repeated for free, so passing and scoring are often worth exactly
 # the same (any policy that scores eventually is optimal). Playing and hints charge a pass this much,
@@ -110,12 +110,6 @@ class Evaluation:
         raise PositionError(f"box {self.rules.keys[box]} is not a legal choice here")
 
 
-def _points_before_bonus(rules: R.RuleSet, column: R.Column) -> int:
-    """Points written in a column without the upper bonus (the value to go pays that at the end)."""
-    totals = R.column_totals(rules, column)
-    return totals.total - totals.upper_bonus
-
-
 @dataclass
 class Turn:
     """The values of one turn of one position (sheet + saved rolls): computed once, then every roll
@@ -150,7 +144,7 @@ class Turn:
         self.kp = keeps(rules.dice)
         self.mult = tuple(rules.settings.multipliers)
         self.states = [column_state(rules, c) for c in self.columns]
-        self.raw = [_points_before_bonus(rules, c) for c in self.columns]
+        self.raw = [raw_points(rules, c) for c in self.columns]
         self.fcur = [self.source.value(st) for st in self.states]
         self.col_values = [self.raw[c] + self.fcur[c] for c in range(len(self.columns))]
         self.base = self._sheet_value(self.col_values)
