@@ -508,11 +508,35 @@ def _read_line(stream: IO[bytes], limit: int) -> tuple[bytes, bool]:
 
 
 def _skip_rest(stream: IO[bytes], line: bytes) -> tuple[bytes, bool]:
-    """Read and drop the rest of an over-long line, a chunk at a time (memory stays flat)."""
+    """Read and drop the rest of an over-long line, a chunk at a time (memory stays flat). Binary data
+    (NUL bytes) or a line beyond MAX_DOCUMENT ends the reading with an InputError: /dev/zero and other
+    endless inputs stop with a sentence instead of running forever."""
+    skipped = len(line)
+    chunk = line
     while True:
+        if b"\x00" in chunk:
+            raise InputError("input is binary data (NUL bytes), not text")
+        if skipped > MAX_DOCUMENT:
+            raise InputError(f"input has a line longer than {MAX_DOCUMENT >> 20} MiB; it is not text of games")
         chunk = stream.readline(_CHUNK)
         if not chunk or chunk.endswith(b"\n"):
             return line[:0], True
+        skipped += len(chunk)
+
+
+def iter_lines(stream: IO[bytes], max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of every line of a stream, the number counted from 1 and a leading UTF-8
+    byte-order mark dropped; None in place of a line longer than `max_line` (dropped as it is read).
+    The same limits as game files, for readers of plain lines (`score -`)."""
+    lineno = 0
+    while True:
+        line, too_long = _read_line(stream, max_line)
+        if not line and not too_long:
+            return
+        lineno += 1
+        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        yield lineno, None if too_long else line
 
 
 def iter_documents(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -199,7 +200,8 @@ class Settings(BaseModel):
         m = self.column_multipliers
         if m is not None and (len(m) != self.columns or min(m) < 1):
             raise ValueError(
-                f"column_multipliers needs {self.columns} whole numbers >= 1 (one per column), got {list(m)}"
+                f"column_multipliers: needs {self.columns} whole number{'s' if self.columns > 1 else ''} >= 1 "
+                f"(one per column), got {list(m)}"
             )
         return self
 
@@ -486,8 +488,9 @@ DEFAULT_PRESET = "yahtzee"
 def _settings_error(exc: ValidationError) -> RulesError:
     msgs = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "settings"
-        msgs.append(f"{loc}: {err['msg']}")
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        msgs.append(f"{loc}: {msg}" if loc else msg)  # a check across settings names its setting itself
     return RulesError("invalid setting " + "; ".join(msgs))
 
 
@@ -564,17 +567,16 @@ def parse_setting(text: str) -> tuple[str, Any]:
         else:
             raise RulesError(f"setting {key} takes on or off, got {raw!r}")
     elif key == "column_multipliers":
-        try:
-            value = tuple(int(p) for p in raw.replace(" ", ",").split(",") if p)
-        except ValueError:
-            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}") from None
+        numbers = [parse_int(p) for p in raw.replace(" ", ",").split(",") if p]
+        if any(v is None for v in numbers):
+            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}")
+        value = tuple(numbers)
     elif key == "joker":
-        value = low
+        value = raw  # exactly as a rules file spells it: forced, free or off (Settings checks it)
     else:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise RulesError(f"setting {key} takes a whole number, got {raw!r}") from None
+        value = parse_int(raw)
+        if value is None:
+            raise RulesError(f"setting {key} takes a whole number, got {raw!r}")
     return key, value
 
 
@@ -888,16 +890,34 @@ class Sheet:
         return sheet_total(self.rules, self.columns)
 
 
+BOM = "\ufeff"
+MAX_DICE_WORDS = 64  # parse_dice gives up beyond this many faces (a roll is 5 or 6)
+_ASCII_INT = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def parse_int(text: str) -> int | None:
+    """A whole number written with ASCII digits (an optional sign, at most 18 digits), else None.
+    Python's int() also takes '٣', '²' and '1_000'; text read from people and files must not."""
+    text = text.strip().lstrip(BOM)
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
 def parse_dice(parts: Sequence[str]) -> list[int]:
-    """Dice from shell words: `3 3 3 2 2`, `33322` or `3,3,3,2,2` (faces are single digits)."""
+    """Dice from shell words or a line of text: `3 3 3 2 2`, `33322` or `3,3,3,2,2`. A die is one of
+    the ASCII digits (other digits, like '٣' or '²', are refused); a leading byte-order mark is dropped."""
     faces: list[int] = []
-    for part in parts:
-        for ch in part:
+    for n, part in enumerate(parts):
+        text = part.lstrip(BOM) if n == 0 else part
+        for ch in text:
             if ch in ", \t":
                 continue
-            if not ch.isdigit():
-                raise RulesError(f"dice are digits 1-6, got {part!r}")
-            faces.append(int(ch))
+            if not "0" <= ch <= "9":
+                from .text import quote
+
+                raise RulesError(f"dice are the digits 1-6, got {quote(part)}")
+            faces.append(ord(ch) - 48)
+            if len(faces) > MAX_DICE_WORDS:
+                raise RulesError(f"a roll is 5 or 6 dice, got more than {MAX_DICE_WORDS}")
     return faces
 
 

