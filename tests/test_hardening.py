@@ -132,3 +132,25 @@ def test_joker_spelled_the_same_on_the_command_line_and_in_logs():
     with pytest.raises(RulesError, match="joker"):
         resolve_rules({"preset": "yahtzee", "settings": {"joker": "FREE"}})
     assert load_rules("yahtzee", ["joker=free"]).settings.joker == "free"
+
+
+# --------------------------------------------------------------------------- full disks
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["score", "12345", "--json"], ["rules", "yahtzee"],
+                                  ["poker", "12345", "66666"]])
+def test_full_disk_is_one_line_exit_1(args):
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([*SCRIPT, *args], stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert r.returncode == 1
+    assert "no space left" in one_line(r.stderr)
+
+
+def test_output_error_statuses():
+    import errno
+
+    from yahtzee_cli.cli import PIPE_CLOSED, output_error
+
+    assert output_error(OSError(errno.ENOENT, "x")) is None  # not an output error: left alone
+    assert PIPE_CLOSED == 141
