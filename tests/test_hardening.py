@@ -154,3 +154,75 @@ def test_output_error_statuses():
 
     assert output_error(OSError(errno.ENOENT, "x")) is None  # not an output error: left alone
     assert PIPE_CLOSED == 141
+
+
+# --------------------------------------------------------------------------- rule sets and runs at the edges
+
+
+def _wide_rules(tmp_path: Path, n: int, points: int | None = None, **settings) -> str:
+    boxes = [{"key": f"c{i}", "kind": "chance"} for i in range(n)]
+    if points is not None:
+        boxes.append({"key": "big", "kind": "yahtzee", "points": points})
+    path = tmp_path / f"wide{n}.json"
+    path.write_bytes(orjson.dumps({"name": "wide", "boxes": boxes, "settings": settings}))
+    return str(path)
+
+
+@pytest.mark.parametrize("args", [["hint", "12345"], ["solve"], ["simulate", "-S", "greedy", "-n", "10", "--seed", "1"],
+                                  ["simulate", "-n", "10", "--seed", "1"]])
+def test_rules_too_big_for_memory_are_refused_before_allocating(cli, tmp_path, args):
+    r = cli([*args, "--rules", _wide_rules(tmp_path, 35)])  # 2**35 sheets: hundreds of GiB
+    assert r.exit_code == 1
+    line = one_line(r.stderr)
+    assert "35 boxes" in line and "GiB" in line and "boxes fit" in line and "--strategy random" in line
+
+
+def test_memory_limit_says_what_fits(monkeypatch):
+    from yahtzee_cli import limits
+
+    monkeypatch.setattr(limits, "memory_budget", lambda: 1 << 30)
+    limits.check_strategy_memory("x", 25, 6, 63)  # 512 MiB + the bonus table: fits in 1 GiB
+    with pytest.raises(limits.TooBig, match=r"31 boxes .*at most 25 boxes fit"):
+        limits.check_strategy_memory("x", 31, 6, 63)
+
+
+@pytest.mark.parametrize("n", [61, 64, 200])
+def test_box_count_is_bounded_where_rules_are_read(cli, tmp_path, n):
+    for args in (["solve"], ["simulate", "-S", "greedy", "-n", "10"], ["score", "12345"]):
+        r = cli([*args, "--rules", _wide_rules(tmp_path, n)])
+        assert r.exit_code == 2
+        assert "at most 60 boxes" in one_line(r.stderr)
+
+
+def test_sixty_boxes_play_and_validate(tmp_path):
+    rules = _wide_rules(tmp_path, 60)
+    r = run(["simulate", "-S", "random", "-n", "20", "--seed", "3", "--rules", rules, "--json"])
+    assert r.returncode == 0, r.stderr
+    data = orjson.loads(r.stdout)
+    assert data["min"] >= 60 * 5  # every chance box holds at least 5 (was a mean of 0 with 64 boxes)
+    logs = run(["simulate", "-S", "random", "-n", "3", "--seed", "3", "--rules", rules, "--log-out", "-"])
+    check = run(["validate", "-"], input=logs.stdout)
+    assert check.returncode == 0, check.stdout
+
+
+@pytest.mark.parametrize("points", [2**63 - 1, 10**12, 10_001])
+def test_box_points_are_bounded(cli, tmp_path, points):
+    r = cli(["simulate", "-S", "random", "-n", "10", "--rules", _wide_rules(tmp_path, 3, points)])
+    assert r.exit_code == 2
+    assert "less than or equal to 10000" in one_line(r.stderr)
+
+
+def test_best_total_is_bounded(cli, tmp_path):
+    path = _wide_rules(tmp_path, 20, 10_000, columns=6, column_multipliers=[100] * 6)
+    r = cli(["score", "12345", "--rules", path])
+    assert r.exit_code == 2
+    assert "limited to 1,000,000" in one_line(r.stderr)
+
+
+def test_games_and_workers_are_bounded(cli):
+    from yahtzee_cli.limits import max_workers
+
+    r = cli(["simulate", "--games", "99999999999999999999999", "--json", "-S", "random"])
+    assert r.exit_code == 2 and "--games must be a whole number from 1 to" in one_line(r.stderr)
+    r = cli(["simulate", "--workers", str(max_workers() + 1), "-S", "random", "-n", "10"])
+    assert r.exit_code == 2 and "at most 4 workers per core" in one_line(r.stderr)

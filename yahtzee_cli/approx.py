@@ -82,7 +82,9 @@ def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
-    from . import cache
+    from . import cache, solver
+
+    solver.check_memory(rules)  # refuse rules too big for this machine before any note or work
 
     got = None if rebuild else _read(rules)
     if got is None:

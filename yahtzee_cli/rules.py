@@ -26,6 +26,12 @@ Dice = tuple[int, ...]
 BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
 JokerMode = Literal["forced", "free", "off"]
 FACES = (1, 2, 3, 4, 5, 6)
+# Bounds of a rule set, checked where it is read: a sheet is a bit mask of its boxes in a 64-bit integer,
+# and a game's best total must stay small enough to count scores in a histogram.
+MAX_BOXES = 60
+MAX_BOX_POINTS = 10_000
+MAX_MULTIPLIER = 100
+MAX_TOTAL = 1_000_000
 
 
 class RulesError(ValueError):
@@ -64,7 +70,7 @@ class Box(BaseModel):
     sizes: tuple[int, ...] | None = None
     length: int | None = Field(default=None, ge=2, le=6)
     start: int | None = Field(default=None, ge=1, le=6)
-    points: int | None = Field(default=None, ge=0)
+    points: int | None = Field(default=None, ge=0, le=MAX_BOX_POINTS)
     aliases: tuple[str, ...] = ()
 
     @model_validator(mode="after")
@@ -198,9 +204,10 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _check_multipliers(self) -> Settings:
         m = self.column_multipliers
-        if m is not None and (len(m) != self.columns or min(m) < 1):
+        if m is not None and (len(m) != self.columns or min(m) < 1 or max(m) > MAX_MULTIPLIER):
             raise ValueError(
-                f"column_multipliers: needs {self.columns} whole number{'s' if self.columns > 1 else ''} >= 1 "
+                f"column_multipliers: needs {self.columns} whole number{'s' if self.columns > 1 else ''} from 1 to "
+                f"{MAX_MULTIPLIER} "
                 f"(one per column), got {list(m)}"
             )
         return self
@@ -233,7 +240,21 @@ class RuleSet(BaseModel):
             raise ValueError("box keys must be unique")
         if not self.boxes:
             raise ValueError("a rule set needs at least one box")
+        if len(self.boxes) > MAX_BOXES:
+            raise ValueError(f"a rule set has at most {MAX_BOXES} boxes, got {len(self.boxes)}")
+        if self.score_bound > MAX_TOTAL:
+            raise ValueError(f"a game could score up to {self.score_bound:,} points; rule sets are limited to "
+                             f"{MAX_TOTAL:,} (fewer boxes, smaller points or multipliers)")
         return self
+
+    @property
+    def score_bound(self) -> int:
+        """A quick upper bound of a sheet's total (every box at its most plus every bonus), for the limits."""
+        s = self.settings
+        most = 6 * self.dice
+        column = sum(max(b.points or 0, most) + s.extra_yahtzee_bonus for b in self.boxes) + s.upper_bonus
+        mult = s.multipliers
+        return column * (sum(mult) if s.add_columns else max(mult))
 
     # -- lookups (cached: a RuleSet is immutable)
     @cached_property
@@ -543,7 +564,8 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         return RuleSet.model_validate({**data, "settings": merged})
     except ValidationError as exc:
         errs = "; ".join(
-            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"] for e in exc.errors()
+            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"].removeprefix("Value error, ")
+            for e in exc.errors()
         )
         raise RulesError(f"invalid custom rules: {errs}") from None
 

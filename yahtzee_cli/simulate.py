@@ -26,6 +26,7 @@ import numpy as np
 from . import rules as R
 from .games import GameBatch
 from .jsonio import dumps, loads
+from .limits import MAX_GAMES, TooBig, max_workers
 from .strategies import (
     ChunkCancelled,
     StrategyError,
@@ -102,6 +103,8 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             solver.future_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
+        except TooBig as exc:
+            raise StrategyError(str(exc)) from None
 
 
 def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
@@ -440,12 +443,14 @@ def simulate(
     strategies = tuple(check_strategy(s) for s in strategies)
     if not strategies:
         raise StrategyError("no strategy given")
-    if games < 1:
-        raise SimulationError("--games must be at least 1")
+    if not 1 <= games <= MAX_GAMES:
+        raise SimulationError(f"--games must be a whole number from 1 to {MAX_GAMES:,}")
     if not 0 <= seed <= MAX_SEED:
         raise SimulationError(f"--seed must be a whole number from 0 to {MAX_SEED}")
     if backend not in ("local", "dask"):
         raise SimulationError(f"unknown backend {backend!r}; valid: local, dask")
+    if workers is not None and workers > max_workers():
+        raise SimulationError(f"--workers must be at most {max_workers()} on this machine")
     n_workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
     record = log_sink is not None
     names = default_names(strategies)

@@ -8,6 +8,7 @@ import sys
 
 import typer
 
+from ..limits import TooBig
 # Each module registers its commands on `app` when imported.
 from . import poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
 from .app import USAGE, app
@@ -63,6 +64,9 @@ def _run() -> int:
     except typer.Abort:
         sys.stderr.write("yahtzee: interrupted\n")
         return 130
+    except TooBig as exc:  # rules a command cannot hold in memory (commands without their own message)
+        sys.stderr.write(f"yahtzee: error: {exc}\n")
+        return 1
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `yahtzee` or group: show the help
             exc.show()  # type: ignore[attr-defined]

@@ -68,12 +68,15 @@ def simulate(
         names = [check_strategy(n) for n in names]
     except StrategyError as exc:
         fail(str(exc))
-    if games < 1:
-        fail(f"--games must be at least 1, got {games}")
+    from ..limits import MAX_GAMES, WORKERS_PER_CORE, cores, max_workers
+
+    if not 1 <= games <= MAX_GAMES:
+        fail(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {games}")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
-    if workers is not None and workers < 1:
-        fail(f"--workers must be at least 1, got {workers}")
+    if workers is not None and not 1 <= workers <= max_workers():
+        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+             f"{WORKERS_PER_CORE} workers per core), got {workers}")
     if backend not in ("local", "dask"):
         fail(f"unknown backend {backend!r}; valid: local, dask")
     if scheduler is not None and backend != "dask":
