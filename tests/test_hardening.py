@@ -226,3 +226,81 @@ def test_games_and_workers_are_bounded(cli):
     assert r.exit_code == 2 and "--games must be a whole number from 1 to" in one_line(r.stderr)
     r = cli(["simulate", "--workers", str(max_workers() + 1), "-S", "random", "-n", "10"])
     assert r.exit_code == 2 and "at most 4 workers per core" in one_line(r.stderr)
+
+
+# --------------------------------------------------------------------------- table files
+
+
+TINY_BOXES = [{"key": k, "kind": "upper", "face": f} for f, k in ((1, "ones"), (5, "fives"), (6, "sixes"))] + [
+    {"key": "ch", "kind": "chance"}, {"key": "y", "kind": "yahtzee", "points": 50}]
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    path = tmp_path / "cache"
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(path))
+    return path
+
+
+def _tiny(tmp_path: Path, **settings) -> str:
+    path = tmp_path / ("tiny-saved.json" if settings else "tiny.json")
+    path.write_bytes(orjson.dumps({"name": "tiny", "boxes": TINY_BOXES, "settings": settings}))
+    return str(path)
+
+
+def _edit_header(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert old in data
+    path.write_bytes(data.replace(old, new, 1))
+
+
+def test_a_table_checksum_covers_its_header(tmp_path):
+    from yahtzee_cli import cache
+
+    path = tmp_path / "t.tbl"
+    cache.write(path, {"fingerprint": "x", "mean": 254.5}, {"a": ("d", b"\0" * 16)})
+    cache.read(path, "x")
+    for old, new in ((b'"mean":254.5', b'"mean":999.5'), (b'"arrays"', b'"arrayz"')):
+        cache.write(path, {"fingerprint": "x", "mean": 254.5}, {"a": ("d", b"\0" * 16)})
+        _edit_header(path, old, new)
+        with pytest.raises(cache.CorruptTable, match="checksum"):
+            cache.read(path, "x")
+
+
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+def test_edited_tables_are_rebuilt_with_a_warning_in_every_command(cli, tmp_path, own_cache, kind):
+    rules = _tiny(tmp_path) if kind == "exact" else _tiny(tmp_path, saved_rolls=True)
+    first = cli(["solve", "--rules", rules, "--json"])
+    assert first.exit_code == 0, first.stderr
+    expected = orjson.loads(first.stdout)["expected"]
+    (table,) = own_cache.glob(f"{kind}-*.tbl")
+    log = tmp_path / "game.json"
+    log.write_bytes(orjson.dumps({"format": "yahtzee-log/1", "rules": orjson.loads(Path(rules).read_bytes()),
+                                  "players": ["Anna"], "turns": [{"player": "Anna", "rolls": [[6, 6, 6, 6, 6]],
+                                                                  "box": "y", "score": 50}]}))
+    for args in (["solve", "--rules", rules, "--json"], ["hint", "12345", "--rules", rules, "--json"],
+                 ["simulate", "-n", "50", "--seed", "1", "--rules", rules, "--json"],
+                 ["replay", "--analyze", str(log), "--json"]):
+        _edit_header(table, b'"mean":', b'"mean":9')  # was: a made-up expected score, exit 0
+        r = cli(args)
+        assert r.exit_code == 0, (args, r.stderr)
+        assert "damaged strategy table ignored" in r.stderr and "checksum" in r.stderr, args
+        if args[0] == "solve":
+            assert orjson.loads(r.stdout)["expected"] == expected
+
+
+def test_table_files_follow_the_umask_and_stale_temporaries_go(tmp_path):
+    from yahtzee_cli import cache
+
+    old = tmp_path / "exact-abc.tbl.123.deadbeef.tmp"
+    old.write_bytes(b"half a table")
+    os.utime(old, (time.time() - 2 * cache.STALE_TMP_SECONDS,) * 2)
+    fresh = tmp_path / "exact-def.tbl.456.cafef00d.tmp"  # another writer, still at work
+    fresh.write_bytes(b"being written")
+    mask = os.umask(0o022)
+    try:
+        cache.write(tmp_path / "exact-x.tbl", {"fingerprint": "x"}, {})
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "exact-x.tbl").stat().st_mode & 0o777 == 0o644  # readable in a shared cache
+    assert not old.exists() and fresh.exists()
