@@ -304,3 +304,99 @@ def test_table_files_follow_the_umask_and_stale_temporaries_go(tmp_path):
         os.umask(mask)
     assert (tmp_path / "exact-x.tbl").stat().st_mode & 0o777 == 0o644  # readable in a shared cache
     assert not old.exists() and fresh.exists()
+
+
+# --------------------------------------------------------------------------- worker processes
+
+HANGING_BOT = """
+import os, pathlib
+
+def play(pos):
+    pathlib.Path(os.environ["BOT_MARKS"], str(os.getpid())).touch()
+    while True:  # a bot that never answers (and ignores SIGTERM)
+        pass
+
+import signal
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.add(c)
+            todo.append(c)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _start_hanging_run(tmp_path: Path) -> tuple[subprocess.Popen[bytes], set[int]]:
+    bot = tmp_path / "hang.py"
+    bot.write_text(HANGING_BOT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = subprocess.Popen([*SCRIPT, "simulate", "-S", f"{bot}:play", "-n", "1000", "--seed", "1", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "BOT_MARKS": str(marks)})
+    deadline = time.monotonic() + 90
+    while len(list(marks.iterdir())) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the workers never started"
+        time.sleep(0.1)
+    return proc, _descendants(proc.pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_two_ctrl_c_end_a_run_of_hanging_bots_within_a_second(tmp_path):
+    import signal
+
+    proc, workers = _start_hanging_run(tmp_path)
+    assert len(workers) >= 2
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 1.5
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err.decode()
+    time.sleep(0.5)
+    assert not [p for p in workers if _alive(p)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_with_a_killed_parent(tmp_path):
+    import signal
+
+    proc, workers = _start_hanging_run(tmp_path)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 5
+    while [p for p in workers if _alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in workers if _alive(p)]  # workers and the resource tracker are gone
+
+
+def test_a_bot_calling_sys_exit_is_a_bot_error(cli, tmp_path):
+    bot = tmp_path / "quit.py"
+    bot.write_text("import sys\n\ndef play(pos):\n    sys.exit(3)\n")
+    r = cli(["simulate", "-S", f"{bot}:play", "-n", "2", "--seed", "1", "--workers", "1"])
+    assert r.exit_code == 1
+    assert "raised SystemExit: 3" in one_line(r.stderr)

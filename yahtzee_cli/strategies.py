@@ -469,7 +469,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                                tuple(opts), R.may_pass(rules, opts))
                 try:
                     answer = func(pos)
-                except Exception as exc:  # a crash in user code is reported with where it happened
+                except (Exception, SystemExit) as exc:  # a crash (or sys.exit) in user code is the bot's error
                     raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
                 if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
                     if pos.rolls_left <= 0:
