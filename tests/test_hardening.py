@@ -400,3 +400,52 @@ def test_a_bot_calling_sys_exit_is_a_bot_error(cli, tmp_path):
     r = cli(["simulate", "-S", f"{bot}:play", "-n", "2", "--seed", "1", "--workers", "1"])
     assert r.exit_code == 1
     assert "raised SystemExit: 3" in one_line(r.stderr)
+
+
+# --------------------------------------------------------------------------- --log-out
+
+
+def test_log_out_keeps_an_existing_file_when_the_run_fails_first(cli, tmp_path):
+    target = tmp_path / "games.ndjson"
+    target.write_bytes(b"precious\n" * 1000)
+    bot = tmp_path / "bad.py"
+    bot.write_text("def play(pos):\n    raise RuntimeError('no')\n")
+    r = cli(["simulate", "-S", f"{bot}:play", "-n", "10", "--seed", "1", "--workers", "1", "--log-out", str(target)])
+    assert r.exit_code == 1
+    assert target.read_bytes() == b"precious\n" * 1000  # was emptied to 0 bytes
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_log_out_on_a_full_disk_keeps_whole_games_and_says_so(cli, tmp_path, monkeypatch):
+    target = tmp_path / "games.ndjson"
+    target.write_bytes(b"old\n")
+    real_write = os.write
+    budget = {"left": 20_000}
+
+    def full_disk(fd: int, data) -> int:  # the log's file descriptor fills up after 20,000 bytes
+        if fd > 2 and str(os.readlink(f"/proc/self/fd/{fd}")).endswith(".tmp"):
+            if budget["left"] <= 0:
+                raise OSError(28, "No space left on device")
+            n = min(len(data), budget["left"])
+            budget["left"] -= n
+            return real_write(fd, bytes(data[:n]))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    r = cli(["simulate", "-S", "random", "-n", "500", "--seed", "1", "--workers", "1", "--log-out", str(target)])
+    monkeypatch.setattr(os, "write", real_write)
+    assert r.exit_code == 1
+    line = one_line(r.stderr)
+    assert "no space left on device" in line and "holds the first" in line
+    data = target.read_bytes()
+    assert data.endswith(b"\n") and 0 < len(data) <= 20_000
+    n = int(line.split("holds the first ")[1].split()[0])
+    assert data.count(b"\n") == n
+    assert all(orjson.loads(x)["format"] == "yahtzee-log/1" for x in data.splitlines())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_log_out_to_dev_full_is_one_line(tmp_path):
+    r = run(["simulate", "-S", "random", "-n", "300", "--seed", "1", "--log-out", "/dev/full"], cwd=tmp_path)
+    assert r.returncode == 1
+    assert "no space left" in one_line(r.stderr)
