@@ -449,3 +449,51 @@ def test_log_out_to_dev_full_is_one_line(tmp_path):
     r = run(["simulate", "-S", "random", "-n", "300", "--seed", "1", "--log-out", "/dev/full"], cwd=tmp_path)
     assert r.returncode == 1
     assert "no space left" in one_line(r.stderr)
+
+
+def test_rules_file_without_json_suffix(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "myrules").write_bytes(orjson.dumps({"name": "mine", "boxes": [{"key": "c", "kind": "chance"}]}))
+    r = cli(["score", "12345", "--rules", "myrules", "--box", "c"])
+    assert (r.exit_code, r.stdout) == (0, "15\n")
+    (tmp_path / "yahtzee").write_bytes(b"{}")  # a preset name still means the preset
+    assert cli(["score", "12345", "--rules", "yahtzee", "--box", "chance"]).stdout == "15\n"
+    r = cli(["score", "12345", "--rules", "nope"])
+    assert r.exit_code == 2 and "no rules file of that name" in one_line(r.stderr)
+
+
+def test_duplicate_keys_are_problems(cli, tmp_path):
+    rules = tmp_path / "dup.json"
+    rules.write_bytes(b'{"boxes": [{"key": "a", "kind": "chance", "kind": "yahtzee", "points": 50}]}')
+    r = cli(["score", "12345", "--rules", str(rules)])
+    assert r.exit_code == 2 and "'kind' appears twice" in one_line(r.stderr)
+    game = (b'{"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["A"], "turns": [{"player": "A", '
+            b'"rolls": [[1,2,3,4,5]], "box": "chance", "box": "ones", "score": 15}]}')
+    for text in (game, game + b"\n" + game.replace(b'"box": "ones", ', b"")):  # one document, and NDJSON
+        r = cli(["validate", "-"], input=text)
+        assert r.exit_code == 1
+        assert "'box' appears twice" in r.stdout
+
+
+def test_player_names_are_trimmed_or_refused_and_never_printed_raw(cli, tmp_path):
+    def log(second: str) -> bytes:
+        return orjson.dumps({"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["Anna", second],
+                             "turns": [{"player": "Anna", "rolls": [[1, 2, 3, 4, 5]], "box": "chance", "score": 15},
+                                       {"player": second, "rolls": [[1, 2, 3, 4, 5]], "box": "chance",
+                                        "score": 15}]})
+
+    r = cli(["validate", "-"], input=log("Anna "))
+    assert r.exit_code == 1 and "must not start or end with blanks" in r.stdout
+    r = cli(["validate", "-"], input=log("\u202eEvil\x1b[2J"))
+    assert r.exit_code == 1
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\\x1b[2J" in r.stdout
+    rules = tmp_path / "evil.json"
+    rules.write_bytes(orjson.dumps({"name": "\x1b[31mred\u202e", "boxes": [{"key": "c", "kind": "chance"}]}))
+    r = cli(["score", "12345", "--rules", str(rules)])
+    assert r.exit_code == 2
+    assert "\x1b" not in r.stderr and "\\x1b[31m" in one_line(r.stderr)
+
+
+def test_empty_strategy_is_refused(cli):
+    r = cli(["simulate", "--strategy", "", "-n", "10"])
+    assert r.exit_code == 2 and "--strategy needs a name" in one_line(r.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,6 +33,7 @@ MAX_BOXES = 60
 MAX_BOX_POINTS = 10_000
 MAX_MULTIPLIER = 100
 MAX_TOTAL = 1_000_000
+MAX_RULES_FILE = 1 << 20  # a rules file is a few KB; this bounds what --rules reads
 
 
 class RulesError(ValueError):
@@ -235,6 +237,11 @@ class RuleSet(BaseModel):
 
     @model_validator(mode="after")
     def _check_boxes(self) -> RuleSet:
+        from .text import escape
+
+        for label in (self.name, *(b.name for b in self.boxes)):
+            if escape(label) != label:
+                raise ValueError(f"names must not hold control or formatting characters, got '{escape(label)}'")
         keys = [b.key for b in self.boxes]
         if len(set(keys)) != len(keys):
             raise ValueError("box keys must be unique")
@@ -607,17 +614,28 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
     overrides = dict(parse_setting(s) for s in sets)
     if spec is None:
         return preset(DEFAULT_PRESET, overrides)
-    if spec.endswith(".json") or "/" in spec:
+    is_preset = normalize_name(spec).replace("_", "-") in PRESETS
+    if spec.endswith(".json") or "/" in spec or (not is_preset and os.path.isfile(spec)):
         try:
             with open(spec, "rb") as fh:
-                raw = fh.read()
+                raw = fh.read(MAX_RULES_FILE + 1)
         except OSError as exc:
             raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
+        if len(raw) > MAX_RULES_FILE:
+            raise RulesError(f"rules file {spec} is larger than {MAX_RULES_FILE >> 20} MiB; a rule set is a few KB")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
+        from .logs import duplicate_key
+
+        key = duplicate_key(raw)
+        if key is not None:
+            raise RulesError(f"rules file {spec}: key {key!r} appears twice in one JSON object; give each key once")
         return rules_from_data(data, overrides)
+    if not is_preset:
+        raise RulesError(f"unknown preset {spec!r} and no rules file of that name; valid presets: "
+                         f"{', '.join(PRESETS)} (or a rules JSON file)")
     return preset(spec, overrides)
 
 

@@ -62,8 +62,10 @@ def simulate(
 
     if strategy is not None and players is not None:
         fail("give --strategy or --players, not both")
-    names = players.split(",") if players is not None else [strategy or "optimal"]
+    names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
     if any(not n.strip() for n in names):
+        if players is None:
+            fail("--strategy needs a name: optimal, greedy, random, or module:function")
         fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
     try:
         names = [check_strategy(n) for n in names]
