@@ -9,6 +9,7 @@ import sys
 import typer
 
 from ..limits import TooBig
+
 # Each module registers its commands on `app` when imported.
 from . import poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
 from .app import USAGE, app
