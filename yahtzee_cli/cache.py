@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +68,6 @@ def _remove_stale_temporaries(directory: Path) -> None:
 
 def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str, bytes]]) -> None:
     """Atomically write a table: `arrays` maps names to (dtype "q" int64 | "d" float64, raw bytes)."""
-    import secrets
-
     payload = b"".join(raw for _, raw in arrays.values())
     head = dict(header)
     head["format"] = FORMAT
@@ -77,18 +75,29 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     head["payload_bytes"] = len(payload)
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
+    chunks = [MAGIC, struct.pack("<Q", len(text)), text, payload]
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    if path.parent.is_dir():
+        _remove_stale_temporaries(path.parent)
+    write_atomic(path, [*chunks, digest.digest()])
+
+
+def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
+    """Write a file so that a crash leaves either the old file or the new one, never a part: a
+    temporary file in the same directory, flushed to disk, then os.replace (and the directory synced).
+    The file gets the permissions the umask allows, like any file the user creates."""
+    import secrets
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(path.parent)
     tmp = path.parent / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     # os.open with 0o666 lets the umask decide (mkstemp would force 0600: unreadable in a shared cache)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        digest = hashlib.sha256()
         with os.fdopen(fd, "wb") as fh:
-            for part in (MAGIC, struct.pack("<Q", len(text)), text, payload):
-                digest.update(part)
-                fh.write(part)
-            fh.write(digest.digest())
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -98,6 +107,16 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         except OSError:
             pass
         raise
+    try:  # the rename itself survives a power cut only once the directory is on disk
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
 
 
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:

@@ -11,7 +11,7 @@ import typer
 from ..limits import TooBig
 
 # Each module registers its commands on `app` when imported.
-from . import poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
+from . import log_cmd, play, poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
 from .app import USAGE, app
 
 __all__ = ["app", "main"]

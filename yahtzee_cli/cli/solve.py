@@ -156,6 +156,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 
 def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
+    sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
+
+
+def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]:
+    """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
     kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
     who = f"{player}: " if player else ""
@@ -180,7 +185,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
     w1 = max(len(r[1]) for r in rows)
     for what, value, regret in rows:
         lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return lines
 
 
 @app.command()
@@ -207,10 +212,23 @@ def hint(
                                                show_default=False)] = None,
     saved: Annotated[int | None, typer.Option("--saved", help="Rolls saved from earlier turns (saved_rolls rules).",
                                               min=0, show_default=False)] = None,
+    beat: Annotated[str | None, typer.Option("--beat", help="Poker dice: rank the keeps by the exact chance of "
+                                             "beating this hand, e.g. 44422.", show_default=False)] = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
-    regret is the expected loss against the best option."""
+    regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
+    chance of beating a hand."""
+    if beat is not None:
+        from .poker import poker_hint
+
+        if rules or set_ or sheet or log or player or saved is not None:
+            fail("--beat is poker dice, played without a score sheet: leave out --rules, --set, --sheet, --log, "
+                 "--player and --saved", USAGE)
+        if not dice:
+            fail("give the dice showing, e.g. yahtzee hint 13356 --beat 44422", USAGE)
+        poker_hint(dice, beat, rolls_left, top, json)
+        return
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
