@@ -460,7 +460,7 @@ def test_rules_file_without_json_suffix(cli, tmp_path, monkeypatch):
     (tmp_path / "yahtzee").write_bytes(b"{}")  # a preset name still means the preset
     assert cli(["score", "12345", "--rules", "yahtzee", "--box", "chance"]).stdout == "15\n"
     r = cli(["score", "12345", "--rules", "nope"])
-    assert r.exit_code == 2 and "no rules file of that name" in one_line(r.stderr)
+    assert r.exit_code == 2 and "there is no file named 'nope'" in one_line(r.stderr)
 
 
 def test_duplicate_keys_are_problems(cli, tmp_path):

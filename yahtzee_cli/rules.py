@@ -762,7 +762,8 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
     overrides = dict(parse_setting(s) for s in sets)
     if spec is None:
         return preset(DEFAULT_PRESET, overrides)
-    is_preset = normalize_name(spec).replace("_", "-") in PRESETS
+    name = normalize_name(spec).replace("_", "-")
+    is_preset = name in PRESETS or name in PRESET_ALIASES or name in NAMED_WITHOUT_RULES  # a name wins over a file
     if spec.endswith(".json") or "/" in spec or (not is_preset and os.path.isfile(spec)):
         try:
             with open(spec, "rb") as fh:
@@ -781,10 +782,12 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
         if key is not None:
             raise RulesError(f"rules file {spec}: key {key!r} appears twice in one JSON object; give each key once")
         return rules_from_data(data, overrides)
-    if not is_preset:
-        raise RulesError(f"unknown preset {spec!r} and no rules file of that name; valid presets: "
-                         f"{', '.join(PRESETS)} (or a rules JSON file)")
-    return preset(spec, overrides)
+    try:
+        return preset(spec, overrides)
+    except RulesError as exc:
+        if is_preset:
+            raise
+        raise RulesError(f"{exc} (or a rules JSON file; there is no file named {spec!r})") from None
 
 
 # --------------------------------------------------------------------------- columns, legality, totals
