@@ -92,6 +92,10 @@ class RuleRefused(KeeperError):
                          "undo them first or keep the rule")
 
 
+class TooBig(YahtzeeError):
+    """A rule set or a run that does not fit this machine; the message says why and what fits."""
+
+
 class StrategyError(YahtzeeError):
     """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
     game and turn)."""

@@ -16,20 +16,24 @@ from conftest import REPO
 PKG = REPO / "yahtzee_cli"
 
 # What each layer may import (besides itself). Top to bottom: cli -> api -> play -> solver ->
-# strategy -> rules -> errors, with formats beside strategy (both pure, neither needs the other).
+# strategy -> rules -> errors, text, limits, with formats beside strategy (both pure, neither needs
+# the other).
+BASE = {"errors", "text", "limits"}  # the bottom: every layer may use them
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
-    "rules": {"errors"},
-    "formats": {"errors", "rules"},
-    "strategy": {"errors", "rules"},
-    "solver": {"errors", "rules", "strategy"},
-    "play": {"errors", "rules", "formats", "strategy", "solver"},
-    "api": {"errors", "rules", "formats", "strategy", "solver", "play"},
+    "text": set(),
+    "limits": {"errors"},
+    "rules": BASE,
+    "formats": BASE | {"rules"},
+    "strategy": BASE | {"rules"},
+    "solver": BASE | {"rules", "strategy"},
+    "play": BASE | {"rules", "formats", "strategy", "solver"},
+    "api": BASE | {"rules", "formats", "strategy", "solver", "play"},
     "__init__": {"api", "errors"},
-    "cli": {"__init__", "errors", "rules", "formats", "strategy", "solver", "play", "api"},
+    "cli": BASE | {"__init__", "rules", "formats", "strategy", "solver", "play", "api"},
     "__main__": {"cli"},
 }
-PURE = ("errors", "rules", "formats", "strategy")  # never numpy or numba
+PURE = ("errors", "text", "limits", "rules", "formats", "strategy")  # never numpy or numba
 CORE = PURE + ("solver", "play", "api")  # never the CLI's libraries
 HEAVY = {"numpy", "numba"}
 CLI_ONLY = {"typer", "rich", "click"}

@@ -42,10 +42,10 @@ def test_exit_statuses() -> None:
 
 
 @pytest.mark.parametrize(("args", "code", "words"), [
-    (["score", "1", "2", "3", "4", "9"], 2, "dice faces must be 1-6"),
-    (["score", "--rules", "nope", "1", "2", "3", "4", "5"], 2, "unknown preset 'nope'"),
-    (["poker", "11111", "2345x"], 2, "dice are digits 1-6"),
-    (["score", "--set", "joker=maybe", "1", "1", "1", "1", "1"], 2, "setting joker takes forced, free or off"),
+    (["score", "1", "2", "3", "4", "9"], 2, "1-6"),
+    (["score", "--rules", "nope", "1", "2", "3", "4", "5"], 2, "'nope'"),
+    (["poker", "11111", "2345x"], 2, "2345x"),
+    (["score", "--set", "joker=maybe", "1", "1", "1", "1", "1"], 2, "maybe"),
 ])
 def test_a_library_error_is_one_line_and_its_status(cli, args: list[str], code: int, words: str) -> None:
     r = cli(args)

@@ -13,19 +13,7 @@ import typer
 
 from ..errors import RulesError
 from ..rules.engine import parse_dice, parse_setting
-from .app import (
-    PROBLEM,
-    USAGE,
-    JsonOpt,
-    RulesOpt,
-    SetOpt,
-    app,
-    fail,
-    get_rules,
-    progress_wanted,
-    warn,
-    write_json,
-)
+from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
 
 if TYPE_CHECKING:
     from ..rules.engine import Column, RuleSet
@@ -142,7 +130,10 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
     from ..formats.logs import read_file
     from ..formats.replay import position_from_log, position_from_sheet
 
-    overrides = dict(parse_setting(s) for s in set_ or [])
+    try:
+        overrides = dict(parse_setting(s) for s in set_ or [])
+    except RulesError as exc:
+        fail(str(exc))
     path = str(sheet if sheet is not None else log)
     opt = "--sheet" if sheet is not None else "--log"
     try:
@@ -238,7 +229,10 @@ def hint(
     n_saved = saved if saved is not None else (pos.saved if pos is not None else 0)
     faces: list[int]
     if dice:
-        faces = parse_dice(dice)
+        try:
+            faces = parse_dice(dice)
+        except RulesError as exc:
+            fail(str(exc))
         left = 2 if rolls_left is None else rolls_left
     elif pos is not None and pos.dice is not None:
         faces = list(pos.dice)

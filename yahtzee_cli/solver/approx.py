@@ -46,17 +46,30 @@ SAVED_CANDIDATES = (0.0, 1.0, 2.0, 4.0, 8.0)
 SEED = 20240611
 
 
-def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The cached approximate strategy, or None when there is none or it is damaged (said to `say`)."""
+    path = tablefile.table_path(rules.fingerprint, "approx")
     try:
-        return tablefile.read(tablefile.table_path(rules.fingerprint, "approx"), rules.fingerprint)
-    except (FileNotFoundError, CorruptTable):
+        got = tablefile.read(path, rules.fingerprint)
+    except FileNotFoundError:
         return None
+    except CorruptTable as exc:
+        if say is not None:
+            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+        return None
+    if got[0].get("kind") != "approx":
+        if say is not None:
+            say(f"warning: damaged strategy table ignored ({path} is not an approximate strategy); "
+                "rebuilding it")
+        return None
+    return got
 
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
     path = tablefile.table_path(rules.fingerprint, "approx")
-    got = None if rebuild else _read(rules)
+    vtg.check_memory(rules)  # refuse rules too big for this machine before any note or work
+    got = None if rebuild else _read(rules, say)
     if got is None:
         if say is not None:
             say(f"preparing the approximate {rules.name} strategy (once; cached in {tablefile.cache_dir()})")

@@ -24,7 +24,7 @@ from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
 from .games import GameBatch
 from .tables import Scores, score_tables
-from .value_to_go import ValueToGo
+from .value_to_go import ValueToGo, check_memory
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -72,6 +72,7 @@ def layout(rules: RuleSet) -> Layout:
     why = exact_reason(rules)
     if why is not None:
         raise NotExact(f"{rules.name} has no exact table ({why}); hints use the approximate strategy")
+    check_memory(rules)  # before anything of 2**boxes entries is allocated
     sc = score_tables(rules)
     s = rules.settings
     nb = sc.n_boxes

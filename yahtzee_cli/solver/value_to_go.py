@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..limits import check_strategy_memory
 from ..rules.engine import RuleSet
 from ..strategy.choice import upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
@@ -36,8 +37,15 @@ class ValueToGo:
     exact: bool = False
 
 
+def check_memory(rules: RuleSet) -> None:
+    """limits.TooBig, before anything is allocated, when the per-sheet arrays of the compiled
+    strategies (2**boxes entries) would not fit in this machine's memory."""
+    check_strategy_memory(rules.name, len(rules.boxes), len(rules.upper_indices), upper_lanes(rules))
+
+
 def sub_of(rules: RuleSet) -> IntArray:
     """[2**boxes] mask -> index of its set of filled upper boxes (strategy.sources.upper_set)."""
+    check_memory(rules)
     result: IntArray = upper_set(rules, np.arange(1 << len(rules.boxes), dtype=np.int64))
     return result
 
