@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+
+if TYPE_CHECKING:
+    from ..play.simulate import Report
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 
@@ -58,35 +61,11 @@ def simulate(
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
     rs = get_rules(rules, set_)
     from ..errors import SimulationError, StrategyError
-    from ..play.simulate import MAX_SEED, check_strategy, choose_seed, prepare
+    from ..play.simulate import choose_seed, prepare
     from ..play.simulate import simulate as run
 
-    if strategy is not None and players is not None:
-        fail("give --strategy or --players, not both")
-    names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
-    if any(not n.strip() for n in names):
-        if players is None:
-            fail("--strategy needs a name: optimal, greedy, random, or module:function")
-        fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
-    try:
-        names = [check_strategy(n) for n in names]
-    except StrategyError as exc:
-        fail(str(exc))
-    from ..limits import MAX_GAMES, WORKERS_PER_CORE, cores, max_workers
-
-    if not 1 <= games <= MAX_GAMES:
-        fail(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {games}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
-    if workers is not None and not 1 <= workers <= max_workers():
-        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
-             f"{WORKERS_PER_CORE} workers per core), got {workers}")
-    if backend not in ("local", "dask"):
-        fail(f"unknown backend {backend!r}; valid: local, dask")
-    if scheduler is not None and backend != "dask":
-        fail("--scheduler needs --backend dask")
-    if json and log_out == "-":
-        fail("--json and --log-out - both want stdout; write the logs to a file")
+    names = _seats(strategy, players)
+    _check_options(games, seed, workers, backend, scheduler, json, log_out)
     try:
         prepare(rs, names, warn)
     except StrategyError as exc:
@@ -139,6 +118,51 @@ def simulate(
             progress.stop()
         if log_file is not None:
             log_file.close(keep=completed)
+    _print_report(report, json, log_out, log_file, timed=progress is not None)
+
+
+def _seats(strategy: str | None, players: str | None) -> list[str]:
+    """The strategy of each seat, checked (user modules are imported)."""
+    from ..errors import StrategyError
+    from ..play.simulate import check_strategy
+
+    if strategy is not None and players is not None:
+        fail("give --strategy or --players, not both")
+    names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
+    if any(not n.strip() for n in names):
+        if players is None:
+            fail("--strategy needs a name: optimal, greedy, random, or module:function")
+        fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
+    try:
+        return [check_strategy(n) for n in names]
+    except StrategyError as exc:
+        fail(str(exc))
+
+
+def _check_options(games: int, seed: int | None, workers: int | None, backend: str, scheduler: str | None,
+                   json: bool, log_out: str | None) -> None:
+    from ..limits import MAX_GAMES, WORKERS_PER_CORE, cores, max_workers
+    from ..play.simulate import MAX_SEED
+
+    if not 1 <= games <= MAX_GAMES:
+        fail(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {games}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
+    if workers is not None and not 1 <= workers <= max_workers():
+        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+             f"{WORKERS_PER_CORE} workers per core), got {workers}")
+    if backend not in ("local", "dask"):
+        fail(f"unknown backend {backend!r}; valid: local, dask")
+    if scheduler is not None and backend != "dask":
+        fail("--scheduler needs --backend dask")
+    if json and log_out == "-":
+        fail("--json and --log-out - both want stdout; write the logs to a file")
+
+
+def _print_report(report: Report, json: bool, log_out: str | None, log_file: LogFile | None, *,
+                  timed: bool) -> None:
+    """The summary on stdout (stderr when the logs go to stdout), then the speed, a log that could not
+    be finished, and any interruption."""
     if log_out == "-":
         try:
             sys.stdout.buffer.flush()
@@ -150,15 +174,15 @@ def simulate(
         write_json(data)
     else:
         out = sys.stderr if log_out == "-" else sys.stdout
-        out.write(render(data, rs.name))
+        out.write(render(data, report.rules.name))
         out.flush()
-    if progress is not None and report.seconds > 0:
+    if timed and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if log_file is not None and log_file.error is not None:
         fail(f"--log-out {log_out}: {log_file.error}; it holds the first {log_file.games:,} games, each whole "
              "(the summary covers every game played)", PROBLEM)
     if report.interrupted:
-        warn(f"interrupted: the summary covers the {report.games:,} games finished of {games:,}")
+        warn(f"interrupted: the summary covers the {report.games:,} games finished of {report.games_requested:,}")
         raise typer.Exit(INTERRUPTED)
 
 
