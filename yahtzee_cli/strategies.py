@@ -30,11 +30,12 @@ from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import prange, uint64
 
 from . import compiled
 from . import rules as R
 from .games import GameBatch
+from .jit import njit
 from .rng import mix, next_die, stream
 from .tables import Scores, score_tables
 
@@ -537,5 +538,3 @@ def _pack_record(batch: GameBatch, rules: R.RuleSet,
             for k, held in enumerate(helds):
                 batch.held[g, t, k, : len(held)] = held
 
-
-compiled.drop_stale_cache(__name__, _random_kernel)
