@@ -362,11 +362,21 @@ def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
             submit()
             yield result
     finally:
-        if futures:
-            client.cancel(futures)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        # Shutting down, distributed logs (and sometimes prints tracebacks for) workers that are slow
+        # to stop or connections it closes itself: none of it concerns the results already in hand.
+        import logging
+
+        quiet = logging.getLogger("distributed")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL + 1)
+        try:
+            if futures:
+                client.cancel(futures)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            quiet.setLevel(level)
 
 
 # --------------------------------------------------------------------------- runs

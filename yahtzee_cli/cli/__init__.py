@@ -1,22 +1,37 @@
-"""Command-line interface: `app` plus one module per command group."""
+"""Command-line interface: `app` plus one module per command group (imported when its command runs)."""
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NoReturn
 
 import typer
 
-# Each module registers its commands on `app` when imported.
-from . import poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
-from .app import USAGE, app
+from .app import USAGE, PipeClosed, app
 
 __all__ = ["app", "main"]
 
 
+# What coreutils give under `set -o pipefail` when the reader of their output goes away (128 + SIGPIPE).
+PIPE_CLOSED = 141
+
+
+def _pipe_closed() -> NoReturn:
+    """Exit silently: nothing more can be written, and Python must not complain at its final flush."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(PIPE_CLOSED)
+
+
 def main() -> None:
-    """The `yahtzee` script: Typer's own usage errors become one line on stderr too."""
+    """The `yahtzee` script: Typer's own usage errors become one line on stderr too; a closed stdout
+    (`yahtzee ... | head -1`) ends every command the same way, silently with status 141."""
     try:
         code = app(prog_name="yahtzee", standalone_mode=False)
+        sys.stdout.flush()
+    except (PipeClosed, BrokenPipeError):
+        _pipe_closed()
     except typer.Abort:
         sys.stderr.write("yahtzee: interrupted\n")
         sys.exit(130)

@@ -1,23 +1,101 @@
 """The one Typer app and the helpers every command shares (errors, rules options, output).
 
-Commands live in sibling modules that import `app` from here; heavy imports (numpy, the solver)
-stay inside the commands that need them so `yahtzee score` starts fast."""
+Commands live in sibling modules that register on `app` when imported. `yahtzee` imports a command's
+module only when that command runs (COMMANDS below), and heavy imports (the rules' pydantic models,
+numpy, the solver) stay inside the commands that need them, so start-up stays near Typer's own."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import sys
-from collections.abc import Iterator
-from typing import Annotated, Any, NoReturn, TypeVar
+from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
-from ..rules import RulesError, RuleSet, load_rules
+
+if TYPE_CHECKING:
+    from ..rules import RuleSet
+
+# Every command, in help order: the module that defines it and the line `yahtzee --help` shows.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "poker": ("poker", "Rank poker-dice hands."),
+    "validate": ("validate", "Check games against their rules."),
+    "replay": ("replay", "Replay games into score sheets."),
+    "rules": ("rules_cmd", "List the presets or show a rule set."),
+    "schema": ("schema", "Print the JSON Schema of a file format."),
+    "score": ("score", "Score a roll in every box."),
+    "simulate": ("simulate", "Simulate games with a strategy."),
+    "solve": ("solve", "Build the optimal-strategy table."),
+    "hint": ("solve", "Rank the options of a position."),
+}
+
+
+class PipeClosed(Exception):
+    """stdout's reader went away (`| head`): the `yahtzee` script exits 141, silently."""
+
+
+def _command_name(info: Any) -> str:
+    return str(info.name or info.callback.__name__.lower().replace("_", "-"))
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The group's commands, each built from its module on first use."""
+
+    def __init__(self, built: MutableMapping[str, Any]) -> None:
+        self.built = dict(built)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.built and name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[name][0]}")
+            for info in app.registered_commands:
+                if _command_name(info) == name:
+                    one = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+                    one.registered_commands.append(info)
+                    self.built[name] = typer.main.get_command(one)
+        return self.built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self.built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self.built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*COMMANDS, *self.built]))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys([*COMMANDS, *self.built]))
+
+
+class _Group(TyperGroup):
+    """Typer's group, with commands loaded lazily and a closed stdout turned into PipeClosed."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = _Commands(self.commands)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise PipeClosed() from None
+
 
 app = typer.Typer(
     name="yahtzee",
+    cls=_Group,
     help="Score, validate, replay, simulate and solve Yahtzee, Yatzy, Kniffel, Maxi and Triple games.",
     no_args_is_help=True,
     add_completion=True,  # also registers the completion classes behind _YAHTZEE_COMPLETE=source_bash
@@ -84,6 +162,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON out
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
+    from ..rules import RulesError, load_rules
+
     try:
         return load_rules(rules, sets or ())
     except RulesError as exc:

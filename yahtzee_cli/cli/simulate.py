@@ -3,7 +3,6 @@ on all local cores or a Dask cluster; statistics, a terminal histogram, NDJSON g
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import IO, Annotated, Any
 
@@ -118,20 +117,13 @@ def simulate(
         fail(str(exc), PROBLEM)
     except SimulationError as exc:
         fail(str(exc), PROBLEM)
-    except BrokenPipeError:
-        _quiet_stdout()
-        raise typer.Exit(0) from None
     finally:
         if progress is not None:
             progress.stop()
         if sink_file is not None and sink_file is not sys.stdout.buffer:
             sink_file.close()
     if log_out == "-":
-        try:
-            sys.stdout.buffer.flush()
-        except BrokenPipeError:
-            _quiet_stdout()
-            raise typer.Exit(0) from None
+        sys.stdout.buffer.flush()
     data = report.to_dict()
     if json:
         write_json(data)
@@ -178,11 +170,6 @@ class _StopOnCtrlC:
 
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
-
-
-def _quiet_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _progress(total: int) -> tuple[Any, Any]:
