@@ -74,7 +74,7 @@ def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
 
     try:
         return cache.read(_path(rules), rules.fingerprint)
-    except FileNotFoundError:
+    except OSError:  # missing, or an unreadable cache directory: build it
         return None
     except cache.CorruptTable:
         return None
@@ -87,13 +87,20 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
     got = None if rebuild else _read(rules)
     if got is None:
         if say is not None:
-            say(f"preparing the approximate {rules.name} strategy (once; cached in {cache.cache_dir()})")
+            where = f"; cached in {cache.cache_dir()}" if cache.writable() else ""
+            say(f"preparing the approximate {rules.name} strategy (once{where})")
         header, arrays = _build(rules, say)
-        cache.write(_path(rules), header, arrays)
+        try:
+            cache.write(_path(rules), header, arrays)
+        except OSError as exc:  # kept in memory by cache.write: this run still has it
+            if say is not None:
+                from .solver import nothing_cached
+
+                say(nothing_cached(exc))
         got = cache.read(_path(rules), rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
-            "why": header["why"], "path": str(_path(rules))}
+            "why": header["why"], "path": str(_path(rules)) if _path(rules).exists() else None}
 
 
 def source(rules: RuleSet, say: Callable[[str], None] | None = None) -> position.Source:

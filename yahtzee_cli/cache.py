@@ -1,6 +1,7 @@
 """The strategy-table cache: one file per rule set, keyed by `RuleSet.fingerprint`.
 
-Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs). Writes are atomic
+Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs); when it cannot be
+written, a table is kept in memory for the process that built it (`write` still raises). Writes are atomic
 (a temporary file in the same directory, then os.replace), and every file carries the SHA-256 of its
 payload, so a truncated or corrupt file is detected (CorruptTable) and never used.
 
@@ -40,6 +41,20 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("yahtzee-cli"))
 
 
+def writable() -> bool:
+    """Whether tables can be stored in the cache directory (it exists or can be made, and takes a file)."""
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=cache_dir()).close()
+    except OSError:
+        return False
+    return True
+
+
+# Tables built while the cache directory could not be written: kept for this process only.
+_memory: dict[Path, bytes] = {}
+
+
 def table_path(fingerprint: str, kind: str = "exact") -> Path:
     return cache_dir() / f"{kind}-{fingerprint}.tbl"
 
@@ -54,8 +69,12 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     head["sha256"] = hashlib.sha256(payload).hexdigest()
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError:  # an unwritable cache directory: this process still reads the table back
+        _memory[path] = MAGIC + struct.pack("<Q", len(text)) + text + payload
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(MAGIC)
@@ -77,7 +96,7 @@ def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], di
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
     FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set."""
-    data = path.read_bytes()
+    data = _memory[path] if path in _memory else path.read_bytes()
     if len(data) < 16 or data[:8] != MAGIC:
         raise CorruptTable(f"{path} is not a yahtzee-cli table")
     (hlen,) = struct.unpack_from("<Q", data, 8)

@@ -222,7 +222,7 @@ def _read_exact(rules: R.RuleSet, say: Callable[[str], None] | None) -> tuple[di
     path = cache.table_path(rules.fingerprint)
     try:
         return cache.read(path, rules.fingerprint)
-    except FileNotFoundError:
+    except OSError:  # missing, or an unreadable cache directory: build it
         pass
     except cache.CorruptTable as exc:
         if say is not None:

@@ -317,20 +317,28 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
     if not rebuild:
         try:
             return _from_file(rules), False
-        except FileNotFoundError:
+        except OSError:  # missing, or an unreadable cache directory: build it
             pass
         except (cache.CorruptTable, KeyError, ValueError) as exc:
             if say is not None:
                 say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
     if say is not None:
-        say(f"building the {rules.name} strategy table (once; cached in {cache.cache_dir()})")
+        where = f"; cached in {cache.cache_dir()}" if cache.writable() else ""
+        say(f"building the {rules.name} strategy table (once{where})")
     tab = build(rules, progress=progress)
     try:
         _to_file(rules, tab)
     except OSError as exc:
         if say is not None:
-            say(f"warning: cannot store the strategy table in {cache.cache_dir()}: {exc.strerror}")
+            say(nothing_cached(exc))
     return tab, True
+
+
+def nothing_cached(exc: OSError) -> str:
+    """The one warning when a table cannot be stored: the answer stands, it is just not kept."""
+    from . import cache
+
+    return f"warning: nothing cached ({cache.cache_dir()}: {exc.strerror or exc}); built again next time"
 
 
 # --------------------------------------------------------------------------- play

@@ -87,18 +87,19 @@ def solve(
     seconds = time.perf_counter() - start
     if tab is not None:
         path = cache.table_path(tab.fingerprint)
+        stored = path.exists()  # not when the cache directory cannot be written
         out: dict[str, Any] = {
             "rules": rs.name, "fingerprint": rs.fingerprint, "exact": True, "expected": tab.mean, "sd": tab.sd,
-            "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if path.exists() else None,
+            "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if stored else None,
             "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
-            "seconds": round(seconds, 3), "path": str(path),
+            "seconds": round(seconds, 3), "path": str(path) if stored else None,
         }
         if json:
             write_json(out)
             return
         typer.echo(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
-        typer.echo(f"{out['states']:,} turn-start states, {how}: {path}")
+        typer.echo(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
         return
     out = {"rules": rs.name, "fingerprint": rs.fingerprint, "exact": False, "expected": info["mean"],
            "sd": info["sd"], "games": info["games"], "strategy": info["strategy"], "seconds": round(seconds, 3),
@@ -108,7 +109,7 @@ def solve(
         return
     typer.echo(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
                f"{info['strategy']}; mean of {info['games']:,} simulated games)")
-    typer.echo(f"no exact table for these rules ({info['why']}); cached: {info['path']}")
+    typer.echo(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
 
 
 # --------------------------------------------------------------------------- hint
