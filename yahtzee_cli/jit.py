@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -93,3 +93,22 @@ def njit(**options: Any) -> Callable[[F], F]:
     compile_: Callable[[F], F] = numba.njit(**options)
     return compile_
 
+
+
+def is_compiled(kernel: Any) -> bool:
+    """Whether `kernel` has machine code already, in this process or in the cache (its first call is quick)."""
+    if getattr(kernel, "overloads", None):
+        return True
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # no cache (in memory), or a numba that keeps it otherwise: assume a compile
+        return False
+
+
+def note_compile(kernels: Sequence[Any], what: str, say: Callable[[str], None] | None) -> None:
+    """Say in one line that `what` is compiled now when any of `kernels` has no machine code yet
+    (compiling takes seconds, so a user waiting for output knows why)."""
+    if say is None or all(is_compiled(k) for k in kernels):
+        return
+    where = f"once; cached in {CACHE_DIR}" if CACHE_DIR is not None else "nothing can be cached"
+    say(f"compiling {what} ({where})")

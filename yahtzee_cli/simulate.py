@@ -102,6 +102,13 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             solver.future_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
+    compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
+    if compiled:
+        from . import jit, kernels
+        from . import strategies as compiled_strategies
+
+        needed = [compiled_strategies._random_kernel if s == "random" else kernels.play_games for s in compiled]
+        jit.note_compile(needed, "the simulator", say)
 
 
 def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:

@@ -27,6 +27,8 @@ def _pipe_closed() -> NoReturn:
 def main() -> None:
     """The `yahtzee` script: Typer's own usage errors become one line on stderr too; a closed stdout
     (`yahtzee ... | head -1`) ends every command the same way, silently with status 141."""
+    # pydantic would scan every installed distribution for plugins on first use: the script has none
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         code = app(prog_name="yahtzee", standalone_mode=False)
         sys.stdout.flush()
