@@ -20,20 +20,30 @@ def unwritable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_hint_then_solve_answer_from_memory(cli, unwritable: Path) -> None:  # noqa: ANN001
-    r = cli(["hint", "1", "3", "3", "5", "6"])
+    """With joker free (no table shipped for it: the hint builds one)."""
+    r = cli(["hint", "1", "3", "3", "5", "6", "--set", "joker=free"])
     assert r.exit_code == 0, r.stderr
     best = r.stdout.splitlines()[1].split()
-    assert best == ["keep", "3", "3", "251.4054", "best"]
+    assert best == ["keep", "3", "3", "251.4072", "best"]
+    assert "building the yahtzee strategy table" in r.stderr
     warnings = [line for line in r.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "nothing cached" in warnings[0]
     assert "cached in" not in r.stderr and ".tbl" not in r.stderr
 
-    s = cli(["solve", "--json"])
+    s = cli(["solve", "--json", "--set", "joker=free"])
     assert s.exit_code == 0, s.stderr
     out = orjson.loads(s.stdout)
-    assert round(out["expected"], 4) == 254.5877
+    assert f"{out['expected']:.7f}" == "254.5896095"
     assert out["path"] is None and out["table_bytes"] is None
-    t = cli(["solve"])
+    t = cli(["solve", "--set", "joker=free"])
     assert t.exit_code == 0, t.stderr
     assert "not cached" in t.stdout and ".tbl" not in t.stdout
+    assert not unwritable.exists()
+
+
+def test_the_default_rules_answer_from_the_shipped_table(cli, unwritable: Path) -> None:  # noqa: ANN001
+    r = cli(["hint", "1", "3", "3", "5", "6"])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[1].split() == ["keep", "3", "3", "251.4054", "best"]
+    assert "building" not in r.stderr and ".tbl" not in r.stderr
     assert not unwritable.exists()

@@ -92,11 +92,36 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         raise
 
 
+def _from_package(path: Path) -> bytes:
+    """A table shipped with the package (prebuilt.py), copied into the cache directory (or kept in
+    memory when it cannot be written); the OSError of the missing file when none is shipped."""
+    from .prebuilt import shipped
+
+    data = shipped(path.name)
+    if data is None:
+        return path.read_bytes()  # raises again
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        _memory[path] = data
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+    return data
+
+
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
     FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set."""
-    data = _memory[path] if path in _memory else path.read_bytes()
+    try:
+        data = _memory[path] if path in _memory else path.read_bytes()
+    except OSError:
+        data = _from_package(path)
     if len(data) < 16 or data[:8] != MAGIC:
         raise CorruptTable(f"{path} is not a yahtzee-cli table")
     (hlen,) = struct.unpack_from("<Q", data, 8)
