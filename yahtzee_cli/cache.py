@@ -18,7 +18,7 @@ import hashlib
 import os
 import struct
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +69,23 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     head["sha256"] = hashlib.sha256(payload).hexdigest()
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
+    chunks = [MAGIC, struct.pack("<Q", len(text)), text, payload]
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        write_atomic(path, chunks)
     except OSError:  # an unwritable cache directory: this process still reads the table back
-        _memory[path] = MAGIC + struct.pack("<Q", len(text)) + text + payload
+        _memory[path] = b"".join(chunks)
         raise
+
+
+def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
+    """Write a file so that a crash leaves either the old file or the new one, never a part: a
+    temporary file in the same directory, flushed to disk, then os.replace (and the directory synced)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(struct.pack("<Q", len(text)))
-            fh.write(text)
-            fh.write(payload)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -90,6 +95,16 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         except OSError:
             pass
         raise
+    try:  # the rename itself survives a power cut only once the directory is on disk
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
 
 
 def _from_package(path: Path) -> bytes:
@@ -100,17 +115,10 @@ def _from_package(path: Path) -> bytes:
     data = shipped(path.name)
     if data is None:
         return path.read_bytes()  # raises again
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, [data])
     except OSError:
         _memory[path] = data
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
     return data
 
 

@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("simulate", "Simulate games with a strategy."),
     "solve": ("solve", "Build the optimal-strategy table."),
     "hint": ("solve", "Rank the options of a position."),
+    "log": ("log_cmd", "Keep a game log entry by entry."),
+    "play": ("play", "Keep score of a game at the table."),
 }
 
 
@@ -57,6 +59,11 @@ class _Commands(MutableMapping[str, Any]):
                     one = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
                     one.registered_commands.append(info)
                     self.built[name] = typer.main.get_command(one)
+            for group in app.registered_groups:  # a command group of its own (`log new|add|...`)
+                if group.name == name:
+                    outer = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+                    outer.registered_groups.append(group)
+                    self.built[name] = typer.main.get_command(outer).commands[name]  # type: ignore[attr-defined]
         return self.built[name]
 
     def __setitem__(self, name: str, command: Any) -> None:

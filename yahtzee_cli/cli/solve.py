@@ -154,6 +154,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 
 def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
+    sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
+
+
+def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]:
+    """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
     kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
     who = f"{player}: " if player else ""
@@ -178,7 +183,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
     w1 = max(len(r[1]) for r in rows)
     for what, value, regret in rows:
         lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return lines
 
 
 @app.command()
