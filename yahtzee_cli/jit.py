@@ -9,8 +9,8 @@ user cache instead; other code's numba functions are left alone. NUMBA_CACHE_DIR
 wins (numba's own knob). When no cache directory can be written the kernels compile in memory.
 
 A kernel's cache is also stale when a function it inlines changes (rules.py's int-only functions,
-rng.py, compiled.py): the locator's source stamp covers every module a kernel can inline, not only
-the kernel's own file.
+rng.py, compiled.py): the locator's source stamp covers the package's core modules, not only the
+kernel's own file.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from . import cache as table_cache
 
 _PACKAGE = Path(__file__).resolve().parent
 F = TypeVar("F", bound=Callable[..., Any])
-# the modules whose functions a compiled kernel can inline (their source is the kernels' stamp)
-_SOURCES = ("jit.py", "rules.py", "rng.py", "compiled.py", "kernels.py", "strategies.py")
 
 
 def numba_cache_dir() -> Path | None:
@@ -47,9 +45,12 @@ def numba_cache_dir() -> Path | None:
 
 @cache
 def _stamp() -> bytes:
+    """The package's core source (every module a kernel could inline; not the CLI), so an edited rule
+    is never served from a stale compiled kernel."""
     h = hashlib.sha256()
-    for name in _SOURCES:
-        h.update((_PACKAGE / name).read_bytes())
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        if _PACKAGE / "cli" not in path.parents:
+            h.update(path.read_bytes())
     return h.digest()
 
 
@@ -71,7 +72,7 @@ class _PackageCacheLocator(caching._CacheLocator):
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> _PackageCacheLocator | None:
-        if CACHE_DIR is None or Path(py_file).resolve().parent != _PACKAGE:
+        if CACHE_DIR is None or _PACKAGE not in Path(py_file).resolve().parents:
             return None
         return cls(py_func, py_file)
 
