@@ -34,7 +34,7 @@ def test_the_help_lists_every_command_and_each_module_defines_its_commands() -> 
     for module in {m for m, _ in COMMANDS.values()}:
         importlib.import_module(f"yahtzee_cli.cli.{module}")
     defined = {info.name or info.callback.__name__.replace("_", "-") for info in app.registered_commands
-               if info.callback is not None}
+               if info.callback is not None} | {group.name for group in app.registered_groups}
     assert defined == set(COMMANDS)
 
 
