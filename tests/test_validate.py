@@ -220,19 +220,25 @@ def test_claims_are_optional_and_checked_when_given() -> None:
 # --------------------------------------------------------------------------- fast path == exact path
 
 
+def _within(held: list, roll: list) -> bool:
+    return all(held.count(v) <= roll.count(v) for v in set(held))
+
+
 def _mutate(game: dict, rng: random.Random) -> None:
-    try:
-        _mutate_once(game, rng)
-    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
-        pass  # an earlier mutation broke what this one would change
-
-
-def _mutate_once(game: dict, rng: random.Random) -> None:
-    turns = game["turns"]
+    """One random change to a game. Each kind says when it applies (no exceptions swallowed: a bug in
+    the mutations fails the test instead of silently leaving the game unchanged)."""
+    turns = game.get("turns")
+    if type(turns) is not list or not turns or not all(type(t) is dict for t in turns):
+        game["turns"] = rng.choice([None, [], {}])
+        return
     t = turns[rng.randrange(len(turns))]
-    what = rng.randrange(15)
-    if what == 0:
-        t["rolls"][-1][rng.randrange(len(t["rolls"][-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
+    rolls = t.get("rolls")
+    good_rolls = type(rolls) is list and rolls and all(type(r) is list and r for r in rolls)
+    held = t.get("held")
+    good_held = good_rolls and type(held) is list and len(held) == len(rolls) - 1 and len(held) > 0
+    what = rng.randrange(17)
+    if what == 0 and good_rolls:
+        rolls[-1][rng.randrange(len(rolls[-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
     elif what == 1:
         t["score"] = rng.choice([7, 0, -1, True, False, 1.0, "5", None])
     elif what == 2:
@@ -242,8 +248,8 @@ def _mutate_once(game: dict, rng: random.Random) -> None:
         turns[i], turns[i + 1] = turns[i + 1], turns[i]
     elif what == 4:
         t["held"] = rng.choice([[], [[7]], [[True]], [[1.0, 2]], "x", [[1, 1, 1, 1, 1, 1]]])
-    elif what == 5:
-        t["rolls"].append([1, 2, 3, 4, 5])
+    elif what == 5 and good_rolls:
+        rolls.append([1, 2, 3, 4, 5])
     elif what == 6:
         t["column"] = rng.choice([0, 1, 2, 4, True, 1.0, None])
     elif what == 7:
@@ -260,8 +266,20 @@ def _mutate_once(game: dict, rng: random.Random) -> None:
         t["player"] = rng.choice(["B", 5, "", None])
     elif what == 13:
         game["meta"] = rng.choice([None, {"a": 1}, [], "x"])
-    else:
+    elif what == 14:
         game["turns"] = rng.choice([None, [], {}, turns[:1]])
+    elif good_held and all(type(h) is list for h in held):
+        # a right-length held list with dice that are missing from the roll before (15) or after (16)
+        k = rng.randrange(len(held))
+        before, after = rolls[k], rolls[k + 1]
+        other = after if what == 15 else before
+        target = before if what == 15 else after
+        faces = [v for v in range(1, 7) if type(target) is list and target.count(v) < len(target)]
+        if faces:
+            face = rng.choice(faces)
+            kept = [face] * (target.count(face) + 1)
+            held[k] = sorted(kept if rng.random() < 0.5 else [*kept, *other][: len(target)])
+            assert not _within(held[k], target)
 
 
 @settings(max_examples=400, deadline=None)
@@ -316,3 +334,33 @@ def test_report_lines_and_kinds() -> None:
     reps = list(validate_stream(io.BytesIO(data)))
     assert [(r.index, r.line, r.kind, r.valid, r.finished) for r in reps] == [
         (1, 1, "log", True, True), (2, 2, "sheet", True, False)]
+
+
+def test_held_dice_missing_from_the_next_roll_are_caught_after_many_valid_games() -> None:
+    """The fast path memoises dice lists across a run: after 200 valid games have filled its tables,
+    a game whose held dice (every list already seen) are not all in the roll after is still refused."""
+    games = [random_log("yahtzee", seed) for seed in range(200)]
+    seen = {tuple(h) for g in games for t in g["turns"] for h in t.get("held", [])}
+    bad = None
+    for g in games:
+        for ti, t in enumerate(g["turns"]):
+            if len(t["rolls"]) != 3:
+                continue
+            before, after = t["rolls"][1], t["rolls"][2]
+            for h in sorted(seen):
+                if _within(list(h), before) and not _within(list(h), after):
+                    bad = orjson.loads(orjson.dumps(g))
+                    bad["turns"][ti]["held"][1] = list(h)
+                    break
+            if bad is not None:
+                break
+        if bad is not None:
+            break
+    assert bad is not None
+    where = f"/turns/{ti}/held/1"
+    batch = b"".join(orjson.dumps(g) + b"\n" for g in [*games, bad])
+    reports = list(validate_stream(io.BytesIO(batch)))
+    assert len(reports) == 201 and all(r.valid for r in reports[:200])
+    assert [p.path for p in reports[-1].problems] == [where]
+    assert "must still show after the reroll" in reports[-1].problems[0].message
+    assert _fast_log(bad, False) is None and _fast_log(bad, True) is None
