@@ -208,7 +208,39 @@ def test_same_seed_same_report_whatever_the_workers() -> None:
     assert one.to_dict() == threads.to_dict() == procs.to_dict()
     assert S.local_mode(["random"], 2) == "threads" and S.local_mode(["x:y"], 2) == "processes"
     assert S.local_mode(["x:y"], 1) == "inline"
-    assert S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict() != one.to_dict()
+    # another seed plays other games: the figures differ, not just the seed they are labelled with
+    other = S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict()
+    same = one.to_dict()
+    assert other.pop("seed") == 43 and same.pop("seed") == 42
+    assert other["mean"] != same["mean"] and other["histogram"] != same["histogram"]
+
+
+def test_percentiles_and_histogram_of_a_hand_built_example() -> None:
+    """Five games scoring 0, 4, 5, 99 and 100. Nearest rank: the p-th percentile is the score of the
+    ceil(p/100 x 5)-th game in order: p5 and p20 -> 1st (0), p25 and p40 -> 2nd (4), p50 and p60 ->
+    3rd (5), p75 and p80 -> 4th (99), p95 and p99 -> 5th (100). Histogram: 0..100 takes 101 bins of
+    width 1 and 51 of width 2, too many for 30; width 5 takes 21: [0, 5) holds 0 and 4, [5, 10) holds
+    5, [95, 100) holds 99, [100, 105) holds 100, and the 16 bins between are empty."""
+    hist = np.zeros(101, dtype=np.int64)
+    for score in (0, 4, 5, 99, 100):
+        hist[score] += 1
+    want = {5: 0, 20: 0, 25: 4, 40: 4, 50: 5, 60: 5, 75: 99, 80: 99, 95: 100, 99: 100}
+    assert {p: S._percentile(hist, 5, p) for p in want} == want
+    h = S.histogram_bins(hist)
+    assert h["width"] == 5 and len(h["bins"]) == 21
+    assert [b["low"] for b in h["bins"]] == list(range(0, 105, 5))
+    assert all(b["high"] == b["low"] + 5 for b in h["bins"])
+    counts = {b["low"]: b["count"] for b in h["bins"] if b["count"]}
+    assert counts == {0: 2, 5: 1, 95: 1, 100: 1}
+    # through the report: the same figures for a seat that played exactly these games
+    rules = R.preset("yahtzee")
+    seat = S.SeatSummary.empty(rules)
+    seat = S.SeatSummary(5, hist, seat.box_sum, 0, 0, 0)
+    stats = S.seat_stats(rules, seat)
+    assert stats["percentiles"] == {"p5": 0, "p25": 4, "p50": 5, "p75": 99, "p95": 100, "p99": 100}
+    assert (stats["min"], stats["max"], stats["mean"]) == (0, 100, 41.6)
+    # SD with n - 1: the squared deviations from 41.6 add up to 11,189.2, over 4
+    assert stats["sd"] == pytest.approx(math.sqrt(11189.2 / 4)) and stats["histogram"] == h
 
 
 def test_logs_identical_whatever_the_workers() -> None:
