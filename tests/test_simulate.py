@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -495,17 +494,16 @@ def test_cli_illegal_bot_exits_1(cli, tmp_path: Path) -> None:
     assert "game 0, seat 0, turn 2" in r.stderr and "already filled" in r.stderr
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None, reason="console script not installed")
-def test_installed_script_with_worker_processes(tmp_path: Path, bot: str) -> None:
+def test_installed_script_with_worker_processes(tmp_path: Path, bot: str, yahtzee: list[str]) -> None:
     """Through the `yahtzee` script: spawned workers (spawn-safe entry point) give the in-process result,
     and a user bot given as a file path works in the workers too."""
     env = {**os.environ, "NO_COLOR": "1"}
-    args = ["yahtzee", "simulate", "-S", "random", "-n", "4000", "--seed", "12", "--json"]
+    args = [*yahtzee, "simulate", "-S", "random", "-n", "4000", "--seed", "12", "--json"]
     two = subprocess.run([*args, "-w", "2"], capture_output=True, text=True, env=env, check=False, timeout=300)
     assert two.returncode == 0, two.stderr
     one = subprocess.run([*args, "-w", "1"], capture_output=True, text=True, env=env, check=False, timeout=300)
     assert two.stdout == one.stdout
-    botrun = subprocess.run(["yahtzee", "simulate", "-S", bot, "-n", "300", "--seed", "2", "-w", "2", "--json"],
+    botrun = subprocess.run([*yahtzee, "simulate", "-S", bot, "-n", "300", "--seed", "2", "-w", "2", "--json"],
                             capture_output=True, text=True, env=env, check=False, timeout=300, cwd=tmp_path)
     assert botrun.returncode == 0, botrun.stderr
     assert loads(botrun.stdout)["games"] == 300
@@ -518,9 +516,9 @@ def test_python_m_entry_point_with_workers() -> None:
     assert loads(p.stdout)["games"] == 300
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None or sys.platform == "win32", reason="needs the script and signals")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: str) -> None:
+def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: str, yahtzee: list[str]) -> None:
     """A real SIGINT (what Ctrl-C sends) during a long run: exit 130, the JSON summary of the games
     finished, a note on stderr; with -w 2 a user bot runs in worker processes."""
     import signal
@@ -528,7 +526,7 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
 
     spec = write_bot(tmp_path, "def play(pos):\n    return pos.options[0]\n") if workers == "2" else "random"
     log = tmp_path / "games.ndjson"
-    p = subprocess.Popen(["yahtzee", "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
+    p = subprocess.Popen([*yahtzee, "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
                           "-w", workers, "--log-out", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     deadline = time.monotonic() + 120
