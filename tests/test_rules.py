@@ -203,13 +203,29 @@ def test_upper_box_is_face_times_count(dice):
             assert s[rs.keys[i]] == face * dice.count(face)
 
 
+# The most each Yahtzee box can score, from the rules' sentences: an upper box five of its face, 3 and 4
+# of a kind and chance the sum of five sixes, the fixed-score boxes their fixed score.
+YAHTZEE_MAXIMA = {"ones": 5, "twos": 10, "threes": 15, "fours": 20, "fives": 25, "sixes": 30,
+                  "three_of_a_kind": 30, "four_of_a_kind": 30, "full_house": 25, "small_straight": 30,
+                  "large_straight": 40, "yahtzee": 50, "chance": 30}
+
+
 @given(dice5)
 def test_no_box_beats_its_maximum_and_chance_is_sum(dice):
     rs = preset("yahtzee")
     s = score_roll(rs, dice)
     assert s["chance"] == sum(dice)
-    assert all(v >= 0 for v in s.values())
+    assert all(0 <= v <= YAHTZEE_MAXIMA[k] for k, v in s.items())
     assert s["three_of_a_kind"] >= s["four_of_a_kind"]
+
+
+def test_every_box_maximum_is_reached_by_some_roll():
+    rs = preset("yahtzee")
+    best = dict.fromkeys(YAHTZEE_MAXIMA, 0)
+    for roll in itertools.combinations_with_replacement(range(1, 7), 5):
+        for k, v in score_roll(rs, roll).items():
+            best[k] = max(best[k], v)
+    assert best == YAHTZEE_MAXIMA
 
 
 # --------------------------------------------------------------- joker and legality

@@ -14,7 +14,7 @@ from yahtzee_cli import simulate as S
 from yahtzee_cli import solver
 from yahtzee_cli.jsonio import loads
 
-EXPECTED = 254.5877287  # ANCHORS.md: optimal solitaire Yahtzee, official forced joker
+EXPECTED = 254.5877287  # published: optimal solitaire Yahtzee, official forced joker
 EXPECTED_SD = 59.6076
 N = 40_000
 
@@ -45,8 +45,8 @@ def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
 def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
     s = optimal_run.to_dict()
     assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
-    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # ANCHORS.md: about 68%
-    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # ANCHORS.md: about 34%
+    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # published: about 68%
+    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # published: about 34%
     assert s["mean_extra_bonus"] > 0
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -173,12 +175,31 @@ def test_cli_bad_documents_are_problems_exit_1(cli, raw: bytes, message: str) ->
     assert r.exit_code == 1 and message in r.stdout and "Traceback" not in r.stdout + r.stderr
 
 
-def test_cli_huge_single_line_is_refused_with_flat_memory(cli) -> None:
-    raw = b'{"format": "yahtzee-log/1", "meta": {"pad": "' + b"x" * (17 << 20) + b'"}}\n'
-    r = cli(["validate", "-", "--json"], input=raw)
-    assert r.exit_code == 1
-    (err,) = json.loads(r.stdout)["errors"]
-    assert err["message"].startswith("line 1 is longer than 16 MiB")
+def test_cli_huge_single_line_is_refused_with_flat_memory(tmp_path: Path) -> None:
+    """A line over 16 MiB is refused without being held whole: the validating process's peak RSS
+    (ru_maxrss, each run in a subprocess of its own) is the same, within 8 MiB, for a 20 MiB line and
+    an 80 MiB one (the reader may buffer up to the 16 MiB limit, never more)."""
+    def huge(mib: int) -> Path:
+        path = tmp_path / f"line-{mib}.ndjson"
+        with open(path, "wb") as fh:
+            fh.write(b'{"format": "yahtzee-log/1", "meta": {"pad": "')
+            for _ in range(mib):
+                fh.write(b"x" * (1 << 20))
+            fh.write(b'"}}\n')
+        return path
+
+    code = ("import resource, sys\nfrom yahtzee_cli.cli import main\nsys.argv = ['yahtzee', 'validate', sys.argv[1], "
+            "'--json']\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "sys.stderr.write(f'{code} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n")
+    peaks = []
+    for mib in (20, 80):
+        p = subprocess.run([sys.executable, "-c", code, str(huge(mib))], capture_output=True, text=True, timeout=120)
+        status, kib = p.stderr.split()[-2:]
+        assert status == "1", p.stderr
+        (err,) = json.loads(p.stdout)["errors"]
+        assert err["message"].startswith("line 1 is longer than 16 MiB")
+        peaks.append(int(kib))
+    assert peaks[1] - peaks[0] < 8 * 1024, peaks  # KiB
 
 
 # --------------------------------------------------------------------------- the walk
