@@ -385,3 +385,52 @@ def test_held_dice_missing_from_the_next_roll_are_caught_after_many_valid_games(
     assert [p.path for p in reports[-1].problems] == [where]
     assert "must still show after the reroll" in reports[-1].problems[0].message
     assert _fast_log(bad, False) is None and _fast_log(bad, True) is None
+
+
+# --------------------------------------------------------------------------- a Maxi Yatzy log written by hand
+
+def maxi_log() -> dict:
+    """Maxi Yatzy, written by hand from its rules (6 dice; a roll not used this turn is saved for later
+    turns). Turn 1: six sixes at the first roll, Maxi Yatzy 100, two rolls saved. Turn 2: 1-6 at once,
+    full straight 21, four saved. Turn 3: five rolls (three plus two saved) chasing ones, five ones 5,
+    two saved. Turn 4: 2 2 3 3 5 5 at once, three pairs 20, four saved. 146 points written."""
+    return {
+        "format": "yahtzee-log/1", "rules": "maxi-yatzy", "players": ["Sol"],
+        "turns": [
+            {"player": "Sol", "rolls": [[6, 6, 6, 6, 6, 6]], "box": "maxi_yatzy", "score": 100},
+            {"player": "Sol", "rolls": [[3, 1, 2, 6, 5, 4]], "box": "Full straight", "score": 21},
+            {"player": "Sol", "rolls": [[1, 1, 2, 3, 4, 5], [1, 1, 1, 2, 5, 6], [1, 1, 1, 3, 3, 4],
+                                        [1, 1, 1, 1, 2, 6], [1, 1, 1, 1, 1, 5]],
+             "held": [[1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1, 1]], "box": "ones", "score": 5},
+            {"player": "Sol", "rolls": [[2, 2, 3, 3, 5, 5]], "box": "three_pairs", "score": 20},
+        ],
+    }
+
+
+def test_hand_written_maxi_log_with_saved_rolls() -> None:
+    from yahtzee_cli.replay import replay_game
+
+    game = maxi_log()
+    rep = check_document(game)
+    assert rep.valid, rep.problems
+    (sol,) = rep.log.players
+    assert sol.saved == 4 and sol.open_boxes == 16 and not rep.finished
+    assert replay_game(game).players[0].total == 146
+    # a fifth turn in progress: 3 rolls plus 4 saved, one used
+    game["turns"].append({"player": "Sol", "rolls": [[1, 2, 2, 4, 5, 6]]})
+    rep = check_document(game)
+    assert rep.valid and rep.log.in_progress.rolls_left == 6
+
+
+def test_hand_written_maxi_log_counts_every_saved_roll() -> None:
+    """Had turn 1 used all three rolls, only turn 2's two would be saved: turn 3's five rolls are then
+    exactly the allowance, and a sixth roll is one too many."""
+    game = maxi_log()
+    game["turns"][0].update(rolls=[[1, 2, 3, 4, 6, 6], [6, 6, 6, 6, 5, 5], [6, 6, 6, 6, 6, 6]],
+                            held=[[6, 6], [6, 6, 6, 6]])
+    assert check_game(game) == []
+    game["turns"][2]["rolls"].append([1, 1, 1, 1, 1, 1])
+    game["turns"][2]["held"].append([1, 1, 1, 1, 1])
+    game["turns"][2]["score"] = 6
+    assert [str(p) for p in check_game(game)] == [
+        "/turns/2/rolls: 6 rolls, but 5 are allowed this turn (3 plus 2 saved)"]
