@@ -428,3 +428,57 @@ def test_custom_rules_from_box_kinds(tmp_path):
     assert score_roll(rs, (6, 6, 1, 2, 3)) == {"sixes": 12, "pair": 12, "run": 7}
     with pytest.raises(RulesError, match="needs face"):
         rules_from_data({"boxes": [{"key": "x", "kind": "upper"}]})
+
+
+# --------------------------------------------------------------- how boxes are described and checked
+
+# What `yahtzee rules NAME` says of each box, written from the rules: Yahtzee's of-a-kind boxes count
+# every die, Maxi Yatzy's only the matching ones; its straights are fixed runs.
+DESCRIBED = {
+    ("yahtzee", "ones"): "sum of the dice showing 1",
+    ("yahtzee", "sixes"): "sum of the dice showing 6",
+    ("yahtzee", "three_of_a_kind"): "at least 3 alike: sum of all dice",
+    ("yahtzee", "full_house"): "3+2 alike, different faces: 25 points",
+    ("yahtzee", "small_straight"): "any 4 in sequence: 30 points",
+    ("yahtzee", "large_straight"): "any 5 in sequence: 40 points",
+    ("yahtzee", "yahtzee"): "all dice alike: 50 points",
+    ("yahtzee", "chance"): "sum of all dice",
+    ("maxi-yatzy", "one_pair"): "at least 2 alike: sum of the 2 matching dice",
+    ("maxi-yatzy", "five_of_a_kind"): "at least 5 alike: sum of the 5 matching dice",
+    ("maxi-yatzy", "three_pairs"): "3 pairs of different faces: sum of the paired dice",
+    ("maxi-yatzy", "castle"): "3+3 alike, different faces: sum of those dice",
+    ("maxi-yatzy", "tower"): "4+2 alike, different faces: sum of those dice",
+    ("maxi-yatzy", "small_straight"): "exactly 1-2-3-4-5: 15 points",
+    ("maxi-yatzy", "full_straight"): "exactly 1-2-3-4-5-6: 21 points",
+    ("maxi-yatzy", "maxi_yatzy"): "all dice alike: 100 points",
+}
+
+
+@pytest.mark.parametrize(("name", "key"), list(DESCRIBED))
+def test_box_descriptions(name, key):
+    rs = preset(name)
+    assert rs.boxes[rs.box_index(key)].describe() == DESCRIBED[(name, key)]
+
+
+@pytest.mark.parametrize(("field", "low", "high"), [("face", 1, 6), ("n", 1, 6), ("length", 2, 6), ("start", 1, 6)])
+def test_box_parameters_are_checked_at_their_bounds(field, low, high):
+    """Faces and counts are 1-6 (a straight is at least 2 long): the bounds are accepted, one beyond refused."""
+    base = {"face": {"key": "b", "kind": "upper", "face": 1},
+            "n": {"key": "b", "kind": "kind", "n": 3},
+            "length": {"key": "b", "kind": "straight", "length": 4, "points": 30},
+            "start": {"key": "b", "kind": "straight", "length": 2, "start": 1, "points": 30}}[field]
+
+    def make(value):
+        return rules_from_data({"name": "t", "boxes": [{**base, field: value}, {"key": "c", "kind": "chance"}]})
+
+    assert make(low) and make(high)
+    for bad in (low - 1, high + 1):
+        with pytest.raises(RulesError):
+            make(bad)
+
+
+def test_boxes_are_immutable():
+    """A rule set's boxes are shared (cached rule sets, memoised scores): writing to one is refused."""
+    box = preset("yahtzee").boxes[0]
+    with pytest.raises(ValueError):
+        box.face = 2
