@@ -482,3 +482,15 @@ def test_boxes_are_immutable():
     box = preset("yahtzee").boxes[0]
     with pytest.raises(ValueError):
         box.face = 2
+
+
+@pytest.mark.parametrize(("sizes", "ok"), [((3, 3), True), ((2, 2, 2), True), ((4, 3), False), ((3,), False),
+                                           ((0, 2), False)])
+def test_group_sizes_are_at_least_two_groups_of_at_most_six_dice(sizes, ok):
+    boxes = [{"key": "g", "kind": "groups", "sizes": list(sizes)}, {"key": "c", "kind": "chance"}]
+    data = {"name": "t", "boxes": boxes, "dice": 6}
+    if ok:
+        assert rules_from_data(data).boxes[0].sizes == sizes
+    else:
+        with pytest.raises(RulesError):
+            rules_from_data(data)
