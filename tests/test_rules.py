@@ -494,3 +494,15 @@ def test_group_sizes_are_at_least_two_groups_of_at_most_six_dice(sizes, ok):
     else:
         with pytest.raises(RulesError):
             rules_from_data(data)
+
+
+@pytest.mark.parametrize(("settings", "ok"), [({"columns": 3, "column_multipliers": [1, 2, 3]}, True),
+                                              ({"columns": 3, "column_multipliers": [1, 2]}, False),
+                                              ({"columns": 2, "column_multipliers": [1, 2, 3]}, False),
+                                              ({"columns": 3, "column_multipliers": [0, 2, 3]}, False)])
+def test_column_multipliers_are_one_whole_number_from_1_per_column(settings, ok):
+    if ok:
+        assert preset("yahtzee", settings).settings.multipliers == tuple(settings["column_multipliers"])
+    else:
+        with pytest.raises(RulesError):
+            preset("yahtzee", settings)
