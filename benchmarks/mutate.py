@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # module -> the test files that guard it (run in this order, stopping at the first failure)
 TARGETS: dict[str, list[str]] = {
-    "rules": ["tests/test_rules.py", "tests/test_replay.py", "tests/test_validate.py"],
+    "rules": ["tests/test_rules.py", "tests/test_rules_coverage.py", "tests/test_replay.py", "tests/test_validate.py"],
     "validate": ["tests/test_validate.py", "tests/test_replay.py"],
     "logs": ["tests/test_logs.py", "tests/test_validate.py"],
     "replay": ["tests/test_replay.py"],
