@@ -511,3 +511,11 @@ def test_column_multipliers_are_one_whole_number_from_1_per_column(settings, ok)
 def test_upper_bonus_at_exactly_the_threshold():
     """Five of each face make 105 upstairs, so a threshold of 105 is still reached (the bonus counts)."""
     assert preset("yahtzee", {"upper_bonus_threshold": 105}).theoretical_max == 1575
+
+
+@pytest.mark.parametrize(("name", "alias", "key"), [("yatzy", "aces", "ones"), ("yatzy", "Einser", "ones"),
+                                                     ("yahtzee", "ace", "ones"), ("yahtzee", "Zweier", "twos"),
+                                                     ("yatzy", "6s", "sixes")])
+def test_upper_boxes_answer_to_their_aliases(name, alias, key):
+    rs = preset(name)
+    assert rs.keys[rs.box_index(alias)] == key
