@@ -519,3 +519,21 @@ def test_upper_bonus_at_exactly_the_threshold():
 def test_upper_boxes_answer_to_their_aliases(name, alias, key):
     rs = preset(name)
     assert rs.keys[rs.box_index(alias)] == key
+
+
+def test_a_column_is_full_when_every_box_holds_a_score_and_is_frozen():
+    import dataclasses
+
+    rs = preset("yahtzee")
+    empty = Column.empty(rs)
+    assert not empty.is_full
+    full = Column(tuple([0] * len(rs.boxes)))
+    assert full.is_full
+    assert not Column(tuple([0] * (len(rs.boxes) - 1) + [None])).is_full
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        full.scores = ()  # type: ignore[misc]
+
+
+def test_a_rules_object_without_preset_or_boxes_names_the_presets():
+    with pytest.raises(RulesError, match=r"needs 'preset' \(one of: yahtzee, .*\) or 'boxes'"):
+        rules_from_data({"name": "nothing", "settings": {}})
