@@ -537,3 +537,37 @@ def test_a_column_is_full_when_every_box_holds_a_score_and_is_frozen():
 def test_a_rules_object_without_preset_or_boxes_names_the_presets():
     with pytest.raises(RulesError, match=r"needs 'preset' \(one of: yahtzee, .*\) or 'boxes'"):
         rules_from_data({"name": "nothing", "settings": {}})
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_forced_joker_sends_each_face_to_its_own_upper_box(face):
+    """Hasbro's forced joker: a Yahtzee whose own upper box is open must go there (every face, the
+    first box of the sheet included); once it is filled, the lower boxes take it at joker values."""
+    from yahtzee_cli import rules as R
+
+    rs = preset("yahtzee")
+    y = rs.box_index("yahtzee")
+    own = rs.upper_index_by_face[face]
+    scores = [None] * len(rs.boxes)
+    scores[y] = 50
+    col = Column(tuple(scores))
+    dice = (face,) * 5
+    assert [o.box for o in column_options(rs, col, dice)] == [own]
+    ctx = R.roll_context(rs, dice, 50)
+    legal = [b for b in range(len(rs.boxes)) if R.box_score(rs, ctx, col.filled_mask, b, dice) is not None]
+    assert legal == [own]
+    assert [b for b in range(len(rs.boxes)) if R.placement(rs, col.filled_mask, 50, b, dice) is not None] == [own]
+    scores[own] = 0
+    lower = column_options(rs, Column(tuple(scores)), dice)
+    assert {rs.keys[o.box] for o in lower} == {"three_of_a_kind", "four_of_a_kind", "full_house", "small_straight",
+                                                "large_straight", "chance"}
+    assert {rs.keys[o.box]: o.score for o in lower}["large_straight"] == 40
+
+
+def test_weighted_total_adds_or_keeps_the_best_column():
+    from yahtzee_cli.rules import weighted_total
+
+    assert weighted_total([10, 20, 30], [1, 2, 3], True) == 10 + 40 + 90
+    assert weighted_total([10, 20, 30], [1, 2, 3], False) == 90
+    assert weighted_total([50, 10], [1, 1], False) == 50  # the best column may be the first
+    assert weighted_total([0, 0], [1, 1], True) == 0
