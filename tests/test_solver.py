@@ -198,13 +198,15 @@ def test_writes_are_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     seen: list[list[float]] = []
     real_fsync = os.fsync
 
-    def read_during_write(fd: int) -> None:  # the new data is written (not yet renamed) at this point
+    def read_during_write(fd: int) -> None:
+        # the first fsync is the new file's own, its data written but not yet renamed into place (a
+        # later one, of the directory after the rename, sees the new table)
         seen.append(list(cache.read(path, "x")[1]["a"]))
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", read_during_write)
     cache.write(path, {"fingerprint": "x"}, new)
-    assert seen == [[0.0, 1.0, 2.0, 3.0]]
+    assert seen and seen[0] == [0.0, 1.0, 2.0, 3.0]
     assert len(cache.read(path, "x")[1]["a"]) == 19_990
 
     def crash(fd: int) -> None:
