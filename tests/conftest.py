@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +44,19 @@ def cli():
         return runner.invoke(app, args, input=input, prog_name="yahtzee")
 
     return run
+
+
+def yahtzee_command() -> list[str]:
+    """How to run the installed program from a subprocess, never skipping: the `yahtzee` script next to
+    this interpreter (a venv or a plain install), else `python -m yahtzee_cli` with this interpreter
+    (a `pip install --user` whose script directory is not on PATH, a venv python called by path)."""
+    script = Path(sys.executable).with_name("yahtzee.exe" if sys.platform == "win32" else "yahtzee")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-m", "yahtzee_cli"]
+
+
+@pytest.fixture
+def yahtzee() -> list[str]:
+    """The command prefix that runs `yahtzee` in a subprocess (see yahtzee_command)."""
+    return yahtzee_command()

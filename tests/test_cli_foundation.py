@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -139,16 +138,14 @@ def test_completion_offers_presets():
     assert b"triple-yahtzee" in out and b"triple-yatzy" in out and b"kniffel" not in out
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None, reason="console script not installed")
-def test_installed_script_pipes_and_exit_codes():
-    p = subprocess.run(["yahtzee", "score", "-", "--box", "chance"], input=b"12345\n66666\n",
+def test_installed_script_pipes_and_exit_codes(yahtzee):
+    p = subprocess.run([*yahtzee, "score", "-", "--box", "chance"], input=b"12345\n66666\n",
                        capture_output=True, check=False)
     assert (p.returncode, p.stdout) == (0, b"15\n30\n")
-    p = subprocess.run(["yahtzee", "score", "1"], capture_output=True, check=False)
+    p = subprocess.run([*yahtzee, "score", "1"], capture_output=True, check=False)
     assert p.returncode == 2 and p.stderr.count(b"\n") == 1 and b"Traceback" not in p.stderr
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None, reason="console script not installed")
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -157,8 +154,8 @@ def test_installed_script_pipes_and_exit_codes():
         (["score"], b"yahtzee score: error: Missing argument 'dice'"),
     ],
 )
-def test_installed_script_usage_errors_are_one_line(args, message):
+def test_installed_script_usage_errors_are_one_line(yahtzee, args, message):
     """Typer's own parameter errors, not only ours, are one line on stderr with exit status 2."""
-    p = subprocess.run(["yahtzee", *args], capture_output=True, check=False)
+    p = subprocess.run([*yahtzee, *args], capture_output=True, check=False)
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.startswith(message) and p.stderr.count(b"\n") == 1

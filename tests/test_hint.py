@@ -27,8 +27,9 @@ def _cache_env(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(cache_dir))
 
 
-def test_issue_example(cli: object) -> None:
+def test_issue_example(cli: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Empty yahtzee sheet, 1 3 3 5 6, two rolls left: keep 3 3, 251.4054 (251.4072 with joker free)."""
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "fresh"))  # its own empty cache, whatever ran before
     res = cli(["hint", "1", "3", "3", "5", "6", "--json"])  # type: ignore[operator]
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
@@ -94,7 +95,6 @@ def test_values_agree_with_position_api() -> None:
     col = R.Column.empty(rules)
     turn = position.Turn(rules, (col,), position.source_for(rules))
     ev = turn.evaluate([6, 6, 6, 2, 1], 1)
-    assert ev.find_keep([6, 6, 6]).regret == 0.0
     assert ev.find_keep([1, 2, 6, 6, 6]).keep == (1, 2, 6, 6, 6)
     with pytest.raises(position.PositionError):
         ev.find_keep([5])
@@ -103,6 +103,26 @@ def test_values_agree_with_position_api() -> None:
     assert sixes.score == 18 and sixes.value == pytest.approx(boxes.best.value - sixes.regret)
     # keeping every die is the same as stopping: its value is the best box's
     assert ev.find_keep([1, 2, 6, 6, 6]).value == pytest.approx(boxes.best.value)
+
+
+def test_chance_only_position_by_hand() -> None:
+    """Every box but chance holds 0 (no bonus can come): the value is the dice's expected sum, which
+    a hand can work out. One rerolled die is worth 3.5; with two rolls left 4.25 ((4 + 5 + 6) / 6 +
+    1/2 x 3.5). So 6 6 6 2 1 with one roll left: keep 6 6 6 for 18 + 7 = 25; keep 6 6 6 2, 23.5;
+    stop, 21. With two rolls left keep 6 6 6 for 18 + 8.5 = 26.5."""
+    rules = R.preset("yahtzee")
+    scores = [0] * len(rules.boxes)
+    scores[rules.box_index("chance")] = None  # type: ignore[call-overload]
+    turn = position.Turn(rules, (R.Column(tuple(scores)),), position.source_for(rules))
+    one = turn.evaluate([6, 6, 6, 2, 1], 1)
+    assert one.best.keep == (6, 6, 6) and one.best.value == pytest.approx(25.0, abs=1e-9)
+    assert one.find_keep([2, 6, 6, 6]).regret == pytest.approx(1.5, abs=1e-9)
+    assert one.find_keep([1, 2, 6, 6, 6]).regret == pytest.approx(4.0, abs=1e-9)
+    assert one.find_keep([]).value == pytest.approx(17.5, abs=1e-9)
+    two = turn.evaluate([6, 6, 6, 2, 1], 2)
+    assert two.best.keep == (6, 6, 6) and two.best.value == pytest.approx(26.5, abs=1e-9)
+    last = turn.evaluate([6, 6, 6, 2, 1], 0)
+    assert [(rules.keys[o.box], o.value) for o in last.options if o.box is not None] == [("chance", 21.0)]
 
 
 @pytest.mark.parametrize(("args", "code", "text"), [

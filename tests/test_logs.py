@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import jsonschema
 import orjson
 import pytest
 
@@ -186,7 +187,6 @@ def _fixture_docs(folder: str) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize(("name", "doc"), _fixture_docs("logs") + _fixture_docs("sheets") + _fixture_docs("poker"))
 def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     kind = KIND_OF_FORMAT[doc["format"]]
     jsonschema.Draft202012Validator(json_schema(kind)).validate(doc)
     MODELS[kind].model_validate(doc)
@@ -195,7 +195,6 @@ def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
 @pytest.mark.parametrize("name", ["missing-rolls", "unknown-field", "bad-face", "bool-die", "huge-number",
                                   "unknown-format"])
 def test_shape_errors_are_schema_errors_too(name: str) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     doc = orjson.loads((FIX / f"invalid/{name}.json").read_bytes())
     kind = "sheet" if doc["format"] == SHEET_FORMAT else "log"
     assert list(jsonschema.Draft202012Validator(json_schema(kind)).iter_errors(doc))

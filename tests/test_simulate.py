@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -208,7 +207,39 @@ def test_same_seed_same_report_whatever_the_workers() -> None:
     assert one.to_dict() == threads.to_dict() == procs.to_dict()
     assert S.local_mode(["random"], 2) == "threads" and S.local_mode(["x:y"], 2) == "processes"
     assert S.local_mode(["x:y"], 1) == "inline"
-    assert S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict() != one.to_dict()
+    # another seed plays other games: the figures differ, not just the seed they are labelled with
+    other = S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict()
+    same = one.to_dict()
+    assert other.pop("seed") == 43 and same.pop("seed") == 42
+    assert other["mean"] != same["mean"] and other["histogram"] != same["histogram"]
+
+
+def test_percentiles_and_histogram_of_a_hand_built_example() -> None:
+    """Five games scoring 0, 4, 5, 99 and 100. Nearest rank: the p-th percentile is the score of the
+    ceil(p/100 x 5)-th game in order: p5 and p20 -> 1st (0), p25 and p40 -> 2nd (4), p50 and p60 ->
+    3rd (5), p75 and p80 -> 4th (99), p95 and p99 -> 5th (100). Histogram: 0..100 takes 101 bins of
+    width 1 and 51 of width 2, too many for 30; width 5 takes 21: [0, 5) holds 0 and 4, [5, 10) holds
+    5, [95, 100) holds 99, [100, 105) holds 100, and the 16 bins between are empty."""
+    hist = np.zeros(101, dtype=np.int64)
+    for score in (0, 4, 5, 99, 100):
+        hist[score] += 1
+    want = {5: 0, 20: 0, 25: 4, 40: 4, 50: 5, 60: 5, 75: 99, 80: 99, 95: 100, 99: 100}
+    assert {p: S._percentile(hist, 5, p) for p in want} == want
+    h = S.histogram_bins(hist)
+    assert h["width"] == 5 and len(h["bins"]) == 21
+    assert [b["low"] for b in h["bins"]] == list(range(0, 105, 5))
+    assert all(b["high"] == b["low"] + 5 for b in h["bins"])
+    counts = {b["low"]: b["count"] for b in h["bins"] if b["count"]}
+    assert counts == {0: 2, 5: 1, 95: 1, 100: 1}
+    # through the report: the same figures for a seat that played exactly these games
+    rules = R.preset("yahtzee")
+    seat = S.SeatSummary.empty(rules)
+    seat = S.SeatSummary(5, hist, seat.box_sum, 0, 0, 0)
+    stats = S.seat_stats(rules, seat)
+    assert stats["percentiles"] == {"p5": 0, "p25": 4, "p50": 5, "p75": 99, "p95": 100, "p99": 100}
+    assert (stats["min"], stats["max"], stats["mean"]) == (0, 100, 41.6)
+    # SD with n - 1: the squared deviations from 41.6 add up to 11,189.2, over 4
+    assert stats["sd"] == pytest.approx(math.sqrt(11189.2 / 4)) and stats["histogram"] == h
 
 
 def test_logs_identical_whatever_the_workers() -> None:
@@ -465,17 +496,16 @@ def test_cli_illegal_bot_exits_1(cli, tmp_path: Path) -> None:
     assert "game 0, seat 0, turn 2" in r.stderr and "already filled" in r.stderr
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None, reason="console script not installed")
-def test_installed_script_with_worker_processes(tmp_path: Path, bot: str) -> None:
+def test_installed_script_with_worker_processes(tmp_path: Path, bot: str, yahtzee: list[str]) -> None:
     """Through the `yahtzee` script: spawned workers (spawn-safe entry point) give the in-process result,
     and a user bot given as a file path works in the workers too."""
     env = {**os.environ, "NO_COLOR": "1"}
-    args = ["yahtzee", "simulate", "-S", "random", "-n", "4000", "--seed", "12", "--json"]
+    args = [*yahtzee, "simulate", "-S", "random", "-n", "4000", "--seed", "12", "--json"]
     two = subprocess.run([*args, "-w", "2"], capture_output=True, text=True, env=env, check=False, timeout=300)
     assert two.returncode == 0, two.stderr
     one = subprocess.run([*args, "-w", "1"], capture_output=True, text=True, env=env, check=False, timeout=300)
     assert two.stdout == one.stdout
-    botrun = subprocess.run(["yahtzee", "simulate", "-S", bot, "-n", "300", "--seed", "2", "-w", "2", "--json"],
+    botrun = subprocess.run([*yahtzee, "simulate", "-S", bot, "-n", "300", "--seed", "2", "-w", "2", "--json"],
                             capture_output=True, text=True, env=env, check=False, timeout=300, cwd=tmp_path)
     assert botrun.returncode == 0, botrun.stderr
     assert loads(botrun.stdout)["games"] == 300
@@ -488,9 +518,9 @@ def test_python_m_entry_point_with_workers() -> None:
     assert loads(p.stdout)["games"] == 300
 
 
-@pytest.mark.skipif(shutil.which("yahtzee") is None or sys.platform == "win32", reason="needs the script and signals")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: str) -> None:
+def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: str, yahtzee: list[str]) -> None:
     """A real SIGINT (what Ctrl-C sends) during a long run: exit 130, the JSON summary of the games
     finished, a note on stderr; with -w 2 a user bot runs in worker processes."""
     import signal
@@ -498,7 +528,7 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
 
     spec = write_bot(tmp_path, "def play(pos):\n    return pos.options[0]\n") if workers == "2" else "random"
     log = tmp_path / "games.ndjson"
-    p = subprocess.Popen(["yahtzee", "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
+    p = subprocess.Popen([*yahtzee, "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
                           "-w", workers, "--log-out", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     deadline = time.monotonic() + 120

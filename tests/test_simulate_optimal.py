@@ -11,11 +11,10 @@ import pytest
 
 from yahtzee_cli import rules as R
 from yahtzee_cli import simulate as S
+from yahtzee_cli import solver
 from yahtzee_cli.jsonio import loads
 
-solver = pytest.importorskip("yahtzee_cli.solver")
-
-EXPECTED = 254.5877287  # ANCHORS.md: optimal solitaire Yahtzee, official forced joker
+EXPECTED = 254.5877287  # published: optimal solitaire Yahtzee, official forced joker
 EXPECTED_SD = 59.6076
 N = 40_000
 
@@ -29,14 +28,25 @@ def test_optimal_mean_within_three_standard_errors(optimal_run: S.Report) -> Non
     s = optimal_run.to_dict()
     assert s["games"] == N
     assert abs(s["mean"] - EXPECTED) < 3 * s["sem"], (s["mean"], s["sem"])
-    assert s["sem"] == pytest.approx(s["sd"] / math.sqrt(N))
+
+
+def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
+    """The same games played directly (game g draws stream (seed, g, 0) either way), summed by numpy:
+    mean and SD as numpy gives them, and the SEM against a second method, the spread of the means of
+    40 batches of 1,000 games (SD of batch means / sqrt(40); that estimate is good to about 11%)."""
+    s = optimal_run.to_dict()
+    totals = solver.play(R.preset("yahtzee"), "optimal", 2024, 0, N).totals.astype(np.float64)
+    assert s["mean"] == pytest.approx(totals.mean(), abs=1e-9)
+    assert s["sd"] == pytest.approx(totals.std(ddof=1), rel=1e-9)
+    batch_means = totals.reshape(40, N // 40).mean(axis=1)
+    assert s["sem"] == pytest.approx(batch_means.std(ddof=1) / math.sqrt(40), rel=0.35)
 
 
 def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
     s = optimal_run.to_dict()
     assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
-    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # ANCHORS.md: about 68%
-    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # ANCHORS.md: about 34%
+    assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # published: about 68%
+    assert abs(s["p_yahtzee"] - 0.34) < 0.02  # published: about 34%
     assert s["mean_extra_bonus"] > 0
 
 
@@ -63,16 +73,30 @@ def test_match_optimal_beats_greedy_and_random() -> None:
     assert opt["mean"] == pytest.approx(S.play(R.preset("yahtzee"), "optimal", 9, 0, 3000).totals.mean())
 
 
-def test_optimal_results_identical_whatever_workers_and_backend() -> None:
+def test_optimal_results_identical_whatever_workers_and_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same figures whatever runs the games and wherever the chunks split them: the default plan (chunks
+    of 100 games) against chunks of 37 (boundaries elsewhere, threads and Dask) and one single batch."""
     rules = R.preset("yatzy")
     one = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=1).to_dict()
     threads = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
     procs = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, processes=True).to_dict()
     assert one == threads == procs
-    pytest.importorskip("distributed")
+    plans: list[list[tuple[int, int]]] = []
+
+    def odd_plan(games: int, workers: int, record_limit: int | None = None, slow: bool = False):
+        plan = [(g, min(37, games - g)) for g in range(0, games, 37)]
+        plans.append(plan)
+        return iter(plan)
+
+    monkeypatch.setattr(S, "chunk_plan", odd_plan)
+    odd = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
     on_dask = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, backend="dask",
                          dask_processes=False).to_dict()
-    assert on_dask == one
+    assert len(plans) == 2 and len(plans[0]) == 41  # 40 chunks of 37 and one of 20
+    assert odd == one and on_dask == one
+    for seat, strategy in enumerate(("optimal", "greedy")):
+        whole = S.play(rules, strategy, 77, 0, 1500, seat=seat).totals  # one batch, no boundary at all
+        assert one["seats"][seat]["mean"] == pytest.approx(whole.mean(), abs=1e-9)
 
 
 @pytest.mark.parametrize("name", ["yahtzee", "yatzy", "forced-yatzy"])
