@@ -23,9 +23,24 @@ app = typer.Typer(
     add_completion=True,  # also registers the completion classes behind _YAHTZEE_COMPLETE=source_bash
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 T = TypeVar("T")
+
+
+def _argument_type(self: Any, ctx: Any) -> str | None:
+    """An argument with a metavar shows just that in help, as an option does (not `<list[str]>`)."""
+    return None if self.metavar is not None else _typer_argument_type(self, ctx)
+
+
+_typer_argument_type = typer.core.TyperArgument.display_type_rich
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+
+
+def examples(*lines: str) -> str:
+    """An examples epilog for a command's help, kept line by line (\b stops the help rewrapping it)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
 USAGE = 2  # exit status for a usage error
 PROBLEM = 1  # exit status for a problem found in the input
@@ -81,6 +96,14 @@ SetOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
+FilesArg = Annotated[
+    list[str],
+    typer.Argument(metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one "
+                   "after another, or NDJSON with one game per line), directories (every *.json and *.ndjson "
+                   "inside, recursively), or '-' for stdin.", show_default=False),
+]
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
