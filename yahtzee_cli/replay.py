@@ -197,7 +197,7 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
     ip = rp.in_progress
     return {
         "format": LOG_FORMAT if rp.kind == "log" else SHEET_FORMAT,
-        "rules": {"name": rules.name, "settings": rules.settings.model_dump(mode="json")},
+        "rules": rules.record(),
         "overrides": dict(rp.overrides),
         "turns": rp.turns,
         "players": players,

@@ -280,6 +280,11 @@ class RuleSet(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=False)
 
+    def record(self) -> dict[str, Any]:
+        """The `rules` object of every JSON output: the name, every setting's effective value (house
+        rules and --set overrides included) and the fingerprint of everything that changes play."""
+        return {"name": self.name, "settings": self.settings.model_dump(mode="json"), "fingerprint": self.fingerprint}
+
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of everything that changes play (names and aliases excluded)."""

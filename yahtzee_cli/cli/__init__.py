@@ -7,7 +7,7 @@ import sys
 import typer
 
 # Each module registers its commands on `app` when imported.
-from . import poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
+from . import analyze, poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
 from .app import USAGE, app
 
 __all__ = ["app", "main"]

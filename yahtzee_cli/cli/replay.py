@@ -1,4 +1,4 @@
-"""`yahtzee replay`: a game log or score sheet as score sheets, standings and the state of the game."""
+"""`yahtzee replay`: game logs or score sheets as score sheets, standings and the state of each game."""
 
 from __future__ import annotations
 
@@ -7,44 +7,61 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, peek_batch, write_json
-from .validate import source_name
+from .analyze import UntilOpt, VerboseOpt
+from .app import (
+    PROBLEM,
+    USAGE,
+    CsvOpt,
+    FilesArg,
+    JsonOpt,
+    QuietOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    peek_batch,
+    write_json,
+)
 
 
-@app.command()
+@app.command(epilog=examples(
+    "yahtzee replay game.json",
+    "yahtzee replay game.json --set joker=free",
+    "yahtzee replay logs/ --json | jq -c '{file, game, standings}'",
+    "yahtzee replay game.json --analyze      (the same as: yahtzee analyze game.json)",
+))
 def replay(
-    file: Annotated[
-        typer.FileBinaryRead,
-        typer.Argument(help="A game log or score sheet (JSON, or NDJSON with one game per line); '-' reads stdin.",
-                       show_default=False),
-    ],
+    files: FilesArg,
     set_: SetOpt = None,
-    until: Annotated[
-        int | None,
-        typer.Option("--until", min=0, help="Replay only the first N turns of a log.", show_default=False),
-    ] = None,
+    until: UntilOpt = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
     analyze: Annotated[
         bool,
-        typer.Option("--analyze", help="Grade every decision (keeps, stopping, boxes) against optimal play: expected "
-                     "points lost per player, the worst five; a batch gives per-player totals over all games."),
+        typer.Option("--analyze", help="The same as `yahtzee analyze`: grade every decision against optimal play."),
     ] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="With --analyze: a table of every decision, turn by turn.")
+        bool, typer.Option("--verbose", "-v", help="Every game's full score sheet in a batch (without it, one line "
+                           "of standings per game); with --analyze, every decision.")
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Replay games into score sheets with derived rows and standings; --set recalculates under other house rules;
-    --analyze grades every decision against optimal play."""
-    if analyze or verbose:
+    """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
+    from .validate import check_paths, csv_row
+
+    if json and csv:
+        fail("give --json or --csv, not both")
+
+    sources = check_paths(files)
+    if analyze:
         from .analyze import run_analyze
 
-        if not analyze:
-            fail("--verbose goes with --analyze", USAGE)
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(file, until=until, json=json, verbose=verbose)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
         return
-    from ..logs import GameError, InputError, iter_documents
+    from ..inputs import Game, read_all
+    from ..logs import GameError
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting
 
@@ -52,38 +69,52 @@ def replay(
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
     except RulesError as exc:
         fail(str(exc), USAGE)
-    name = source_name(file)
     failed = 0
     shown = 0
-    try:
-        batch, docs = peek_batch(iter_documents(file))
-        for doc in docs:
-            where = f"{name}:{doc.line}: game {doc.index}"
-            if doc.problem is not None:
-                sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
-                failed += 1
-                continue
-            try:
-                rp = replay_game(doc.data, overrides=overrides, until=until)
-            except GameError as exc:
-                for p in exc.problems:
-                    sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
-                failed += 1
-                continue
-            except RulesError as exc:
-                fail(f"--set: {exc}", USAGE)
-            except ValueError as exc:
-                fail(str(exc), USAGE)
-            if json:
-                write_json(replay_dict(rp))
-            else:
-                text = render(rp)
-                if batch:
-                    text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
-                sys.stdout.write(text + "\n")
-                sys.stdout.flush()
-            shown += 1
-    except InputError as exc:
-        fail(f"{name}: {exc}", PROBLEM)
+    batch, items = peek_batch(read_all(sources))
+    batch = batch or len(sources) > 1
+    for item in items:
+        if not isinstance(item, Game):
+            sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+            failed += 1
+            continue
+        doc = item.doc
+        if doc.problem is not None:
+            sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
+            failed += 1
+            continue
+        try:
+            rp = replay_game(doc.data, overrides=overrides, until=until)
+        except GameError as exc:
+            for p in exc.problems:
+                sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+            failed += 1
+            continue
+        except RulesError as exc:
+            fail(f"--set: {exc}", USAGE)
+        except ValueError as exc:
+            fail(str(exc), USAGE)
+        if json:
+            write_json({"file": item.file, "line": doc.line, "game": doc.index, **replay_dict(rp)})
+        elif csv:
+            if not shown:
+                sys.stdout.buffer.write(b"file,line,game,rank,name,total,game_over\n")
+            for p in sorted(rp.players, key=lambda p: p.rank):
+                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, p.rank, p.name, p.total,
+                                                 str(rp.game_over).lower()]))
+        elif quiet:
+            pass
+        elif batch and not verbose:
+            ranked = sorted(rp.players, key=lambda p: p.rank)
+            state = "" if rp.game_over else "  (unfinished)"
+            sys.stdout.write(f"{item.where}: " + ", ".join(f"{p.rank}. {p.name} {p.total}" for p in ranked)
+                             + state + "\n")
+        else:
+            text = render(rp)
+            if batch:
+                text = f"{chr(10) if shown else ''}== {item.where} ==\n{text}"
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        shown += 1
     if failed:
         raise typer.Exit(PROBLEM)
