@@ -397,12 +397,9 @@ def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int, rolled: bool = False) 
 
 
 def _table(rows: list[list[str]], left: Sequence[int]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  " + "  ".join(cells).rstrip())
-    return out
+    from .render import table
+
+    return table(rows, left=set(left), indent="  ")
 
 
 def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:

@@ -319,6 +319,22 @@ def json_schema(kind: Kind) -> dict[str, Any]:
     }
 
 
+def rules_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a rules file (--rules FILE): a preset name, a preset with settings, or a custom
+    rule set; the read-only fields `yahtzee rules NAME --json` adds are allowed and ignored."""
+    from .rules import DERIVED_BOX_FIELDS, DERIVED_RULES_FIELDS
+
+    body = TypeAdapter(RulesSpec).json_schema()
+    defs = body.get("$defs", {})
+    note = {"readOnly": True, "description": "written by `yahtzee rules NAME --json`; ignored when read"}
+    if "Box" in defs:
+        defs["Box"]["properties"].update({k: dict(note) for k in DERIVED_BOX_FIELDS})
+    if "CustomRules" in defs:
+        defs["CustomRules"]["properties"].update({k: dict(note) for k in DERIVED_RULES_FIELDS})
+    return {"$schema": SCHEMA_DIALECT, "$id": "urn:yahtzee-cli:schema:rules", "title": "yahtzee-cli rules file",
+            **body}
+
+
 # --------------------------------------------------------------------------- schema problems
 
 

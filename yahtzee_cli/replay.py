@@ -222,12 +222,9 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
 
 def _table(rows: list[list[str]]) -> list[str]:
     """Plain aligned columns: the first left-aligned, the rest right-aligned."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  ".join(cells).rstrip())
-    return out
+    from .render import table
+
+    return table(rows)
 
 
 def render(rp: Replay) -> str:
@@ -289,8 +286,9 @@ def render(rp: Replay) -> str:
 
 
 def _standings(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].rjust(widths[2])}  {r[3]}".rstrip() for r in rows]
+    from .render import table
+
+    return table(rows, left={0, 1, 3})
 
 
 def _setting_text(value: Any) -> str:

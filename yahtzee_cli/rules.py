@@ -522,9 +522,26 @@ def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     return RuleSet(name=key, dice=p.get("dice", 5), boxes=p["boxes"], settings=settings)
 
 
+# What `yahtzee rules NAME --json` adds to a rule set for people to read; a rules file may carry them
+# (so that output is accepted as-is by --rules FILE) and they are ignored when it is read.
+DERIVED_RULES_FIELDS = ("fingerprint", "theoretical_max")
+DERIVED_BOX_FIELDS = ("section", "scores", "max")
+
+
+def _without_derived(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k not in DERIVED_RULES_FIELDS}
+    boxes = out.get("boxes")
+    if isinstance(boxes, list):
+        out["boxes"] = [{k: v for k, v in b.items() if k not in DERIVED_BOX_FIELDS} if isinstance(b, Mapping) else b
+                        for b in boxes]
+    return out
+
+
 def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     """A rule set from JSON data: a preset name, {"preset": ..., "settings": {...}}, or a custom
-    sheet {"name": ..., "dice": 5, "boxes": [...], "settings": {...}}. `overrides` (from --set) win."""
+    sheet {"name": ..., "dice": 5, "boxes": [...], "settings": {...}}. `overrides` (from --set) win.
+    The read-only fields of `yahtzee rules NAME --json` (fingerprint, theoretical maximum, each box's
+    section, description and maximum) are ignored, so that output reads back as the same rule set."""
     overrides = dict(overrides or {})
     if isinstance(data, str):
         return preset(data, overrides)
@@ -542,7 +559,7 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         raise RulesError("rules object needs 'preset' (one of: " + ", ".join(PRESETS) + ") or 'boxes'")
     merged = make_settings(settings, overrides)
     try:
-        return RuleSet.model_validate({**data, "settings": merged})
+        return RuleSet.model_validate({**_without_derived(data), "settings": merged})
     except ValidationError as exc:
         errs = "; ".join(
             "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"] for e in exc.errors()

@@ -89,10 +89,29 @@ RulesOpt = Annotated[
         autocompletion=_complete_presets,
     ),
 ]
+def _complete_boxes(incomplete: str) -> list[str]:
+    from ..rules import PRESETS
+
+    keys = dict.fromkeys(b.key for p in PRESETS.values() for b in p["boxes"])
+    return [k for k in keys if k.startswith(incomplete)]
+
+
+def _complete_settings(incomplete: str) -> list[str]:
+    from ..rules import SETTING_NAMES
+
+    return [f"{k}=" for k in SETTING_NAMES if k.startswith(incomplete)]
+
+
+BoxOpt = Annotated[
+    str | None,
+    typer.Option("--box", "-b", metavar="BOX", help="Only this box (key, name or alias, e.g. full_house).",
+                 show_default=False, autocompletion=_complete_boxes),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free.", show_default=False
+        "--set", metavar="KEY=VALUE", help="House-rule override (repeatable), e.g. joker=free; "
+        "see `yahtzee rules NAME` for the settings.", show_default=False, autocompletion=_complete_settings,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 from typing import Annotated
 
 import typer
 
 from ..poker import standings
 from ..rules import RulesError, parse_dice
-from .app import JsonOpt, app, console, fail, write_json
+from .app import JsonOpt, app, fail, write_json
 
 
 @app.command()
@@ -34,15 +36,10 @@ def poker(
             }
         )
         return
-    from rich.table import Table
+    from ..render import text
 
-    table = Table()
-    for col in ("player", "dice", "hand", "rank"):
-        table.add_column(col)
+    rows: list[list[object]] = [["player", "dice", "hand", "rank"]]
     for s in sorted(result, key=lambda s: (s.rank, s.player)):
-        table.add_row(str(s.player + 1), " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "),
-                      str(s.rank))
-    out = console()
-    out.print(table)
+        rows.append([s.player + 1, " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "), s.rank])
     label = "tie between players" if len(winners) > 1 else "winner: player"
-    out.print(f"{label} {', '.join(map(str, winners))}")
+    sys.stdout.write(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")

@@ -2,32 +2,36 @@
 
 from __future__ import annotations
 
+import sys
+
 from typing import Annotated, Any
 
 import typer
 
 from ..rules import PRESETS, RuleSet, natural_score, rolls
-from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
+from .app import JsonOpt, SetOpt, app, get_rules, write_json
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
-    """A rule set as plain data: boxes with how they score and their best score, settings, maximum."""
+    """A rule set as plain data, readable back as a rules file (--rules FILE): name, dice, every box with
+    its kind and parameters, every setting; plus read-only fields for people (each box's section, how it
+    scores and its best score; the fingerprint and theoretical maximum), ignored when read back."""
     all_rolls = list(rolls(rs.dice))
     return {
         "name": rs.name,
         "dice": rs.dice,
         "boxes": [
             {
-                "key": b.key,
+                **b.model_dump(mode="json", exclude_defaults=True),
                 "name": b.label,
                 "section": b.section,
-                "kind": b.kind,
                 "scores": b.describe(),
                 "max": max(natural_score(b, r) for r in all_rolls),
             }
             for b in rs.boxes
         ],
         "settings": rs.settings.model_dump(mode="json"),
+        "fingerprint": rs.fingerprint,
         "theoretical_max": rs.theoretical_max,
     }
 
@@ -52,15 +56,10 @@ def rules_command(
     if json:
         write_json(info)
         return
-    from rich.table import Table
+    from ..render import text
 
-    out = console()
-    table = Table(title=f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}",
-                  title_justify="left")
-    for col in ("box", "name", "section", "how it scores", "max"):
-        table.add_column(col, justify="right" if col == "max" else "left")
-    for b in info["boxes"]:
-        table.add_row(b["key"], b["name"], b["section"], b["scores"], str(b["max"]))
-    out.print(table)
-    for key, value in info["settings"].items():
-        out.print(f"{key} = {value}")
+    rows: list[list[object]] = [["box", "name", "section", "how it scores", "max"]]
+    rows += [[b["key"], b["name"], b["section"], b["scores"], b["max"]] for b in info["boxes"]]
+    title = f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}"
+    settings = "".join(f"{key} = {value}\n" for key, value in info["settings"].items())
+    sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + settings)
