@@ -440,7 +440,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
     for i in range(n_games):
         if should_stop is not None and should_stop():
-            raise ChunkCancelled(f"stopped before game {first_game + i}")
+            raise ChunkCancelled(f"stopped before game {first_game + i + 1}")
         game = first_game + i
         st = np.uint64(stream(seed, game, seat))
         columns = [R.Column.empty(rules) for _ in range(n_cols)]
@@ -449,9 +449,9 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
         t = 0
         while not all(c.is_full for c in columns):
             if t >= limit:
-                raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
+                raise StrategyError(f"strategy {spec} passed too often: game {game + 1}, seat {seat + 1} is not over "
                                     f"after {limit} turns")
-            where = f"game {game}, seat {seat}, turn {t + 1}"
+            where = f"game {game + 1}, seat {seat + 1}, turn {t + 1}"
             budget = R.rolls_allowed(rules, saved)
             dice: list[int] = []
             for _ in range(rules.dice):

@@ -88,7 +88,7 @@ def solve(
     if tab is not None:
         path = cache.table_path(tab.fingerprint)
         out: dict[str, Any] = {
-            "rules": rs.name, "fingerprint": rs.fingerprint, "exact": True, "expected": tab.mean, "sd": tab.sd,
+            "rules": rs.record(), "exact": True, "approximation": None, "expected": tab.mean, "sd": tab.sd,
             "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if path.exists() else None,
             "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
             "seconds": round(seconds, 3), "path": str(path),
@@ -100,8 +100,8 @@ def solve(
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
         typer.echo(f"{out['states']:,} turn-start states, {how}: {path}")
         return
-    out = {"rules": rs.name, "fingerprint": rs.fingerprint, "exact": False, "expected": info["mean"],
-           "sd": info["sd"], "games": info["games"], "strategy": info["strategy"], "seconds": round(seconds, 3),
+    out = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
+           "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
     if json:
         write_json(out)
@@ -189,7 +189,7 @@ def hint(
     ] = None,
     rolls_left: Annotated[
         int | None,
-        typer.Option("--rolls-left", "-n", help="Rerolls still allowed this turn: 2 (after the first roll), 1, or 0 "
+        typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first roll), 1, or 0 "
                      "(choose a box). Default 2, or what the --log turn has left.", show_default=False),
     ] = None,
     top: Annotated[int | None, typer.Option("--top", "-k", help="Show only the K best options.", min=1)] = None,
