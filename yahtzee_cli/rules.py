@@ -600,9 +600,10 @@ def parse_setting(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
-    """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides."""
-    overrides = dict(parse_setting(s) for s in sets)
+def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[str, Any] | None = None) -> RuleSet:
+    """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides
+    (on top of `base` settings, e.g. a config file's house rules)."""
+    overrides = {**(base or {}), **dict(parse_setting(s) for s in sets)}
     if spec is None:
         return preset(DEFAULT_PRESET, overrides)
     if spec.endswith(".json") or "/" in spec:

@@ -83,8 +83,9 @@ RulesOpt = Annotated[
     typer.Option(
         "--rules",
         "-r",
+        metavar="NAME|FILE",
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
-        "triple-yatzy) or a rules JSON file.",
+        "triple-yatzy) or a rules JSON file.  [default: $YAHTZEE_RULES, else the config file's, else yahtzee]",
         show_default=False,
         autocompletion=_complete_presets,
     ),
@@ -126,8 +127,14 @@ FilesArg = Annotated[
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
+    """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
     try:
-        return load_rules(rules, sets or ())
+        if rules is not None:
+            return load_rules(rules, sets or ())
+        from ..config import load_defaults
+
+        d = load_defaults()
+        return load_rules(d.rules, sets or (), base=d.settings)
     except RulesError as exc:
         fail(str(exc))
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..rules import PRESETS, RuleSet, natural_score, rolls
-from .app import JsonOpt, SetOpt, app, get_rules, write_json
+from .app import JsonOpt, SetOpt, _complete_presets, app, examples, fail, get_rules, write_json
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
@@ -36,14 +36,27 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     }
 
 
-@app.command("rules")
+@app.command("rules", epilog=examples(
+    "yahtzee rules",
+    "yahtzee rules yatzy",
+    "yahtzee rules yahtzee --set joker=free --json > house.json && yahtzee score 66666 --rules house.json",
+    "YAHTZEE_RULES=yatzy yahtzee rules --show-defaults",
+))
 def rules_command(
-    name: Annotated[str | None, typer.Argument(help="A preset name or rules JSON file; none lists the presets.",
-                                               show_default=False)] = None,
+    name: Annotated[str | None, typer.Argument(metavar="NAME|FILE", help="A preset name or rules JSON file; none "
+                                               "lists the presets.", show_default=False,
+                                               autocompletion=_complete_presets)] = None,
     set_: SetOpt = None,
     json: JsonOpt = False,
+    show_defaults: Annotated[
+        bool, typer.Option("--show-defaults", help="The rule set commands use without --rules, and where it comes "
+                           "from ($YAHTZEE_RULES, the config file).")
+    ] = False,
 ) -> None:
     """List the presets, or show one rule set's boxes, settings and theoretical maximum."""
+    if show_defaults:
+        _show_defaults(json)
+        return
     if name is None and not set_:
         presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
         if json:
@@ -63,3 +76,23 @@ def rules_command(
     title = f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}"
     settings = "".join(f"{key} = {value}\n" for key, value in info["settings"].items())
     sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + settings)
+
+
+def _show_defaults(json: bool) -> None:
+    from ..config import load_defaults
+    from ..rules import RulesError, load_rules
+
+    try:
+        d = load_defaults()
+        rs = load_rules(d.rules, (), base=d.settings)
+    except RulesError as exc:
+        fail(str(exc))
+    where = str(d.config_path) + ("" if d.config_found else " (not found)")
+    if json:
+        write_json({"rules": rs.record(), "rules_from": d.rules_from, "settings_from_config": d.settings,
+                    "config_file": str(d.config_path), "config_found": d.config_found})
+        return
+    lines = [f"rules = {d.rules}  ({d.rules_from})"]
+    lines += [f"{k} = {v}  (config file)" for k, v in d.settings.items()]
+    lines.append(f"config file: {where}")
+    sys.stdout.write("\n".join(lines) + "\n")
