@@ -12,6 +12,13 @@ from .app import USAGE, app
 
 __all__ = ["app", "main"]
 
+# The help lists commands in this order: the three everyday jobs first, then play, then reference.
+ORDER = ("score", "validate", "replay", "analyze", "simulate", "hint", "solve", "rules", "schema", "poker")
+app.registered_commands.sort(
+    key=lambda c: ORDER.index(c.name or getattr(c.callback, "__name__", "")) if (
+        c.name or getattr(c.callback, "__name__", "")) in ORDER else len(ORDER)
+)
+
 
 def main() -> None:
     """The `yahtzee` script: Typer's own usage errors become one line on stderr too."""

@@ -27,7 +27,7 @@ VerboseOpt = Annotated[
 ]
 
 
-@app.command(epilog=examples(
+@app.command(short_help="Grade every decision against optimal play.", epilog=examples(
     "yahtzee analyze game.json",
     "yahtzee analyze -v game.json",
     "yahtzee analyze logs/ --json | tail -n 1",

@@ -10,12 +10,15 @@ import typer
 
 from ..poker import standings
 from ..rules import RulesError, parse_dice
-from .app import JsonOpt, app, fail, write_json
+from .app import JsonOpt, app, examples, fail, write_json
 
 
-@app.command()
+@app.command(short_help="Rank poker-dice hands.", epilog=examples(
+    "yahtzee poker 66622 55543 12345",
+    "yahtzee poker 66622 66622 --json",
+))
 def poker(
-    hands: Annotated[list[str], typer.Argument(help="One hand per player: '66622 55543 ...'.", show_default=False)],
+    hands: Annotated[list[str], typer.Argument(metavar="HAND", help="One hand per player: '66622 55543 ...'.", show_default=False)],
     json: JsonOpt = False,
 ) -> None:
     """Rank poker-dice hands: five of a kind > four > full house > straight > three > two pairs > pair."""

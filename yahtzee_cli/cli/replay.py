@@ -24,7 +24,7 @@ from .app import (
 )
 
 
-@app.command(epilog=examples(
+@app.command(short_help="Score sheets, totals and standings of games.", epilog=examples(
     "yahtzee replay game.json",
     "yahtzee replay game.json --set joker=free",
     "yahtzee replay logs/ --json | jq -c '{file, game, standings}'",

@@ -36,7 +36,7 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     }
 
 
-@app.command("rules", epilog=examples(
+@app.command("rules", short_help="The presets, or one rule set's boxes and settings.", epilog=examples(
     "yahtzee rules",
     "yahtzee rules yatzy",
     "yahtzee rules yahtzee --set joker=free --json > house.json && yahtzee score 66666 --rules house.json",

@@ -16,7 +16,7 @@ class SchemaKind(StrEnum):
     rules = "rules"
 
 
-@app.command(epilog=examples(
+@app.command(short_help="JSON Schema of logs, sheets and rules files.", epilog=examples(
     "yahtzee schema log > yahtzee-log-1.schema.json",
     "yahtzee schema rules",
 ))

@@ -15,7 +15,7 @@ def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
 
 
-@app.command(epilog=examples(
+@app.command(short_help="What a roll scores in every box.", epilog=examples(
     "yahtzee score 33322",
     "yahtzee score 3 3 3 2 2 --rules yatzy --box full_house",
     "yahtzee score 66666 --json | jq .scores.yahtzee",

@@ -43,7 +43,7 @@ def _complete_strategy(incomplete: str) -> list[str]:
     return [prefix + name for name in BUILT_IN if name.startswith(last)]
 
 
-@app.command(epilog=examples(
+@app.command(short_help="Play many games by a strategy or a match.", epilog=examples(
     "yahtzee simulate -n 10000 --seed 1",
     "yahtzee simulate --rules yatzy --strategy greedy --json | jq '.seats[0].mean'",
     "yahtzee simulate --players optimal,greedy -n 2000 --csv",

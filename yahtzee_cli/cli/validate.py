@@ -35,7 +35,7 @@ def check_paths(files: list[str]) -> list[Any]:
     return sources
 
 
-@app.command(epilog=EXAMPLES)
+@app.command(short_help="Check games against their rules.", epilog=EXAMPLES)
 def validate(
     files: FilesArg,
     json: JsonOpt = False,
