@@ -281,8 +281,9 @@ def test_cli_replay_json(cli) -> None:
     r = cli(["replay", str(FIX / "logs/in-progress.json"), "--json"])
     d = json.loads(r.stdout)
     assert d["game_over"] is False and d["next"] == "Ben" and d["turns"] == 10
-    assert d["in_progress"] == {"player": "Ben", "turn": 9, "dice": [3, 3, 3, 4, 5], "rolls_used": 2,
-                                "rolls_left": 1, "saved": 0}
+    # turns are numbered from 1 where users see them (the tenth turn); the pointer names its index
+    assert d["in_progress"] == {"player": "Ben", "turn": 10, "path": "/turns/9", "dice": [3, 3, 3, 4, 5],
+                                "rolls_used": 2, "rolls_left": 1, "saved": 0}
     assert [s["name"] for s in d["standings"]] == sorted(["Anna", "Ben"], key=lambda n: -next(
         p["total"] for p in d["players"] if p["name"] == n))
     assert set(d["players"][0]["columns"][0]) >= {"boxes", "yahtzee_bonus", "upper_sum", "upper_bonus",

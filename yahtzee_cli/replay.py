@@ -210,7 +210,8 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
         "next": rp.next_player,
         "in_progress": None if ip is None else {
             "player": rp.players[ip.player].name,
-            "turn": ip.turn,
+            "turn": ip.turn + 1,
+            "path": f"/turns/{ip.turn}",
             "dice": list(ip.dice),
             "rolls_used": ip.rolls_used,
             "rolls_left": ip.rolls_left,
