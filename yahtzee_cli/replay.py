@@ -229,7 +229,7 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def render(rp: Replay) -> str:
-    """The replay as text: the sheet (boxes x players, derived rows as on seed 002's worked example),
+    """The replay as text: the sheet (boxes x players, derived rows as on a paper sheet),
     then standings and the state of the game."""
     rules = rp.rules
     mults = rules.settings.multipliers
