@@ -201,7 +201,8 @@ def test_simulate_one_strategy_and_a_match_share_one_shape(cli) -> None:
     check(solo, SIMULATION)
     check(match, SIMULATION)
     assert set(solo) == set(match) and set(solo["seats"][0]) == set(match["seats"][0])
-    assert json.loads(cli([*base, "-S", "random", "--set", "joker=free"]).stdout)["rules"]["settings"]["joker"] == "free"
+    house = json.loads(cli([*base, "-S", "random", "--set", "joker=free"]).stdout)
+    assert house["rules"]["settings"]["joker"] == "free"
 
 
 def test_rules_outputs(cli) -> None:

@@ -410,7 +410,8 @@ def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[
     for d in ds:
         n = len(d.dice)
         made = move_text(d.rules, d.made, n, rolled=d.kind == "keep") + (" *" if d.inferred else "")
-        rows.append(([f"{d.file}:{d.game}" if d.file else str(d.game)] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
+        where = f"{d.file}:{d.game}" if d.file else str(d.game)
+        rows.append(([where] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
                     + ([d.player] if player else [])
                     + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
                        f"{d.best.value:.4f}", f"{d.regret:.4f}"])

@@ -15,7 +15,19 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, FilesArg, JsonOpt, QuietOpt, app, examples, fail, peek_batch, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    FilesArg,
+    JsonOpt,
+    QuietOpt,
+    app,
+    examples,
+    fail,
+    peek_batch,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 UntilOpt = Annotated[
     int | None,
@@ -96,7 +108,8 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             if json:
                 write_json(A.game_dict(ga))
             elif verbose and not quiet:
-                sys.stdout.write(f"{chr(10) if shown > 1 else ''}== {item.where} ==\n{A.render_game(ga, verbose=True)}\n")
+                gap = "\n" if shown > 1 else ""
+                sys.stdout.write(f"{gap}== {item.where} ==\n{A.render_game(ga, verbose=True)}\n")
                 sys.stdout.flush()
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")

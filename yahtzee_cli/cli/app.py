@@ -34,8 +34,19 @@ def _argument_type(self: Any, ctx: Any) -> str | None:
     return None if self.metavar is not None else _typer_argument_type(self, ctx)
 
 
+def _argument_usage(self: Any, ctx: Any) -> list[str]:
+    """The usage line spells a required argument as DICE... and an optional one as [DICE]..., the
+    usual Unix way, instead of {DICE}..."""
+    if self.metavar is None:
+        return list(_typer_argument_usage(self, ctx))
+    name = self.metavar + ("..." if self.nargs != 1 else "")
+    return [name if self.required else f"[{name}]"]
+
+
 _typer_argument_type = typer.core.TyperArgument.display_type_rich
+_typer_argument_usage = typer.core.TyperArgument.get_usage_pieces
 typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+typer.core.TyperArgument.get_usage_pieces = _argument_usage  # type: ignore[method-assign]
 
 
 def examples(*lines: str) -> str:

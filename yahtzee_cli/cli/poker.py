@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-
 from typing import Annotated
 
 import typer
@@ -18,7 +17,9 @@ from .app import JsonOpt, app, examples, fail, write_json
     "yahtzee poker 66622 66622 --json",
 ))
 def poker(
-    hands: Annotated[list[str], typer.Argument(metavar="HAND", help="One hand per player: '66622 55543 ...'.", show_default=False)],
+    hands: Annotated[
+        list[str], typer.Argument(metavar="HAND", help="One hand per player: '66622 55543 ...'.", show_default=False)
+    ],
     json: JsonOpt = False,
 ) -> None:
     """Rank poker-dice hands: five of a kind > four > full house > straight > three > two pairs > pair."""

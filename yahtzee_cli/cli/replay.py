@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .analyze import UntilOpt, VerboseOpt
+from .analyze import UntilOpt
 from .app import (
     PROBLEM,
     USAGE,
@@ -99,8 +99,8 @@ def replay(
         elif csv:
             if not shown:
                 sys.stdout.buffer.write(b"file,line,game,rank,name,total,game_over\n")
-            for p in sorted(rp.players, key=lambda p: p.rank):
-                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, p.rank, p.name, p.total,
+            for pr in sorted(rp.players, key=lambda pr: pr.rank):
+                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, pr.rank, pr.name, pr.total,
                                                  str(rp.game_over).lower()]))
         elif quiet:
             pass

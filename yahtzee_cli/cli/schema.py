@@ -35,4 +35,4 @@ def schema(
     elif kind is SchemaKind.rules:
         write_json(rules_file_schema(), indent=True)
     else:
-        write_json(json_schema(kind.value), indent=True)
+        write_json(json_schema("log" if kind is SchemaKind.log else "sheet"), indent=True)

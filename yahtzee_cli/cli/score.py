@@ -192,7 +192,8 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         return
     from ..render import text
 
-    rows: list[list[object]] = [["box", "name"] + (["column"] if multi else []) + ["score"]]
+    head: list[object] = ["box", "name", *(["column"] if multi else []), "score"]
+    rows: list[list[object]] = [head]
     for o in legal:
         label = rs.boxes[rs.keys.index(str(o["box"]))].label + (" (joker)" if o["joker"] else "")
         rows.append([o["box"], label] + ([o["column"]] if multi else []) + [o["score"]])

@@ -72,21 +72,22 @@ def simulate(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", metavar="N", help="Parallel workers (default: every core; 1 runs in-process): numba "
-                     "threads for optimal, greedy and random, spawned processes for bots.", show_default=False),
+        typer.Option("--workers", "-w", metavar="N", help="Parallel workers (default: every core; 1 runs "
+                     "in-process): numba threads for optimal, greedy and random, spawned processes for bots.",
+                     show_default=False),
     ] = None,
     backend: Annotated[
         Backend, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
     ] = Backend.local,
     scheduler: Annotated[
         str | None,
-        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without it --backend dask "
-                     "starts a local cluster.", show_default=False),
+        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without "
+                     "it --backend dask starts a local cluster.", show_default=False),
     ] = None,
     log_out: Annotated[
         str | None,
-        typer.Option("--log-out", metavar="FILE", help="Write every game as an NDJSON game log (yahtzee-log/1) to FILE, or - "
-                     "for stdout (the summary then goes to stderr).", show_default=False),
+        typer.Option("--log-out", metavar="FILE", help="Write every game as an NDJSON game log (yahtzee-log/1) "
+                     "to FILE, or - for stdout (the summary then goes to stderr).", show_default=False),
     ] = None,
     json: JsonOpt = False,
     csv: CsvOpt = False,

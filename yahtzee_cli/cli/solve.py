@@ -216,21 +216,27 @@ def hint(
     ] = None,
     rolls_left: Annotated[
         int | None,
-        typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first roll), 1, or 0 "
-                     "(choose a box). Default 2, or what the --log turn has left.", show_default=False),
+        typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first "
+                     "roll), 1, or 0 (choose a box).  [default: 2, or what the --log turn has left]",
+                     show_default=False),
     ] = None,
-    top: Annotated[int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)] = None,
+    top: Annotated[
+        int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)
+    ] = None,
     json: JsonOpt = False,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    sheet: Annotated[Path | None, typer.Option("--sheet", metavar="FILE", help="A one-player score sheet (yahtzee-sheet/1): the "
-                                                 "position to advise.", show_default=False)] = None,
-    log: Annotated[Path | None, typer.Option("--log", metavar="FILE", help="A game log (yahtzee-log/1): advise --player after their "
-                                               "turns so far.", show_default=False)] = None,
-    player: Annotated[str | None, typer.Option("--player", "-p", metavar="NAME", help="Whose position in --log or --sheet.",
-                                               show_default=False)] = None,
-    saved: Annotated[int | None, typer.Option("--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules).",
-                                              min=0, show_default=False)] = None,
+    sheet: Annotated[Path | None, typer.Option(
+        "--sheet", metavar="FILE", help="A one-player score sheet (yahtzee-sheet/1): the position to advise.",
+        show_default=False)] = None,
+    log: Annotated[Path | None, typer.Option(
+        "--log", metavar="FILE", help="A game log (yahtzee-log/1): advise --player after their turns so far.",
+        show_default=False)] = None,
+    player: Annotated[str | None, typer.Option(
+        "--player", "-p", metavar="NAME", help="Whose position in --log or --sheet.", show_default=False)] = None,
+    saved: Annotated[int | None, typer.Option(
+        "--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules).", min=0,
+        show_default=False)] = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
