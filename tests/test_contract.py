@@ -66,6 +66,16 @@ PROBLEM = {
                    "game": {"type": ["integer", "null"], "minimum": 1}, "path": {"type": "string"},
                    "code": CODE, "message": {"type": "string"}},
 }
+BAD_GAME = {  # in place of a game a stream could not read or grade
+    "type": "object",
+    "required": ["file", "line", "game", "code", "message", "problems"],
+    "additionalProperties": False,
+    "properties": {"file": {"type": "string"}, "line": {"type": ["integer", "null"], "minimum": 1},
+                   "game": {"type": ["integer", "null"], "minimum": 1}, "code": CODE, "message": {"type": "string"},
+                   "problems": {"type": "array", "items": {
+                       "type": "object", "required": ["line", "path", "code", "message"],
+                       "properties": {"code": CODE}}}},
+}
 VALIDATE = {
     "type": "object",
     "required": ["valid", "files", "games", "errors", "unfinished"],
@@ -171,6 +181,23 @@ def test_replay_records(cli) -> None:
         ("batch.ndjson", n, n) for n in range(1, 6)] + [("yatzy.json", 1, 1)]
     house = json.loads(cli(["replay", "--json", str(FIX / "logs/yahtzee.json"), "--set", "joker=free"]).stdout)
     assert house["rules"]["settings"]["joker"] == "free"
+
+
+def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> None:
+    good = (FIX / "logs/yahtzee.json").read_bytes()
+    bad = (FIX / "invalid/joker-forbidden.json").read_bytes()
+    (tmp_path / "empty.json").write_bytes(b"")
+    for command in ("replay", "analyze"):
+        r = cli([command, "--json", "-", str(tmp_path / "empty.json")], input=good + bad + b"{oops\n}\n" + good)
+        assert r.exit_code == 1
+        recs = ndjson(r.stdout)
+        if command == "analyze":
+            check(recs.pop(), TOTALS)
+        assert [x.get("code") for x in recs] == [None, "joker-forbidden", "syntax-error", None, "empty-input"]
+        for rec in (recs[1], recs[2], recs[4]):
+            check(rec, BAD_GAME)
+        assert [x["game"] for x in recs] == [1, 2, 3, 4, None]
+        assert recs[1]["problems"][0]["line"] > recs[1]["line"]  # the line of the failing value
 
 
 def test_analyze_records(cli) -> None:

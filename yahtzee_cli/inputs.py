@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
-from .logs import Document, InputError, iter_documents
+from .logs import Document, InputError, Problem, iter_documents
 
 GAME_SUFFIXES = (".json", ".ndjson")
 STDIN = "<stdin>"
@@ -112,3 +112,19 @@ def _read(src: Source, stream: IO[bytes]) -> Iterator[Game | Unreadable]:
         yield Unreadable(src, str(exc), input_error_code(exc))
     except OSError as exc:
         yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+
+
+def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem], code: str | None = None,
+                    message: str | None = None) -> dict[str, Any]:
+    """The record an NDJSON stream (replay, analyze) writes in place of a game it could not read or
+    that is not valid: where it is, the first problem's code and sentence, and every problem."""
+    first = problems[0] if problems else None
+    return {
+        "file": file,
+        "line": doc.line if doc is not None else None,
+        "game": doc.index if doc is not None else None,
+        "code": code or (first.code if first is not None else "unreadable"),
+        "message": message or (str(first) if first is not None else ""),
+        "problems": [{"line": doc.line_of(p.path) if doc is not None else None, "path": p.path, "code": p.code,
+                      "message": p.message} for p in problems],
+    }

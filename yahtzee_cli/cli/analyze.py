@@ -60,7 +60,7 @@ def analyze(
 
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False) -> None:
     from .. import analyze as A
-    from ..inputs import Game, read_all
+    from ..inputs import Game, bad_game_record, read_all
     from ..logs import GameError
     from ..position import PositionError
 
@@ -74,11 +74,15 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
         for item in items:
             if not isinstance(item, Game):
                 sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
                 failed += 1
                 continue
             doc = item.doc
             if doc.problem is not None:
                 sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, [doc.problem]))
                 failed += 1
                 continue
             try:
@@ -87,10 +91,14 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             except GameError as exc:
                 for p in exc.problems:
                     sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, exc.problems))
                 failed += 1
                 continue
             except (PositionError, ValueError) as exc:
                 sys.stderr.write(f"yahtzee: error: {item.where}: {exc}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, [], "not-gradable", str(exc)))
                 failed += 1
                 continue
             except OSError as exc:

@@ -60,7 +60,7 @@ def replay(
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
         run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
         return
-    from ..inputs import Game, read_all
+    from ..inputs import Game, bad_game_record, read_all
     from ..logs import GameError
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting
@@ -76,11 +76,15 @@ def replay(
     for item in items:
         if not isinstance(item, Game):
             sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+            if json:
+                write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
             failed += 1
             continue
         doc = item.doc
         if doc.problem is not None:
             sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
+            if json:
+                write_json(bad_game_record(item.file, doc, [doc.problem]))
             failed += 1
             continue
         try:
@@ -88,6 +92,8 @@ def replay(
         except GameError as exc:
             for p in exc.problems:
                 sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+            if json:
+                write_json(bad_game_record(item.file, doc, exc.problems))
             failed += 1
             continue
         except RulesError as exc:
