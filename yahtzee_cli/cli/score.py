@@ -2,17 +2,41 @@
 
 from __future__ import annotations
 
+import io
 import sys
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 
 from ..rules import RulesError, RuleSet, parse_dice, parse_setting, score_roll
-from .app import PROBLEM, BoxOpt, CsvOpt, JsonOpt, RulesOpt, SetOpt, app, examples, fail, get_rules, write_json
+from .app import (
+    PROBLEM,
+    BoxOpt,
+    CsvOpt,
+    JsonOpt,
+    QuietOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    write_json,
+)
 
 
 def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
+
+
+class _Discard(io.RawIOBase):
+    """--quiet: the batch is checked line by line, and nothing reaches stdout."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        return len(b)
 
 
 @app.command(short_help="What a roll scores in every box.", epilog=examples(
@@ -33,6 +57,7 @@ def score(
     box: BoxOpt = None,
     json: JsonOpt = False,
     csv: CsvOpt = False,
+    quiet: QuietOpt = False,
     sheet: Annotated[
         typer.FileBinaryRead | None,
         typer.Option("--sheet", metavar="FILE", help="A partly filled one-player sheet (yahtzee-sheet/1) or game "
@@ -53,12 +78,14 @@ def score(
         except RulesError as exc:
             fail(str(exc))
     if dice == ["-"]:
-        _batch(rs, box_key, json, csv)
+        _batch(rs, box_key, json, csv, quiet)
         return
     try:
         rec = score_record(rs, dice, None, box_key)
     except RulesError as exc:
         fail(str(exc))
+    if quiet:
+        return
     if json:
         write_json(rec)
     elif box_key is not None:
@@ -96,13 +123,13 @@ def _csv_line(rec: dict[str, Any]) -> bytes:
     return (f"{line},{''.join(map(str, rec['dice']))}," + ",".join(map(str, rec["scores"].values())) + "\n").encode()
 
 
-def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool) -> None:
+def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool) -> None:
     """One result per input line, in order; a bad line is reported with its number (on stderr, and in
     its place as an error record with --json) and the batch goes on (exit 1)."""
     from ..jsonio import dumps
 
     bad = 0
-    out = sys.stdout.buffer
+    out: IO[bytes] = sys.stdout.buffer if not quiet else _Discard()
     widths = [max(len(k), 3) for k in rs.keys]
     if csv:
         out.write(_csv_head(rs))
