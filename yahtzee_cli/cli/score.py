@@ -129,7 +129,7 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
     from ..jsonio import dumps
 
     bad = 0
-    out: IO[bytes] = sys.stdout.buffer if not quiet else _Discard()
+    out: IO[bytes] | _Discard = sys.stdout.buffer if not quiet else _Discard()
     widths = [max(len(k), 3) for k in rs.keys]
     if csv:
         out.write(_csv_head(rs))
