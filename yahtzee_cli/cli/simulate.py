@@ -283,12 +283,11 @@ def _stats_block(s: dict[str, Any], indent: str = "") -> list[str]:
     if s.get("yahtzee_points") is not None:
         rows.append((f"P(yahtzee box scored {s['yahtzee_points']})", _pct(s["p_yahtzee"])))
         rows.append(("mean extra-Yahtzee bonus", _num(s["mean_extra_bonus"])))
-    width = max(len(k) for k, _ in rows)
-    lines = [f"{indent}{k:<{width}}  {v:>10}" for k, v in rows]
+    from ..render import table
+
+    lines = table(rows, indent=indent)
     lines.append(f"{indent}mean per box:")
-    boxes = s["mean_per_box"]
-    bw = max(len(k) for k in boxes)
-    lines += [f"{indent}  {k:<{bw}}  {v:8.2f}" for k, v in boxes.items()]
+    lines += table([(k, f"{v:.2f}") for k, v in s["mean_per_box"].items()], indent=indent + "  ")
     lines += _histogram(s["histogram"], indent)
     return lines
 

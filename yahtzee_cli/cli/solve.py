@@ -195,10 +195,9 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
             what = f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
         regret = "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")
         rows.append((what, f"{o.value:.4f}", regret))
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    for what, value, regret in rows:
-        lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
+    from ..render import table
+
+    lines += table(rows, left={0, 2}, indent="  ")
     sys.stdout.write("\n".join(lines) + "\n")
 
 
