@@ -191,9 +191,10 @@ def test_stats_match_numpy() -> None:
 def test_stats_without_a_yahtzee_box_and_multi_column() -> None:
     box_free = R.rules_from_data({"name": "tiny", "boxes": [{"key": "ones", "kind": "upper", "face": 1},
                                                             {"key": "chance", "kind": "chance"}]})
-    s = S.simulate(box_free, ["random"], 200, 3, workers=1).to_dict()
-    assert s["p_yahtzee"] is None and s["yahtzee_points"] is None and s["games"] == 200
-    t = S.simulate(R.preset("triple-yahtzee"), ["random"], 200, 3, workers=1).to_dict()
+    run = S.simulate(box_free, ["random"], 200, 3, workers=1).to_dict()
+    s = run["seats"][0]
+    assert s["p_yahtzee"] is None and s["yahtzee_points"] is None and run["games"] == 200
+    t = S.simulate(R.preset("triple-yahtzee"), ["random"], 200, 3, workers=1).to_dict()["seats"][0]
     assert len(t["mean_per_box_by_column"]) == 3
 
 
