@@ -61,8 +61,9 @@ def rules_command(
         if json:
             write_json({"presets": presets})
         else:
-            for p in presets:
-                typer.echo(f"{p['name']:<16}{p['about']}")
+            from ..render import text
+
+            sys.stdout.write(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
         return
     info = describe_rules(get_rules(name, set_))
     if json:
