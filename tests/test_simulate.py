@@ -25,10 +25,10 @@ PRESETS = list(R.PRESETS)
 
 
 def bot_source() -> str:
-    """The example bot of the README's simulate section (tested, so the README stays true)."""
-    text = (ROOT / "README.md").read_text()
+    """The example bot of the docs' simulate section (tested, so the docs stay true)."""
+    text = (ROOT / "docs" / "strategy.md").read_text()
     blocks = re.findall(r"```python\n(# mybot\.py.*?)```", text, re.S)
-    assert blocks, "README lost its example bot (a ```python block starting with '# mybot.py')"
+    assert blocks, "docs/strategy.md lost its example bot (a ```python block starting with '# mybot.py')"
     return blocks[0]
 
 
