@@ -343,8 +343,8 @@ def test_user_strategy_sees_the_rules_and_same_dice_as_random(tmp_path: Path) ->
     [
         ("def play(pos):\n    return 'nonsense'", "unknown box 'nonsense'"),
         ("def play(pos):\n    return [7] if pos.rolls_left else 'chance'", "not among the dice"),
-        ("def play(pos):\n    return 'yahtzee' if pos.turn == 1 else "
-         "pos.rules.keys[pos.options[0].box] if pos.turn == 0 else 'yahtzee'", "already filled"),
+        ("def play(pos):\n    return 'yahtzee' if pos.turn == 2 else "
+         "pos.rules.keys[pos.options[0].box] if pos.turn == 1 else 'yahtzee'", "already filled"),
         ("def play(pos):\n    return None", "passed, which is not allowed"),
         ("def play(pos):\n    return [pos.dice[0]]", "with no rolls left"),
         ("def play(pos):\n    raise RuntimeError('boom')", "raised RuntimeError: boom"),

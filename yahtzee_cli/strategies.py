@@ -309,8 +309,8 @@ class Position:
     dice        the dice showing, by position (after a reroll: the kept dice sorted, then the new ones)
     rolls_left  rerolls still allowed this turn (0: the answer must be a box)
     roll        which roll of the turn this is (1 = the first)
-    turn        the player's turn number in this game (0-based)
-    game, seat  the game's index in the run and the player's seat (0-based)
+    turn        the player's turn number in this game (1 = the first), as in every output
+    game, seat  the game's number in the run and the player's seat (1 = the first), as in every output
     options     every legal place for `dice` now (rules.options: box, score, bonus, column, joker)
     may_pass    a pass (answer None) is allowed: must_zero is off and nothing scores
     """
@@ -464,8 +464,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
             while True:
                 d = tuple(dice)
                 opts = R.options(rules, columns, d)
-                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
-                               tuple(opts), R.may_pass(rules, opts))
+                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t + 1, game + 1,
+                               seat + 1, tuple(opts), R.may_pass(rules, opts))
                 try:
                     answer = func(pos)
                 except Exception as exc:  # a crash in user code is reported with where it happened
