@@ -237,3 +237,19 @@ def test_rules_outputs(cli) -> None:
     check({k: info[k] for k in ("name", "settings", "fingerprint")}, RULES)
     assert info["settings"]["must_zero"] is False
     check(json.loads(cli(["rules", "--show-defaults", "--json"]).stdout)["rules"], RULES)
+
+
+@pytest.mark.parametrize("preset", ["yahtzee", "yatzy", "maxi-yatzy", "triple-yatzy"])
+def test_rules_json_is_a_rules_file(cli, preset: str, tmp_path: Path) -> None:
+    """`rules NAME --json` is accepted as-is by --rules FILE (the same rule set: same fingerprint) and
+    is valid under `schema rules`; a broken box is still refused."""
+    out = cli(["rules", preset, "--json", "--set", "must_zero=off"]).stdout
+    check(json.loads(out), json.loads(cli(["schema", "rules"]).stdout))
+    path = tmp_path / "rules.json"
+    path.write_text(out)
+    again = json.loads(cli(["rules", str(path), "--json"]).stdout)
+    assert again["fingerprint"] == json.loads(out)["fingerprint"] and again["settings"]["must_zero"] is False
+    data = json.loads(out)
+    data["boxes"][0]["kind"] = "nonsense"
+    path.write_text(json.dumps(data))
+    assert cli(["rules", str(path)]).exit_code == 2
