@@ -173,7 +173,8 @@ def test_every_invalid_fixture_kind_is_a_problem_code(cli) -> None:
 
 def test_replay_records(cli) -> None:
     r = cli(["replay", "--json", str(FIX / "logs/batch.ndjson"), str(FIX / "logs/yatzy.json")])
-    recs = ndjson(r.stdout)
+    *recs, summary = ndjson(r.stdout)
+    assert set(summary) == {"summary"} and summary["summary"]["games"] == 5  # a batch ends with its tally
     assert len(recs) == 6
     for rec in recs:
         check(rec, GAME)
@@ -193,6 +194,8 @@ def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> No
         recs = ndjson(r.stdout)
         if command == "analyze":
             check(recs.pop(), TOTALS)
+        else:
+            assert "summary" in recs.pop()
         assert [x.get("code") for x in recs] == [None, "joker-forbidden", "syntax-error", None, "empty-input"]
         for rec in (recs[1], recs[2], recs[4]):
             check(rec, BAD_GAME)

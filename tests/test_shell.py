@@ -104,8 +104,10 @@ def test_validate_csv_rows(cli) -> None:
 
 def test_replay_and_analyze_take_many_inputs(cli) -> None:
     r = cli(["replay", str(FIX / "logs/yatzy.json"), str(FIX / "logs/kniffel.json")])
-    assert r.stdout.splitlines() == [f"{FIX / 'logs/yatzy.json'}:1: game 1: 1. Ben 59, 2. Anna 34, 3. Cleo 30",
-                                     f"{FIX / 'logs/kniffel.json'}:1: game 1: 1. Uwe 269"]
+    assert r.stdout.splitlines()[:3] == [f"{FIX / 'logs/yatzy.json'}:1: game 1: 1. Ben 59, 2. Anna 34, 3. Cleo 30",
+                                         f"{FIX / 'logs/kniffel.json'}:1: game 1: 1. Uwe 269; personal best: 269 (new)",
+                                         ""]
+    assert r.stdout.splitlines()[3] == "summary of 2 finished games"  # then the tally
     rows = cli(["replay", "--csv", str(FIX / "logs/yatzy.json")]).stdout.splitlines()
     assert rows[0] == "file,line,game,rank,name,total,game_over" and rows[1].endswith(",1,1,1,Ben,59,true")
     a = cli(["analyze", str(FIX / "logs/yatzy.json"), str(FIX / "logs/kniffel.json")])

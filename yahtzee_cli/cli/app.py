@@ -83,9 +83,9 @@ def warn(message: str) -> None:
 
 
 def _complete_presets(incomplete: str) -> list[str]:
-    from ..rules import PRESETS
+    from ..rules import preset_names
 
-    return [name for name in PRESETS if name.startswith(incomplete)]
+    return [name for name in preset_names() if name.startswith(incomplete)]
 
 
 # Shared option types: every command that takes rules spells them the same way.
@@ -96,7 +96,8 @@ RulesOpt = Annotated[
         "-r",
         metavar="NAME|FILE",
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
-        "triple-yatzy) or a rules JSON file.  [default: $YAHTZEE_RULES, else the config file's, else yahtzee]",
+        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.  "
+        "[default: $YAHTZEE_RULES, else the config file's, else yahtzee]",
         show_default=False,
         autocompletion=_complete_presets,
     ),
@@ -122,8 +123,9 @@ BoxOpt = Annotated[
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", metavar="KEY=VALUE", help="House-rule override (repeatable), e.g. joker=free; "
-        "see `yahtzee rules NAME` for the settings.", show_default=False, autocompletion=_complete_settings,
+        "--set", metavar="KEY=VALUE", help="House-rule override (repeatable), e.g. joker=free or "
+        "column_fill=down,up,free; see `yahtzee rules NAME` for the settings.", show_default=False,
+        autocompletion=_complete_settings,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]

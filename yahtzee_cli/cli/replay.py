@@ -23,6 +23,8 @@ from .app import (
     write_json,
 )
 
+CSV_HEAD = b"file,line,game,rank,name,total,game_over\n"
+
 
 @app.command(short_help="Score sheets, totals and standings of games.", epilog=examples(
     "yahtzee replay game.json",
@@ -61,9 +63,12 @@ def replay(
         run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
         return
     from ..inputs import Game, bad_game_record, read_all
-    from ..logs import GameError
+    from ..logs import POKER_FORMAT, GameError
+    from ..poker_log import check_match
+    from ..poker_log import render as render_match
     from ..replay import render, replay_dict, replay_game
     from ..rules import RulesError, parse_setting
+    from ..tallies import Tally
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
@@ -71,8 +76,15 @@ def replay(
         fail(str(exc), USAGE)
     failed = 0
     shown = 0
+    tally = Tally()  # a batch ends with a per-player summary (wins, ties, best, mean, personal bests)
     batch, items = peek_batch(read_all(sources))
     batch = batch or len(sources) > 1
+    out = sys.stdout
+
+    def standings_row(where: str, ranked: list[tuple[int, str, int]], over: bool) -> str:
+        state = "" if over else "  (unfinished)"
+        return f"{where}: " + ", ".join(f"{rank}. {name} {total}" for rank, name, total in ranked) + state + "\n"
+
     for item in items:
         if not isinstance(item, Game):
             sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
@@ -81,11 +93,47 @@ def replay(
             failed += 1
             continue
         doc = item.doc
+        where = item.where
         if doc.problem is not None:
-            sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
+            sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
             if json:
                 write_json(bad_game_record(item.file, doc, [doc.problem]))
             failed += 1
+            continue
+        head = {"file": item.file, "line": doc.line, "game": doc.index}
+        if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
+            if overrides or until is not None:
+                fail("a poker-dice match has no house-rule settings or turns: leave out --set and --until", USAGE)
+            match, problems = check_match(doc.data)
+            if match is None or problems:
+                for p in problems:
+                    sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                if json:
+                    write_json(bad_game_record(item.file, doc, problems))
+                failed += 1
+                continue
+            ranks = match.ranks()
+            counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
+            ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
+            if json:
+                data = {**head, **match.as_dict()}
+                if batch:
+                    data["tally"] = counted.as_dict()
+                write_json(data)
+            elif csv:
+                if not shown:
+                    sys.stdout.buffer.write(CSV_HEAD)
+                for rank, name, total in ranked:
+                    sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
+                                                     str(match.over).lower()]))
+            elif quiet:
+                pass
+            elif batch and not verbose:
+                out.write(standings_row(where, ranked, match.over))
+            else:
+                text = render_match(match)
+                out.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + text + "\n")
+            shown += 1
             continue
         try:
             rp = replay_game(doc.data, overrides=overrides, until=until)
@@ -100,27 +148,39 @@ def replay(
             fail(f"--set: {exc}", USAGE)
         except ValueError as exc:
             fail(str(exc), USAGE)
+        counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
+        ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
+        best = ""
+        if batch and counted.solo and counted.running_best is not None:
+            best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
+                    else f"personal best so far: {counted.running_best}")
         if json:
-            write_json({"file": item.file, "line": doc.line, "game": doc.index, **replay_dict(rp)})
+            data = {**head, **replay_dict(rp)}
+            if batch:
+                data["tally"] = counted.as_dict()
+            write_json(data)
         elif csv:
             if not shown:
-                sys.stdout.buffer.write(b"file,line,game,rank,name,total,game_over\n")
-            for pr in sorted(rp.players, key=lambda pr: pr.rank):
-                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, pr.rank, pr.name, pr.total,
+                sys.stdout.buffer.write(CSV_HEAD)
+            for rank, name, total in ranked:
+                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
                                                  str(rp.game_over).lower()]))
         elif quiet:
             pass
         elif batch and not verbose:
-            ranked = sorted(rp.players, key=lambda p: p.rank)
-            state = "" if rp.game_over else "  (unfinished)"
-            sys.stdout.write(f"{item.where}: " + ", ".join(f"{p.rank}. {p.name} {p.total}" for p in ranked)
-                             + state + "\n")
+            row = standings_row(where, ranked, rp.game_over)
+            out.write(row if not best else f"{row[:-1]}; {best}\n")
         else:
-            text = render(rp)
+            text = render(rp) + (f"\n{best}" if best else "")
             if batch:
-                text = f"{chr(10) if shown else ''}== {item.where} ==\n{text}"
-            sys.stdout.write(text + "\n")
-            sys.stdout.flush()
+                text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
+            out.write(text + "\n")
+            out.flush()
         shown += 1
+    if batch and not (csv or quiet):
+        if json:
+            write_json({"summary": tally.as_dict()})
+        else:
+            out.write(f"\n{tally.render()}\n")
     if failed:
         raise typer.Exit(PROBLEM)

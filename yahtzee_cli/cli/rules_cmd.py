@@ -7,16 +7,38 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules import PRESETS, RuleSet, natural_score, rolls
+from ..rules import ALIAS_NOTE, PRESET_ALIASES, PRESETS, RuleSet, natural_score, rolls
 from .app import JsonOpt, SetOpt, _complete_presets, app, examples, fail, get_rules, write_json
+
+_FILL_WORDS = {"down": "top to bottom", "up": "bottom to top", "free": "in any order"}
+
+
+def describe_sheet(rs: RuleSet) -> list[dict[str, Any]]:
+    """Each column of a player's sheet: how it is filled and what it counts."""
+    s = rs.settings
+    return [{"column": c + 1, "fill": f, "multiplier": m}
+            for c, (f, m) in enumerate(zip(s.fills, s.multipliers, strict=True))]
+
+
+def sheet_words(rs: RuleSet) -> str:
+    """The sheet in one sentence, e.g. `3 columns, added together: 1 top to bottom, 2 bottom to top, ...`."""
+    s = rs.settings
+    cols = describe_sheet(rs)
+    if len(cols) == 1:
+        return f"one column, filled {_FILL_WORDS[cols[0]['fill']]}"
+    how = "added together" if s.add_columns else "the best one counts"
+    parts = [f"{c['column']} filled {_FILL_WORDS[c['fill']]}" + (f" x{c['multiplier']}" if c["multiplier"] != 1 else "")
+             for c in cols]
+    return f"{len(cols)} columns, {how}; any roll may go in any column whose rule allows it: " + ", ".join(parts)
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
     """A rule set as plain data, readable back as a rules file (--rules FILE): name, dice, every box with
     its kind and parameters, every setting; plus read-only fields for people (each box's section, how it
-    scores and its best score; the fingerprint and theoretical maximum), ignored when read back."""
+    scores and its best score; the sheet, a note, the fingerprint and theoretical maximum), ignored when
+    read back."""
     all_rolls = list(rolls(rs.dice))
-    return {
+    info: dict[str, Any] = {
         "name": rs.name,
         "dice": rs.dice,
         "boxes": [
@@ -30,9 +52,13 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
             for b in rs.boxes
         ],
         "settings": rs.settings.model_dump(mode="json"),
+        "sheet": describe_sheet(rs),
         "fingerprint": rs.fingerprint,
         "theoretical_max": rs.theoretical_max,
     }
+    if rs.name in PRESET_ALIASES:
+        info["note"] = f"{rs.name} plays the {PRESET_ALIASES[rs.name]} rules; {ALIAS_NOTE}"
+    return info
 
 
 @app.command("rules", short_help="The presets, or one rule set's boxes and settings.", epilog=examples(
@@ -58,6 +84,8 @@ def rules_command(
         return
     if name is None and not set_:
         presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
+        presets += [{"name": k, "about": f"another name for the {v} rules (historical {k.capitalize()} rules differ)"}
+                    for k, v in PRESET_ALIASES.items()]
         if json:
             write_json({"presets": presets})
         else:
@@ -74,8 +102,11 @@ def rules_command(
     rows: list[list[object]] = [["box", "name", "section", "how it scores", "max"]]
     rows += [[b["key"], b["name"], b["section"], b["scores"], b["max"]] for b in info["boxes"]]
     title = f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}"
-    settings = "".join(f"{key} = {value}\n" for key, value in info["settings"].items())
-    sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + settings)
+    lines = [f"sheet: {sheet_words(get_rules(name, set_))}"]
+    if "note" in info:
+        lines.append(f"note: {info['note']}")
+    lines += [f"{key} = {value}" for key, value in info["settings"].items()]
+    sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
 
 
 def _show_defaults(json: bool) -> None:
