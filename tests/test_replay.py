@@ -307,7 +307,7 @@ def test_cli_replay_batch_and_errors(cli) -> None:
     r = cli(["replay", "-v", str(FIX / "logs/batch.ndjson")])
     assert r.exit_code == 0 and r.stdout.count("== ") == 5 and "batch.ndjson:4: game 4 ==" in r.stdout
     # without --verbose a batch is one line of standings per game
-    short = cli(["replay", str(FIX / "logs/batch.ndjson")]).stdout.splitlines()
+    short = cli(["replay", str(FIX / "logs/batch.ndjson")]).stdout.split("\n\n")[0].splitlines()  # then the tally
     assert len(short) == 5 and short[3].endswith("batch.ndjson:4: game 4: 1. Anna 12, 2. Ben 0  (unfinished)")
     bad = cli(["replay", str(FIX / "invalid/joker-forbidden.json")])
     assert bad.exit_code == 1 and bad.stdout == ""
