@@ -19,7 +19,8 @@ from yahtzee_cli.logs import iter_documents, locate, split_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "fixtures"
-COMMANDS = ["score", "validate", "replay", "analyze", "simulate", "hint", "solve", "rules", "schema", "poker"]
+COMMANDS = ["score", "validate", "replay", "analyze", "play", "simulate", "hint", "solve", "rules", "schema", "poker",
+            "log"]  # a group of subcommands comes after the commands
 
 
 # --------------------------------------------------------------------------- reading many inputs

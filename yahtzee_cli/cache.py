@@ -17,7 +17,7 @@ import hashlib
 import os
 import struct
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +54,18 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     head["sha256"] = hashlib.sha256(payload).hexdigest()
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
+    write_atomic(path, [MAGIC, struct.pack("<Q", len(text)), text, payload])
+
+
+def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
+    """Write a file so that a crash leaves either the old file or the new one, never a part: a
+    temporary file in the same directory, flushed to disk, then os.replace (and the directory synced)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(struct.pack("<Q", len(text)))
-            fh.write(text)
-            fh.write(payload)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -71,6 +75,16 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         except OSError:
             pass
         raise
+    try:  # the rename itself survives a power cut only once the directory is on disk
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
 
 
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:

@@ -7,13 +7,14 @@ import sys
 import typer
 
 # Each module registers its commands on `app` when imported.
-from . import analyze, poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
+from . import analyze, log_cmd, play, poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
 from .app import USAGE, app
 
 __all__ = ["app", "main"]
 
 # The help lists commands in this order: the three everyday jobs first, then play, then reference.
-ORDER = ("score", "validate", "replay", "analyze", "simulate", "hint", "solve", "rules", "schema", "poker")
+ORDER = ("score", "validate", "replay", "analyze", "play", "log", "simulate", "hint", "solve", "rules", "schema",
+         "poker")
 app.registered_commands.sort(
     key=lambda c: ORDER.index(c.name or getattr(c.callback, "__name__", "")) if (
         c.name or getattr(c.callback, "__name__", "")) in ORDER else len(ORDER)

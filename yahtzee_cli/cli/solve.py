@@ -175,6 +175,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 
 def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
+    sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
+
+
+def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]:
+    """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
     kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
     who = f"{player}: " if player else ""
@@ -197,8 +202,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
         rows.append((what, f"{o.value:.4f}", regret))
     from ..render import table
 
-    lines += table(rows, left={0, 2}, indent="  ")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return lines + table(rows, left={0, 2}, indent="  ")
 
 
 @app.command(short_help="The best keep or box for a position.", epilog=examples(
