@@ -324,12 +324,13 @@ def play(
         "[default: games.ndjson in the user data directory]", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    players: Annotated[list[str] | None, typer.Option("--players", help="Player names in turn order, e.g. "
+    players: Annotated[list[str] | None, typer.Option(
+        "--players", metavar="NAMES", help="Player names in turn order, e.g. "
                                                        "Anna,Ben (asked for when left out).",
                                                        show_default=False)] = None,
     roll: Annotated[bool, typer.Option("--roll", help="Roll the dice for the players (Enter rolls; keep 33 "
                                        "rerolls the rest).")] = False,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for --roll (repeatable games).",
+    seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed for --roll (repeatable games).",
                                              show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
 ) -> None:
