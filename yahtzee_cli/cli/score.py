@@ -127,6 +127,7 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
     """One result per input line, in order; a bad line is reported with its number (on stderr, and in
     its place as an error record with --json) and the batch goes on (exit 1)."""
     from ..jsonio import dumps
+    from ..logs import MAX_LINE, InputError, iter_lines
 
     bad = 0
     out: IO[bytes] | _Discard = sys.stdout.buffer if not quiet else _Discard()
@@ -136,27 +137,44 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
     elif not json and box_key is None:
         out.write(("dice".ljust(2 * rs.dice - 1) + "  " + "  ".join(k.rjust(w) for k, w in zip(rs.keys, widths,
                    strict=True)) + "\n").encode())
-    for lineno, raw in enumerate(sys.stdin, 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            rec = score_record(rs, line.split(), lineno, box_key)
-        except RulesError as exc:
-            sys.stderr.write(f"yahtzee: error: line {lineno}: {exc}\n")
-            bad += 1
-            if json:
-                out.write(dumps({"line": lineno, "input": line, "code": "bad-dice", "message": str(exc)}) + b"\n")
-            continue
+
+    def bad_line(lineno: int, text: str, message: str, code: str) -> None:
+        nonlocal bad
+        sys.stderr.write(f"yahtzee: error: line {lineno}: {message}\n")
+        bad += 1
         if json:
-            out.write(dumps(rec) + b"\n")
-        elif csv:
-            out.write(_csv_line(rec))
-        elif box_key is not None:
-            out.write(f"{rec['score']}\n".encode())
-        else:
-            out.write((" ".join(map(str, rec["dice"])) + "  " + "  ".join(
-                str(v).rjust(w) for v, w in zip(rec["scores"].values(), widths, strict=True)) + "\n").encode())
+            out.write(dumps({"line": lineno, "input": text, "code": code, "message": message}) + b"\n")
+
+    try:
+        for lineno, raw in iter_lines(sys.stdin.buffer):
+            if raw is None:
+                bad_line(lineno, "", f"longer than {MAX_LINE >> 20} MiB; a roll is a few dice", "line-too-long")
+                continue
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                bad_line(lineno, raw.decode("utf-8", "replace").strip(), "not UTF-8 text", "not-utf8")
+                continue
+            if not line or line.startswith("#"):
+                continue
+            try:
+                dice = parse_dice(line.split())
+                rec = score_record(rs, [str(d) for d in dice], lineno, box_key)
+            except RulesError as exc:
+                bad_line(lineno, line, str(exc), "bad-dice")
+                continue
+            if json:
+                out.write(dumps(rec) + b"\n")
+            elif csv:
+                out.write(_csv_line(rec))
+            elif box_key is not None:
+                out.write(f"{rec['score']}\n".encode())
+            else:
+                out.write((" ".join(map(str, rec["dice"])) + "  " + "  ".join(
+                    str(v).rjust(w) for v, w in zip(rec["scores"].values(), widths, strict=True)) + "\n").encode())
+    except InputError as exc:
+        out.flush()
+        fail(f"<stdin>: {exc}", PROBLEM)
     out.flush()
     if bad:
         raise typer.Exit(PROBLEM)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..limits import TooBig
 from ..rules import RulesError, parse_dice, parse_setting
 from .app import (
     PROBLEM,
@@ -99,6 +100,8 @@ def solve(
             info = approx.prepare(rs, _say, rebuild=rebuild)
     except OSError as exc:
         fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    except TooBig as exc:
+        fail(str(exc), PROBLEM)
     finally:
         if bar is not None:
             bar.close()
@@ -287,7 +290,7 @@ def hint(
         fail(str(exc))
     try:
         ev = P.evaluate(rs, columns, faces, left, n_saved, say=_say)
-    except P.PositionError as exc:
+    except (P.PositionError, TooBig) as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
         from .. import cache
