@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,18 @@ os.environ["COLUMNS"] = "120"
 os.environ["TERM"] = "dumb"
 os.environ["NO_COLOR"] = "1"
 os.environ.pop("FORCE_COLOR", None)
+# Default rules come from the environment and a config file: tests see neither the user's.
+os.environ.pop("YAHTZEE_RULES", None)
+os.environ["YAHTZEE_CONFIG"] = os.path.join(tempfile.gettempdir(), "yahtzee-test-no-such-config.toml")
 
 # Strategy tables built by tests go to one throw-away directory shared by the whole session (built
 # once, never written into the user's real cache); tests of the cache itself use their own.
 _SESSION_CACHE = None
 if "YAHTZEE_CACHE_DIR" not in os.environ:
     _SESSION_CACHE = os.environ["YAHTZEE_CACHE_DIR"] = tempfile.mkdtemp(prefix="yahtzee-test-cache-")
+# Compiled kernels too, whatever cache directory a test module or subprocess picks for its tables: the
+# compilation is paid once per session (numba's own knob, which yahtzee_cli.jit honours).
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.environ["YAHTZEE_CACHE_DIR"], "numba"))
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -66,3 +73,19 @@ def cli():
         return runner.invoke(app, args, input=input, prog_name="yahtzee")
 
     return run
+
+
+def yahtzee_command() -> list[str]:
+    """How to run the installed program from a subprocess, never skipping: the `yahtzee` script next to
+    this interpreter (a venv or a plain install), else `python -m yahtzee_cli` with this interpreter
+    (a `pip install --user` whose script directory is not on PATH, a venv python called by path)."""
+    script = Path(sys.executable).with_name("yahtzee.exe" if sys.platform == "win32" else "yahtzee")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-m", "yahtzee_cli"]
+
+
+@pytest.fixture
+def yahtzee() -> list[str]:
+    """The command prefix that runs `yahtzee` in a subprocess (see yahtzee_command)."""
+    return yahtzee_command()

@@ -10,9 +10,10 @@ problem found in the input (an invalid game, an illegal move, an unreadable file
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # (pydantic loads only where a model is validated: `yahtzee --version` stays light)
+    from pydantic import ValidationError
 
 USAGE = 2  # exit status: the request itself is not valid
 PROBLEM = 1  # exit status: a problem found in the input

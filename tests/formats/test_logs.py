@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+import jsonschema
 import orjson
 import pytest
 from conftest import FIXTURES as FIX
@@ -167,6 +168,9 @@ def test_schema_command_prints_the_committed_schemas(cli) -> None:
         r = cli(["schema", kind])
         assert r.exit_code == 0
         assert json.loads(r.stdout) == json.loads((FIX / f"schemas/{name}.schema.json").read_text())
+    rules = json.loads(cli(["schema", "rules"]).stdout)
+    assert rules == json.loads((FIX / "schemas/yahtzee-rules.schema.json").read_text()), \
+        "stale schema: run python fixtures/make_fixtures.py"
     both = json.loads(cli(["schema"]).stdout)
     assert set(both) == {LOG_FORMAT, SHEET_FORMAT, "poker-log/1"}
     assert cli(["schema", "turns"]).exit_code == 2
@@ -184,7 +188,6 @@ def _fixture_docs(folder: str) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize(("name", "doc"), _fixture_docs("logs") + _fixture_docs("sheets") + _fixture_docs("poker"))
 def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     kind = KIND_OF_FORMAT[doc["format"]]
     jsonschema.Draft202012Validator(json_schema(kind)).validate(doc)
     MODELS[kind].model_validate(doc)
@@ -193,7 +196,6 @@ def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
 @pytest.mark.parametrize("name", ["missing-rolls", "unknown-field", "bad-face", "bool-die", "huge-number",
                                   "unknown-format"])
 def test_shape_errors_are_schema_errors_too(name: str) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     doc = orjson.loads((FIX / f"invalid/{name}.json").read_bytes())
     kind = "sheet" if doc["format"] == SHEET_FORMAT else "log"
     assert list(jsonschema.Draft202012Validator(json_schema(kind)).iter_errors(doc))

@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -106,20 +109,30 @@ def test_cli_problem_exit_1_with_pointer_and_sentence(cli) -> None:
     path = str(FIX / "invalid/box-filled.json")
     r = cli(["validate", path])
     assert r.exit_code == 1
-    assert r.stdout.splitlines() == [f"{path}:1: game 1: /turns/4/box: box yahtzee is already filled",
-                                     f"{path}: not valid (1 problem)"]
+    first, last = r.stdout.splitlines()
+    assert last == f"{path}: not valid (1 problem)"
+    where, line, rest = first.split(":", 2)
+    assert where == path and rest == " game 1: /turns/4/box: box yahtzee is already filled"
+    # the line named is the failing value's own line in the pretty-printed file, not the document's first
+    text = (FIX / "invalid/box-filled.json").read_text().splitlines()
+    assert text[int(line) - 1].strip() == '"box": "yahtzee",'
+    assert sum(t.strip().startswith('"player"') for t in text[:int(line)]) == 5  # inside the fifth turn
 
 
 def test_cli_json_output_shape(cli) -> None:
     r = cli(["validate", "--json", str(FIX / "invalid/wrong-score.json")])
     assert r.exit_code == 1
+    path = str(FIX / "invalid/wrong-score.json")
+    line = next(n for n, t in enumerate(open(path), 1) if t.strip() == '"score": 26')
     assert json.loads(r.stdout) == {
-        "valid": False, "games": 1, "unfinished": [],
-        "errors": [{"game": 1, "line": 1, "path": "/turns/16/score",
+        "valid": False, "files": 1, "games": 1, "unfinished": [],
+        "errors": [{"file": path, "game": 1, "line": line, "path": "/turns/16/score", "code": "wrong-score",
                     "message": "claimed score 26, but 2 4 6 6 6 scores 24 in three_of_a_kind"}],
     }
-    ok = json.loads(cli(["validate", "--json", str(FIX / "logs/in-progress.json")]).stdout)
-    assert ok == {"valid": True, "games": 1, "errors": [], "unfinished": [1]}
+    path = str(FIX / "logs/in-progress.json")
+    ok = json.loads(cli(["validate", "--json", path]).stdout)
+    assert ok == {"valid": True, "files": 1, "games": 1, "errors": [],
+                  "unfinished": [{"file": path, "line": 1, "game": 1}]}
 
 
 def test_cli_ndjson_batch_from_stdin_names_each_game_s_line(cli) -> None:
@@ -141,6 +154,7 @@ def test_cli_ndjson_batch_from_stdin_names_each_game_s_line(cli) -> None:
 def test_cli_usage_errors_exit_2(cli) -> None:
     assert cli(["validate"]).exit_code == 2
     assert cli(["validate", "/no/such/file.json"]).exit_code == 2
+    assert cli(["validate", "-", "-"]).exit_code == 2
     assert cli(["validate", "x", "--nope"]).exit_code == 2
 
 
@@ -174,12 +188,32 @@ def test_cli_bad_documents_are_problems_exit_1(cli, raw: bytes, message: str) ->
     assert r.exit_code == 1 and message in r.stdout and "Traceback" not in r.stdout + r.stderr
 
 
-def test_cli_huge_single_line_is_refused_with_flat_memory(cli) -> None:
-    raw = b'{"format": "yahtzee-log/1", "meta": {"pad": "' + b"x" * (17 << 20) + b'"}}\n'
-    r = cli(["validate", "-", "--json"], input=raw)
-    assert r.exit_code == 1
-    (err,) = json.loads(r.stdout)["errors"]
-    assert err["message"].startswith("line 1 is longer than 16 MiB")
+def test_cli_huge_single_line_is_refused_with_flat_memory(tmp_path: Path) -> None:
+    """A line over 16 MiB is refused without being held whole: the validating process's peak RSS
+    (ru_maxrss, each run in a subprocess of its own) is the same, within 8 MiB, for a 20 MiB line and
+    a 60 MiB one (the reader may buffer up to the 16 MiB limit, never more)."""
+    def huge(mib: int) -> Path:
+        path = tmp_path / f"line-{mib}.ndjson"
+        with open(path, "wb") as fh:
+            fh.write(b'{"format": "yahtzee-log/1", "meta": {"pad": "')
+            for _ in range(mib):
+                fh.write(b"x" * (1 << 20))
+            fh.write(b'"}}\n')
+        return path
+
+    code = ("import resource, sys\nfrom yahtzee_cli.cli import main\nsys.argv = ['yahtzee', 'validate', sys.argv[1], "
+            "'--json']\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "sys.stderr.write(f'{code} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n")
+    peaks = []
+    for mib in (20, 60):
+        p = subprocess.run([sys.executable, "-c", code, str(huge(mib))], capture_output=True, text=True, timeout=120)
+        status, kib = p.stderr.split()[-2:]
+        assert status == "1", p.stderr
+        assert p.stdout, p.stderr
+        (err,) = json.loads(p.stdout)["errors"]
+        assert err["message"].startswith("line 1 is longer than 16 MiB")
+        peaks.append(int(kib))
+    assert peaks[1] - peaks[0] < 8 * 1024, peaks  # KiB
 
 
 # --------------------------------------------------------------------------- the walk
@@ -221,19 +255,25 @@ def test_claims_are_optional_and_checked_when_given() -> None:
 # --------------------------------------------------------------------------- fast path == exact path
 
 
+def _within(held: list, roll: list) -> bool:
+    return all(held.count(v) <= roll.count(v) for v in set(held))
+
+
 def _mutate(game: dict, rng: random.Random) -> None:
-    try:
-        _mutate_once(game, rng)
-    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
-        pass  # an earlier mutation broke what this one would change
-
-
-def _mutate_once(game: dict, rng: random.Random) -> None:
-    turns = game["turns"]
+    """One random change to a game. Each kind says when it applies (no exceptions swallowed: a bug in
+    the mutations fails the test instead of silently leaving the game unchanged)."""
+    turns = game.get("turns")
+    if type(turns) is not list or not turns or not all(type(t) is dict for t in turns):
+        game["turns"] = rng.choice([None, [], {}])
+        return
     t = turns[rng.randrange(len(turns))]
-    what = rng.randrange(15)
-    if what == 0:
-        t["rolls"][-1][rng.randrange(len(t["rolls"][-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
+    rolls = t.get("rolls")
+    good_rolls = type(rolls) is list and rolls and all(type(r) is list and r for r in rolls)
+    held = t.get("held")
+    good_held = good_rolls and type(held) is list and len(held) == len(rolls) - 1 and len(held) > 0
+    what = rng.randrange(17)
+    if what == 0 and good_rolls:
+        rolls[-1][rng.randrange(len(rolls[-1]))] = rng.choice([0, 7, 1, 6, True, 1.0, "1", None, 1.2e20])
     elif what == 1:
         t["score"] = rng.choice([7, 0, -1, True, False, 1.0, "5", None])
     elif what == 2:
@@ -243,8 +283,8 @@ def _mutate_once(game: dict, rng: random.Random) -> None:
         turns[i], turns[i + 1] = turns[i + 1], turns[i]
     elif what == 4:
         t["held"] = rng.choice([[], [[7]], [[True]], [[1.0, 2]], "x", [[1, 1, 1, 1, 1, 1]]])
-    elif what == 5:
-        t["rolls"].append([1, 2, 3, 4, 5])
+    elif what == 5 and good_rolls:
+        rolls.append([1, 2, 3, 4, 5])
     elif what == 6:
         t["column"] = rng.choice([0, 1, 2, 4, True, 1.0, None])
     elif what == 7:
@@ -261,8 +301,20 @@ def _mutate_once(game: dict, rng: random.Random) -> None:
         t["player"] = rng.choice(["B", 5, "", None])
     elif what == 13:
         game["meta"] = rng.choice([None, {"a": 1}, [], "x"])
-    else:
+    elif what == 14:
         game["turns"] = rng.choice([None, [], {}, turns[:1]])
+    elif good_held and all(type(h) is list for h in held):
+        # a right-length held list with dice that are missing from the roll before (15) or after (16)
+        k = rng.randrange(len(held))
+        before, after = rolls[k], rolls[k + 1]
+        other = after if what == 15 else before
+        target = before if what == 15 else after
+        faces = [v for v in range(1, 7) if type(target) is list and target.count(v) < len(target)]
+        if faces:
+            face = rng.choice(faces)
+            kept = [face] * (target.count(face) + 1)
+            held[k] = sorted(kept if rng.random() < 0.5 else [*kept, *other][: len(target)])
+            assert not _within(held[k], target)
 
 
 @settings(max_examples=400, deadline=None)
@@ -317,3 +369,82 @@ def test_report_lines_and_kinds() -> None:
     reps = list(validate_stream(io.BytesIO(data)))
     assert [(r.index, r.line, r.kind, r.valid, r.finished) for r in reps] == [
         (1, 1, "log", True, True), (2, 2, "sheet", True, False)]
+
+
+def test_held_dice_missing_from_the_next_roll_are_caught_after_many_valid_games() -> None:
+    """The fast path memoises dice lists across a run: after 200 valid games have filled its tables,
+    a game whose held dice (every list already seen) are not all in the roll after is still refused."""
+    games = [random_log("yahtzee", seed) for seed in range(200)]
+    seen = {tuple(h) for g in games for t in g["turns"] for h in t.get("held", [])}
+    bad = None
+    for g in games:
+        for ti, t in enumerate(g["turns"]):
+            if len(t["rolls"]) != 3:
+                continue
+            before, after = t["rolls"][1], t["rolls"][2]
+            for h in sorted(seen):
+                if _within(list(h), before) and not _within(list(h), after):
+                    bad = orjson.loads(orjson.dumps(g))
+                    bad["turns"][ti]["held"][1] = list(h)
+                    break
+            if bad is not None:
+                break
+        if bad is not None:
+            break
+    assert bad is not None
+    where = f"/turns/{ti}/held/1"
+    batch = b"".join(orjson.dumps(g) + b"\n" for g in [*games, bad])
+    reports = list(validate_stream(io.BytesIO(batch)))
+    assert len(reports) == 201 and all(r.valid for r in reports[:200])
+    assert [p.path for p in reports[-1].problems] == [where]
+    assert "must still show after the reroll" in reports[-1].problems[0].message
+    assert _fast_log(bad, False) is None and _fast_log(bad, True) is None
+
+
+# --------------------------------------------------------------------------- a Maxi Yatzy log written by hand
+
+def maxi_log() -> dict:
+    """Maxi Yatzy, written by hand from its rules (6 dice; a roll not used this turn is saved for later
+    turns). Turn 1: six sixes at the first roll, Maxi Yatzy 100, two rolls saved. Turn 2: 1-6 at once,
+    full straight 21, four saved. Turn 3: five rolls (three plus two saved) chasing ones, five ones 5,
+    two saved. Turn 4: 2 2 3 3 5 5 at once, three pairs 20, four saved. 146 points written."""
+    return {
+        "format": "yahtzee-log/1", "rules": "maxi-yatzy", "players": ["Sol"],
+        "turns": [
+            {"player": "Sol", "rolls": [[6, 6, 6, 6, 6, 6]], "box": "maxi_yatzy", "score": 100},
+            {"player": "Sol", "rolls": [[3, 1, 2, 6, 5, 4]], "box": "Full straight", "score": 21},
+            {"player": "Sol", "rolls": [[1, 1, 2, 3, 4, 5], [1, 1, 1, 2, 5, 6], [1, 1, 1, 3, 3, 4],
+                                        [1, 1, 1, 1, 2, 6], [1, 1, 1, 1, 1, 5]],
+             "held": [[1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1, 1]], "box": "ones", "score": 5},
+            {"player": "Sol", "rolls": [[2, 2, 3, 3, 5, 5]], "box": "three_pairs", "score": 20},
+        ],
+    }
+
+
+def test_hand_written_maxi_log_with_saved_rolls() -> None:
+    from yahtzee_cli.replay import replay_game
+
+    game = maxi_log()
+    rep = check_document(game)
+    assert rep.valid, rep.problems
+    (sol,) = rep.log.players
+    assert sol.saved == 4 and sol.open_boxes == 16 and not rep.finished
+    assert replay_game(game).players[0].total == 146
+    # a fifth turn in progress: 3 rolls plus 4 saved, one used
+    game["turns"].append({"player": "Sol", "rolls": [[1, 2, 2, 4, 5, 6]]})
+    rep = check_document(game)
+    assert rep.valid and rep.log.in_progress.rolls_left == 6
+
+
+def test_hand_written_maxi_log_counts_every_saved_roll() -> None:
+    """Had turn 1 used all three rolls, only turn 2's two would be saved: turn 3's five rolls are then
+    exactly the allowance, and a sixth roll is one too many."""
+    game = maxi_log()
+    game["turns"][0].update(rolls=[[1, 2, 3, 4, 6, 6], [6, 6, 6, 6, 5, 5], [6, 6, 6, 6, 6, 6]],
+                            held=[[6, 6], [6, 6, 6, 6]])
+    assert check_game(game) == []
+    game["turns"][2]["rolls"].append([1, 1, 1, 1, 1, 1])
+    game["turns"][2]["held"].append([1, 1, 1, 1, 1])
+    game["turns"][2]["score"] = 6
+    assert [str(p) for p in check_game(game)] == [
+        "/turns/2/rolls: 6 rolls, but 5 are allowed this turn (3 plus 2 saved)"]

@@ -315,7 +315,8 @@ def test_cli_json_every_decision(cli: Any) -> None:
     r = cli(["replay", "--analyze", "--json", "-"], input=json.dumps(first_turn_log(None)))
     assert r.exit_code == 0, r.stderr
     data = loads(r.stdout)
-    assert data["exact"] is True and data["rules"] == "yahtzee" and data["game_over"] is False
+    assert data["exact"] is True and data["approximation"] is None and data["game_over"] is False
+    assert data["rules"]["name"] == "yahtzee" and (data["file"], data["line"], data["game"]) == ("<stdin>", 1, 1)
     ds = data["decisions"]
     assert [d["decision"] for d in ds] == ["keep", "stop", "box"]
     assert [d["inferred"] for d in ds] == [True, False, False]
@@ -323,12 +324,44 @@ def test_cli_json_every_decision(cli: Any) -> None:
     assert ds[0]["made"]["keep"] == [1]
     assert ds[0]["best"] == {"keep": [3, 3], "value": pytest.approx(251.4054, abs=1e-4)}
     assert ds[2]["made"]["box"] == "chance" and ds[2]["made"]["score"] == 12
-    for d in ds:
-        assert d["regret"] == pytest.approx(d["best"]["value"] - d["made"]["value"], abs=2e-6)
     (p,) = data["players"]
     assert p["name"] == "Bo" and p["decisions"] == 3 and p["inferred"] == 1
-    assert p["expected_loss"] == pytest.approx(sum(d["regret"] for d in ds), abs=1e-5)
     assert "inferred" in cli(["replay", "--analyze", "-"], input=json.dumps(first_turn_log(None))).stdout
+
+
+def chance_only_log() -> dict[str, Any]:
+    """Twelve turns write 0 in every box but chance (no bonus can come any more); the last turn is
+    then worth the dice's sum, which a hand can work out: one die rerolled once is worth 3.5, and with
+    two rolls left 4.25 (keep a 4, 5 or 6 at once: (4 + 5 + 6) / 6 + 1/2 x 3.5)."""
+    zeros = {"ones": [2, 2, 3, 3, 6], "twos": [1, 1, 3, 3, 6], "sixes": [1, 1, 2, 2, 3]}
+    turns: list[dict[str, Any]] = [
+        {"player": "Bo", "rolls": [zeros.get(box, [1, 1, 2, 2, 6])], "box": box, "score": 0}
+        for box in ("ones", "twos", "threes", "fours", "fives", "sixes", "three_of_a_kind", "four_of_a_kind",
+                    "full_house", "small_straight", "large_straight", "yahtzee")]
+    turns.append({"player": "Bo", "rolls": [[1, 2, 6, 6, 6], [2, 3, 6, 6, 6], [3, 4, 6, 6, 6]],
+                  "held": [[2, 6, 6, 6], [3, 6, 6, 6]], "box": "chance", "score": 25})
+    return {"format": "yahtzee-log/1", "rules": "yahtzee", "players": ["Bo"], "turns": turns}
+
+
+def test_cli_grades_a_hand_computed_last_turn(cli: Any) -> None:
+    """Only chance left: keeping 2 6 6 6 with two rolls left (the 2 can still go at the next roll) is
+    worth 18 + 4.25 + 3.5 = 25.75 against 18 + 2 x 4.25 = 26.5 for 6 6 6 (loss 0.75); keeping 3 6 6 6
+    with one left, 21 + 3.5 against 18 + 2 x 3.5 (loss 0.5); chance is the only box (loss 0). The
+    game's loss is the first twelve turns' plus these 1.25."""
+    log = json.dumps(chance_only_log())
+    r = cli(["replay", "--analyze", "--json", "-"], input=log)
+    assert r.exit_code == 0, r.stderr
+    data = loads(r.stdout)
+    last = [d for d in data["decisions"] if d["turn"] == 13]
+    assert [d["decision"] for d in last] == ["keep", "keep", "box"]
+    assert [d["made"]["value"] for d in last] == pytest.approx([25.75, 24.5, 25.0], abs=1e-4)
+    assert [d["best"]["value"] for d in last] == pytest.approx([26.5, 25.0, 25.0], abs=1e-4)
+    assert [d["best"].get("keep") for d in last] == [[6, 6, 6], [6, 6, 6], None]
+    assert [d["regret"] for d in last] == pytest.approx([0.75, 0.5, 0.0], abs=1e-4)
+    first_twelve = loads(cli(["replay", "--analyze", "--json", "--until", "12", "-"], input=log).stdout)
+    (whole,), (prefix,) = data["players"], first_twelve["players"]
+    assert whole["decisions"] == prefix["decisions"] + 3
+    assert whole["expected_loss"] == pytest.approx(prefix["expected_loss"] + 1.25, abs=1e-4)
 
 
 def test_cli_batch(cli: Any, logs: dict[str, list[dict[str, Any]]]) -> None:
@@ -373,7 +406,6 @@ def test_cli_invalid_games(cli: Any, logs: dict[str, list[dict[str, Any]]]) -> N
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--analyze", "--set", "joker=free"], "leave out --set"),
-    (["--verbose"], "--verbose goes with --analyze"),
 ])
 def test_cli_usage_errors(cli: Any, args: list[str], message: str) -> None:
     r = cli(["replay", *args, str(FIX / "logs" / "yahtzee.json")])

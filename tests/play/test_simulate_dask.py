@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import distributed  # in the test extra: an import error fails the file instead of skipping it
 import pytest
 
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import simulate as S
 from yahtzee_cli.rules import engine as R
-
-distributed = pytest.importorskip("distributed")
 
 
 def test_dask_local_cluster_matches_local_backend() -> None:

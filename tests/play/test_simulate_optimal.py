@@ -13,7 +13,7 @@ from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import simulate as S
 from yahtzee_cli.rules import engine as R
 
-solver = pytest.importorskip("yahtzee_cli.solver.exact")
+solver = pytest.importorskip("yahtzee_cli.solver.policy")
 
 EXPECTED = 254.5877287  # published: optimal solitaire Yahtzee, official forced joker
 EXPECTED_SD = 59.6076
@@ -26,14 +26,25 @@ def optimal_run() -> S.Report:
 
 
 def test_optimal_mean_within_three_standard_errors(optimal_run: S.Report) -> None:
-    s = optimal_run.to_dict()
-    assert s["games"] == N
+    assert optimal_run.to_dict()["games"] == N
+    s = optimal_run.to_dict()["seats"][0]
     assert abs(s["mean"] - EXPECTED) < 3 * s["sem"], (s["mean"], s["sem"])
-    assert s["sem"] == pytest.approx(s["sd"] / math.sqrt(N))
+
+
+def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
+    """The same games played directly (game g draws stream (seed, g, 0) either way), summed by numpy:
+    mean and SD as numpy gives them, and the SEM against a second method, the spread of the means of
+    40 batches of 1,000 games (SD of batch means / sqrt(40); that estimate is good to about 11%)."""
+    s = optimal_run.to_dict()
+    totals = solver.play(R.preset("yahtzee"), "optimal", 2024, 0, N).totals.astype(np.float64)
+    assert s["mean"] == pytest.approx(totals.mean(), abs=1e-9)
+    assert s["sd"] == pytest.approx(totals.std(ddof=1), rel=1e-9)
+    batch_means = totals.reshape(40, N // 40).mean(axis=1)
+    assert s["sem"] == pytest.approx(batch_means.std(ddof=1) / math.sqrt(40), rel=0.35)
 
 
 def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
-    s = optimal_run.to_dict()
+    s = optimal_run.to_dict()["seats"][0]
     assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
     assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # published: about 68%
     assert abs(s["p_yahtzee"] - 0.34) < 0.02  # published: about 34%
@@ -49,7 +60,7 @@ def test_solver_batch_totals_are_the_rules_totals() -> None:
 
 
 def test_greedy_is_sane_and_worse_than_optimal() -> None:
-    s = S.simulate(R.preset("yahtzee"), ["greedy"], 10_000, 5).to_dict()
+    s = S.simulate(R.preset("yahtzee"), ["greedy"], 10_000, 5).to_dict()["seats"][0]
     assert 205 < s["mean"] < 230  # Glenn 2006: greedy 218.05 +- 46.87
     assert s["mean"] < EXPECTED - 20
 
@@ -63,16 +74,30 @@ def test_match_optimal_beats_greedy_and_random() -> None:
     assert opt["mean"] == pytest.approx(S.play(R.preset("yahtzee"), "optimal", 9, 0, 3000).totals.mean())
 
 
-def test_optimal_results_identical_whatever_workers_and_backend() -> None:
+def test_optimal_results_identical_whatever_workers_and_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same figures whatever runs the games and wherever the chunks split them: the default plan (chunks
+    of 100 games) against chunks of 37 (boundaries elsewhere, threads and Dask) and one single batch."""
     rules = R.preset("yatzy")
     one = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=1).to_dict()
     threads = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
     procs = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, processes=True).to_dict()
     assert one == threads == procs
-    pytest.importorskip("distributed")
+    plans: list[list[tuple[int, int]]] = []
+
+    def odd_plan(games: int, workers: int, record_limit: int | None = None, slow: bool = False):
+        plan = [(g, min(37, games - g)) for g in range(0, games, 37)]
+        plans.append(plan)
+        return iter(plan)
+
+    monkeypatch.setattr(S, "chunk_plan", odd_plan)
+    odd = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
     on_dask = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, backend="dask",
                          dask_processes=False).to_dict()
-    assert on_dask == one
+    assert len(plans) == 2 and len(plans[0]) == 41  # 40 chunks of 37 and one of 20
+    assert odd == one and on_dask == one
+    for seat, strategy in enumerate(("optimal", "greedy")):
+        whole = S.play(rules, strategy, 77, 0, 1500, seat=seat).totals  # one batch, no boundary at all
+        assert one["seats"][seat]["mean"] == pytest.approx(whole.mean(), abs=1e-9)
 
 
 @pytest.mark.parametrize("name", ["yahtzee", "yatzy", "forced-yatzy"])
@@ -95,8 +120,9 @@ def test_cli_optimal_json(cli) -> None:
     r = cli(["simulate", "-n", "2000", "--seed", "1", "--json"])  # optimal is the default
     assert r.exit_code == 0, r.stderr
     data = loads(r.stdout)
-    assert data["strategy"] == "optimal" and data["games"] == 2000
-    assert abs(data["mean"] - EXPECTED) < 4 * data["sem"]
+    assert data["players"] == ["optimal"] and data["games"] == 2000
+    (seat,) = data["seats"]
+    assert abs(seat["mean"] - EXPECTED) < 4 * seat["sem"]
 
 
 @pytest.mark.parametrize(("name", "overrides"), [("yatzy", {"must_zero": False}), ("triple-yahtzee", {}),
@@ -114,10 +140,12 @@ def test_greedy_logs_validate_under_passes_columns_and_saved_rolls(name: str, ov
 
 def test_optimal_is_labelled_approximate_where_no_exact_table_exists(cli) -> None:
     exact = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "yatzy"]).stdout)
-    assert exact["exact"] is True and "approximate" not in exact
+    assert exact["exact"] is True and exact["approximation"] is None
     r = cli(["simulate", "-n", "100", "--seed", "1", "-r", "triple-yahtzee"])
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith("triple-yahtzee, optimal (approximate: no exact table with 3 columns): ")
     match = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "triple-yahtzee",
-                       "-p", "optimal,greedy"]).stdout)
-    assert match["seats"][0]["exact"] is False and "exact" not in match["seats"][1]
+                       "--players", "optimal,greedy"]).stdout)
+    assert match["seats"][0]["exact"] is False and match["seats"][1]["exact"] is True
+    assert match["seats"][0]["approximation"] == "no exact table with 3 columns" == match["approximation"]
+    assert match["seats"][1]["approximation"] is None

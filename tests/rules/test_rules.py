@@ -202,13 +202,29 @@ def test_upper_box_is_face_times_count(dice):
             assert s[rs.keys[i]] == face * dice.count(face)
 
 
+# The most each Yahtzee box can score, from the rules' sentences: an upper box five of its face, 3 and 4
+# of a kind and chance the sum of five sixes, the fixed-score boxes their fixed score.
+YAHTZEE_MAXIMA = {"ones": 5, "twos": 10, "threes": 15, "fours": 20, "fives": 25, "sixes": 30,
+                  "three_of_a_kind": 30, "four_of_a_kind": 30, "full_house": 25, "small_straight": 30,
+                  "large_straight": 40, "yahtzee": 50, "chance": 30}
+
+
 @given(dice5)
 def test_no_box_beats_its_maximum_and_chance_is_sum(dice):
     rs = preset("yahtzee")
     s = score_roll(rs, dice)
     assert s["chance"] == sum(dice)
-    assert all(v >= 0 for v in s.values())
+    assert all(0 <= v <= YAHTZEE_MAXIMA[k] for k, v in s.items())
     assert s["three_of_a_kind"] >= s["four_of_a_kind"]
+
+
+def test_every_box_maximum_is_reached_by_some_roll():
+    rs = preset("yahtzee")
+    best = dict.fromkeys(YAHTZEE_MAXIMA, 0)
+    for roll in itertools.combinations_with_replacement(range(1, 7), 5):
+        for k, v in score_roll(rs, roll).items():
+            best[k] = max(best[k], v)
+    assert best == YAHTZEE_MAXIMA
 
 
 # --------------------------------------------------------------- joker and legality
@@ -411,3 +427,146 @@ def test_custom_rules_from_box_kinds(tmp_path):
     assert score_roll(rs, (6, 6, 1, 2, 3)) == {"sixes": 12, "pair": 12, "run": 7}
     with pytest.raises(RulesError, match="needs face"):
         rules_from_data({"boxes": [{"key": "x", "kind": "upper"}]})
+
+
+# --------------------------------------------------------------- how boxes are described and checked
+
+# What `yahtzee rules NAME` says of each box, written from the rules: Yahtzee's of-a-kind boxes count
+# every die, Maxi Yatzy's only the matching ones; its straights are fixed runs.
+DESCRIBED = {
+    ("yahtzee", "ones"): "sum of the dice showing 1",
+    ("yahtzee", "sixes"): "sum of the dice showing 6",
+    ("yahtzee", "three_of_a_kind"): "at least 3 alike: sum of all dice",
+    ("yahtzee", "full_house"): "3+2 alike, different faces: 25 points",
+    ("yahtzee", "small_straight"): "any 4 in sequence: 30 points",
+    ("yahtzee", "large_straight"): "any 5 in sequence: 40 points",
+    ("yahtzee", "yahtzee"): "all dice alike: 50 points",
+    ("yahtzee", "chance"): "sum of all dice",
+    ("maxi-yatzy", "one_pair"): "at least 2 alike: sum of the 2 matching dice",
+    ("maxi-yatzy", "five_of_a_kind"): "at least 5 alike: sum of the 5 matching dice",
+    ("maxi-yatzy", "three_pairs"): "3 pairs of different faces: sum of the paired dice",
+    ("maxi-yatzy", "castle"): "3+3 alike, different faces: sum of those dice",
+    ("maxi-yatzy", "tower"): "4+2 alike, different faces: sum of those dice",
+    ("maxi-yatzy", "small_straight"): "exactly 1-2-3-4-5: 15 points",
+    ("maxi-yatzy", "full_straight"): "exactly 1-2-3-4-5-6: 21 points",
+    ("maxi-yatzy", "maxi_yatzy"): "all dice alike: 100 points",
+}
+
+
+@pytest.mark.parametrize(("name", "key"), list(DESCRIBED))
+def test_box_descriptions(name, key):
+    rs = preset(name)
+    assert rs.boxes[rs.box_index(key)].describe() == DESCRIBED[(name, key)]
+
+
+@pytest.mark.parametrize(("field", "low", "high"), [("face", 1, 6), ("n", 1, 6), ("length", 2, 6), ("start", 1, 6)])
+def test_box_parameters_are_checked_at_their_bounds(field, low, high):
+    """Faces and counts are 1-6 (a straight is at least 2 long): the bounds are accepted, one beyond refused."""
+    base = {"face": {"key": "b", "kind": "upper", "face": 1},
+            "n": {"key": "b", "kind": "kind", "n": 3},
+            "length": {"key": "b", "kind": "straight", "length": 4, "points": 30},
+            "start": {"key": "b", "kind": "straight", "length": 2, "start": 1, "points": 30}}[field]
+
+    def make(value):
+        return rules_from_data({"name": "t", "boxes": [{**base, field: value}, {"key": "c", "kind": "chance"}]})
+
+    assert make(low) and make(high)
+    for bad in (low - 1, high + 1):
+        with pytest.raises(RulesError):
+            make(bad)
+
+
+def test_boxes_are_immutable():
+    """A rule set's boxes are shared (cached rule sets, memoised scores): writing to one is refused."""
+    box = preset("yahtzee").boxes[0]
+    with pytest.raises(ValueError):
+        box.face = 2
+
+
+@pytest.mark.parametrize(("sizes", "ok"), [((3, 3), True), ((2, 2, 2), True), ((4, 3), False), ((3,), False),
+                                           ((0, 2), False)])
+def test_group_sizes_are_at_least_two_groups_of_at_most_six_dice(sizes, ok):
+    boxes = [{"key": "g", "kind": "groups", "sizes": list(sizes)}, {"key": "c", "kind": "chance"}]
+    data = {"name": "t", "boxes": boxes, "dice": 6}
+    if ok:
+        assert rules_from_data(data).boxes[0].sizes == sizes
+    else:
+        with pytest.raises(RulesError):
+            rules_from_data(data)
+
+
+@pytest.mark.parametrize(("settings", "ok"), [({"columns": 3, "column_multipliers": [1, 2, 3]}, True),
+                                              ({"columns": 3, "column_multipliers": [1, 2]}, False),
+                                              ({"columns": 2, "column_multipliers": [1, 2, 3]}, False),
+                                              ({"columns": 3, "column_multipliers": [0, 2, 3]}, False)])
+def test_column_multipliers_are_one_whole_number_from_1_per_column(settings, ok):
+    if ok:
+        assert preset("yahtzee", settings).settings.multipliers == tuple(settings["column_multipliers"])
+    else:
+        with pytest.raises(RulesError):
+            preset("yahtzee", settings)
+
+
+def test_upper_bonus_at_exactly_the_threshold():
+    """Five of each face make 105 upstairs, so a threshold of 105 is still reached (the bonus counts)."""
+    assert preset("yahtzee", {"upper_bonus_threshold": 105}).theoretical_max == 1575
+
+
+@pytest.mark.parametrize(("name", "alias", "key"), [("yatzy", "aces", "ones"), ("yatzy", "Einser", "ones"),
+                                                     ("yahtzee", "ace", "ones"), ("yahtzee", "Zweier", "twos"),
+                                                     ("yatzy", "6s", "sixes")])
+def test_upper_boxes_answer_to_their_aliases(name, alias, key):
+    rs = preset(name)
+    assert rs.keys[rs.box_index(alias)] == key
+
+
+def test_a_column_is_full_when_every_box_holds_a_score_and_is_frozen():
+    import dataclasses
+
+    rs = preset("yahtzee")
+    empty = Column.empty(rs)
+    assert not empty.is_full
+    full = Column(tuple([0] * len(rs.boxes)))
+    assert full.is_full
+    assert not Column(tuple([0] * (len(rs.boxes) - 1) + [None])).is_full
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        full.scores = ()  # type: ignore[misc]
+
+
+def test_a_rules_object_without_preset_or_boxes_names_the_presets():
+    with pytest.raises(RulesError, match=r"needs 'preset' \(one of: yahtzee, .*\) or 'boxes'"):
+        rules_from_data({"name": "nothing", "settings": {}})
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_forced_joker_sends_each_face_to_its_own_upper_box(face):
+    """Hasbro's forced joker: a Yahtzee whose own upper box is open must go there (every face, the
+    first box of the sheet included); once it is filled, the lower boxes take it at joker values."""
+    from yahtzee_cli import rules as R
+
+    rs = preset("yahtzee")
+    y = rs.box_index("yahtzee")
+    own = rs.upper_index_by_face[face]
+    scores = [None] * len(rs.boxes)
+    scores[y] = 50
+    col = Column(tuple(scores))
+    dice = (face,) * 5
+    assert [o.box for o in column_options(rs, col, dice)] == [own]
+    ctx = R.roll_context(rs, dice, 50)
+    legal = [b for b in range(len(rs.boxes)) if R.box_score(rs, ctx, col.filled_mask, b, dice) is not None]
+    assert legal == [own]
+    assert [b for b in range(len(rs.boxes)) if R.placement(rs, col.filled_mask, 50, b, dice) is not None] == [own]
+    scores[own] = 0
+    lower = column_options(rs, Column(tuple(scores)), dice)
+    assert {rs.keys[o.box] for o in lower} == {"three_of_a_kind", "four_of_a_kind", "full_house", "small_straight",
+                                                "large_straight", "chance"}
+    assert {rs.keys[o.box]: o.score for o in lower}["large_straight"] == 40
+
+
+def test_weighted_total_adds_or_keeps_the_best_column():
+    from yahtzee_cli.rules import weighted_total
+
+    assert weighted_total([10, 20, 30], [1, 2, 3], True) == 10 + 40 + 90
+    assert weighted_total([10, 20, 30], [1, 2, 3], False) == 90
+    assert weighted_total([50, 10], [1, 1], False) == 50  # the best column may be the first
+    assert weighted_total([0, 0], [1, 1], True) == 0

@@ -17,8 +17,9 @@ from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as position
 
 
-def test_issue_example(cli: object) -> None:
+def test_issue_example(cli: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Empty yahtzee sheet, 1 3 3 5 6, two rolls left: keep 3 3, 251.4054 (251.4072 with joker free)."""
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "fresh"))  # its own empty cache, whatever ran before
     res = cli(["hint", "1", "3", "3", "5", "6", "--json"])  # type: ignore[operator]
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
@@ -27,6 +28,7 @@ def test_issue_example(cli: object) -> None:
     regrets = [o["regret"] for o in out["options"]]
     assert regrets == sorted(regrets) and regrets[1] > 0
     assert len(out["options"]) == 2 * 3 * 2 * 2  # every distinct keep of 1 3 3 5 6, keep-all included
+    assert "building" not in res.stderr  # the default rules: the table shipped with the package
     free = loads(cli(["hint", "13356", "--set", "joker=free", "--json", "--top", "1"]).stdout)  # type: ignore[operator]
     assert free["options"] == [{"keep": [3, 3], "value": 251.4072, "regret": 0.0}]
 
@@ -53,7 +55,7 @@ def test_second_use_reuses_the_table(cli: object) -> None:
 
 
 def test_boxes_with_no_rolls_left(cli: object) -> None:
-    out = loads(cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--json"]).stdout)  # type: ignore[operator]
+    out = loads(cli(["hint", "1", "3", "3", "5", "6", "--rolls-left", "0", "--json"]).stdout)  # type: ignore[operator]
     boxes = [o["box"] for o in out["options"]]
     assert boxes[0] == "threes"
     assert sorted(boxes) == sorted(R.preset("yahtzee").keys)  # every box is legal on an empty sheet
@@ -66,10 +68,10 @@ def test_joker_rules_limit_the_boxes(cli: object, tmp_path: Path) -> None:
              "players": [{"name": "Ann", "boxes": {"yahtzee": 50, "ones": 3}}]}
     p = tmp_path / "s.json"
     p.write_text(__import__("json").dumps(sheet))
-    out = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--json"]).stdout)  # type: ignore[operator]
+    out = loads(cli(["hint", "44444", "--rolls-left", "0", "--sheet", str(p), "--json"]).stdout)  # type: ignore[operator]
     assert [o["box"] for o in out["options"]] == ["fours"]
     assert out["options"][0]["bonus"] == 100
-    free = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--set", "joker=free",  # type: ignore[operator]
+    free = loads(cli(["hint", "44444", "--rolls-left", "0", "--sheet", str(p), "--set", "joker=free",  # type: ignore[operator]
                       "--json"]).stdout)
     assert len(free["options"]) == 11  # any open box
     # values include the points on the sheet: 53 written + 100 bonus + 20 fours + what is left
@@ -94,7 +96,6 @@ def test_values_agree_with_position_api() -> None:
     col = R.Column.empty(rules)
     turn = position.Turn(rules, (col,), source_for(rules))
     ev = turn.evaluate([6, 6, 6, 2, 1], 1)
-    assert ev.find_keep([6, 6, 6]).regret == 0.0
     assert ev.find_keep([1, 2, 6, 6, 6]).keep == (1, 2, 6, 6, 6)
     with pytest.raises(PositionError):
         ev.find_keep([5])
@@ -105,10 +106,30 @@ def test_values_agree_with_position_api() -> None:
     assert ev.find_keep([1, 2, 6, 6, 6]).value == pytest.approx(boxes.best.value)
 
 
+def test_chance_only_position_by_hand() -> None:
+    """Every box but chance holds 0 (no bonus can come): the value is the dice's expected sum, which
+    a hand can work out. One rerolled die is worth 3.5; with two rolls left 4.25 ((4 + 5 + 6) / 6 +
+    1/2 x 3.5). So 6 6 6 2 1 with one roll left: keep 6 6 6 for 18 + 7 = 25; keep 6 6 6 2, 23.5;
+    stop, 21. With two rolls left keep 6 6 6 for 18 + 8.5 = 26.5."""
+    rules = R.preset("yahtzee")
+    scores = [0] * len(rules.boxes)
+    scores[rules.box_index("chance")] = None  # type: ignore[call-overload]
+    turn = position.Turn(rules, (R.Column(tuple(scores)),), position.source_for(rules))
+    one = turn.evaluate([6, 6, 6, 2, 1], 1)
+    assert one.best.keep == (6, 6, 6) and one.best.value == pytest.approx(25.0, abs=1e-9)
+    assert one.find_keep([2, 6, 6, 6]).regret == pytest.approx(1.5, abs=1e-9)
+    assert one.find_keep([1, 2, 6, 6, 6]).regret == pytest.approx(4.0, abs=1e-9)
+    assert one.find_keep([]).value == pytest.approx(17.5, abs=1e-9)
+    two = turn.evaluate([6, 6, 6, 2, 1], 2)
+    assert two.best.keep == (6, 6, 6) and two.best.value == pytest.approx(26.5, abs=1e-9)
+    last = turn.evaluate([6, 6, 6, 2, 1], 0)
+    assert [(rules.keys[o.box], o.value) for o in last.options if o.box is not None] == [("chance", 21.0)]
+
+
 @pytest.mark.parametrize(("args", "code", "text"), [
     (["hint", "1", "2", "3"], 2, "needs 5 dice"),
     (["hint", "1", "2", "3", "4", "7"], 2, "1-6"),
-    (["hint", "1", "2", "3", "4", "5", "-n", "3"], 2, "--rolls-left takes 2|1|0"),
+    (["hint", "1", "2", "3", "4", "5", "--rolls-left", "3"], 2, "--rolls-left takes 2|1|0"),
     (["hint"], 2, "give the dice"),
     (["hint", "1", "2", "3", "4", "5", "--rules", "nope"], 2, "unknown preset"),
     (["hint", "1", "2", "3", "4", "5", "--sheet", "/nonexistent.json"], 1, "cannot read"),
@@ -132,7 +153,7 @@ def test_multi_column_hint_is_labelled_approximate(cli: object) -> None:
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
     assert out["exact"] is False
-    text = cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--rules", "triple-yahtzee", "--top", "2"]).stdout  # type: ignore[operator]
+    text = cli(["hint", "1", "3", "3", "5", "6", "--rolls-left", "0", "--rules", "triple-yahtzee", "--top", "2"]).stdout  # type: ignore[operator]
     assert "APPROXIMATE" in text and "column" in text
 
 
@@ -147,12 +168,12 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
             "settings": {"saved_rolls": True, "upper_bonus_threshold": 12}}
     p = tmp_path / "mini.json"
     p.write_text(__import__("json").dumps(spec))
-    res = cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "3", "--saved", "1", "--json"])  # type: ignore[operator]
+    res = cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "--rolls-left", "3", "--saved", "1", "--json"])  # type: ignore[operator]
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
     assert out["exact"] is False and out["rolls_left"] == 3
     assert "preparing the approximate" in res.stderr
-    assert cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "4"]).exit_code == 2  # type: ignore[operator]
+    assert cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "--rolls-left", "4"]).exit_code == 2  # type: ignore[operator]
     solved = loads(cli(["solve", "--rules", str(p), "--json"]).stdout)  # type: ignore[operator]
     assert solved["exact"] is False and solved["games"] == 500 and solved["expected"] > 0
 

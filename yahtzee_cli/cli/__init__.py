@@ -9,10 +9,7 @@ import sys
 import typer
 
 from ..errors import TooBig
-
-# Each module registers its commands on `app` when imported.
-from . import log_cmd, play, poker, replay, rules_cmd, schema, score, simulate, solve, validate  # noqa: F401
-from .app import USAGE, app
+from .app import USAGE, PipeClosed, app
 
 __all__ = ["app", "main"]
 
@@ -48,9 +45,14 @@ def output_error(exc: OSError) -> int | None:
 def main() -> None:
     """The `yahtzee` script: Typer's own usage errors become one line on stderr too, and so do
     errors writing the output (a full disk, a closed pipe)."""
+    # pydantic would scan every installed distribution for plugins on first use: the script has none
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         code = _run()
         sys.stdout.flush()  # inside the try: a full disk may only show at the last flush
+    except PipeClosed:  # raised by the command group for a BrokenPipeError, before Typer makes it exit 1
+        _silence_stdout()
+        sys.exit(PIPE_CLOSED)
     except OSError as exc:
         status = output_error(exc)
         if status is None:

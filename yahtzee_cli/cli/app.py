@@ -1,49 +1,152 @@
 """The one Typer app and the helpers every command shares (errors, rules options, output).
 
-Commands live in sibling modules that import `app` from here; heavy imports (numpy, the solver)
-stay inside the commands that need them so `yahtzee score` starts fast."""
+Commands live in sibling modules that register on `app` when imported. `yahtzee` imports a command's
+module only when that command runs (COMMANDS below), and heavy imports (the rules' pydantic models,
+numpy, the solver) stay inside the commands that need them, so start-up stays near Typer's own."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import sys
-from collections.abc import Iterator
-from typing import Annotated, Any, NoReturn, TypeVar
+from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import PROBLEM as PROBLEM  # re-exported: the commands import it from here
 from ..errors import USAGE as USAGE  # re-exported too
 from ..errors import YahtzeeError
-from ..rules.engine import RuleSet, load_rules
+
+if TYPE_CHECKING:
+    from ..rules.engine import RuleSet
+
+# Every command, in help order: the module that defines it and the line `yahtzee --help` shows.
+COMMANDS: dict[str, tuple[str, str]] = {
+    # the everyday jobs first, then keeping score at the table, then strategy, then reference
+    "score": ("score", "Score a roll in every box."),
+    "validate": ("validate", "Check games against their rules."),
+    "replay": ("replay", "Replay games into score sheets and standings."),
+    "analyze": ("analyze", "Grade every decision of played games against optimal play."),
+    "play": ("play", "Keep score of a game at the table."),
+    "log": ("log_cmd", "Keep a game log entry by entry."),
+    "simulate": ("simulate", "Simulate games with a strategy."),
+    "hint": ("solve", "Rank the options of a position."),
+    "solve": ("solve", "Build the optimal-strategy table."),
+    "rules": ("rules_cmd", "List the presets or show a rule set."),
+    "schema": ("schema", "Print the JSON Schema of a file format."),
+    "poker": ("poker", "Rank poker-dice hands."),
+}
 
 
-class _Commands(typer.core.TyperGroup):
-    """The app's command group, with the one error handler every command shares: a library error
-    (errors.YahtzeeError) that reaches it is one line on stderr and its exit status, never a
-    traceback. Commands catch an error themselves only to add what the library cannot know (which
-    option it came from)."""
+class PipeClosed(Exception):
+    """stdout's reader went away (`| head`): the `yahtzee` script exits 141, silently."""
+
+
+def _command_name(info: Any) -> str:
+    return str(info.name or info.callback.__name__.lower().replace("_", "-"))
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The group's commands, each built from its module on first use."""
+
+    def __init__(self, built: MutableMapping[str, Any]) -> None:
+        self.built = dict(built)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.built and name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[name][0]}")
+            for info in app.registered_commands:
+                if _command_name(info) == name:
+                    one = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+                    one.registered_commands.append(info)
+                    self.built[name] = typer.main.get_command(one)
+            for group in app.registered_groups:  # a command group of its own (`log new|add|...`)
+                if group.name == name:
+                    outer = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+                    outer.registered_groups.append(group)
+                    self.built[name] = typer.main.get_command(outer).commands[name]  # type: ignore[attr-defined]
+        return self.built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self.built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self.built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*COMMANDS, *self.built]))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys([*COMMANDS, *self.built]))
+
+
+class _Group(TyperGroup):
+    """Typer's group, with commands loaded lazily, a closed stdout turned into PipeClosed, and the one
+    error handler every command shares: a library error (errors.YahtzeeError) that reaches it is one
+    line on stderr and its exit status, never a traceback. Commands catch an error themselves only
+    to add what the library cannot know (which option it came from)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = _Commands(self.commands)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            raise PipeClosed() from None
         except YahtzeeError as exc:
             fail(str(exc), exc.exit_status)
 
 
 app = typer.Typer(
-    cls=_Commands,
     name="yahtzee",
+    cls=_Group,
     help="Score, validate, replay, simulate and solve Yahtzee, Yatzy, Kniffel, Maxi and Triple games.",
     no_args_is_help=True,
     add_completion=True,  # also registers the completion classes behind _YAHTZEE_COMPLETE=source_bash
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 T = TypeVar("T")
+
+
+def _argument_type(self: Any, ctx: Any) -> str | None:
+    """An argument with a metavar shows just that in help, as an option does (not `<list[str]>`)."""
+    return None if self.metavar is not None else _typer_argument_type(self, ctx)
+
+
+def _argument_usage(self: Any, ctx: Any) -> list[str]:
+    """The usage line spells a required argument as DICE... and an optional one as [DICE]..., the
+    usual Unix way, instead of {DICE}..."""
+    if self.metavar is None:
+        return list(_typer_argument_usage(self, ctx))
+    name = self.metavar + ("..." if self.nargs != 1 else "")
+    return [name if self.required else f"[{name}]"]
+
+
+_typer_argument_type = typer.core.TyperArgument.display_type_rich
+_typer_argument_usage = typer.core.TyperArgument.get_usage_pieces
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+typer.core.TyperArgument.get_usage_pieces = _argument_usage  # type: ignore[method-assign]
+
+
+def examples(*lines: str) -> str:
+    """An examples epilog for a command's help, kept line by line (\b stops the help rewrapping it)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 
@@ -89,24 +192,61 @@ RulesOpt = Annotated[
     typer.Option(
         "--rules",
         "-r",
+        metavar="NAME|FILE",
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
-        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.",
+        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.  "
+        "[default: $YAHTZEE_RULES, else the config file's, else yahtzee]",
         show_default=False,
         autocompletion=_complete_presets,
     ),
 ]
+def _complete_boxes(incomplete: str) -> list[str]:
+    from ..rules.engine import PRESETS
+
+    keys = dict.fromkeys(b.key for p in PRESETS.values() for b in p["boxes"])
+    return [k for k in keys if k.startswith(incomplete)]
+
+
+def _complete_settings(incomplete: str) -> list[str]:
+    from ..rules.engine import SETTING_NAMES
+
+    return [f"{k}=" for k in SETTING_NAMES if k.startswith(incomplete)]
+
+
+BoxOpt = Annotated[
+    str | None,
+    typer.Option("--box", "-b", metavar="BOX", help="Only this box (key, name or alias, e.g. full_house).",
+                 show_default=False, autocompletion=_complete_boxes),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free or "
-        "column_fill=down,up,free.", show_default=False
+        "--set", metavar="KEY=VALUE", help="House-rule override (repeatable), e.g. joker=free or "
+        "column_fill=down,up,free; see `yahtzee rules NAME` for the settings.", show_default=False,
+        autocompletion=_complete_settings,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
+FilesArg = Annotated[
+    list[str],
+    typer.Argument(metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one "
+                   "after another, or NDJSON with one game per line), directories (every *.json and *.ndjson "
+                   "inside, recursively), or '-' for stdin.", show_default=False),
+]
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
-    return load_rules(rules, sets or ())
+    """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
+    from ..rules.engine import load_rules
+
+    if rules is not None:
+        return load_rules(rules, sets or ())
+    from ..formats.config import load_defaults
+
+    d = load_defaults()
+    return load_rules(d.rules, sets or (), base=d.settings)
 
 
 def write_json(obj: Any, *, indent: bool = False) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, fail
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail
 from .log_cmd import split_players
 
 if TYPE_CHECKING:
@@ -147,8 +147,8 @@ class Session:
 
     def final_lines(self) -> list[str]:
         """The sheet, the standings (ties share a rank) and each player's personal best in the file."""
+        from ..formats.render import table
         from ..formats.replay import _state_line
-        from ..formats.text import aligned
 
         k = self.keeper
         rp = k.standings()
@@ -156,7 +156,7 @@ class Session:
         rows = [["Rank", "Player", "Score", ""]]
         for p in sorted(rp.players, key=lambda p: p.rank):
             rows.append([str(p.rank), p.name, str(p.total), "winner" if p.rank == 1 and len(rp.players) > 1 else ""])
-        lines += aligned(rows, left=(0, 1, 3))
+        lines += table(rows, left={0, 1, 3})
         lines.append(_state_line(rp))
         for p in rp.players:
             best = k.personal_best(p.name)
@@ -314,19 +314,24 @@ def _wrap(prefix: str, items: list[str]) -> list[str]:
     return lines
 
 
-@app.command()
+@app.command(short_help="Keep score of a real game at the table.", epilog=examples(
+    "yahtzee play",
+    "yahtzee play tonight.ndjson --rules kniffel --players Anna,Ben",
+    "yahtzee play --resume tonight.ndjson",
+))
 def play(
-    file: Annotated[Path | None, typer.Argument(help="The game file (NDJSON, one game per line; earlier games give "
-                                                "personal bests). Default: games.ndjson in the user data directory.",
-                                                show_default=False)] = None,
+    file: Annotated[Path | None, typer.Argument(
+        metavar="FILE", help="The game file (NDJSON, one game per line; earlier games give personal bests).  "
+        "[default: games.ndjson in the user data directory]", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    players: Annotated[list[str] | None, typer.Option("--players", "-p", help="Player names in turn order, e.g. "
+    players: Annotated[list[str] | None, typer.Option(
+        "--players", metavar="NAMES", help="Player names in turn order, e.g. "
                                                        "Anna,Ben (asked for when left out).",
                                                        show_default=False)] = None,
     roll: Annotated[bool, typer.Option("--roll", help="Roll the dice for the players (Enter rolls; keep 33 "
                                        "rerolls the rest).")] = False,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for --roll (repeatable games).",
+    seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed for --roll (repeatable games).",
                                              show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
 ) -> None:

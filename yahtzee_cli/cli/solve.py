@@ -13,7 +13,21 @@ import typer
 
 from ..errors import RulesError
 from ..rules.engine import parse_dice, parse_setting
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    USAGE,
+    JsonOpt,
+    QuietOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from ..rules.engine import Column, RuleSet
@@ -50,12 +64,16 @@ class _Bar:
             self.progress.stop()
 
 
-@app.command()
+@app.command(short_help="Expected score of optimal play (builds the table).", epilog=examples(
+    "yahtzee solve",
+    "yahtzee solve --rules yatzy --json",
+))
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
     json: JsonOpt = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the table even when it is cached.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Build the optimal-strategy table (cached by rule set) and print the expected score and its SD.
 
@@ -85,28 +103,33 @@ def solve(
     seconds = time.perf_counter() - start
     if tab is not None:
         path = cache.table_path(tab.fingerprint)
+        stored = path.exists()  # not when the cache directory cannot be written
         out: dict[str, Any] = {
-            "rules": rs.name, "fingerprint": rs.fingerprint, "exact": True, "expected": tab.mean, "sd": tab.sd,
-            "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if path.exists() else None,
+            "rules": rs.record(), "exact": True, "approximation": None, "expected": tab.mean, "sd": tab.sd,
+            "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if stored else None,
             "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
-            "seconds": round(seconds, 3), "path": str(path),
+            "seconds": round(seconds, 3), "path": str(path) if stored else None,
         }
         if json:
             write_json(out)
             return
+        if quiet:
+            return
         typer.echo(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
-        typer.echo(f"{out['states']:,} turn-start states, {how}: {path}")
+        typer.echo(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
         return
-    out = {"rules": rs.name, "fingerprint": rs.fingerprint, "exact": False, "expected": info["mean"],
-           "sd": info["sd"], "games": info["games"], "strategy": info["strategy"], "seconds": round(seconds, 3),
+    out = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
+           "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
     if json:
         write_json(out)
         return
+    if quiet:
+        return
     typer.echo(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
                f"{info['strategy']}; mean of {info['games']:,} simulated games)")
-    typer.echo(f"no exact table for these rules ({info['why']}); cached: {info['path']}")
+    typer.echo(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
 
 
 # --------------------------------------------------------------------------- hint
@@ -175,39 +198,49 @@ def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]
             what = f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
         regret = "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")
         rows.append((what, f"{o.value:.4f}", regret))
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    for what, value, regret in rows:
-        lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
-    return lines
+    from ..formats.render import table
+
+    return lines + table(rows, left={0, 2}, indent="  ")
 
 
-@app.command()
+@app.command(short_help="The best keep or box for a position.", epilog=examples(
+    "yahtzee hint 1 3 3 5 6",
+    "yahtzee hint 44444 --rolls-left 0 --sheet sheet.json --top 3",
+    "yahtzee hint --log game.json --player Anna --json",
+))
 def hint(
     dice: Annotated[
         list[str] | None,
-        typer.Argument(help="The dice showing: '1 3 3 5 6' or '13356' (optional with --log during a turn).",
+        typer.Argument(metavar="DICE", help="The dice showing: '1 3 3 5 6' or '13356' (optional with --log during a "
+                       "turn).",
                        show_default=False),
     ] = None,
     rolls_left: Annotated[
         int | None,
-        typer.Option("--rolls-left", "-n", help="Rerolls still allowed this turn: 2 (after the first roll), 1, or 0 "
-                     "(choose a box). Default 2, or what the --log turn has left.", show_default=False),
+        typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first "
+                     "roll), 1, or 0 (choose a box).  [default: 2, or what the --log turn has left]",
+                     show_default=False),
     ] = None,
-    top: Annotated[int | None, typer.Option("--top", "-k", help="Show only the K best options.", min=1)] = None,
+    top: Annotated[
+        int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)
+    ] = None,
     json: JsonOpt = False,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    sheet: Annotated[Path | None, typer.Option("--sheet", help="A one-player score sheet (yahtzee-sheet/1): the "
-                                                 "position to advise.", show_default=False)] = None,
-    log: Annotated[Path | None, typer.Option("--log", help="A game log (yahtzee-log/1): advise --player after their "
-                                               "turns so far.", show_default=False)] = None,
-    player: Annotated[str | None, typer.Option("--player", "-p", help="Whose position in --log or --sheet.",
-                                               show_default=False)] = None,
-    saved: Annotated[int | None, typer.Option("--saved", help="Rolls saved from earlier turns (saved_rolls rules).",
-                                              min=0, show_default=False)] = None,
-    beat: Annotated[str | None, typer.Option("--beat", help="Poker dice: rank the keeps by the exact chance of "
-                                             "beating this hand, e.g. 44422.", show_default=False)] = None,
+    sheet: Annotated[Path | None, typer.Option(
+        "--sheet", metavar="FILE", help="A one-player score sheet (yahtzee-sheet/1): the position to advise.",
+        show_default=False)] = None,
+    log: Annotated[Path | None, typer.Option(
+        "--log", metavar="FILE", help="A game log (yahtzee-log/1): advise --player after their turns so far.",
+        show_default=False)] = None,
+    player: Annotated[str | None, typer.Option(
+        "--player", "-p", metavar="NAME", help="Whose position in --log or --sheet.", show_default=False)] = None,
+    saved: Annotated[int | None, typer.Option(
+        "--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules).", min=0,
+        show_default=False)] = None,
+    beat: Annotated[str | None, typer.Option(
+        "--beat", metavar="HAND", help="Poker dice: rank the keeps by the exact chance of beating this hand, "
+        "e.g. 44422.", show_default=False)] = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;

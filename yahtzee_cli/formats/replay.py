@@ -23,7 +23,7 @@ from ..errors import GameError, InputError, PositionError
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, log_document, resolve_rules, turn_entry
-from .text import aligned
+from .render import table
 from .validate import (
     InProgress,
     LogWalk,
@@ -202,7 +202,7 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
     ip = rp.in_progress
     return {
         "format": LOG_FORMAT if rp.kind == "log" else SHEET_FORMAT,
-        "rules": {"name": rules.name, "settings": rules.settings.model_dump(mode="json")},
+        "rules": rules.record(),
         "overrides": dict(rp.overrides),
         "turns": rp.turns,
         "players": players,
@@ -215,7 +215,8 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
         "next": rp.next_player,
         "in_progress": None if ip is None else {
             "player": rp.players[ip.player].name,
-            "turn": ip.turn,
+            "turn": ip.turn + 1,
+            "path": f"/turns/{ip.turn}",
             "dice": list(ip.dice),
             "rolls_used": ip.rolls_used,
             "rolls_left": ip.rolls_left,
@@ -264,7 +265,7 @@ def render(rp: Replay) -> str:
         title += " with " + ", ".join(f"{k}={_setting_text(v)}" for k, v in rp.overrides.items())
     if rp.turns is not None:
         title += f", {rp.turns} turn{'s' if rp.turns != 1 else ''}"
-    lines = [title, *aligned(rows), ""]
+    lines = [title, *table(rows), ""]
     if multi:
         how = "the columns added together" if rules.settings.add_columns else "the best column"
         lines.append(f"Counted: each column times its multiplier; a player's score is {how}.")
@@ -275,7 +276,7 @@ def render(rp: Replay) -> str:
         for p in sorted(rp.players, key=lambda p: p.rank):
             mark = ("winner" if rp.game_over else "leader") if p.rank == 1 else ""
             standing.append([str(p.rank), p.name, str(p.total), mark])
-        lines.extend(aligned(standing, left=(0, 1, 3)))
+        lines.extend(table(standing, left=(0, 1, 3)))
     lines.append(_state_line(rp))
     if rp.illegal:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")

@@ -36,11 +36,11 @@ def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any
     path = tablefile.table_path(rules.fingerprint, kind)
     try:
         return tablefile.read(path, rules.fingerprint)
-    except FileNotFoundError:
-        pass
     except CorruptTable as exc:
         if say is not None:
             say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+    except OSError:  # missing, or an unreadable cache directory: build it
+        pass
     if kind == "exact":
         from ..solver import exact
 

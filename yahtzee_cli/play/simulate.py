@@ -97,6 +97,13 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
         except TooBig as exc:
             raise StrategyError(str(exc)) from None
+    compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
+    if compiled:
+        from ..solver import jit, kernels
+        from . import strategies as compiled_strategies
+
+        needed = [compiled_strategies._random_kernel if s == "random" else kernels.play_games for s in compiled]
+        jit.note_compile(needed, "the simulator", say)
 
 
 def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
@@ -108,10 +115,10 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
 
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
-    if strategy != "optimal":
-        return {}
+    """Whether a strategy plays as its name says (`exact`); only `optimal` without an exact table for
+    these rules plays an approximation, named in `approximation`."""
     reason = approximate_reason(rules, strategy)
-    return {"exact": reason is None, **({"approximate": f"no exact table with {reason}"} if reason else {})}
+    return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 
 
 def choose_seed() -> int:
@@ -403,11 +410,21 @@ def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
             submit()
             yield result
     finally:
-        if futures:
-            client.cancel(futures)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        # Shutting down, distributed logs (and sometimes prints tracebacks for) workers that are slow
+        # to stop or connections it closes itself: none of it concerns the results already in hand.
+        import logging
+
+        quiet = logging.getLogger("distributed")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL + 1)
+        try:
+            if futures:
+                client.cancel(futures)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            quiet.setLevel(level)
 
 
 # --------------------------------------------------------------------------- runs
@@ -431,29 +448,33 @@ class Report:
         return self.seats[0].games if self.seats else 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of `simulate --json`: run facts, then the stats of the single seat at top level,
-        or `seats` (each with wins, ties, win_rate, tie_rate and its stats) for a match. Timing is left
+        """The JSON shape of `simulate --json`, the same for one strategy and for a match: run facts,
+        whether every seat's play is exact, then `seats` (each with its strategy, wins, ties, win and
+        tie rates -- null for a single seat, which has nobody to beat -- and its stats). Timing is left
         out on purpose: the same seed gives byte-identical output."""
-        head: dict[str, Any] = {
-            "rules": rules_spec(self.rules),
+        labels = [_optimal_label(self.rules, name) for name in self.strategies]
+        notes = [lab["approximation"] for lab in labels if lab["approximation"]]
+        solo = len(self.seats) == 1
+        seats = []
+        for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
+            n = max(summary.games, 1)
+            seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
+                          "strategy": name, **labels[s],
+                          "wins": None if solo else summary.wins, "ties": None if solo else summary.ties,
+                          "win_rate": summary.wins / n if summary.games and not solo else None,
+                          "tie_rate": summary.ties / n if summary.games and not solo else None,
+                          **seat_stats(self.rules, summary)})
+        return {
+            "rules": self.rules.record(),
             "seed": self.seed,
             "games": self.games,
             "games_requested": self.games_requested,
             "interrupted": self.interrupted,
+            "exact": not notes,
+            "approximation": "; ".join(dict.fromkeys(notes)) or None,
+            "players": list(self.strategies),
+            "seats": seats,
         }
-        if len(self.seats) == 1:
-            return {**head, "strategy": self.strategies[0], **_optimal_label(self.rules, self.strategies[0]),
-                    **seat_stats(self.rules, self.seats[0])}
-        seats = []
-        for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
-            stats = seat_stats(self.rules, summary)
-            n = max(summary.games, 1)
-            seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
-                          "strategy": name, **_optimal_label(self.rules, name), "wins": summary.wins,
-                          "ties": summary.ties,
-                          "win_rate": summary.wins / n if summary.games else None,
-                          "tie_rate": summary.ties / n if summary.games else None, **stats})
-        return {**head, "players": list(self.strategies), "seats": seats}
 
 
 def simulate(
@@ -663,6 +684,6 @@ def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatc
         merged = [turns[r] for r in range(max(len(t) for t in per_seat)) for turns in per_seat if r < len(turns)]
         meta = None
         if seed is not None:
-            meta = {"seed": seed, "game": first.first_game + g, "strategies": list(strategies)}
+            meta = {"seed": seed, "game": first.first_game + g + 1, "strategies": list(strategies)}
         out.append(dump_line(log_document(spec, list(names), merged, meta)))
     return b"".join(out)

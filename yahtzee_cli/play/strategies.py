@@ -30,12 +30,13 @@ from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import prange, uint64
 
 from ..errors import IllegalMove, RulesError, StrategyError
 from ..rules import engine as R
 from ..solver import compiled
 from ..solver.games import GameBatch
+from ..solver.jit import njit
 from ..solver.rng import mix, next_die, stream
 from ..solver.tables import Scores, score_tables
 from ..solver.totals import numba_threads, sheet_totals
@@ -248,8 +249,8 @@ class BotView:
     dice        the dice showing, by position (after a reroll: the kept dice sorted, then the new ones)
     rolls_left  rerolls still allowed this turn (0: the answer must be a box)
     roll        which roll of the turn this is (1 = the first)
-    turn        the player's turn number in this game (0-based)
-    game, seat  the game's index in the run and the player's seat (0-based)
+    turn        the player's turn number in this game (1 = the first), as in every output
+    game, seat  the game's number in the run and the player's seat (1 = the first), as in every output
     options     every legal place for `dice` now (rules.options: box, score, bonus, column, joker)
     may_pass    a pass (answer None) is allowed: must_zero is off and nothing scores
     """
@@ -380,7 +381,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     rec: list[list[TurnRecord]] = []
     for i in range(n_games):
         if should_stop is not None and should_stop():
-            raise ChunkCancelled(f"stopped before game {first_game + i}")
+            raise ChunkCancelled(f"stopped before game {first_game + i + 1}")
         columns, turns = _user_game(rules, spec, func, seed, first_game + i, seat, limit)
         for c, column in enumerate(columns):
             scores[i, c] = [s if s is not None else -1 for s in column.scores]
@@ -403,7 +404,7 @@ def _user_game(rules: R.RuleSet, spec: str, func: UserStrategy, seed: int, game:
     t = 0
     while not all(c.is_full for c in columns):
         if t >= limit:
-            raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
+            raise StrategyError(f"strategy {spec} passed too often: game {game + 1}, seat {seat + 1} is not over "
                                 f"after {limit} turns")
         st, used, turn = _user_turn(rules, spec, func, columns, st, R.rolls_allowed(rules, saved), t, game, seat)
         turns.append(turn)
@@ -416,7 +417,7 @@ def _user_turn(rules: R.RuleSet, spec: str, func: UserStrategy, columns: list[R.
                t: int, game: int, seat: int) -> tuple[Any, int, TurnRecord]:
     """One turn of a user strategy on `columns` (written in place): the dice stream's next state, the
     rolls used and the turn's record. Every answer is checked by the rules module."""
-    where = f"game {game}, seat {seat}, turn {t + 1}"
+    where = f"game {game + 1}, seat {seat + 1}, turn {t + 1}"
     dice: list[int] = []
     for _ in range(rules.dice):
         f, st = _draw(st)
@@ -428,8 +429,8 @@ def _user_turn(rules: R.RuleSet, spec: str, func: UserStrategy, columns: list[R.
     while True:
         d = tuple(dice)
         opts = R.options(rules, columns, d)
-        pos = BotView(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
-                       tuple(opts), R.may_pass(rules, opts))
+        pos = BotView(rules, tuple(columns), d, 0 if stopped else budget - used, used, t + 1, game + 1, seat + 1,
+                      tuple(opts), R.may_pass(rules, opts))
         try:
             answer = func(pos)
         except (Exception, SystemExit) as exc:  # a crash (or sys.exit) in user code is the bot's error
@@ -488,5 +489,3 @@ def _pack_record(batch: GameBatch, rules: R.RuleSet,
             for k, held in enumerate(helds):
                 batch.held[g, t, k, : len(held)] = held
 
-
-compiled.drop_stale_cache(__name__, _random_kernel)

@@ -36,7 +36,7 @@ from ..rules.engine import RuleSet
 from ..strategy import tablefile
 from ..strategy.choice import plan, upper_lanes
 from . import value_to_go as vtg
-from .exact import get_table, play_with
+from .exact import get_table, nothing_cached, play_with
 from .value_to_go import ValueToGo
 
 FIT_GAMES = 2000  # games per self-play round
@@ -72,13 +72,18 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
     got = None if rebuild else _read(rules, say)
     if got is None:
         if say is not None:
-            say(f"preparing the approximate {rules.name} strategy (once; cached in {tablefile.cache_dir()})")
+            where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
+            say(f"preparing the approximate {rules.name} strategy (once{where})")
         header, arrays = _build(rules, say)
-        tablefile.write(path, header, arrays)
+        try:
+            tablefile.write(path, header, arrays)
+        except OSError as exc:  # kept in memory by tablefile.write: this run still has it
+            if say is not None:
+                say(nothing_cached(exc))
         got = tablefile.read(path, rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
-            "why": header["why"], "path": str(path)}
+            "why": header["why"], "path": str(path) if path.exists() else None}
 
 
 def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:

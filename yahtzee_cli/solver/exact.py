@@ -302,20 +302,26 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
     if not rebuild:
         try:
             return _from_file(rules), False
-        except FileNotFoundError:
+        except OSError:  # missing, or an unreadable cache directory: build it
             pass
         except (CorruptTable, KeyError, ValueError) as exc:
             if say is not None:
                 say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
     if say is not None:
-        say(f"building the {rules.name} strategy table (once; cached in {tablefile.cache_dir()})")
+        where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
+        say(f"building the {rules.name} strategy table (once{where})")
     tab = build(rules, progress=progress)
     try:
         _to_file(rules, tab)
     except OSError as exc:
         if say is not None:
-            say(f"warning: cannot store the strategy table in {tablefile.cache_dir()}: {exc.strerror}")
+            say(nothing_cached(exc))
     return tab, True
+
+
+def nothing_cached(exc: OSError) -> str:
+    """The one warning when a table cannot be stored: the answer stands, it is just not kept."""
+    return f"warning: nothing cached ({tablefile.cache_dir()}: {exc.strerror or exc}); built again next time"
 
 
 # --------------------------------------------------------------------------- play

@@ -24,12 +24,11 @@ Masks of one popcount layer are independent and run in parallel (prange).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
 from .compiled import (
     FORCED,
-    drop_stale_cache,
     extra_bonus_points,
     joker_full_value,
     joker_now,
@@ -38,6 +37,7 @@ from .compiled import (
     roll_dice,
     rolls_left_over,
 )
+from .jit import njit
 from .rng import stream
 
 NEG = -1.0e300  # "no option" (never NaN)
@@ -974,5 +974,3 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                 turn += 1
             nturns_out[g] = turn
 
-
-drop_stale_cache(__name__, solve_layer)

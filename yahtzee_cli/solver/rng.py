@@ -4,7 +4,9 @@ whatever the chunking, worker count or backend. splitmix64, usable from numba ke
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
+
+from .jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

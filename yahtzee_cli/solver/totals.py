@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..rules import engine as R
 from . import compiled
+from .jit import njit
 
 
 def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,5 +67,3 @@ def numba_threads(threads: int | None) -> Iterator[None]:
     finally:
         numba.set_num_threads(old)
 
-
-compiled.drop_stale_cache(__name__, _sheet_totals)

@@ -1,6 +1,8 @@
 """The strategy-table cache: one file per rule set, keyed by `RuleSet.fingerprint`.
 
-Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs). Writes are atomic
+Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs); when it cannot be
+written, a table is kept in memory for the process that built it (`write` still raises), and a table
+shipped with the package (prebuilt.py) is read when the directory has none. Writes are atomic
 (a temporary file in the same directory, then os.replace), and every file ends with the SHA-256 of
 everything before it, header included, so a truncated, corrupt or edited file is detected
 (CorruptTable) and never used. Files are created with the permissions the umask allows (a cache
@@ -17,9 +19,11 @@ File layout (no numpy needed to read it, so `hint` starts fast):
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import struct
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +45,20 @@ def cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("yahtzee-cli"))
+
+
+def writable() -> bool:
+    """Whether tables can be stored in the cache directory (it exists or can be made, and takes a file)."""
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=cache_dir()).close()
+    except OSError:
+        return False
+    return True
+
+
+# Tables built while the cache directory could not be written: kept for this process only.
+_memory: dict[Path, bytes] = {}
 
 
 def table_path(fingerprint: str, kind: str = "exact") -> Path:
@@ -79,7 +97,11 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         digest.update(chunk)
     if path.parent.is_dir():
         _remove_stale_temporaries(path.parent)
-    write_atomic(path, [*chunks, digest.digest()])
+    try:
+        write_atomic(path, [*chunks, digest.digest()])
+    except OSError:  # an unwritable cache directory: this process still reads the table back
+        _memory[path] = b"".join([*chunks, digest.digest()])
+        raise
 
 
 def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
@@ -117,15 +139,30 @@ def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
         os.close(dfd)
 
 
+def _from_package(path: Path) -> bytes:
+    """A table shipped with the package (prebuilt.py), copied into the cache directory (or kept in
+    memory when it cannot be written); FileNotFoundError when none is shipped."""
+    from .prebuilt import shipped
+
+    data = shipped(path.name)
+    if data is None:
+        raise FileNotFoundError(errno.ENOENT, "no such table", str(path))
+    try:
+        write_atomic(path, [data])
+    except OSError:
+        _memory[path] = data
+    return data
+
+
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
     FileNotFoundError when there is none; CorruptTable when it is damaged, unreadable or for another
     rule set (every byte is checked before any is used)."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise
+        data = _memory[path] if path in _memory else path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        data = _from_package(path)
     except OSError as exc:
         raise CorruptTable(f"cannot read {path}: {exc.strerror}") from None
     if len(data) < 16 + DIGEST or data[:8] != MAGIC:

@@ -1,0 +1,115 @@
+"""numba for the package's compiled kernels: `njit` here is numba's, with its on-disk cache kept in
+the user's cache directory (cache.cache_dir() / "numba", next to the strategy tables), never inside
+the installed package.
+
+numba's default keeps compiled code in the `__pycache__` folder beside the source: in site-packages
+that folder survives `pip uninstall` (pip removes only the files it installed) and then shadows a
+later install as an empty namespace package. A locator of our own sends the package's kernels to the
+user cache instead; other code's numba functions are left alone. NUMBA_CACHE_DIR, when set, still
+wins (numba's own knob). When no cache directory can be written the kernels compile in memory.
+
+A kernel's cache is also stale when a function it inlines changes (rules.py's int-only functions,
+rng.py, compiled.py): the locator's source stamp covers the package's core modules, not only the
+kernel's own file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numba
+from numba.core import caching
+
+from ..strategy import tablefile as table_cache
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # yahtzee_cli: kernels live in solver/ and play/
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def numba_cache_dir() -> Path | None:
+    """Where the kernels' compiled code is cached (None: nowhere writable, compile in memory)."""
+    config: Any = numba.config
+    where = Path(config.CACHE_DIR) if config.CACHE_DIR else table_cache.cache_dir() / "numba"
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=where).close()
+    except OSError:
+        return None
+    return where
+
+
+@cache
+def _stamp() -> bytes:
+    """The package's core source (every module a kernel could inline; not the CLI), so an edited rule
+    is never served from a stale compiled kernel."""
+    h = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        if _PACKAGE / "cli" not in path.parents:
+            h.update(path.read_bytes())
+    return h.digest()
+
+
+class _PackageCacheLocator(caching._CacheLocator):
+    """The user cache directory for functions defined in this package."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+
+    def get_cache_path(self) -> str:
+        return str(CACHE_DIR)
+
+    def get_source_stamp(self) -> Any:
+        return _stamp()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> _PackageCacheLocator | None:
+        if CACHE_DIR is None or _PACKAGE not in Path(py_file).resolve().parents:
+            return None
+        return cls(py_func, py_file)
+
+
+CACHE_DIR = numba_cache_dir()
+_impl: Any = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+if CACHE_DIR is None:
+    pass
+elif isinstance(getattr(_impl, "_locator_classes", None), list):
+    if _PackageCacheLocator not in _impl._locator_classes:
+        _impl._locator_classes.insert(0, _PackageCacheLocator)
+else:  # a numba without the locator list: its own knob, for every function in this process
+    numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
+
+
+def njit(**options: Any) -> Callable[[F], F]:
+    """numba.njit(**options), cached (in the user cache directory) unless nothing there can be written."""
+    options["cache"] = options.get("cache", True) and CACHE_DIR is not None
+    compile_: Callable[[F], F] = numba.njit(**options)
+    return compile_
+
+
+
+def is_compiled(kernel: Any) -> bool:
+    """Whether `kernel` has machine code already, in this process or in the cache (its first call is quick)."""
+    if getattr(kernel, "overloads", None):
+        return True
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # no cache (in memory), or a numba that keeps it otherwise: assume a compile
+        return False
+
+
+def note_compile(kernels: Sequence[Any], what: str, say: Callable[[str], None] | None) -> None:
+    """Say in one line that `what` is compiled now when any of `kernels` has no machine code yet
+    (compiling takes seconds, so a user waiting for output knows why)."""
+    if say is None or all(is_compiled(k) for k in kernels):
+        return
+    where = f"once; cached in {CACHE_DIR}" if CACHE_DIR is not None else "nothing can be cached"
+    say(f"compiling {what} ({where})")

@@ -1,0 +1,36 @@
+"""Regenerates the strategy tables shipped with the package (strategy/prebuilt.py reads them):
+
+    python -m yahtzee_cli.solver.ship
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+
+def main() -> None:
+    import lzma
+
+    from ..rules.engine import preset
+    from ..strategy import tablefile as cache
+    from ..strategy.prebuilt import DATA, PRESETS
+    from . import exact as solver
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["YAHTZEE_CACHE_DIR"] = tmp
+        for old in DATA.glob("*.tbl.xz"):
+            old.unlink()
+        for name in PRESETS:
+            rules = preset(name)
+            tab = solver.build(rules)
+            solver._to_file(rules, tab)
+            path = cache.table_path(rules.fingerprint)
+            packed = DATA / f"{path.name}.xz"
+            packed.write_bytes(lzma.compress(path.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
+            sys.stdout.write(f"{packed.relative_to(DATA.parent.parent)}: {packed.stat().st_size:,} bytes\n")
+
+
+if __name__ == "__main__":
+    main()

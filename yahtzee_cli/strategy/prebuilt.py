@@ -1,0 +1,29 @@
+"""Strategy tables shipped with the package, so a first `hint` on the default rules needs no build.
+
+yahtzee_cli/data/<cache file name>.xz is the cache file itself (tablefile.py's layout, the SHA-256
+of its payload and the rule set's fingerprint in its header) compressed with xz. tablefile.read falls
+back to it when the cache directory has no such file, and copies it there; a shipped table for rules
+that have changed since simply has another fingerprint and is never found.
+
+Regenerate after a change to the rules or the solver (tests/strategy/test_prebuilt.py says when):
+
+    python -m yahtzee_cli.solver.ship
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+PRESETS = ("yahtzee",)  # the default rules only: about 2 MB each
+
+
+def shipped(name: str) -> bytes | None:
+    """The shipped cache file `name`, decompressed (None when there is none or it cannot be read)."""
+    packed = DATA / f"{name}.xz"
+    try:
+        import lzma
+
+        return lzma.decompress(packed.read_bytes())
+    except Exception:  # none, unreadable, damaged, or a Python without lzma: the table is built instead
+        return None
