@@ -1,0 +1,608 @@
+"""Beyond the mean: the exact distribution of the final score under a table's policy, and
+risk-sensitive tables (maximise E[exp(theta * final score)]).
+
+The policy of a turn-start state (filled mask, y, capped upper total u) is the one the simulator
+plays: the same final-roll values (kernels._column_final on the next states' values), the same keep
+tables (kernels._turn_tables) and the same tie-breaks (stopping wins ties, the first sub-keep in
+kernels.best_proper_keep's order, the first box in sheet order, a pass charged kernels.PASS_COST).
+`_turn` turns that policy into the probability of ending the turn on each roll and the box each
+final roll goes to; everything here is built on it:
+
+* distribution: backward over the popcount layers, H[s, x] = P(remaining points = x | state s),
+  H[s] = sum over the turn's outcomes (box, points, next state) of p * H[next] shifted by the
+  points (a pass returns to s: the outcomes are scaled by 1 / (1 - P(pass))). The empty column's H
+  is the pmf of the final score. With a cap X, remaining scores >= X are lumped into cell X (what a
+  target probability needs: P(final >= T) from a position).
+* risk tables: the same backward induction on certainty equivalents CE = log(E[exp(theta * rest)])
+  / theta. A box choice is additive (points + CE of the next state); a keep maximises
+  sign(theta) * E[exp(theta * value)], evaluated relative to the turn's best final value so nothing
+  overflows. theta = 0 is the expected-score table itself.
+
+Totals of the upper section too low to reach the bonus behave alike (the bonus is lost, nothing else
+depends on u): they share one state, as in the solver's layout.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit, prange
+
+from .compiled import extra_bonus_points
+from .kernels import NEG, PASS_COST, _column_final, _turn_tables, roll_legal
+from .rules import JOKER_CODES, RuleSet, rolls_allowed
+from .solver import Layout, NotExact, Table, _bonus_rolls, layout
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit(cache=True)
+def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
+          natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
+          jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
+          yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
+          joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
+          J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+          subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
+          Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
+          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray) -> tuple[float, float]:
+    """The policy of state (m, y, u) on the values W (theta = 0: expected scores; else CE values).
+
+    solver_ties: break ties as the solver's backward induction does (values absolute; a keep ties to
+    the larger keep, keeping every die may wait for a later roll), so the distribution's moments are
+    the table's; otherwise as simulated games do (kernels.play_games), so they match game for game.
+
+    Fills Y (value of each final roll, in the domain keeps compare), EJ (keep values, j rolls left),
+    Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax + variant of the box chosen
+    (-1: pass) and pts[r] (points written with the extra bonus). Returns (P(pass), the state's value
+    under this policy: expected remaining score or CE)."""
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    first_full = K - R
+    vmax = du.shape[1]
+    tp1 = t + 1
+    full = (1 << nb) - 1
+    open_ = full & ~m
+    yfilled = (m & ybit) != 0
+    yfull = y == 1
+    fcur = W[midx[m], y * tp1 + u] if theta == 0.0 and not solver_ties else 0.0
+    for b in range(nb):
+        if (m >> b) & 1:
+            continue
+        row = midx[m | (1 << b)]
+        for v in range(nvar[b]):
+            y2 = y if yn[b, v] < 0 else yn[b, v]
+            if yn[b, v] >= 0 and nyt != 2:
+                y2 = 0
+            u2 = u + du[b, v]
+            if u2 > t:
+                u2 = t
+            NV[b * vmax + v] = (W[row, y2 * tp1 + u2] - fcur) if row >= 0 else NEG
+    _column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
+                  bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra, allow_pass, vmax)
+    if allow_pass:
+        for r in range(R):
+            if not nzc[r] and -PASS_COST > Vc[r]:
+                Vc[r] = -PASS_COST
+    ref = 0.0
+    if theta == 0.0:
+        for r in range(R):
+            Y[r] = Vc[r]
+    else:
+        ref = NEG
+        for r in range(R):
+            ref = Vc[r] if Vc[r] > ref else ref
+        sg = 1.0 if theta > 0.0 else -1.0
+        for r in range(R):
+            Y[r] = sg * math.exp(theta * (Vc[r] - ref))
+    _turn_tables(Y, EJ, E, J, 0.0, keep_of_roll, add_die, drop_die)
+    # forward through the turn: where the dice go under this policy
+    sixth = 1.0 / 6.0
+    for r in range(R):
+        P[r] = roll_prob[r]
+        Pfin[r] = 0.0
+    for j in range(J, 0, -1):
+        for k in range(K):
+            Pk[k] = 0.0
+        if solver_ties:
+            # kernels._best_sub2's choice: every keep of a roll, the roll itself worth V_{j-1}
+            for k in range(K):
+                M[k] = EJ[j - 1, k]
+                A[k] = k
+            for k in range(1, K):
+                for f in range(6):
+                    d = drop_die[k, f]
+                    if d >= 0 and M[d] > M[k]:
+                        M[k] = M[d]
+                        A[k] = A[d]
+            for r in range(R):
+                Pk[A[keep_of_roll[r]]] += P[r]
+        else:
+            for r in range(R):
+                pr = P[r]
+                if pr == 0.0:
+                    continue
+                bv = NEG
+                bk = -1
+                for i in range(nsub[r]):
+                    k = subkeeps[r, i]
+                    if EJ[j - 1, k] > bv:
+                        bv = EJ[j - 1, k]
+                        bk = k
+                if bv > Y[r]:
+                    Pk[bk] += pr
+                else:
+                    Pfin[r] += pr
+        for k in range(first_full):
+            pk = Pk[k]
+            if pk != 0.0:
+                q = pk * sixth
+                for f in range(6):
+                    Pk[add_die[k, f]] += q
+        for r in range(R):
+            P[r] = Pk[keep_of_roll[r]]
+    for r in range(R):
+        Pfin[r] += P[r]
+    # the box each final roll goes to (play_games' choice, first best in sheet order)
+    qpass = 0.0
+    acc = 0.0
+    for r in range(R):
+        slot[r] = -1
+        pts[r] = 0
+        if Pfin[r] == 0.0:
+            continue
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+        bon = extra_bonus_points(yroll[r], yfull, extra)
+        allzero = bon == 0
+        best = NEG
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = 0
+            while (1 << b) != low:
+                b += 1
+            if fullv:
+                s = joker[r, b]
+                v = var_jok[r, b]
+            else:
+                s = natural[r, b]
+                v = var_nat[r, b]
+            if s != 0:
+                allzero = False
+            cand = (float(s) if solver_ties else float(s + bon)) + NV[b * vmax + v]
+            if cand > best:
+                best = cand
+                slot[r] = b * vmax + v
+                pts[r] = s + bon
+        if allow_pass and allzero and -PASS_COST > best:
+            slot[r] = -1
+            qpass += Pfin[r]
+        elif theta == 0.0:
+            acc += Pfin[r] * Vc[r]
+        else:
+            acc += Pfin[r] * Y[r]
+    if theta == 0.0:
+        value = fcur + acc
+    else:
+        value = ref + math.log(acc if theta > 0.0 else -acc) / theta
+    return qpass, value
+
+
+@njit(cache=True, parallel=True)
+def _risk_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float, W: np.ndarray,
+                midx: np.ndarray, t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray,
+                var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
+                vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray,
+                own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool,
+                fill: bool, lower_bits: int, extra: int, ybit: int, J: int, roll_prob: np.ndarray,
+                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
+                nsub: np.ndarray, solver_ties: bool, nchunks: int, out: np.ndarray) -> None:
+    """out[i] = value of state i (smask, sy, su) under theta, from W's later layers."""
+    n = smask.shape[0]
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    vmax = du.shape[1]
+    nch = min(n, nchunks)
+    for c in prange(nch):
+        NV = np.zeros(nb * vmax)
+        Vc = np.empty(R)
+        nzc = np.zeros(R, np.bool_)
+        Y = np.empty(R)
+        EJ = np.empty((max(J, 1), K))
+        E = np.empty(K)
+        P = np.empty(R)
+        Pk = np.empty(K)
+        Pfin = np.empty(R)
+        slot = np.empty(R, np.int64)
+        pts = np.empty(R, np.int64)
+        M = np.empty(K)
+        A = np.empty(K, np.int64)
+        for i in range(c, n, nch):
+            _, val = _turn(smask[i], sy[i], su[i], theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok,
+                           natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
+                           joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
+                           add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
+                           solver_ties, M, A)
+            out[i] = val
+
+
+@njit(cache=True, parallel=True)
+def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarray, length: np.ndarray,
+               H: np.ndarray, Hn: np.ndarray, sid_next: np.ndarray, off_next: np.ndarray, len_next: np.ndarray,
+               eff: np.ndarray, sub_of: np.ndarray, cap: int, theta: float, W: np.ndarray, midx: np.ndarray,
+               t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray,
+               var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+               nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
+               bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: bool,
+               lower_bits: int, extra: int, allow_pass: bool, ybit: int, J: int, roll_prob: np.ndarray,
+               keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
+               nsub: np.ndarray, solver_ties: bool, max_pts: int, nchunks: int) -> None:
+    """H[off[i]:off[i] + length[i]] = pmf of the remaining points of state i, from the next layer's
+    Hn (sid_next[row, lane]: a state's index in that layer). Cell `cap` holds P(remaining >= cap)."""
+    n = smask.shape[0]
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    vmax = du.shape[1]
+    tp1 = t + 1
+    nslot = nb * vmax
+    nch = min(n, nchunks)
+    for c in prange(nch):
+        NV = np.zeros(nslot)
+        Vc = np.empty(R)
+        nzc = np.zeros(R, np.bool_)
+        Y = np.empty(R)
+        EJ = np.empty((max(J, 1), K))
+        E = np.empty(K)
+        P = np.empty(R)
+        Pk = np.empty(K)
+        Pfin = np.empty(R)
+        slot = np.empty(R, np.int64)
+        pts = np.empty(R, np.int64)
+        acc = np.zeros((nslot, max_pts + 1))
+        touched = np.empty(R, np.int64)
+        M = np.empty(K)
+        A = np.empty(K, np.int64)
+        for i in range(c, n, nch):
+            m = smask[i]
+            y = sy[i]
+            u = su[i]
+            qpass, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT,
+                             vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
+                             fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
+                             drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
+                             solver_ties, M, A)
+            # gather the turn's outcomes (slot, points)
+            nt = 0
+            for r in range(R):
+                if slot[r] < 0 or Pfin[r] == 0.0:
+                    continue
+                if acc[slot[r], pts[r]] == 0.0:
+                    touched[nt] = slot[r] * (max_pts + 1) + pts[r]
+                    nt += 1
+                acc[slot[r], pts[r]] += Pfin[r]
+            scale = 1.0 / (1.0 - qpass)
+            o = off[i]
+            L = length[i]
+            for x in range(L):
+                H[o + x] = 0.0
+            for k in range(nt):
+                sl = touched[k] // (max_pts + 1)
+                pt = touched[k] % (max_pts + 1)
+                p = acc[sl, pt] * scale
+                acc[sl, pt] = 0.0
+                b = sl // vmax
+                v = sl % vmax
+                m2 = m | (1 << b)
+                y2 = y if yn[b, v] < 0 else yn[b, v]
+                if yn[b, v] >= 0 and nyt != 2:
+                    y2 = 0
+                u2 = u + du[b, v]
+                if u2 > t:
+                    u2 = t
+                u2 = eff[sub_of[m2], u2]
+                j2 = sid_next[midx[m2], y2 * tp1 + u2]
+                o2 = off_next[j2]
+                L2 = len_next[j2]
+                lin = L2
+                if cap - pt < lin:
+                    lin = cap - pt
+                if lin < 0:
+                    lin = 0
+                base = o + pt
+                for x in range(lin):
+                    H[base + x] += p * Hn[o2 + x]
+                if lin < L2:
+                    tail = 0.0
+                    for x in range(lin, L2):
+                        tail += Hn[o2 + x]
+                    H[o + cap] += p * tail
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass
+class Model:
+    """A rule set's layout plus the arrays the compiled passes take."""
+
+    rules: RuleSet
+    lay: Layout
+    subkeeps: IntArray
+    nsub: IntArray
+    eff: IntArray  # [upper set, u] -> the total standing for u (dead totals share one)
+    max_box: IntArray  # [box] most points one turn can write in it (extra bonus included)
+    bonus_rolls: IntArray
+    J: int
+    args: tuple[Any, ...] = field(default=())
+
+
+def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
+    """Per roll, its proper sub-keeps in kernels.best_proper_keep's order (ones varying fastest)."""
+    from .tables import dice_tables
+
+    d = dice_tables(rules.dice)
+    n = rules.dice
+    R = len(d.rolls)
+    out = np.full((R, 1 << n), -1, dtype=np.int64)
+    cnt = np.zeros(R, dtype=np.int64)
+    for r in range(R):
+        c = [int(x) for x in d.roll_counts[r]]
+        total = 1
+        for f in range(6):
+            total *= c[f] + 1
+        for idx in range(total):
+            rest = idx
+            key = 0
+            mul = 1
+            size = 0
+            for f in range(6):
+                k = rest % (c[f] + 1)
+                rest //= c[f] + 1
+                key += k * mul
+                mul *= 7
+                size += k
+            if size == n:
+                continue
+            out[r, cnt[r]] = d.keep_index[key]
+            cnt[r] += 1
+    return out, cnt
+
+
+def model(rules: RuleSet) -> Model:
+    """NotExact when the rule set has no exact table."""
+    lay = layout(rules)
+    sc = lay.scores
+    s = rules.settings
+    sk, ns = _subkeeps(rules)
+    n_sub = lay.ulist.shape[0]
+    eff = np.tile(np.arange(lay.t + 1, dtype=np.int64), (n_sub, 1))
+    for sub in range(n_sub):
+        for i in range(int(lay.dcount[sub])):
+            eff[sub, lay.dlist[sub, i]] = lay.ulist[sub, 0]
+    yr = sc.yahtzee_roll
+    most = np.maximum(sc.natural.max(axis=0), np.where(yr[:, None], sc.joker, 0).max(axis=0))
+    max_box = most + s.extra_yahtzee_bonus
+    d = sc.dice
+    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
+    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
+    vnatT = np.ascontiguousarray(lay.var_nat.T, dtype=np.uint8)
+    vjokT = np.ascontiguousarray(lay.var_jok.T, dtype=np.uint8)
+    br = _bonus_rolls(rules, sc)
+    J = rolls_allowed(rules, 0) - 1
+    m = Model(rules, lay, sk, ns, eff, max_box.astype(np.int64), br, J)
+    m.args = (sc.natural, sc.joker, lay.var_nat, lay.var_jok, natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
+              sc.yahtzee_roll, sc.own_bit, br, int(np.argmin(sc.yahtzee_roll)), JOKER_CODES[s.joker], lay.has_y,
+              s.fill_in_order, sc.lower_bits)
+    return m
+
+
+def _lay_values(mod: Model, tab: Table) -> FloatArray:
+    """The table's values in the layout's row order (rows by popcount, as lay.midx numbers them)."""
+    rows = np.searchsorted(tab.masks, mod.lay.masks)
+    return np.ascontiguousarray(tab.W[rows])
+
+
+def _states(mod: Model, p: int, within: int = 0) -> tuple[IntArray, IntArray, IntArray]:
+    """The distinct states of popcount layer p (dead upper totals merged), masks containing `within`."""
+    lay = mod.lay
+    masks = lay.masks[lay.layer_ptr[p]: lay.layer_ptr[p + 1]]
+    if within:
+        masks = masks[(masks & within) == within]
+    sm: list[int] = []
+    sy: list[int] = []
+    su: list[int] = []
+    for m in masks.tolist():
+        sub = int(lay.sub_of[m])
+        us = lay.ulist[sub, : lay.ucount[sub]].tolist()
+        ny = lay.nyt if m & lay.ybit else 1
+        for y in range(ny):
+            for u in us:
+                sm.append(m)
+                sy.append(y)
+                su.append(u)
+    return np.array(sm, np.int64), np.array(sy, np.int64), np.array(su, np.int64)
+
+
+def _max_rest(mod: Model, sm: IntArray, sy: IntArray, su: IntArray) -> IntArray:
+    """An upper bound of the points still to come from each state (box maxima, extra bonuses, bonus)."""
+    lay = mod.lay
+    s = mod.rules.settings
+    nb = lay.nb
+    open_ = ((1 << nb) - 1) & ~sm
+    tot = np.zeros(len(sm), dtype=np.int64)
+    n_open = np.zeros(len(sm), dtype=np.int64)
+    for b in range(nb):
+        ob = (open_ >> b) & 1
+        tot += ob * (mod.max_box[b] - s.extra_yahtzee_bonus)
+        n_open += ob
+    if s.extra_yahtzee_bonus and lay.has_y:
+        y_open = (open_ & lay.ybit) != 0
+        # extra bonuses come only once the Yahtzee box holds its points: at most one per later turn
+        n_bonus = np.where(y_open, np.maximum(n_open - 1, 0), np.where(sy == 1, n_open, 0))
+        tot += n_bonus * s.extra_yahtzee_bonus
+    tot += s.upper_bonus if s.upper_bonus > 0 else 0
+    return tot
+
+
+@dataclass
+class Distribution:
+    """pmf[x] = P(final score = x) (or of the remaining points), offset `lo` (pmf[0] is score lo)."""
+
+    pmf: FloatArray
+    lo: int = 0
+    seconds: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scores(self) -> IntArray:
+        return np.arange(self.lo, self.lo + len(self.pmf), dtype=np.int64)
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.scores.astype(np.float64), self.pmf))
+
+    @property
+    def sd(self) -> float:
+        x = self.scores.astype(np.float64)
+        mu = self.mean
+        return math.sqrt(max(float(np.dot((x - mu) ** 2, self.pmf)), 0.0))
+
+    def at_least(self, x: int) -> float:
+        """P(score >= x)."""
+        i = x - self.lo
+        if i <= 0:
+            return float(self.pmf.sum())
+        return float(self.pmf[i:].sum()) if i < len(self.pmf) else 0.0
+
+    def percentile(self, q: float) -> int:
+        """The smallest score s with P(score <= s) >= q / 100."""
+        c = np.cumsum(self.pmf)
+        i = int(np.searchsorted(c, q / 100.0 - 1e-12))
+        return self.lo + min(i, len(self.pmf) - 1)
+
+
+def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solver_ties: bool, within: int = 0,
+                 stop_layer: int = 0, progress: Callable[[int, int], None] | None = None,
+                 ) -> tuple[dict[str, IntArray], FloatArray, IntArray]:
+    """Run the pmf pass down to layer `stop_layer`; returns that layer's states, H and sid map."""
+    lay = mod.lay
+    s = mod.rules.settings
+    tp1 = lay.t + 1
+    width = lay.width
+    nb = lay.nb
+    allow_pass = not s.must_zero
+    big = 1 << 30
+    capv = big if cap is None else max(cap, 0)
+    max_pts = int(mod.max_box.max())
+    # full column: the remaining points are the upper bonus
+    sm, sy, su = _states(mod, nb, within)
+    bonus = np.where(su >= lay.t, s.upper_bonus if s.upper_bonus > 0 else 0, 0)
+    if s.upper_bonus <= 0:
+        bonus[:] = 0
+    length = np.minimum(bonus, capv) + 1
+    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    H = np.zeros(int(length.sum()))
+    H[off + np.minimum(bonus, capv)] = 1.0
+    sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
+    sid[lay.midx[sm], sy * tp1 + su] = np.arange(len(sm))
+    done = 0
+    total = int(lay.layer_ptr[nb] - lay.layer_ptr[stop_layer])
+    for p in range(nb - 1, stop_layer - 1, -1):
+        sm2, sy2, su2 = _states(mod, p, within)
+        if len(sm2) == 0:
+            continue
+        length2 = np.minimum(_max_rest(mod, sm2, sy2, su2), capv) + 1
+        off2 = np.concatenate([[0], np.cumsum(length2)[:-1]]).astype(np.int64)
+        H2 = np.empty(int(length2.sum()))
+        _pmf_layer(sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, theta, W,
+                   lay.midx, lay.t, lay.nyt, nb, *mod.args, s.extra_yahtzee_bonus, allow_pass, lay.ybit, mod.J,
+                   lay.scores.dice.roll_prob, lay.scores.dice.keep_of_roll, lay.scores.dice.add_die,
+                   lay.scores.dice.drop_die, mod.subkeeps, mod.nsub, solver_ties, max_pts, 64)
+        sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
+        sid[lay.midx[sm2], sy2 * tp1 + su2] = np.arange(len(sm2))
+        H, off, length = H2, off2, length2
+        sm, sy, su = sm2, sy2, su2
+        done += int(lay.layer_ptr[p + 1] - lay.layer_ptr[p])
+        if progress is not None:
+            progress(done, total)
+    return {"mask": sm, "y": sy, "u": su, "off": off, "length": length}, H, sid
+
+
+def solver_ties_for(rules: RuleSet, theta: float) -> bool:
+    """Expected-score play breaks ties as the solver does (so the moments are the table's); risk
+    play and rules with passes as the simulator does."""
+    return theta == 0.0 and rules.settings.must_zero
+
+
+def final_distribution(rules: RuleSet, tab: Table, theta: float = 0.0, solver_ties: bool | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> Distribution:
+    """The exact pmf of the final score from an empty column under the table's policy (theta: the
+    risk table's parameter, 0 for the expected-score table). solver_ties: see `_turn` (default:
+    `solver_ties_for`)."""
+    t0 = time.perf_counter()
+    mod = model(rules)
+    if theta != 0.0 and not rules.settings.must_zero:
+        raise NotExact("risk-sensitive tables need must_zero on")
+    ties = solver_ties_for(rules, theta) if solver_ties is None else solver_ties
+    W = _lay_values(mod, tab)
+    st, H, _ = _pass_layers(mod, W, theta, None, ties, progress=progress)
+    o, L = int(st["off"][0]), int(st["length"][0])
+    pmf = H[o: o + L].copy()
+    nz = np.nonzero(pmf)[0]
+    hi = int(nz[-1]) + 1 if len(nz) else 1
+    return Distribution(pmf[:hi], 0, time.perf_counter() - t0, {"theta": theta})
+
+
+def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_ties: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> Table:
+    """The risk table of theta: W = certainty equivalent of the remaining points, (1 / theta) *
+    log E[exp(theta * rest)], under the policy maximising it; by backward induction over the layers.
+    theta = 0 (with `tab`): the values the expected-score table's own policy earns (a cross-check)."""
+    t0 = time.perf_counter()
+    mod = model(rules)
+    lay = mod.lay
+    s = rules.settings
+    if not s.must_zero:
+        raise NotExact("risk-sensitive tables need must_zero on (passes would make a turn repeat)")
+    tp1 = lay.t + 1
+    W = np.zeros((len(lay.masks), lay.width))
+    full = (1 << lay.nb) - 1
+    u = np.arange(tp1)
+    W[lay.midx[full]] = np.tile(np.where(u >= lay.t, float(max(s.upper_bonus, 0)), 0.0), lay.nyt)
+    Wsrc = _lay_values(mod, tab) if theta == 0.0 and tab is not None else W
+    d = lay.scores.dice
+    done = 0
+    for p in range(lay.nb - 1, -1, -1):
+        sm, sy, su = _states(mod, p)
+        out = np.empty(len(sm))
+        _risk_layer(sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+                    lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub,
+                    solver_ties, 64, out)
+        rows = lay.midx[sm]
+        W[rows, sy * tp1 + su] = out
+        # dead upper totals share their representative's value
+        for i in range(len(sm)):
+            sub = int(lay.sub_of[sm[i]])
+            if int(lay.ulist[sub, 0]) == int(su[i]):
+                for k in range(int(lay.dcount[sub])):
+                    W[rows[i], sy[i] * tp1 + lay.dlist[sub, k]] = out[i]
+        done += len(sm)
+        if progress is not None:
+            progress(int(lay.layer_ptr[lay.nb] - lay.layer_ptr[p]), len(lay.masks))
+    order = np.argsort(lay.masks)
+    Ws = W[order]
+    r0 = int(lay.midx[0])
+    return Table(rules.fingerprint, rules.name, lay.nb, lay.t, lay.nyt, lay.masks[order], Ws, float(W[r0, 0]),
+                 float("nan"), time.perf_counter() - t0, {"theta": theta, "states": lay.n_states})
