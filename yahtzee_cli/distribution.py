@@ -57,7 +57,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
           J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
           Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
-          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray) -> tuple[float, float]:
+          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray, start_keep: int = -1,
+          start_j: int = 0) -> tuple[float, float]:
     """The policy of state (m, y, u) on the values W (theta = 0: expected scores; else CE values).
 
     solver_ties: break ties as the solver's backward induction does (values absolute; a keep ties to
@@ -66,7 +67,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
 
     Fills Y (value of each final roll, in the domain keeps compare), EJ (keep values, j rolls left),
     Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax + variant of the box chosen
-    (-1: pass) and pts[r] (points written with the extra bonus). Returns (P(pass), the state's value
+    (-1: pass) and pts[r] (points written with the extra bonus). start_keep >= 0: the turn from a
+    position, the dice start_keep kept with start_j rolls left. Returns (P(pass), the state's value
     under this policy: expected remaining score or CE)."""
     R = natT.shape[1]
     K = add_die.shape[0]
@@ -110,10 +112,26 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
     _turn_tables(Y, EJ, E, J, 0.0, keep_of_roll, add_die, drop_die)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
+    jtop = J
     for r in range(R):
         P[r] = roll_prob[r]
         Pfin[r] = 0.0
-    for j in range(J, 0, -1):
+    if start_keep >= 0:
+        # from a position: keep start_keep with start_j rolls left (a whole roll or start_j = 0: stop)
+        for k in range(K):
+            Pk[k] = 0.0
+        Pk[start_keep] = 1.0
+        jtop = 0
+        if start_j > 0 and start_keep < first_full:
+            jtop = start_j - 1
+            for k in range(first_full):
+                pk = Pk[k]
+                if pk != 0.0:
+                    for f in range(6):
+                        Pk[add_die[k, f]] += pk * sixth
+        for r in range(R):
+            P[r] = Pk[keep_of_roll[r]]
+    for j in range(jtop, 0, -1):
         for k in range(K):
             Pk[k] = 0.0
         if solver_ties:
@@ -198,6 +216,29 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
     else:
         value = ref + math.log(acc if theta > 0.0 else -acc) / theta
     return qpass, value
+
+
+@njit(cache=True)
+def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
+            natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
+            jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
+            yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
+            joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
+            J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+            subkeeps: np.ndarray, nsub: np.ndarray, solver_ties: bool, start_keep: int, start_j: int,
+            Pfin: np.ndarray, slot: np.ndarray, pts: np.ndarray) -> float:
+    """Where the turn ends (Pfin, slot, pts as in `_turn`) after keeping start_keep with start_j rolls
+    left and playing on by the policy; returns P(pass)."""
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    vmax = du.shape[1]
+    q, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT, vjokT,
+                 nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
+                 allow_pass, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
+                 np.zeros(nb * vmax), np.empty(R), np.zeros(R, np.bool_), np.empty(R), np.empty((max(J, 1), K)),
+                 np.empty(K), np.empty(R), np.empty(K), Pfin, slot, pts, solver_ties, np.empty(K),
+                 np.empty(K, np.int64), start_keep, start_j)
+    return q
 
 
 @njit(cache=True, parallel=True)
@@ -606,3 +647,236 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     r0 = int(lay.midx[0])
     return Table(rules.fingerprint, rules.name, lay.nb, lay.t, lay.nyt, lay.masks[order], Ws, float(W[r0, 0]),
                  float("nan"), time.perf_counter() - t0, {"theta": theta, "states": lay.n_states})
+
+
+# --------------------------------------------------------------------------- cache
+
+VERSION = 1  # bump when a distribution's or risk table's meaning changes
+THETA_GRID = (-0.02, 0.0, 0.02, 0.05)  # risk strategies `hint --target` chooses among
+
+
+def theta_key(theta: float) -> str:
+    """A cache-name-safe spelling of theta (0 is the expected-score table)."""
+    return "0" if theta == 0.0 else f"{theta:+.6g}".replace("+", "p").replace("-", "m")
+
+
+def _dist_path(rules: RuleSet, theta: float) -> Any:
+    from . import cache
+
+    return cache.table_path(rules.fingerprint, f"dist{theta_key(theta)}")
+
+
+def _risk_path(rules: RuleSet, theta: float) -> Any:
+    from . import cache
+
+    return cache.table_path(rules.fingerprint, f"risk{theta_key(theta)}")
+
+
+def _read_dist(rules: RuleSet, theta: float) -> Distribution:
+    from . import cache
+
+    header, arrays = cache.read(_dist_path(rules, theta), rules.fingerprint)
+    if header.get("version") != VERSION or header.get("kind") != "distribution" or header.get("theta") != theta:
+        raise cache.CorruptTable("the cached distribution is from another version")
+    pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
+    return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
+
+
+def _write_dist(rules: RuleSet, d: Distribution) -> None:
+    from . import cache
+
+    header = {"kind": "distribution", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+              "theta": d.meta.get("theta", 0.0), "lo": d.lo, "seconds": d.seconds}
+    cache.write(_dist_path(rules, float(header["theta"])), header, {"pmf": ("d", d.pmf.astype("<f8").tobytes())})
+
+
+def _read_risk(rules: RuleSet, theta: float) -> Table:
+    from . import cache
+
+    header, arrays = cache.read(_risk_path(rules, theta), rules.fingerprint)
+    if header.get("version") != VERSION or header.get("kind") != "risk" or header.get("theta") != theta:
+        raise cache.CorruptTable("the cached risk table is from another version")
+    width = int(header["nyt"]) * (int(header["t"]) + 1)
+    masks = np.frombuffer(arrays["masks"], dtype=np.int64)
+    W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
+    return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]), int(header["nyt"]),
+                 masks, W, float(header["mean"]), float("nan"), float(header.get("build_seconds", 0.0)),
+                 {"theta": theta})
+
+
+def _write_risk(rules: RuleSet, tab: Table, theta: float) -> None:
+    from . import cache
+
+    header = {"kind": "risk", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
+              "theta": theta, "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
+              "build_seconds": tab.build_seconds}
+    cache.write(_risk_path(rules, theta), header, {"masks": ("q", tab.masks.astype("<i8").tobytes()),
+                                                   "W": ("d", tab.W.astype("<f8").tobytes())})
+
+
+def _cached(read: Callable[[], Any], build: Callable[[], Any], write: Callable[[Any], None], what: str,
+            say: Callable[[str], None] | None, rebuild: bool) -> tuple[Any, bool]:
+    from . import cache
+
+    if not rebuild:
+        try:
+            return read(), False
+        except FileNotFoundError:
+            pass
+        except (cache.CorruptTable, KeyError, ValueError) as exc:
+            if say is not None:
+                say(f"warning: damaged {what} ignored ({exc}); rebuilding it")
+    if say is not None:
+        say(f"computing the {what} (once; cached in {cache.cache_dir()})")
+    obj = build()
+    try:
+        write(obj)
+    except OSError as exc:
+        if say is not None:
+            say(f"warning: cannot store the {what} in {cache.cache_dir()}: {exc.strerror}")
+    return obj, True
+
+
+def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | None = None, rebuild: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> Table:
+    """The table whose policy maximises E[exp(theta * final score)] (theta = 0: the expected-score table)."""
+    from .solver import get_table
+
+    if theta == 0.0:
+        return get_table(rules, say, rebuild=rebuild, progress=progress)[0]
+    tab, _ = _cached(lambda: _read_risk(rules, theta), lambda: risk_values(rules, theta, progress=progress),
+                     lambda tb: _write_risk(rules, tb, theta), f"{rules.name} risk table for theta {theta:g}", say,
+                     rebuild)
+    assert isinstance(tab, Table)
+    return tab
+
+
+def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | None = None,
+                     rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
+                     ) -> tuple[Distribution, bool]:
+    """The exact final-score distribution of the table's policy (theta: the risk table's), cached."""
+    def build() -> Distribution:
+        tab = get_risk_table(rules, theta, say, progress=progress)
+        return final_distribution(rules, tab, theta, progress=progress)
+
+    what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
+    d, built = _cached(lambda: _read_dist(rules, theta), build, lambda dd: _write_dist(rules, dd), what, say,
+                       rebuild)
+    assert isinstance(d, Distribution)
+    return d, built
+
+
+# --------------------------------------------------------------------------- from a position
+
+
+@dataclass
+class OptionChance:
+    """One option of a position and the final score it leads to under the policy (pmf from `lo`;
+    with a target, the last cell holds P(final >= target))."""
+
+    keep: tuple[int, ...] | None
+    box: int | None
+    score: int
+    bonus: int
+    dist: Distribution
+
+    def at_least(self, x: int) -> float:
+        return self.dist.at_least(x)
+
+
+def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: list[Any],
+                     theta: float = 0.0, target: int | None = None, tab: Table | None = None,
+                     say: Callable[[str], None] | None = None) -> list[OptionChance]:
+    """The final-score distribution of each option (position.Choice: a keep or a box) of a one-column
+    position, playing on by the policy of theta's table. With `target`, only P(final >= target) is
+    exact (scores from the target up are lumped), which is much less work."""
+    from . import position as Pos
+    from .tables import counts_key
+
+    mod = model(rules)
+    lay = mod.lay
+    s = rules.settings
+    if tab is None:
+        tab = get_risk_table(rules, theta, say)
+    ties = solver_ties_for(rules, theta)
+    W = _lay_values(mod, tab)
+    st = Pos.column_state(rules, column)
+    base = Pos.raw_points(rules, column)
+    m = st.mask
+    y = 1 if st.yfull and lay.nyt == 2 else 0
+    u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
+    p0 = bin(m).count("1")
+    cap = None if target is None else max(target - base, 0)
+    states, H, sid = _pass_layers(mod, W, theta, cap, ties, within=m, stop_layer=p0 + 1)
+    d = lay.scores.dice
+    tp1 = lay.t + 1
+    vmax = lay.du.shape[1]
+    R = len(d.rolls)
+    hi = base + int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
+    if cap is not None:
+        hi = min(hi, base + cap)
+    out: list[OptionChance] = []
+
+    def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
+        m2 = m | (1 << b)
+        y2 = y if lay.yn[b, v] < 0 else int(lay.yn[b, v])
+        if lay.yn[b, v] >= 0 and lay.nyt != 2:
+            y2 = 0
+        u2 = int(mod.eff[lay.sub_of[m2], min(u + int(lay.du[b, v]), lay.t)])
+        j = int(sid[lay.midx[m2], y2 * tp1 + u2])
+        o, L = int(states["off"][j]), int(states["length"][j])
+        return H[o: o + L], L
+
+    def add(pmf: FloatArray, p: float, b: int, v: int, pts: int) -> None:
+        h, L = rest_of(b, v)
+        start = base + pts
+        if cap is None:
+            pmf[start: start + L] += p * h
+            return
+        lin = max(min(L, base + cap - start), 0)
+        pmf[start: start + lin] += p * h[:lin]
+        pmf[base + cap] += p * float(h[lin:].sum())
+
+    for opt in options:
+        pmf = np.zeros(hi + 1)
+        if opt.keep is not None:
+            counts = [0] * 6
+            for f in opt.keep:
+                counts[f - 1] += 1
+            k = int(d.keep_index[counts_key(counts)])
+            Pfin = np.empty(R)
+            slot = np.empty(R, np.int64)
+            pts = np.empty(R, np.int64)
+            q = _option(m, y, u, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+                        not s.must_zero, lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
+                        mod.subkeeps, mod.nsub, ties, k, rolls_left, Pfin, slot, pts)
+            scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
+            acc: dict[tuple[int, int], float] = {}
+            for r in np.nonzero(Pfin)[0].tolist():
+                if slot[r] >= 0:
+                    key = (int(slot[r]), int(pts[r]))
+                    acc[key] = acc.get(key, 0.0) + float(Pfin[r]) * scale
+            # a pass (must_zero off) comes back to this position: the rest is scaled up to match
+            for (sl, pt), p in acc.items():
+                add(pmf, p, sl // vmax, sl % vmax, pt)
+            out.append(OptionChance(opt.keep, None, 0, 0, Distribution(pmf, 0, 0.0, {"theta": theta})))
+        elif opt.box is not None:
+            b = int(opt.box)
+            v = _variant(lay, b, int(opt.score))
+            add(pmf, 1.0, b, v, int(opt.score) + int(opt.bonus))
+            out.append(OptionChance(None, b, int(opt.score), int(opt.bonus), Distribution(pmf, 0, 0.0,
+                                                                                         {"theta": theta})))
+    return out
+
+
+def _variant(lay: Layout, b: int, score: int) -> int:
+    """The next-state variant a score written in box b makes (solver.box_variants' numbering)."""
+    sc = lay.scores
+    if lay.nvar[b] == 1:
+        return 0
+    if b == sc.yahtzee_box:
+        return 1 if score == sc.yahtzee_points else 0
+    for v in range(int(lay.nvar[b])):
+        if int(lay.du[b, v]) == score:
+            return v
+    raise ValueError(f"box {b} cannot hold {score}")
