@@ -57,7 +57,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
           J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
           Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
-          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray, start_keep: int = -1,
+          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray, Y2: np.ndarray,
+          start_keep: int = -1,
           start_j: int = 0) -> tuple[float, float]:
     """The policy of state (m, y, u) on the values W (theta = 0: expected scores; else CE values).
 
@@ -173,41 +174,68 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
             P[r] = Pk[keep_of_roll[r]]
     for r in range(R):
         Pfin[r] += P[r]
-    # the box each final roll goes to (play_games' choice, first best in sheet order)
+    # the box each final roll goes to: play_games' choice, the first best in sheet order (box by box
+    # over all rolls; rolls with other legal boxes, bonus rolls and possible passes one by one)
+    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    sT = jokT if bfull else natT
+    vT = vjokT if bfull else vnatT
+    for r in range(R):
+        Y2[r] = NEG
+        slot[r] = -1
+    bb = bbits
+    while bb:
+        low = bb & -bb
+        bb ^= low
+        b = 0
+        while (1 << b) != low:
+            b += 1
+        sb = sT[b]
+        vb = vT[b]
+        for r in range(R):
+            sl = b * vmax + vb[r]
+            c = sb[r] + NV[sl]
+            if c > Y2[r]:
+                Y2[r] = c
+                slot[r] = sl
+    for r in range(R):
+        if slot[r] >= 0:
+            pts[r] = int(sT[slot[r] // vmax, r])
     qpass = 0.0
     acc = 0.0
     for r in range(R):
-        slot[r] = -1
-        pts[r] = 0
         if Pfin[r] == 0.0:
             continue
         bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
         bon = extra_bonus_points(yroll[r], yfull, extra)
-        allzero = bon == 0
-        best = NEG
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            b = 0
-            while (1 << b) != low:
-                b += 1
-            if fullv:
-                s = joker[r, b]
-                v = var_jok[r, b]
-            else:
-                s = natural[r, b]
-                v = var_nat[r, b]
-            if s != 0:
-                allzero = False
-            cand = (float(s) if solver_ties else float(s + bon)) + NV[b * vmax + v]
-            if cand > best:
-                best = cand
-                slot[r] = b * vmax + v
-                pts[r] = s + bon
-        if allow_pass and allzero and -PASS_COST > best:
+        if bits != bbits or fullv != bfull or bon != 0 or allow_pass:
+            allzero = bon == 0
+            best = NEG
             slot[r] = -1
-            qpass += Pfin[r]
-        elif theta == 0.0:
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                b = 0
+                while (1 << b) != low:
+                    b += 1
+                if fullv:
+                    sc = joker[r, b]
+                    v = var_jok[r, b]
+                else:
+                    sc = natural[r, b]
+                    v = var_nat[r, b]
+                if sc != 0:
+                    allzero = False
+                cand = (float(sc) if solver_ties else float(sc + bon)) + NV[b * vmax + v]
+                if cand > best:
+                    best = cand
+                    slot[r] = b * vmax + v
+                    pts[r] = sc
+            if allow_pass and allzero and -PASS_COST > best:
+                slot[r] = -1
+                qpass += Pfin[r]
+                continue
+            pts[r] += bon
+        if theta == 0.0:
             acc += Pfin[r] * Vc[r]
         else:
             acc += Pfin[r] * Y[r]
@@ -237,7 +265,7 @@ def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarra
                  allow_pass, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
                  np.zeros(nb * vmax), np.empty(R), np.zeros(R, np.bool_), np.empty(R), np.empty((max(J, 1), K)),
                  np.empty(K), np.empty(R), np.empty(K), Pfin, slot, pts, solver_ties, np.empty(K),
-                 np.empty(K, np.int64), start_keep, start_j)
+                 np.empty(K, np.int64), np.empty(R), start_keep, start_j)
     return q
 
 
@@ -270,12 +298,13 @@ def _risk_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float,
         pts = np.empty(R, np.int64)
         M = np.empty(K)
         A = np.empty(K, np.int64)
+        Y2 = np.empty(R)
         for i in range(c, n, nch):
             _, val = _turn(smask[i], sy[i], su[i], theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok,
                            natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
                            joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
                            add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                           solver_ties, M, A)
+                           solver_ties, M, A, Y2)
             out[i] = val
 
 
@@ -315,6 +344,7 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
         touched = np.empty(R, np.int64)
         M = np.empty(K)
         A = np.empty(K, np.int64)
+        Y2 = np.empty(R)
         for i in range(c, n, nch):
             m = smask[i]
             y = sy[i]
@@ -323,7 +353,7 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
                              vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
                              fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
                              drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                             solver_ties, M, A)
+                             solver_ties, M, A, Y2)
             # gather the turn's outcomes (slot, points)
             nt = 0
             for r in range(R):
