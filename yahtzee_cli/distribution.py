@@ -34,8 +34,9 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit, prange
 
-from .compiled import extra_bonus_points
+from .compiled import extra_bonus_points, roll_dice
 from .kernels import NEG, PASS_COST, _column_final, _turn_tables, roll_legal
+from .rng import stream
 from .rules import JOKER_CODES, RuleSet, rolls_allowed
 from .solver import Layout, NotExact, Table, _bonus_rolls, layout
 
@@ -46,6 +47,38 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 # --------------------------------------------------------------------------- compiled core
+
+
+@njit(cache=True, inline="always")
+def _choose_box(r: int, bits: int, fullv: bool, bon: int, natural: np.ndarray, joker: np.ndarray,
+                var_nat: np.ndarray, var_jok: np.ndarray, NV: np.ndarray, vmax: int,
+                solver_ties: bool) -> tuple[int, int, bool, float]:
+    """play_games' box for final roll r among the legal `bits`: the first best in sheet order.
+    Returns (box * vmax + variant, score, whether every option scores nothing, its value)."""
+    allzero = bon == 0
+    best = NEG
+    sl = -1
+    score = 0
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        b = 0
+        while (1 << b) != low:
+            b += 1
+        if fullv:
+            sc = joker[r, b]
+            v = var_jok[r, b]
+        else:
+            sc = natural[r, b]
+            v = var_nat[r, b]
+        if sc != 0:
+            allzero = False
+        cand = (float(sc) if solver_ties else float(sc + bon)) + NV[b * vmax + v]
+        if cand > best:
+            best = cand
+            sl = b * vmax + v
+            score = sc
+    return sl, score, allzero, best
 
 
 @njit(cache=True)
@@ -208,28 +241,10 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
         bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
         bon = extra_bonus_points(yroll[r], yfull, extra)
         if bits != bbits or fullv != bfull or bon != 0 or allow_pass:
-            allzero = bon == 0
-            best = NEG
-            slot[r] = -1
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                b = 0
-                while (1 << b) != low:
-                    b += 1
-                if fullv:
-                    sc = joker[r, b]
-                    v = var_jok[r, b]
-                else:
-                    sc = natural[r, b]
-                    v = var_nat[r, b]
-                if sc != 0:
-                    allzero = False
-                cand = (float(sc) if solver_ties else float(sc + bon)) + NV[b * vmax + v]
-                if cand > best:
-                    best = cand
-                    slot[r] = b * vmax + v
-                    pts[r] = sc
+            sl, sc, allzero, best = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax,
+                                                solver_ties)
+            slot[r] = sl
+            pts[r] = sc
             if allow_pass and allzero and -PASS_COST > best:
                 slot[r] = -1
                 qpass += Pfin[r]
@@ -399,6 +414,99 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
                     for x in range(lin, L2):
                         tail += Hn[o2 + x]
                     H[o + cap] += p * tail
+
+
+@njit(cache=True, parallel=True)
+def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int,
+          nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
+          natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray,
+          du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
+          base_roll: int, joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, ybit: int, J: int,
+          roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
+          subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
+          roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, nchunks: int,
+          scores: np.ndarray, ybonus: np.ndarray) -> None:
+    """Play games first_game.. of one column by theta's policy (risk play; the dice convention of
+    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first)."""
+    g_n = scores.shape[0]
+    R = natT.shape[1]
+    K = add_die.shape[0]
+    vmax = du.shape[1]
+    n = keeps[K - 1].sum()
+    full = (1 << nb) - 1
+    nch = min(g_n, nchunks)
+    for ch in prange(nch):
+        NV = np.zeros(nb * vmax)
+        Vc = np.empty(R)
+        nzc = np.zeros(R, np.bool_)
+        Y = np.empty(R)
+        EJ = np.empty((max(J, 1), K))
+        E = np.empty(K)
+        P = np.empty(R)
+        Pk = np.empty(K)
+        Pfin = np.empty(R)
+        slot = np.empty(R, np.int64)
+        pts = np.empty(R, np.int64)
+        M = np.empty(K)
+        A = np.empty(K, np.int64)
+        Y2 = np.empty(R)
+        dice = np.zeros(n, np.int64)
+        kept = np.zeros(n, np.int64)
+        for g in range(ch, g_n, nch):
+            st = stream(seed, first_game + g, seat)
+            m = 0
+            y = 0
+            usum = 0
+            ybonus[g, 0] = 0
+            for b in range(nb):
+                scores[g, 0, b] = -1
+            for _turn_no in range(nb):
+                u = usum if usum < t else t
+                _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
+                      vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill,
+                      lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
+                      NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
+                st = roll_dice(dice, kept, 0, st)
+                used = 1
+                while used <= J:
+                    key = 0
+                    for k in range(n):
+                        key += 7 ** (dice[k] - 1)
+                    r = roll_of_keep[keep_index[key]]
+                    j = J + 1 - used
+                    bv = NEG
+                    bk = -1
+                    for i in range(nsub[r]):
+                        k = subkeeps[r, i]
+                        if EJ[j - 1, k] > bv:
+                            bv = EJ[j - 1, k]
+                            bk = k
+                    if not bv > Y[r]:
+                        break
+                    pos = 0
+                    for f in range(6):
+                        for _i in range(keeps[bk, f]):
+                            kept[pos] = f + 1
+                            pos += 1
+                    st = roll_dice(dice, kept, pos, st)
+                    used += 1
+                key = 0
+                for k in range(n):
+                    key += 7 ** (dice[k] - 1)
+                r = roll_of_keep[keep_index[key]]
+                bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, yroll, own_bit, joker_code, has_y, fill,
+                                         lower_bits)
+                bon = extra_bonus_points(yroll[r], y == 1, extra)
+                sl, sc, _, _ = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax, False)
+                b = sl // vmax
+                v = sl % vmax
+                scores[g, 0, b] = sc
+                ybonus[g, 0] += bon
+                m |= 1 << b
+                if is_upper[b]:
+                    usum += sc
+                if yn[b, v] >= 0:
+                    y = yn[b, v] if nyt == 2 else 0
 
 
 # --------------------------------------------------------------------------- setup
@@ -910,3 +1018,31 @@ def _variant(lay: Layout, b: int, score: int) -> int:
         if int(lay.du[b, v]) == score:
             return v
     raise ValueError(f"box {b} cannot hold {score}")
+
+
+# --------------------------------------------------------------------------- risk play
+
+
+def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games: int, seat: int = 0,
+              tab: Table | None = None, say: Callable[[str], None] | None = None) -> Any:
+    """Games first_game .. first_game + n_games - 1 of seat `seat` played by the policy maximising
+    E[exp(theta * final score)] (a games.GameBatch; no recorded turns)."""
+    from .games import GameBatch
+    from .strategies import sheet_totals
+
+    mod = model(rules)
+    lay = mod.lay
+    s = rules.settings
+    if tab is None:
+        tab = get_risk_table(rules, theta, say)
+    W = _lay_values(mod, tab)
+    d = lay.scores.dice
+    sc = lay.scores
+    scores = np.empty((n_games, 1, lay.nb), dtype=np.int64)
+    ybonus = np.zeros((n_games, 1), dtype=np.int64)
+    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    _play(seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+          lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
+          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus)
+    totals, _ = sheet_totals(rules, scores, ybonus)
+    return GameBatch(first_game, scores, ybonus, totals)
