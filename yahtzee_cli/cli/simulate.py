@@ -53,6 +53,12 @@ def simulate(
                      "for stdout (the summary then goes to stderr).", show_default=False),
     ] = None,
     json: JsonOpt = False,
+    risk: Annotated[
+        float | None,
+        typer.Option("--risk", help="Play the strategy maximising E[exp(THETA * final score)] instead of the mean: "
+                     "THETA > 0 seeks variance, < 0 avoids it, 0 is optimal (also as a seat: risk=THETA).",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
     rs = get_rules(rules, set_)
@@ -61,6 +67,10 @@ def simulate(
 
     if strategy is not None and players is not None:
         fail("give --strategy or --players, not both")
+    if risk is not None:
+        if players is not None or (strategy is not None and strategy.strip().lower() != "optimal"):
+            fail("--risk plays the risk strategy alone; for a match give seats as risk=THETA in --players")
+        strategy = f"risk={risk!r}"
     names = players.split(",") if players is not None else [strategy or "optimal"]
     if any(not n.strip() for n in names):
         fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
@@ -277,6 +287,9 @@ def render(data: dict[str, Any], rules_name: str) -> str:
     note = next((n for n in notes if n), None)
     if note:
         what += f" (approximate: {note})"
+    goals = [data.get("objective")] + [s.get("objective") for s in data.get("seats", [])]
+    if "seats" not in data and goals[0]:
+        what += f" ({goals[0]})"
     head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
     lines = [head]
     if "seats" not in data:
