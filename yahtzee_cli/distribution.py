@@ -509,6 +509,11 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                     y = yn[b, v] if nyt == 2 else 0
 
 
+def _call(kernel: Any, *args: Any) -> Any:
+    """Call a compiled kernel (its rule-set arrays come as one tuple, Model.args)."""
+    return kernel(*args)
+
+
 # --------------------------------------------------------------------------- setup
 
 
@@ -573,7 +578,6 @@ def model(rules: RuleSet) -> Model:
     yr = sc.yahtzee_roll
     most = np.maximum(sc.natural.max(axis=0), np.where(yr[:, None], sc.joker, 0).max(axis=0))
     max_box = most + s.extra_yahtzee_bonus
-    d = sc.dice
     natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
     jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
     vnatT = np.ascontiguousarray(lay.var_nat.T, dtype=np.uint8)
@@ -705,7 +709,7 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         length2 = np.minimum(_max_rest(mod, sm2, sy2, su2), capv) + 1
         off2 = np.concatenate([[0], np.cumsum(length2)[:-1]]).astype(np.int64)
         H2 = np.empty(int(length2.sum()))
-        _pmf_layer(sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, theta, W,
+        _call(_pmf_layer, sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, theta, W,
                    lay.midx, lay.t, lay.nyt, nb, *mod.args, s.extra_yahtzee_bonus, allow_pass, lay.ybit, mod.J,
                    lay.scores.dice.roll_prob, lay.scores.dice.keep_of_roll, lay.scores.dice.add_die,
                    lay.scores.dice.drop_die, mod.subkeeps, mod.nsub, solver_ties, max_pts, 64)
@@ -766,7 +770,7 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     for p in range(lay.nb - 1, -1, -1):
         sm, sy, su = _states(mod, p)
         out = np.empty(len(sm))
-        _risk_layer(sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+        _call(_risk_layer, sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
                     lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub,
                     solver_ties, 64, out)
         rows = lay.midx[sm]
@@ -985,7 +989,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             Pfin = np.empty(R)
             slot = np.empty(R, np.int64)
             pts = np.empty(R, np.int64)
-            q = _option(m, y, u, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+            q = _call(_option, m, y, u, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
                         not s.must_zero, lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
                         mod.subkeeps, mod.nsub, ties, k, rolls_left, Pfin, slot, pts)
             scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
@@ -1041,7 +1045,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     scores = np.empty((n_games, 1, lay.nb), dtype=np.int64)
     ybonus = np.zeros((n_games, 1), dtype=np.int64)
     is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
-    _play(seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+    _call(_play, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
           lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
           d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus)
     totals, _ = sheet_totals(rules, scores, ybonus)

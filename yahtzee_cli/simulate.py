@@ -80,7 +80,7 @@ def risk_theta(name: str) -> float:
     try:
         theta = float(text)
     except ValueError:
-        raise StrategyError(f"risk strategies are risk=THETA with THETA a number (e.g. risk=0.02), got {name!r}") from None
+        raise StrategyError(f"risk strategies are risk=THETA, THETA a number (e.g. risk=0.02), got {name!r}") from None
     if not -1.0 <= theta <= 1.0:
         raise StrategyError(f"theta must be from -1 to 1 (useful values are a few hundredths), got {text}")
     return theta

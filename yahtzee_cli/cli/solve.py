@@ -60,8 +60,9 @@ RiskOpt = Annotated[
 def _risk_solve(rs: RuleSet, theta: float, distribution: bool, target: int | None, json: bool,
                 rebuild: bool) -> None:
     from .. import cache
-    from ..distribution import NotExact, get_distribution, get_risk_table, summary
+    from ..distribution import get_distribution, get_risk_table, summary
     from ..simulate import objective, risk_name
+    from ..solver import NotExact
 
     start = time.perf_counter()
     bar = _Bar(f"solving {rs.name} for theta {theta:g}") if progress_wanted() else None
@@ -377,6 +378,7 @@ def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: 
 
     from .. import distribution as D
     from ..simulate import objective, risk_name
+    from ..solver import NotExact
 
     opts = [o for o in ev.options if not o.is_pass]
     head: dict[str, Any] = {"rules": rs.name, "dice": list(ev.dice), "rolls_left": ev.rolls_left, "exact": True,
@@ -432,7 +434,7 @@ def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: 
             best_opts.append(opts[k])
             if best is None or p > best[0] + 1e-12:
                 best = (p, theta, opts[k])
-    except D.NotExact as exc:
+    except NotExact as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
         from .. import cache
