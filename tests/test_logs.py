@@ -11,12 +11,13 @@ import pytest
 
 from yahtzee_cli import rules as R
 from yahtzee_cli.logs import (
+    KIND_OF_FORMAT,
     LOG_FORMAT,
+    MODELS,
     SHEET_FORMAT,
     GameLog,
     InputError,
     Problem,
-    ScoreSheet,
     dump_line,
     iter_documents,
     json_schema,
@@ -155,7 +156,8 @@ def test_read_document_wants_exactly_one_game() -> None:
 # --------------------------------------------------------------------------- models and schemas
 
 
-@pytest.mark.parametrize(("kind", "name"), [("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1")])
+@pytest.mark.parametrize(("kind", "name"), [("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1"),
+                                           ("poker", "poker-log-1")])
 def test_committed_schemas_are_current(kind: str, name: str) -> None:
     committed = json.loads((FIX / f"schemas/{name}.schema.json").read_text())
     assert committed == json_schema(kind), "stale schema: run python fixtures/make_fixtures.py"
@@ -163,12 +165,12 @@ def test_committed_schemas_are_current(kind: str, name: str) -> None:
 
 
 def test_schema_command_prints_the_committed_schemas(cli) -> None:
-    for kind, name in (("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1")):
+    for kind, name in (("log", "yahtzee-log-1"), ("sheet", "yahtzee-sheet-1"), ("poker", "poker-log-1")):
         r = cli(["schema", kind])
         assert r.exit_code == 0
         assert json.loads(r.stdout) == json.loads((FIX / f"schemas/{name}.schema.json").read_text())
     both = json.loads(cli(["schema"]).stdout)
-    assert set(both) == {LOG_FORMAT, SHEET_FORMAT}
+    assert set(both) == {LOG_FORMAT, SHEET_FORMAT, "poker-log/1"}
     assert cli(["schema", "turns"]).exit_code == 2
 
 
@@ -182,12 +184,12 @@ def _fixture_docs(folder: str) -> list[tuple[str, object]]:
     return out
 
 
-@pytest.mark.parametrize(("name", "doc"), _fixture_docs("logs") + _fixture_docs("sheets"))
+@pytest.mark.parametrize(("name", "doc"), _fixture_docs("logs") + _fixture_docs("sheets") + _fixture_docs("poker"))
 def test_valid_fixtures_match_the_json_schema(name: str, doc: dict) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    kind = "log" if doc["format"] == LOG_FORMAT else "sheet"
+    kind = KIND_OF_FORMAT[doc["format"]]
     jsonschema.Draft202012Validator(json_schema(kind)).validate(doc)
-    (GameLog if kind == "log" else ScoreSheet).model_validate(doc)
+    MODELS[kind].model_validate(doc)
 
 
 @pytest.mark.parametrize("name", ["missing-rolls", "unknown-field", "bad-face", "bool-die", "huge-number",

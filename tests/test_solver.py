@@ -97,7 +97,8 @@ def test_must_zero_off_is_at_least_must_zero_on() -> None:
 
 @pytest.mark.parametrize(("name", "sets"), [("yahtzee", {}), ("yahtzee", {"joker": "free"}),
                                             ("yahtzee", {"joker": "off"}), ("yatzy", {}),
-                                            ("forced-yatzy", {}), ("maxi-yatzy", {})])
+                                            ("forced-yatzy", {}), ("maxi-yatzy", {}),
+                                            ("yahtzee", {"column_fill": ("up",)})])
 def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, object]) -> None:
     """The legal boxes, written scores and extra bonus the kernels use are rules.column_options'."""
     rules = R.preset(name, sets)
@@ -113,8 +114,10 @@ def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, ob
         filled = rnd.getrandbits(nb) & ((1 << nb) - 1)
         if filled == (1 << nb) - 1:
             continue
-        if s.fill_in_order:
+        if s.fills[0] == "down":
             filled = (1 << rnd.randrange(nb)) - 1
+        elif s.fills[0] == "up":
+            filled = ((1 << nb) - 1) & ~((1 << rnd.randrange(1, nb + 1)) - 1)
         scores: list[int | None] = [None] * nb
         for b in range(nb):
             if filled >> b & 1:
@@ -126,7 +129,7 @@ def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, ob
         ys = scores[y] if y is not None else None
         bits, vals, bonus = kernels.roll_options(
             filled, ys is not None, ys is not None and ys == (rules.boxes[y].points if y is not None else -1), r,
-            sc.natural, sc.joker, sc.yahtzee_roll, sc.own_bit, nb, sc.joker_code, y is not None, s.fill_in_order,
+            sc.natural, sc.joker, sc.yahtzee_roll, sc.own_bit, nb, sc.joker_code, y is not None, s.fill_codes[0],
             sc.lower_bits, s.extra_yahtzee_bonus)
         opts = R.column_options(rules, col, rolls[r])
         assert bits == sum(1 << o.box for o in opts), (col, rolls[r])

@@ -25,16 +25,18 @@ PRESETS = list(R.PRESETS)
 
 @settings(max_examples=300, deadline=None)
 @given(
-    name=st.sampled_from(PRESETS + ["free", "off", "order"]),
+    name=st.sampled_from(PRESETS + ["free", "off", "order", "columns"]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
     """rules.placement (and roll_context/box_score under it) gives exactly the Option column_options lists."""
     variants = {"free": ("yahtzee", {"joker": "free"}), "off": ("yahtzee", {"joker": "off"}),
-                "order": ("yahtzee", {"fill_in_order": True})}
+                "order": ("yahtzee", {"fill_in_order": True}),
+                "columns": ("kniffel", {"columns": 3, "column_fill": "down,up,free"})}
     preset, over = variants.get(name, (name, {}))
     rs = R.preset(preset, over)
     rng = random.Random(seed)
+    c = rng.randrange(rs.settings.columns)  # the column the roll goes in (columns differ by fill rule)
     nbox = len(rs.boxes)
     y = rs.yahtzee_index
     scores: list[int | None] = [None] * nbox
@@ -45,19 +47,19 @@ def test_placement_agrees_with_column_options(name: str, seed: int) -> None:
     col = R.Column(tuple(scores))
     face = rng.randint(1, 6)
     dice = (face,) * rs.dice if rng.random() < 0.5 else tuple(sorted(rng.randint(1, 6) for _ in range(rs.dice)))
-    legal = {o.box: o for o in R.column_options(rs, col, dice)}
+    legal = {o.box: o for o in R.column_options(rs, col, dice, c)}
     ys = scores[y] if y is not None else None
     ctx = R.roll_context(rs, dice, ys)
-    free = R.any_open_box(rs, ctx)  # the validator's shortcut: any open box at its natural score
+    free = R.any_open_box(rs, ctx, c)  # the validator's shortcut: any open box at its natural score
     if free:
         assert {b: o.score for b, o in legal.items()} == {b: ctx.scores[b] for b in range(nbox) if scores[b] is None}
     for box in range(nbox):
-        assert R.placement(rs, col.filled_mask, ys, box, dice) == legal.get(box)
+        assert R.placement(rs, col.filled_mask, ys, box, dice, c) == legal.get(box)
         if box in legal:
-            assert R.place(rs, col, box, dice)[1] == legal[box]
+            assert R.place(rs, col, box, dice, c)[1] == legal[box]
         else:
             with pytest.raises(R.IllegalMove):
-                R.place(rs, col, box, dice)
+                R.place(rs, col, box, dice, c)
 
 
 # --------------------------------------------------------------------------- fixtures

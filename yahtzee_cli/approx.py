@@ -52,7 +52,9 @@ def why_not_exact(rules: RuleSet) -> str:
 
 def kind_of(rules: RuleSet) -> str:
     """"columns" (single-column exact tables) or "heuristic"."""
-    if rules.settings.columns > 1 and position.has_exact_table(position.single_column(rules)):
+    # One exact table values every column only when the columns share their fill rule.
+    if (rules.settings.columns > 1 and position.same_fill(rules)
+            and position.has_exact_table(position.single_column(rules))):
         from . import solver
 
         try:

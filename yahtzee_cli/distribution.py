@@ -86,7 +86,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
           natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
           jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
           yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
-          joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
+          joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
           J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
           Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
@@ -266,7 +266,7 @@ def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarra
             natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
             jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
             yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
-            joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
+            joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
             J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
             subkeeps: np.ndarray, nsub: np.ndarray, solver_ties: bool, start_keep: int, start_j: int,
             Pfin: np.ndarray, slot: np.ndarray, pts: np.ndarray) -> float:
@@ -290,7 +290,7 @@ def _risk_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float,
                 var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
                 vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray,
                 own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool,
-                fill: bool, lower_bits: int, extra: int, ybit: int, J: int, roll_prob: np.ndarray,
+                fill: int, lower_bits: int, extra: int, ybit: int, J: int, roll_prob: np.ndarray,
                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
                 nsub: np.ndarray, solver_ties: bool, nchunks: int, out: np.ndarray) -> None:
     """out[i] = value of state i (smask, sy, su) under theta, from W's later layers."""
@@ -330,7 +330,7 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
                t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray,
                var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
-               bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: bool,
+               bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: int,
                lower_bits: int, extra: int, allow_pass: bool, ybit: int, J: int, roll_prob: np.ndarray,
                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
                nsub: np.ndarray, solver_ties: bool, max_pts: int, nchunks: int) -> None:
@@ -421,7 +421,7 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
           nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
           natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray,
           du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
-          base_roll: int, joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int, ybit: int, J: int,
+          base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, ybit: int, J: int,
           roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
           roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, nchunks: int,
@@ -587,7 +587,7 @@ def model(rules: RuleSet) -> Model:
     m = Model(rules, lay, sk, ns, eff, max_box.astype(np.int64), br, J)
     m.args = (sc.natural, sc.joker, lay.var_nat, lay.var_jok, natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
               sc.yahtzee_roll, sc.own_bit, br, int(np.argmin(sc.yahtzee_roll)), JOKER_CODES[s.joker], lay.has_y,
-              s.fill_in_order, sc.lower_bits)
+              s.fill_codes[0], sc.lower_bits)
     return m
 
 

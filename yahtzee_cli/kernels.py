@@ -48,7 +48,7 @@ PASS_COST = 1e-6
 
 @njit(cache=True, inline="always")
 def roll_legal(open_: int, yfilled: bool, r: int, yroll: np.ndarray, own_bit: np.ndarray,
-               joker_code: int, has_y: bool, fill: bool, lower_bits: int) -> tuple[int, bool]:
+               joker_code: int, has_y: bool, fill: int, lower_bits: int) -> tuple[int, bool]:
     """Legal boxes of roll r in a column with open boxes `open_`, and whether a joker scores full value."""
     jk = joker_now(joker_code, has_y, yfilled, yroll[r])
     bits = legal_bits(open_, fill, jk and joker_code == FORCED, own_bit[r], lower_bits)
@@ -57,7 +57,7 @@ def roll_legal(open_: int, yfilled: bool, r: int, yroll: np.ndarray, own_bit: np
 
 @njit(cache=True)
 def roll_options(filled: int, yfilled: bool, yfull: bool, r: int, natural: np.ndarray, joker: np.ndarray,
-                 yroll: np.ndarray, own_bit: np.ndarray, nb: int, joker_code: int, has_y: bool, fill: bool,
+                 yroll: np.ndarray, own_bit: np.ndarray, nb: int, joker_code: int, has_y: bool, fill: int,
                  lower_bits: int, extra: int) -> tuple[int, np.ndarray, int]:
     """What the kernels let roll r do in a column: legal boxes (bits), the score each would write
     (natural, or a joker's full value) and the extra bonus. For cross-checks against rules.py."""
@@ -71,7 +71,7 @@ def roll_options(filled: int, yfilled: bool, yfull: bool, r: int, natural: np.nd
 
 
 @njit(cache=True)
-def reachable_masks(nb: int, fill: bool, lower_bits: int, joker_code: int, has_y: bool, ybit: int,
+def reachable_masks(nb: int, fill: int, lower_bits: int, joker_code: int, has_y: bool, ybit: int,
                     own_bits: np.ndarray) -> np.ndarray:
     """Filled-box masks reachable from the empty column (forward closure over legal_bits)."""
     n = 1 << nb
@@ -192,7 +192,7 @@ def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
                   yroll: np.ndarray, own_bit: np.ndarray, keep_of_roll: np.ndarray, bonus_rolls: np.ndarray,
                   base_roll: int, nb: int, t: int, ybit: int, has_y: bool, extra: int, joker_code: int,
-                  fill: bool, lower_bits: int, moments: bool, allow_pass: bool,
+                  fill: int, lower_bits: int, moments: bool, allow_pass: bool,
                   E: np.ndarray, S: np.ndarray, Q: np.ndarray, X: np.ndarray, NVl: np.ndarray,
                   NVl2: np.ndarray, V: np.ndarray, V2: np.ndarray, Qb: np.ndarray, spec: np.ndarray,
                   sbits: np.ndarray, sfull: np.ndarray, az: np.ndarray, lu: np.ndarray, ly: np.ndarray) -> None:
@@ -416,7 +416,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, 
                  nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
                  roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
                  bonus_rolls: np.ndarray, base_roll: int, nb: int, t: int, nyt: int, ybit: int, has_y: bool,
-                 extra: int, joker_code: int, fill: bool, lower_bits: int, moments: bool, allow_pass: bool,
+                 extra: int, joker_code: int, fill: int, lower_bits: int, moments: bool, allow_pass: bool,
                  n_stages: int, E: np.ndarray, S: np.ndarray, Q: np.ndarray, X: np.ndarray, NVl: np.ndarray,
                  NVl2: np.ndarray, V: np.ndarray, V2: np.ndarray, Qb: np.ndarray, spec: np.ndarray, sbits: np.ndarray,
                  sfull: np.ndarray, az: np.ndarray, lu: np.ndarray, ly: np.ndarray, lrow: np.ndarray,
@@ -530,7 +530,7 @@ def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int,
                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
                 bonus_rolls: np.ndarray, base_roll: int,
                 nb: int, t: int, nyt: int, ybit: int, has_y: bool, extra: int, joker_code: int,
-                fill: bool, lower_bits: int, moments: bool, allow_pass: bool, n_stages: int,
+                fill: int, lower_bits: int, moments: bool, allow_pass: bool, n_stages: int,
                 W: np.ndarray, W2: np.ndarray) -> None:
     """Fill W (expected remaining score) and W2 (its second moment) for the masks order[start:end]
     (one popcount layer: independent of each other, all their successors already done).
@@ -675,7 +675,7 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
 def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
                   NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                   nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
-                  base_roll: int, joker_code: int, has_y: bool, fill: bool, lower_bits: int, extra: int,
+                  base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int,
                   want_nz: bool, vmax: int) -> None:
     """Vc[r] = best placement of final roll r in one column: max over its legal boxes of
     mc * (score + bonus) + NVc[box, variant]; nzc[r]: some legal placement scores (for passes).
@@ -765,7 +765,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, is_upper: np.ndarray,
                yroll: np.ndarray, own_bit: np.ndarray, keep_index: np.ndarray, roll_of_keep: np.ndarray,
                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
-               nb: int, ybox: int, ypoints: int, extra: int, joker_code: int, fill: bool, lower_bits: int,
+               nb: int, ybox: int, ypoints: int, extra: int, joker_code: int, fill: np.ndarray, lower_bits: int,
                must_zero: bool, saved_rolls: bool, add_columns: bool,
                natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, bonus_rolls: np.ndarray,
                base_roll: int, kind: int, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, h: np.ndarray,
@@ -857,7 +857,7 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                 for c in range(n_cols):
                     _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
                                   vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
-                                  fill, lower_bits, extra, may_pass_turn, vmax)
+                                  fill[c], lower_bits, extra, may_pass_turn, vmax)
                     if not add_columns:
                         others = best2 if c == arg1 else best1
                         for r in range(R):
@@ -929,7 +929,8 @@ def play_games(seed: int, first_game: int, seat: int, n_cols: int, mult: np.ndar
                 for c in range(n_cols):
                     open_ = full & ~cmask[c]
                     yfilled = yst[c] >= 0
-                    bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+                    bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[c],
+                                             lower_bits)
                     bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
                     if bon != 0:
                         allzero = False

@@ -49,9 +49,11 @@ from .rules import Box, RulesError, RuleSet, Settings, normalize_name, rules_fro
 
 LOG_FORMAT = "yahtzee-log/1"
 SHEET_FORMAT = "yahtzee-sheet/1"
-FORMATS = (LOG_FORMAT, SHEET_FORMAT)
-Kind = Literal["log", "sheet"]
-KIND_OF_FORMAT: dict[str, Kind] = {LOG_FORMAT: "log", SHEET_FORMAT: "sheet"}
+POKER_FORMAT = "poker-log/1"
+FORMATS = (LOG_FORMAT, SHEET_FORMAT, POKER_FORMAT)
+Kind = Literal["log", "sheet", "poker"]
+KIND_OF_FORMAT: dict[str, Kind] = {LOG_FORMAT: "log", SHEET_FORMAT: "sheet", POKER_FORMAT: "poker"}
+FORMAT_OF_KIND: dict[Kind, str] = {kind: fmt for fmt, kind in KIND_OF_FORMAT.items()}
 
 MAX_LINE = 16 << 20  # longest NDJSON line read (a full Maxi or Triple game is a few tens of KB)
 MAX_DOCUMENT = 64 << 20  # largest single (pretty-printed) document read
@@ -242,13 +244,46 @@ class ScoreSheet(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-MODELS: dict[Kind, type[BaseModel]] = {"log": GameLog, "sheet": ScoreSheet}
+class PokerHand(BaseModel):
+    """One player's hand in a round: the dice after each roll and the dice held before each reroll."""
+
+    model_config = ConfigDict(extra="forbid", title="PokerHand")
+
+    player: StrictStr = Field(description="a name from `players`; in each round players roll in that order")
+    rolls: list[Dice] = Field(min_length=1, description="the five dice after each roll: up to three rolls")
+    held: list[Dice] | None = Field(
+        None, description="for each reroll, the dice kept from the roll before (one list per reroll)"
+    )
+
+
+class PokerRound(BaseModel):
+    """One round: every player's hand; the best final hand wins the round (equal hands tie)."""
+
+    model_config = ConfigDict(extra="forbid", title="PokerRound")
+
+    hands: list[PokerHand] = Field(description="one hand per player; fewer on the last round: still being played")
+
+
+class PokerLog(BaseModel):
+    """A poker-dice match round by round (format poker-log/1): no score sheet; the best hand wins a
+    round, and the first player to win the agreed number of rounds takes the match."""
+
+    model_config = ConfigDict(extra="forbid", title="poker-log/1")
+
+    format: Literal["poker-log/1"]
+    players: list[Annotated[StrictStr, Field(min_length=1)]] = Field(min_length=1)
+    wins_needed: StrictInt = Field(ge=1, le=1000, description="round wins that take the match (agreed beforehand)")
+    rounds: list[PokerRound] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(None, description="free-form data (date, place...), not checked")
+
+
+MODELS: dict[Kind, type[BaseModel]] = {"log": GameLog, "sheet": ScoreSheet, "poker": PokerLog}
 
 
 def json_schema(kind: Kind) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a format, generated from its model."""
     model = MODELS[kind]
-    fmt = LOG_FORMAT if kind == "log" else SHEET_FORMAT
+    fmt = FORMAT_OF_KIND[kind]
     body = model.model_json_schema()
     return {
         "$schema": SCHEMA_DIALECT,
@@ -325,7 +360,7 @@ def document_kind(data: Any) -> tuple[Kind | None, Problem | None]:
     kind = KIND_OF_FORMAT.get(fmt) if isinstance(fmt, str) else None
     if kind is None:
         hint = ""
-        if isinstance(fmt, str) and fmt.split("/")[0] in ("yahtzee-log", "yahtzee-sheet"):
+        if isinstance(fmt, str) and fmt.split("/")[0] in ("yahtzee-log", "yahtzee-sheet", "poker-log"):
             hint = " (a newer version of the format?)"
         return None, Problem(
             "/format", f"format {_show(fmt)} is not one this version reads{hint}; expected one of: {', '.join(FORMATS)}"

@@ -184,11 +184,18 @@ class HeuristicSource(Source):
         return acc
 
 
-def single_column(rules: R.RuleSet) -> R.RuleSet:
-    """The same rules on a one-column sheet (what each column of a multi-column sheet plays)."""
+def single_column(rules: R.RuleSet, column: int = 0) -> R.RuleSet:
+    """The same rules on a one-column sheet (what column number `column` of a multi-column sheet plays)."""
     data = rules.model_dump()
-    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True}
+    fill = rules.settings.fills[column]
+    data["settings"] = {**data["settings"], "columns": 1, "column_multipliers": None, "add_columns": True,
+                        "fill_in_order": fill == "down", "column_fill": None if fill != "up" else ("up",)}
     return R.RuleSet.model_validate(data)
+
+
+def same_fill(rules: R.RuleSet) -> bool:
+    """Whether every column is filled by the same rule (then one single-column table serves them all)."""
+    return len(set(rules.settings.fills)) == 1
 
 
 def has_exact_table(rules: R.RuleSet) -> bool:
@@ -199,7 +206,8 @@ def has_exact_table(rules: R.RuleSet) -> bool:
 def source_for(rules: R.RuleSet, say: Callable[[str], None] | None = None) -> Source:
     """The value source hints use for `rules`: its exact table, else an approximate one (built on
     first use, with a note to `say`; stored in the cache after that)."""
-    if has_exact_table(rules) or (rules.settings.columns > 1 and has_exact_table(single_column(rules))):
+    if has_exact_table(rules) or (rules.settings.columns > 1 and same_fill(rules)
+                                  and has_exact_table(single_column(rules))):
         one = rules if rules.settings.columns == 1 else single_column(rules)
         exact = rules.settings.columns == 1
         try:
@@ -370,7 +378,7 @@ class Turn:
             for b in range(len(rules.boxes)):
                 if filled >> b & 1:
                     continue
-                score = R.box_score(rules, ctx, filled, b, dice)
+                score = R.box_score(rules, ctx, filled, b, dice, c)
                 if score is not None:
                     out.append(R.Option(b, score, ctx.bonus, c, ctx.joker))
         return out
@@ -382,7 +390,7 @@ class Turn:
         for c, filled, open_boxes, ys, m, fc in self._cols:
             ctx = R.roll_context(rules, dice, ys)
             for b in open_boxes:
-                sc = R.box_score(rules, ctx, filled, b, dice)
+                sc = R.box_score(rules, ctx, filled, b, dice, c)
                 if sc is None:
                     continue
                 key = (c, b, sc)

@@ -111,6 +111,9 @@ def _checked(data: Any) -> Any:
     report = check_document(data)
     if report.problems:
         raise GameError(report.problems)
+    if report.kind == "poker":
+        raise GameError([Problem("/format", "a poker-dice match (poker-log/1) has no score sheet; "
+                                 "`yahtzee replay` shows its rounds")])
     return report
 
 
@@ -487,12 +490,12 @@ def random_log(
         ci = rng.choice([c for c in range(ncols) if p.filled[c] != (1 << len(rs.boxes)) - 1])
         opens = [b for b, v in enumerate(p.scores[ci]) if v is None]
         ys = p.scores[ci][y] if y is not None else None
-        opt = _placement(rs, p.filled[ci], ys, rng.choice(opens), roll)
+        opt = _placement(rs, p.filled[ci], ys, rng.choice(opens), roll, ci)
         if opt is None:  # e.g. a forced joker or fill-in-order: pick among the legal options
             o = rng.choice(R.options(rs, p.columns, roll))
             ci = o.column
             ys = p.scores[ci][y] if y is not None else None
-            opt = _placement(rs, p.filled[ci], ys, o.box, roll)
+            opt = _placement(rs, p.filled[ci], ys, o.box, roll, ci)
             assert opt is not None
         p.scores[ci][opt.box] = opt.score
         p.filled[ci] |= 1 << opt.box

@@ -4,8 +4,9 @@ A rule set is data: a dice count, an ordered list of boxes (each an instance of 
 box kinds with parameters) and a block of house-rule settings. Every command (score, validate,
 replay, hint, simulate, solve) asks this module and never re-implements a rule.
 
-Sources: ../shared/seeds (Hasbro Yahtzee, Scandinavian Yatzy, Forced/Maxi/Triple variants,
-Kniffel, the eight house-rule settings). Where they differ, the reading is a preset or a setting.
+Sources: Hasbro's Yahtzee rules, the Scandinavian Yatzy sheet and its Forced/Maxi/Triple variants,
+Kniffel, and the eight house-rule settings score-keeping apps offer. Where they differ, the
+reading is a preset or a setting.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Dice = tuple[int, ...]
 BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
 JokerMode = Literal["forced", "free", "off"]
+FillMode = Literal["down", "up", "free"]
 FACES = (1, 2, 3, 4, 5, 6)
+# A column's fill rule as the int the legality functions take: any order, top to bottom, bottom to top.
+FILL_CODES: dict[str, int] = {"free": 0, "down": 1, "up": 2}
 
 
 class RulesError(ValueError):
@@ -177,9 +181,22 @@ def joker_value(box: Box, dice: Dice) -> int:
 
 # --------------------------------------------------------------------------- settings
 
+# The usual spellings of an on/off setting ("Joker rules: on or off"), for --set and rules files alike.
+ON_WORDS = ("on", "true", "yes", "1")
+OFF_WORDS = ("off", "false", "no", "0")
+
+
+def _on_off(value: Any) -> bool | None:
+    """True/False for an on/off spelling (or a JSON bool), None for anything else."""
+    if isinstance(value, bool):
+        return value
+    low = str(value).strip().lower()
+    return True if low in ON_WORDS else False if low in OFF_WORDS else None
+
 
 class Settings(BaseModel):
-    """House-rule settings (seed 002's eight, plus column multipliers and saved rolls)."""
+    """House-rule settings (the eight players argue about, plus column multipliers, saved rolls and
+    per-column fill rules)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -193,6 +210,23 @@ class Settings(BaseModel):
     add_columns: bool = True
     column_multipliers: tuple[int, ...] | None = None
     saved_rolls: bool = False
+    column_fill: tuple[FillMode, ...] | None = None
+
+    @field_validator("joker", mode="before")
+    @classmethod
+    def _joker_on_off(cls, value: Any) -> Any:
+        """Joker rules "on" is the official (forced) joker; "off" in any spelling is off."""
+        on = _on_off(value)
+        if on is None:
+            return value.strip().lower() if isinstance(value, str) else value
+        return "forced" if on else "off"
+
+    @field_validator("column_fill", mode="before")
+    @classmethod
+    def _fill_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(p.strip().lower() for p in value.replace(" ", ",").split(",") if p.strip())
+        return value
 
     @model_validator(mode="after")
     def _check_multipliers(self) -> Settings:
@@ -201,11 +235,31 @@ class Settings(BaseModel):
             raise ValueError(
                 f"column_multipliers needs {self.columns} whole numbers >= 1 (one per column), got {list(m)}"
             )
+        f = self.column_fill
+        if f is not None and len(f) not in (1, self.columns):
+            raise ValueError(f"column_fill needs one of down, up, free per column ({self.columns}), or one for "
+                             f"every column, got {','.join(f)}")
+        if f is not None and self.fill_in_order and set(f) != {"down"}:
+            raise ValueError("fill_in_order=on means every column down; give column_fill alone")
         return self
 
     @property
     def multipliers(self) -> tuple[int, ...]:
         return self.column_multipliers or (1,) * self.columns
+
+    @property
+    def fills(self) -> tuple[FillMode, ...]:
+        """Each column's fill rule: down (top to bottom), up (bottom to top) or free (any order);
+        fill_in_order=on is the shorthand for every column down."""
+        f = self.column_fill
+        if f is None:
+            return ("down" if self.fill_in_order else "free",) * self.columns
+        return f * self.columns if len(f) == 1 else f
+
+    @property
+    def fill_codes(self) -> tuple[int, ...]:
+        """`fills` as the ints the legality functions (and the compiled kernels) take."""
+        return tuple(FILL_CODES[f] for f in self.fills)
 
 
 SETTING_NAMES = tuple(Settings.model_fields)
@@ -317,28 +371,99 @@ class RuleSet(BaseModel):
 
     @cached_property
     def theoretical_max(self) -> int:
-        """The highest grand total the rules allow (1575 for yahtzee, 374 for yatzy)."""
+        """The highest grand total the rules allow: the best game found by a search over the rules
+        (1575 for yahtzee, 374 for yatzy, 475 for yahtzee filled in order). See `best_column`."""
         s = self.settings
-        y = self.yahtzee_index
-        extra = s.extra_yahtzee_bonus if y is not None else 0
-        yrolls = [(f,) * self.dice for f in FACES]
-        all_rolls = list(rolls(self.dice))
-        best: list[int] = []
-        for i, b in enumerate(self.boxes):
-            natural = max(natural_score(b, r) for r in all_rolls)
-            if i == y or not extra:
-                best.append(natural)
-                continue
-            # Every box but the Yahtzee box can be filled with an extra Yahtzee (+bonus), at joker value
-            # when jokers count; uppers are filled first so the forced joker always reaches the lower box.
-            as_yahtzee = max((joker_value(b, r) if s.joker != "off" else natural_score(b, r)) for r in yrolls)
-            best.append(max(natural, as_yahtzee + extra))
-        # The best upper scores are five (six) of a kind, so the bonus comes with them if it can at all.
-        upper_nat = sum(max(natural_score(self.boxes[i], r) for r in all_rolls) for i in self.upper_indices)
-        bonus = s.upper_bonus if upper_nat >= s.upper_bonus_threshold else 0
-        column = sum(best) + bonus
-        mult = s.multipliers
-        return column * sum(mult) if s.add_columns else column * max(mult)
+        best = {code: best_column(self, code) for code in set(s.fill_codes)}
+        return weighted_total([best[code] for code in s.fill_codes], s.multipliers, s.add_columns)
+
+
+SEARCH_BOXES = 16  # columns of more boxes filled in any order take the shortcut in best_column
+
+
+def best_column(rules: RuleSet, fill: int) -> int:
+    """The best total of one column filled by rule `fill` (FILL_CODES): a search over the order in
+    which the boxes are filled, every turn free to roll any dice, each move scored and allowed by the
+    rules' own functions (legal_bits, joker_now, joker_full_value, extra_bonus_points).
+
+    Two facts keep the search small, both from the rules themselves:
+    * an upper box's best roll is all dice on its face, which is always allowed there (the forced
+      joker even sends it there) and scores at least as much as anything else (bonus included), so
+      every best game fills the upper boxes with their maxima and the upper bonus is known up front;
+    * the Yahtzee box is best filled with its points (a 0 would give the same jokers and no bonus),
+      so a column's state is its set of filled boxes alone.
+    Without a Yahtzee box, or with neither jokers nor extra bonuses, no box's value depends on the
+    others and the search reduces to adding each box's maximum."""
+    s = rules.settings
+    all_rolls = list(rolls(rules.dice))
+    nb = len(rules.boxes)
+    nat_all = [max(natural_score(b, r) for r in all_rolls) for b in rules.boxes]
+    upper = sum(nat_all[i] for i in rules.upper_indices)
+    bonus = upper_bonus_points(upper, s.upper_bonus_threshold, s.upper_bonus)
+    y = rules.yahtzee_index
+    code = JOKER_CODES[s.joker]
+    if y is None or (code == 0 and s.extra_yahtzee_bonus == 0):
+        return sum(nat_all) + bonus
+    ybit = 1 << y
+    yfull = rules.boxes[y].points == max(natural_score(rules.boxes[y], r) for r in all_rolls)
+    extra = extra_bonus_points(True, yfull, s.extra_yahtzee_bonus)
+    nat_other = [max((natural_score(b, r) for r in all_rolls if len(set(r)) > 1), default=0) for b in rules.boxes]
+    faces = []  # per face: own upper box bit, natural and joker value of all dice on that face in each box
+    for f in FACES:
+        roll = (f,) * rules.dice
+        own = rules.upper_index_by_face.get(f)
+        faces.append((0 if own is None else 1 << own, [natural_score(b, roll) for b in rules.boxes],
+                      [joker_value(b, roll) for b in rules.boxes]))
+    full = (1 << nb) - 1
+    forced = code == JOKER_CODES["forced"]
+
+    def gains(mask: int) -> dict[int, int]:
+        """The most each box may take on a turn starting with boxes `mask` filled."""
+        open_ = full & ~mask
+        yfilled = bool(mask & ybit)
+        out: dict[int, int] = {}
+        legal = legal_bits(open_, fill, False, 0, rules.lower_bits)
+        for b in range(nb):
+            if legal >> b & 1:
+                out[b] = nat_other[b] if yfilled else nat_all[b]
+        if yfilled:
+            for own, nat, jok in faces:
+                jk = joker_now(code, True, True, True)
+                legal = legal_bits(open_, fill, jk and forced, own, rules.lower_bits)
+                as_joker = joker_full_value(jk, open_, own)
+                for b in range(nb):
+                    if legal >> b & 1:
+                        out[b] = max(out.get(b, 0), (jok[b] if as_joker else nat[b]) + extra)
+        return out
+
+    if fill == 0 and nb > SEARCH_BOXES:
+        # Too many orders to search (Maxi with jokers switched on). Filled in any order, one order
+        # gives every box the most it can ever take: the Yahtzee box first (gains(m) only grows once
+        # it is filled), then each upper box with its own face, then each lower box, its own upper box
+        # being filled (the joker's full value). tests/test_rules.py checks it against the search.
+        upper_bits = sum(1 << i for i in rules.upper_indices)
+        after_y, after_upper = gains(ybit), gains(ybit | upper_bits)
+        return (nat_all[y] + bonus + sum(after_y[i] for i in rules.upper_indices)
+                + sum(after_upper[i] for i in rules.lower_indices if i != y))
+    # value[mask]: the most the still-open boxes can add; masks by decreasing popcount.
+    value: dict[int, int] = {full: 0}
+    frontier = {0}
+    layers = [frontier]
+    for _ in range(nb):  # the masks reachable from the empty column, layer by layer
+        nxt: set[int] = set()
+        for m in frontier:
+            open_ = full & ~m
+            legal = legal_bits(open_, fill, False, 0, rules.lower_bits)
+            if m & ybit and code:
+                for own, _, _ in faces:
+                    legal |= legal_bits(open_, fill, forced, own, rules.lower_bits)
+            nxt.update(m | 1 << b for b in range(nb) if legal >> b & 1)
+        layers.append(nxt)
+        frontier = nxt
+    for layer in reversed(layers[:-1]):
+        for m in layer:
+            value[m] = max(g + value[m | 1 << b] for b, g in gains(m).items())
+    return value[0] + bonus
 
 
 def normalize_name(name: str) -> str:
@@ -482,6 +607,16 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 DEFAULT_PRESET = "yahtzee"
 
+# Other names the rules give the same game: Yacht, Kniffel and Generala "are the same game - the
+# rules and the score sheet above apply to all of them". Kniffel has its own preset (German box
+# names); Yacht and Generala play the Yahtzee preset. Historically they differ (Yacht's 12 boxes
+# without a bonus, Generala's served-roll bonuses and instant win), which is not modelled here.
+PRESET_ALIASES: dict[str, str] = {"yacht": "yahtzee", "generala": "yahtzee"}
+ALIAS_NOTE = ("historical Yacht and Generala rules differ (Yacht: 12 boxes, no bonuses; Generala: bonuses "
+              "for hands served on the first roll); here both names play the Yahtzee rules")
+# Named by the rules as a common variant, with no rules given.
+NAMED_WITHOUT_RULES = ("giant-yatzy",)
+
 
 def _settings_error(exc: ValidationError) -> RulesError:
     msgs = []
@@ -501,6 +636,9 @@ def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Sett
         mult = merged.get("column_multipliers")
         if mult is not None and len(mult) != merged["columns"]:
             merged.pop("column_multipliers")
+    # A per-column fill rule given on its own replaces the preset's fill_in_order shorthand.
+    if "column_fill" in overrides and "fill_in_order" not in overrides:
+        merged.pop("fill_in_order", None)
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
@@ -510,11 +648,19 @@ def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Sett
 def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     """A preset by name (case-insensitive, `_` or `-`), with optional setting overrides."""
     key = normalize_name(name).replace("_", "-")
-    if key not in PRESETS:
-        raise RulesError(f"unknown preset {name!r}; valid presets: {', '.join(PRESETS)}")
-    p = PRESETS[key]
+    if key in NAMED_WITHOUT_RULES:
+        raise RulesError(f"{key} is named as a common Yatzy variant, but no rules for it are given; "
+                         f"valid presets: {', '.join(preset_names())}")
+    p = PRESETS.get(PRESET_ALIASES.get(key, key))
+    if p is None:
+        raise RulesError(f"unknown preset {name!r}; valid presets: {', '.join(preset_names())}")
     settings = make_settings(p["settings"], overrides or {})
     return RuleSet(name=key, dice=p.get("dice", 5), boxes=p["boxes"], settings=settings)
+
+
+def preset_names() -> list[str]:
+    """Every preset name a user may give: the presets, then the other names of the Yahtzee rules."""
+    return [*PRESETS, *PRESET_ALIASES]
 
 
 def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
@@ -557,18 +703,20 @@ def parse_setting(text: str) -> tuple[str, Any]:
     low = raw.lower()
     value: Any
     if "bool" in annotation:
-        if low in ("1", "true", "on", "yes"):
-            value = True
-        elif low in ("0", "false", "off", "no"):
-            value = False
-        else:
-            raise RulesError(f"setting {key} takes on or off, got {raw!r}")
+        value = _on_off(low)
+        if value is None:
+            raise RulesError(f"setting {key} takes on or off ({'/'.join(ON_WORDS)} or {'/'.join(OFF_WORDS)}), "
+                             f"got {raw!r}")
+    elif key == "column_fill":
+        value = raw
     elif key == "column_multipliers":
         try:
             value = tuple(int(p) for p in raw.replace(" ", ",").split(",") if p)
         except ValueError:
             raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}") from None
     elif key == "joker":
+        if _on_off(low) is None and low not in JOKER_CODES:
+            raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}")
         value = low
     else:
         try:
@@ -645,16 +793,23 @@ def joker_now(joker_code: int, has_yahtzee_box: bool, yahtzee_filled: bool, yaht
     return joker_code != 0 and has_yahtzee_box and yahtzee_filled and yahtzee_roll
 
 
-def legal_bits(open_: int, fill_in_order: bool, forced_joker: bool, own_bit: int, lower_bits: int) -> int:
-    """Bitmask of the boxes a roll may go in. `open_`: open boxes of the column; `forced_joker`: the
-    joker is active under the forced (official) mode; `own_bit`: the roll's own upper box (0 if none).
+def legal_bits(open_: int, fill: int, forced_joker: bool, own_bit: int, lower_bits: int) -> int:
+    """Bitmask of the boxes a roll may go in. `open_`: open boxes of the column; `fill`: the column's
+    fill rule (FILL_CODES); `forced_joker`: the joker is active under the forced (official) mode;
+    `own_bit`: the roll's own upper box (0 if none).
 
-    fill_in_order: only the first open box. Forced joker: its own upper box if open; else any open
-    lower box; else any open upper box (a zero). Free joker and no joker: any open box."""
+    down: only the first open box; up: only the last open box (the fill rule wins over the joker).
+    Forced joker: its own upper box if open; else any open lower box; else any open upper box (a
+    zero). Free joker and no joker: any open box."""
     if open_ == 0:
         return 0
-    if fill_in_order:
+    if fill == 1:
         return open_ & -open_
+    if fill == 2:
+        last = open_
+        while last & (last - 1):
+            last &= last - 1
+        return last
     if forced_joker:
         if open_ & own_bit:
             return own_bit
@@ -690,11 +845,11 @@ def extra_bonus(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> int:
     return extra_bonus_points(rules.is_yahtzee(dice), full, rules.settings.extra_yahtzee_bonus)
 
 
-def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dice) -> int:
-    """Bitmask of the boxes `dice` may go in, given the filled boxes of its column."""
+def legal_mask(rules: RuleSet, filled: int, yahtzee_score: int | None, dice: Dice, column: int = 0) -> int:
+    """Bitmask of the boxes `dice` may go in, given the filled boxes of its column (number `column`)."""
     open_ = ((1 << len(rules.boxes)) - 1) & ~filled
     forced = rules.settings.joker == "forced" and joker_active(rules, dice, yahtzee_score)
-    return legal_bits(open_, rules.settings.fill_in_order, forced, _own_bit(rules, dice), rules.lower_bits)
+    return legal_bits(open_, rules.settings.fill_codes[column], forced, _own_bit(rules, dice), rules.lower_bits)
 
 
 def box_value(rules: RuleSet, box: int, dice: Dice, filled: int, yahtzee_score: int | None) -> int:
@@ -710,7 +865,7 @@ def column_options(rules: RuleSet, column: Column, dice: Dice, index: int = 0) -
     y = rules.yahtzee_index
     ys = column.scores[y] if y is not None else None
     filled = column.filled_mask
-    mask = legal_mask(rules, filled, ys, dice)
+    mask = legal_mask(rules, filled, ys, dice, index)
     bonus = extra_bonus(rules, dice, ys)
     joker = joker_active(rules, dice, ys)
     return [
@@ -748,32 +903,35 @@ def roll_context(rules: RuleSet, dice: Dice, yahtzee_score: int | None) -> RollC
                        extra_bonus(rules, dice, yahtzee_score), rules.natural_scores(dice))
 
 
-def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dice) -> int | None:
-    """What `dice` (with its RollContext) writes in `box` of a column whose filled boxes are the
-    bitmask `filled`, or None when the rules forbid it (filled, out of order, joker elsewhere)."""
+def box_score(rules: RuleSet, ctx: RollContext, filled: int, box: int, dice: Dice, column: int = 0) -> int | None:
+    """What `dice` (with its RollContext) writes in `box` of column number `column` whose filled boxes
+    are the bitmask `filled`, or None when the rules forbid it (filled, out of order, joker elsewhere)."""
     open_ = ((1 << len(rules.boxes)) - 1) & ~filled
-    if not legal_bits(open_, rules.settings.fill_in_order, ctx.forced, ctx.own_bit, rules.lower_bits) >> box & 1:
+    fill = rules.settings.fill_codes[column]
+    if not legal_bits(open_, fill, ctx.forced, ctx.own_bit, rules.lower_bits) >> box & 1:
         return None
     if ctx.joker and joker_full_value(ctx.joker, open_, ctx.own_bit):
         return joker_value(rules.boxes[box], dice)
     return (ctx.scores or rules.natural_scores(dice))[box]
 
 
-def any_open_box(rules: RuleSet, ctx: RollContext) -> bool:
-    """Whether the roll may go in any open box at its natural score (no fill order, no joker): then
-    box_score is `ctx.scores[box]` for an open box and None for a filled one, so hot loops skip it."""
-    return not rules.settings.fill_in_order and not ctx.joker and bool(ctx.scores)
+def any_open_box(rules: RuleSet, ctx: RollContext, column: int = 0) -> bool:
+    """Whether the roll may go in any open box of column `column` at its natural score (free filling,
+    no joker): then box_score is `ctx.scores[box]` for an open box and None for a filled one, so hot
+    loops skip it."""
+    return rules.settings.fill_codes[column] == 0 and not ctx.joker and bool(ctx.scores)
 
 
-def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice) -> Option | None:
+def placement(rules: RuleSet, filled: int, yahtzee_score: int | None, box: int, dice: Dice,
+              column: int = 0) -> Option | None:
     """The Option `column_options` would list for `box` (score, bonus, joker), or None when the rules
     forbid `dice` there; the column is given as its filled-box bitmask and its Yahtzee box's score.
     Works out one box only, so hot paths (the log validator, `place`) skip building every option."""
     if filled >> box & 1:
         return None
     ctx = roll_context(rules, dice, yahtzee_score)
-    score = box_score(rules, ctx, filled, box, dice)
-    return None if score is None else Option(box, score, ctx.bonus, 0, ctx.joker)
+    score = box_score(rules, ctx, filled, box, dice, column)
+    return None if score is None else Option(box, score, ctx.bonus, column, ctx.joker)
 
 
 def may_pass(rules: RuleSet, opts: Sequence[Option]) -> bool:
@@ -781,17 +939,21 @@ def may_pass(rules: RuleSet, opts: Sequence[Option]) -> bool:
     return not rules.settings.must_zero and all(o.score == 0 and o.bonus == 0 for o in opts)
 
 
-def place(rules: RuleSet, column: Column, box: int, dice: Dice) -> tuple[Column, Option]:
-    """Write `dice` into `box` of `column`; IllegalMove says why when the rules forbid it."""
+def place(rules: RuleSet, column: Column, box: int, dice: Dice, index: int = 0) -> tuple[Column, Option]:
+    """Write `dice` into `box` of `column` (number `index` on the sheet); IllegalMove says why when
+    the rules forbid it."""
     if column.scores[box] is not None:
         raise IllegalMove(f"box {rules.keys[box]} is already filled")
     y = rules.yahtzee_index
-    chosen = placement(rules, column.filled_mask, column.scores[y] if y is not None else None, box, dice)
+    chosen = placement(rules, column.filled_mask, column.scores[y] if y is not None else None, box, dice, index)
     if chosen is None:
-        opts = column_options(rules, column, dice)
+        opts = column_options(rules, column, dice, index)
         legal = ", ".join(rules.keys[o.box] for o in opts)
-        if rules.settings.fill_in_order:
-            why = "boxes must be filled in order"
+        fill = rules.settings.fills[index]
+        if fill != "free":
+            order = "in order" if fill == "down" else "bottom to top"
+            where = f"column {index + 1}'s boxes" if rules.settings.columns > 1 else "boxes"
+            why = f"{where} must be filled {order}"
         else:
             why = "the forced joker rule sends this Yahtzee elsewhere"
         raise IllegalMove(f"{rules.keys[box]} is not allowed here ({why}); legal: {legal}")

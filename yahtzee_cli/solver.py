@@ -92,7 +92,7 @@ def layout(rules: RuleSet) -> Layout:
     t = s.upper_bonus_threshold if s.upper_bonus > 0 else 0
     nyt = 2 if has_y and s.extra_yahtzee_bonus > 0 else 1
     own_bits = np.unique(np.concatenate([sc.own_bit[sc.yahtzee_roll], np.zeros(1, np.int64)]))
-    reach = kernels.reachable_masks(nb, s.fill_in_order, sc.lower_bits, sc.joker_code, has_y, ybit, own_bits)
+    reach = kernels.reachable_masks(nb, s.fill_codes[0], sc.lower_bits, sc.joker_code, has_y, ybit, own_bits)
     all_masks = np.arange(1 << nb, dtype=np.int64)
     pop = np.zeros(1 << nb, dtype=np.int64)
     for b in range(nb):
@@ -252,7 +252,7 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
                 sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
                 bonus_rolls, base_roll,
                 lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
-                s.fill_in_order, sc.lower_bits, moments, allow_pass, n_stages, W, W2,
+                s.fill_codes[0], sc.lower_bits, moments, allow_pass, n_stages, W, W2,
             )
         done += end - start
         if progress is not None:
@@ -421,7 +421,7 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
         kernels.play_games(
             seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
             sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
-            nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], s.fill_in_order,
+            nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], sc.fill,
             sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, natT, jokT, vnatT, vjokT, bonus_rolls,
             int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
             fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,

@@ -112,7 +112,7 @@ def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tu
 @njit(cache=True, parallel=True)
 def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any, yroll: Any,
                    own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int, ypoints: int,
-                   extra: int, joker_code: int, fill_in_order: bool, saved_rolls: bool, record: bool,
+                   extra: int, joker_code: int, fill: Any, saved_rolls: bool, record: bool,
                    scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
                    box_out: Any, n_blocks: int) -> None:  # pragma: no cover - compiled
     """Games in `n_blocks` independent blocks run in parallel (numba threads): each game depends only
@@ -122,14 +122,14 @@ def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: 
     for blk in prange(nbk):
         _random_block(blk * g_n // nbk, (blk + 1) * g_n // nbk, seed, first_game, seat, n_cols, natural, joker,
                       yroll, own_bit, keep_index, roll_of_keep, lower_bits, ybox, ypoints, extra, joker_code,
-                      fill_in_order, saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls_out, col_out,
+                      fill, saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls_out, col_out,
                       box_out)
 
 
 @njit(cache=True)
 def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any,
                   yroll: Any, own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int,
-                  ypoints: int, extra: int, joker_code: int, fill_in_order: bool, saved_rolls: bool, record: bool,
+                  ypoints: int, extra: int, joker_code: int, fill: Any, saved_rolls: bool, record: bool,
                   scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
                   box_out: Any) -> None:  # pragma: no cover - compiled
     n_boxes = scores.shape[2]
@@ -191,7 +191,7 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                 open_ = full_open & ~filled
                 yfilled = ybox >= 0 and scores[i, c, ybox] >= 0
                 jok = _joker_now(joker_code, ybox >= 0, yfilled, yroll[r])
-                m = _legal_bits(open_, fill_in_order, jok and joker_code == _FORCED, own_bit[r], lower_bits)
+                m = _legal_bits(open_, fill[c], jok and joker_code == _FORCED, own_bit[r], lower_bits)
                 masks[c] = m
                 while m:
                     m &= m - 1
@@ -273,7 +273,7 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
     with numba_threads(threads):
         _random_kernel(seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit, d.keep_index,
                        d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus, t.joker_code,
-                       t.fill_in_order, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
+                       t.fill, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
                        nrolls, col, box, 64)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
@@ -403,7 +403,7 @@ def _find_place(rules: R.RuleSet, columns: Sequence[R.Column], answer: Any, opts
     if hit is not None:
         return hit
     try:
-        R.place(rules, columns[column], b, dice)
+        R.place(rules, columns[column], b, dice, column)
     except R.IllegalMove as exc:
         where = f" in column {column + 1}" if len(columns) > 1 else ""
         return f"{exc}{where}"
@@ -499,7 +499,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                 place = _find_place(rules, columns, answer, opts, d)
                 if isinstance(place, str):
                     raise StrategyError(f"strategy {spec} made an illegal move ({where}, dice {list(d)}): {place}")
-                columns[place.column], _ = R.place(rules, columns[place.column], place.box, d)
+                columns[place.column], _ = R.place(rules, columns[place.column], place.box, d, place.column)
                 turns.append((rolls, helds, place.column, place.box))
                 break
             saved = R.saved_after(rules, saved, used)

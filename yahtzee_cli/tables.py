@@ -161,7 +161,7 @@ class Scores:
     upper_bonus: int
     extra_bonus: int
     joker_code: int
-    fill_in_order: bool
+    fill: IntArray  # each column's fill rule (rules.FILL_CODES)
     must_zero: bool
 
 
@@ -194,6 +194,6 @@ def score_tables(rules: RuleSet) -> Scores:
         upper_bonus=s.upper_bonus,
         extra_bonus=s.extra_yahtzee_bonus,
         joker_code=JOKER_CODES[s.joker],
-        fill_in_order=s.fill_in_order,
+        fill=np.array(s.fill_codes, dtype=np.int64),
         must_zero=s.must_zero,
     )

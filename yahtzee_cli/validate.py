@@ -32,6 +32,7 @@ from .logs import (
     rules_problem,
     sheet_row,
 )
+from .poker_log import Match, walk_match
 from .rules import Column, Dice, Option, RulesError, RuleSet
 
 MAX_PROBLEMS = 1000  # per game; more are summarised in one last problem
@@ -67,12 +68,13 @@ class _Tables:
         static = all(R.saved_after(rules, 0, n) <= 0 for n in range(1, base + 1))
         self.fixed_rolls = base if static else 0
         self.ncols = rules.settings.columns
+        self.fill = rules.settings.fill_codes
         self.y = rules.yahtzee_index
         self.total_boxes = self.ncols * len(rules.boxes)
         self.blank: list[int | None] = [None] * len(rules.boxes)  # a column's scores before any turn
         # roll contexts by the Yahtzee box's score, then by packed roll: (context, rules.any_open_box)
-        self.ctx_tables: dict[int | None, dict[int, tuple[R.RollContext, bool]]] = {}
-        self.fresh = self.ctx_table(None)
+        self.ctx_tables: dict[tuple[int | None, int], dict[int, tuple[R.RollContext, bool]]] = {}
+        self.fresh = [self.ctx_table(None, c) for c in range(self.ncols)]
 
     def context(self, dice: Dice, yahtzee_score: int | None) -> R.RollContext:
         """rules.roll_context, memoised (a few hundred rolls times the Yahtzee box's few values)."""
@@ -95,19 +97,21 @@ class _Tables:
             got = self.saved_left[(saved, used)] = max(0, R.saved_after(self.rules, saved, used))
         return got
 
-    def ctx_table(self, yahtzee_score: int | None) -> dict[int, tuple[R.RollContext, bool]]:
-        """The (context, any open box) memo of rolls by packed counts, for a Yahtzee box score."""
-        got = self.ctx_tables.get(yahtzee_score)
+    def ctx_table(self, yahtzee_score: int | None, column: int) -> dict[int, tuple[R.RollContext, bool]]:
+        """The (context, any open box) memo of rolls by packed counts, for a Yahtzee box score in a
+        column (columns differ by their fill rule)."""
+        key = (yahtzee_score, self.fill[column])
+        got = self.ctx_tables.get(key)
         if got is None:
             if len(self.ctx_tables) >= 64:  # a custom rule set's odd Yahtzee values: stay small
                 self.ctx_tables.clear()
-            got = self.ctx_tables[yahtzee_score] = {}
+            got = self.ctx_tables[key] = {}
         return got
 
     def ctx_entry(self, table: dict[int, tuple[R.RollContext, bool]], packed: int,
-                  yahtzee_score: int | None) -> tuple[R.RollContext, bool]:
+                  yahtzee_score: int | None, column: int) -> tuple[R.RollContext, bool]:
         ctx = self.context(self.by_key[packed], yahtzee_score)
-        got = table[packed] = (ctx, R.any_open_box(self.rules, ctx))
+        got = table[packed] = (ctx, R.any_open_box(self.rules, ctx, column))
         return got
 
     def dice(self, raw: Any) -> Dice | None:
@@ -202,12 +206,12 @@ def tables(rules: RuleSet) -> _Tables:
     return t
 
 
-def _placement(rules: RuleSet, filled: int, ys: int | None, box: int, dice: Dice) -> Option | None:
-    """The Option the rules give for writing `dice` in `box` of a column (filled mask, Yahtzee box
-    score), or None when they forbid it."""
-    if filled >> box & 1 or not R.legal_mask(rules, filled, ys, dice) >> box & 1:
+def _placement(rules: RuleSet, filled: int, ys: int | None, box: int, dice: Dice, column: int = 0) -> Option | None:
+    """The Option the rules give for writing `dice` in `box` of column number `column` (filled mask,
+    Yahtzee box score), or None when they forbid it."""
+    if filled >> box & 1 or not R.legal_mask(rules, filled, ys, dice, column) >> box & 1:
         return None
-    return Option(box, R.box_value(rules, box, dice, filled, ys), R.extra_bonus(rules, dice, ys), 0,
+    return Option(box, R.box_value(rules, box, dice, filled, ys), R.extra_bonus(rules, dice, ys), column,
                   R.joker_active(rules, dice, ys))
 
 
@@ -506,7 +510,7 @@ def _walk_turns(
         scores = p.scores[ci]
         ys = scores[y] if y is not None else None
         ctx = tb.context(dice, ys)
-        value = R.box_score(rules, ctx, filled, bi, dice)
+        value = R.box_score(rules, ctx, filled, bi, dice, ci)
         illegal = None
         if value is None:
             if filled >> bi & 1:
@@ -514,7 +518,7 @@ def _walk_turns(
                 illegal = f"box {keys[bi]} is already filled{where}"
             else:
                 try:
-                    R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice)
+                    R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice, ci)
                     illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
                 except R.IllegalMove as exc:
                     illegal = str(exc)
@@ -589,7 +593,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
     turn_keys = _TURN_KEYS
     guard = _GUARD
     # per player and column: the roll contexts for what the column's Yahtzee box holds now
-    cmaps = [[tb.fresh] * ncols for _ in players]
+    cmaps = [list(tb.fresh) for _ in players]
     last = len(turns) - 1
     cur = -1
     for t, turn in enumerate(turns):
@@ -676,10 +680,13 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
         filled = p.filled[ci]
         entry = cmaps[expected][ci].get(roll)
         if entry is None:
-            entry = tb.ctx_entry(cmaps[expected][ci], roll, p.scores[ci][y] if y is not None else None)
+            entry = tb.ctx_entry(cmaps[expected][ci], roll, p.scores[ci][y] if y is not None else None, ci)
         ctx, free = entry
         # where any open box takes the natural score (rules.any_open_box), skip rules.box_score
-        value = ctx.scores[bi] if free and not filled >> bi & 1 else R.box_score(rules, ctx, filled, bi, by_key[roll])
+        if free and not filled >> bi & 1:
+            value: int | None = ctx.scores[bi]
+        else:
+            value = R.box_score(rules, ctx, filled, bi, by_key[roll], ci)
         if (value is None or (score is not None and (score != value or type(score) is not int))
                 or (bonus_claim is not None and (bonus_claim != ctx.bonus or type(bonus_claim) is not int))):
             return None
@@ -689,7 +696,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
         if ctx.bonus:
             p.bonus[ci] += ctx.bonus
         if bi == y:
-            cmaps[expected][ci] = tb.ctx_table(value)
+            cmaps[expected][ci] = tb.ctx_table(value, ci)
     total = tb.total_boxes
     for p in players:
         p.turns += total - p.open_boxes
@@ -918,6 +925,7 @@ class GameReport:
     rules: RuleSet | None = None
     log: LogWalk | None = None
     sheet: SheetState | None = None
+    match: Match | None = None  # a poker-dice match (poker-log/1)
 
     @property
     def valid(self) -> bool:
@@ -929,6 +937,8 @@ class GameReport:
             return self.log.game_over
         if self.sheet is not None:
             return self.sheet.finished
+        if self.match is not None:
+            return self.match.over
         return False
 
 
@@ -954,6 +964,9 @@ def check_document(data: Any, *, index: int = 1, line: int = 1, trusted: bool = 
     kind, problems = check_schema(data)
     if kind is None or problems:
         return GameReport(index, line, kind, problems)
+    if kind == "poker":
+        match = walk_match(data)
+        return GameReport(index, line, kind, match.problems, match=match)
     try:
         rules = resolve_rules(data["rules"])
     except RulesError as exc:

@@ -57,9 +57,9 @@ def warn(message: str) -> None:
 
 
 def _complete_presets(incomplete: str) -> list[str]:
-    from ..rules import PRESETS
+    from ..rules import preset_names
 
-    return [name for name in PRESETS if name.startswith(incomplete)]
+    return [name for name in preset_names() if name.startswith(incomplete)]
 
 
 # Shared option types: every command that takes rules spells them the same way.
@@ -69,7 +69,7 @@ RulesOpt = Annotated[
         "--rules",
         "-r",
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
-        "triple-yatzy) or a rules JSON file.",
+        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.",
         show_default=False,
         autocompletion=_complete_presets,
     ),
@@ -77,7 +77,8 @@ RulesOpt = Annotated[
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free.", show_default=False
+        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free or "
+        "column_fill=down,up,free.", show_default=False
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]

@@ -46,3 +46,36 @@ def poker(
     out.print(table)
     label = "tie between players" if len(winners) > 1 else "winner: player"
     out.print(f"{label} {', '.join(map(str, winners))}")
+
+
+def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, json: bool) -> None:
+    """`yahtzee hint DICE --beat HAND`: every keep of a poker-dice hand ranked by the exact chance
+    that the final hand beats HAND (then ties it)."""
+    from ..poker import keep_chances, rank_hand
+
+    left = 2 if rolls_left is None else rolls_left
+    try:
+        faces = parse_dice(dice)
+        target = rank_hand(parse_dice([beat]))
+        chances = keep_chances(faces, target.dice, left)
+    except RulesError as exc:
+        fail(str(exc))
+    shown = chances[:top] if top else chances
+    if json:
+        write_json({
+            "dice": sorted(faces),
+            "beat": {"dice": list(target.dice), "category": target.category},
+            "rolls_left": left,
+            "keeps": [{"keep": list(c.keep), "reroll": 5 - len(c.keep), "win": float(c.win), "win_exact": str(c.win),
+                       "tie": float(c.tie), "tie_exact": str(c.tie)} for c in shown],
+        })
+        return
+    out = [f"beat {' '.join(map(str, target.dice))} ({target.category.replace('_', ' ')}), "
+           f"{left} roll{'s' if left != 1 else ''} left"]
+    rows = [("keep", "win", "tie")]
+    for c in shown:
+        keep = " ".join(map(str, c.keep)) if len(c.keep) < 5 else f"{' '.join(map(str, c.keep))} (stop)"
+        rows.append((keep or "(reroll all)", f"{float(c.win):.2%} ({c.win})", f"{float(c.tie):.2%}"))
+    w = [max(len(r[i]) for r in rows) for i in range(3)]
+    out += [f"  {a:<{w[0]}}  {b:>{w[1]}}  {t:>{w[2]}}" for a, b, t in rows]
+    typer.echo("\n".join(out))

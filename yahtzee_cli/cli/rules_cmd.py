@@ -6,14 +6,35 @@ from typing import Annotated, Any
 
 import typer
 
-from ..rules import PRESETS, RuleSet, natural_score, rolls
+from ..rules import ALIAS_NOTE, PRESET_ALIASES, PRESETS, RuleSet, natural_score, rolls
 from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
+
+_FILL_WORDS = {"down": "top to bottom", "up": "bottom to top", "free": "in any order"}
+
+
+def describe_sheet(rs: RuleSet) -> list[dict[str, Any]]:
+    """Each column of a player's sheet: how it is filled and what it counts."""
+    s = rs.settings
+    return [{"column": c + 1, "fill": f, "multiplier": m}
+            for c, (f, m) in enumerate(zip(s.fills, s.multipliers, strict=True))]
+
+
+def sheet_words(rs: RuleSet) -> str:
+    """The sheet in one sentence, e.g. `3 columns, added together: 1 top to bottom, 2 bottom to top, ...`."""
+    s = rs.settings
+    cols = describe_sheet(rs)
+    if len(cols) == 1:
+        return f"one column, filled {_FILL_WORDS[cols[0]['fill']]}"
+    how = "added together" if s.add_columns else "the best one counts"
+    parts = [f"{c['column']} filled {_FILL_WORDS[c['fill']]}" + (f" x{c['multiplier']}" if c["multiplier"] != 1 else "")
+             for c in cols]
+    return f"{len(cols)} columns, {how}; any roll may go in any column whose rule allows it: " + ", ".join(parts)
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
-    """A rule set as plain data: boxes with how they score and their best score, settings, maximum."""
+    """A rule set as plain data: boxes with how they score and their best score, settings, sheet, maximum."""
     all_rolls = list(rolls(rs.dice))
-    return {
+    info: dict[str, Any] = {
         "name": rs.name,
         "dice": rs.dice,
         "boxes": [
@@ -28,8 +49,12 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
             for b in rs.boxes
         ],
         "settings": rs.settings.model_dump(mode="json"),
+        "sheet": describe_sheet(rs),
         "theoretical_max": rs.theoretical_max,
     }
+    if rs.name in PRESET_ALIASES:
+        info["note"] = f"{rs.name} plays the {PRESET_ALIASES[rs.name]} rules; {ALIAS_NOTE}"
+    return info
 
 
 @app.command("rules")
@@ -42,6 +67,8 @@ def rules_command(
     """List the presets, or show one rule set's boxes, settings and theoretical maximum."""
     if name is None and not set_:
         presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
+        presets += [{"name": k, "about": f"another name for the {v} rules (historical {k.capitalize()} rules differ)"}
+                    for k, v in PRESET_ALIASES.items()]
         if json:
             write_json({"presets": presets})
         else:
@@ -62,5 +89,8 @@ def rules_command(
     for b in info["boxes"]:
         table.add_row(b["key"], b["name"], b["section"], b["scores"], str(b["max"]))
     out.print(table)
+    out.print(f"sheet: {sheet_words(get_rules(name, set_))}", soft_wrap=True)
+    if "note" in info:
+        out.print(f"note: {info['note']}", soft_wrap=True)
     for key, value in info["settings"].items():
         out.print(f"{key} = {value}")

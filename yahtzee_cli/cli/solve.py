@@ -304,10 +304,25 @@ def hint(
                                                "by exact chance. With --distribution: the T to show.",
                                                show_default=False)] = None,
     risk: RiskOpt = None,
+    beat: Annotated[str | None, typer.Option("--beat", help="Poker dice: rank the keeps by the exact chance of "
+                                             "beating this hand, e.g. 44422.", show_default=False)] = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
-    regret is the expected loss against the best option."""
+    regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
+    chance of beating a hand."""
+    if beat is not None:
+        from .poker import poker_hint
+
+        if rules or set_ or sheet or log or player or saved is not None:
+            fail("--beat is poker dice, played without a score sheet: leave out --rules, --set, --sheet, --log, "
+                 "--player and --saved", USAGE)
+        if not dice:
+            fail("give the dice showing, e.g. yahtzee hint 13356 --beat 44422", USAGE)
+        if distribution or target is not None or risk is not None:
+            fail("--beat ranks keeps by the chance of beating a hand; leave out --distribution, --target and --risk")
+        poker_hint(dice, beat, rolls_left, top, json)
+        return
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
