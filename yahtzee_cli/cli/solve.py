@@ -375,6 +375,10 @@ def hint(
     _text(ev, top, who)
 
 
+def _left(n: int) -> str:
+    return "no rolls left" if n == 0 else f"{n} roll{'s' if n > 1 else ''} left"
+
+
 def _what(rs: RuleSet, o: Any) -> str:
     if o.keep is not None:
         return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
@@ -430,11 +434,14 @@ def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: 
                 write_json(out)
                 return
             label = "certainty equivalent" if theta else "expected"
-            lines = [f"{' '.join(map(str, ev.dice))}, {ev.rolls_left} rolls left ({rs.name}, exact; {goal})",
-                     f"  {'option':<24} {label:>12}  P(final >= {T})  median     SD"]
-            for item, (o, _) in zip(out["options"], rows, strict=False):
-                lines.append(f"  {_what(rs, o):<24} {item['value']:>12.4f}  {100 * item['probability']:13.2f}%  "
-                             f"{item['median']:>6}  {item['sd']:5.1f}")
+            names = [_what(rs, o) for o, _ in rows]
+            w = max(len(n) for n in names + ["option"])
+            pw = len(f"P(final >= {T})")
+            lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
+                     f"  {'option':<{w}}  {label:>{max(len(label), 10)}}  P(final >= {T})  median     SD"]
+            for item, name in zip(out["options"], names, strict=True):
+                lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
+                             f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
             sys.stdout.write("\n".join(lines) + "\n")
             return
         assert target is not None
@@ -463,7 +470,7 @@ def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: 
     if json:
         write_json(out)
         return
-    lines = [f"{' '.join(map(str, ev.dice))}, {ev.rolls_left} rolls left ({rs.name}, exact; {goal})",
+    lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
              f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",
              f"  (expected-score play: P = {100 * by_theta[D.THETA_GRID.index(0.0)]['probability']:.2f}%)",
              "  by theta:"]
