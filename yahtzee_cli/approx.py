@@ -71,22 +71,33 @@ def _path(rules: RuleSet) -> Any:
     return cache.table_path(rules.fingerprint, "approx")
 
 
-def _read(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The cached approximate strategy, or None when there is none or it is damaged (said to `say`)."""
     from . import cache
 
     try:
-        return cache.read(_path(rules), rules.fingerprint)
+        got = cache.read(_path(rules), rules.fingerprint)
     except FileNotFoundError:
         return None
-    except cache.CorruptTable:
+    except cache.CorruptTable as exc:
+        if say is not None:
+            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
         return None
+    if got[0].get("kind") != "approx":
+        if say is not None:
+            say(f"warning: damaged strategy table ignored ({_path(rules)} is not an approximate strategy); "
+                "rebuilding it")
+        return None
+    return got
 
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
-    from . import cache
+    from . import cache, solver
 
-    got = None if rebuild else _read(rules)
+    solver.check_memory(rules)  # refuse rules too big for this machine before any note or work
+
+    got = None if rebuild else _read(rules, say)
     if got is None:
         if say is not None:
             say(f"preparing the approximate {rules.name} strategy (once; cached in {cache.cache_dir()})")

@@ -1,14 +1,18 @@
 """The strategy-table cache: one file per rule set, keyed by `RuleSet.fingerprint`.
 
 Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs). Writes are atomic
-(a temporary file in the same directory, then os.replace), and every file carries the SHA-256 of its
-payload, so a truncated or corrupt file is detected (CorruptTable) and never used.
+(a temporary file in the same directory, then os.replace), and every file ends with the SHA-256 of
+everything before it, header included, so a truncated, corrupt or edited file is detected
+(CorruptTable) and never used. Files are created with the permissions the umask allows (a cache
+shared by a group stays readable to it); temporary files left by a killed writer are removed by
+the next write.
 
 File layout (no numpy needed to read it, so `hint` starts fast):
-  8 bytes  magic b"YZTBL01\\n"
+  8 bytes  magic b"YZTBL02\n"
   8 bytes  header length h, little-endian
-  h bytes  header: JSON (orjson), space-padded to a multiple of 8; holds "sha256" and "payload_bytes"
+  h bytes  header: JSON (orjson), space-padded to a multiple of 8; holds "payload_bytes"
   payload  the arrays the header lists under "arrays" ({name: [dtype, count]}) back to back, 8-byte items
+  32 bytes SHA-256 of all the bytes above
 """
 
 from __future__ import annotations
@@ -16,15 +20,16 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-MAGIC = b"YZTBL01\n"
-FORMAT = 1
+MAGIC = b"YZTBL02\n"
+FORMAT = 2
+DIGEST = 32  # bytes of the SHA-256 trailer
+STALE_TMP_SECONDS = 600  # a temporary file this old belongs to a writer that died
 
 
 class CorruptTable(ValueError):
@@ -44,6 +49,23 @@ def table_path(fingerprint: str, kind: str = "exact") -> Path:
     return cache_dir() / f"{kind}-{fingerprint}.tbl"
 
 
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Temporary files of writers that were killed (SIGKILL, power loss) before their rename."""
+    import time
+
+    limit = time.time() - STALE_TMP_SECONDS
+    try:
+        entries = list(directory.glob("*.tbl.*.tmp"))
+    except OSError:
+        return
+    for tmp in entries:
+        try:
+            if tmp.stat().st_mtime < limit:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
 def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str, bytes]]) -> None:
     """Atomically write a table: `arrays` maps names to (dtype "q" int64 | "d" float64, raw bytes)."""
     payload = b"".join(raw for _, raw in arrays.values())
@@ -51,17 +73,31 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     head["format"] = FORMAT
     head["arrays"] = {name: [dt, len(raw) // 8] for name, (dt, raw) in arrays.items()}
     head["payload_bytes"] = len(payload)
-    head["sha256"] = hashlib.sha256(payload).hexdigest()
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
+    chunks = [MAGIC, struct.pack("<Q", len(text)), text, payload]
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    if path.parent.is_dir():
+        _remove_stale_temporaries(path.parent)
+    write_atomic(path, [*chunks, digest.digest()])
+
+
+def write_atomic(path: Path, chunks: Sequence[bytes]) -> None:
+    """Write a file so that a crash leaves either the old file or the new one, never a part: a
+    temporary file in the same directory, flushed to disk, then os.replace (and the directory synced).
+    The file gets the permissions the umask allows, like any file the user creates."""
+    import secrets
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    tmp = path.parent / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    # os.open with 0o666 lets the umask decide (mkstemp would force 0600: unreadable in a shared cache)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(struct.pack("<Q", len(text)))
-            fh.write(text)
-            fh.write(payload)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -71,34 +107,51 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
         except OSError:
             pass
         raise
+    try:  # the rename itself survives a power cut only once the directory is on disk
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
 
 
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
-    FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set."""
-    data = path.read_bytes()
-    if len(data) < 16 or data[:8] != MAGIC:
-        raise CorruptTable(f"{path} is not a yahtzee-cli table")
-    (hlen,) = struct.unpack_from("<Q", data, 8)
-    if 16 + hlen > len(data):
-        raise CorruptTable(f"{path} is truncated")
+    FileNotFoundError when there is none; CorruptTable when it is damaged, unreadable or for another
+    rule set (every byte is checked before any is used)."""
     try:
-        header = orjson.loads(data[16 : 16 + hlen])
-    except orjson.JSONDecodeError:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise CorruptTable(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) < 16 + DIGEST or data[:8] != MAGIC:
+        raise CorruptTable(f"{path} is not a yahtzee-cli table of this version")
+    body = memoryview(data)[:-DIGEST]
+    if hashlib.sha256(body).digest() != data[-DIGEST:]:
+        raise CorruptTable(f"{path} fails its checksum (truncated or altered)")
+    (hlen,) = struct.unpack_from("<Q", data, 8)
+    try:
+        header = orjson.loads(body[16 : 16 + hlen])
+        payload = body[16 + hlen :]
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise ValueError("unknown format")
+        if len(payload) != header["payload_bytes"]:
+            raise ValueError("payload size")
+        arrays: dict[str, memoryview] = {}
+        off = 0
+        for name, (dt, count) in header["arrays"].items():
+            if dt not in ("q", "d") or off + 8 * count > len(payload):
+                raise ValueError("array layout")
+            arrays[name] = payload[off : off + 8 * count].cast(dt)
+            off += 8 * count
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         raise CorruptTable(f"{path} has a damaged header") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise CorruptTable(f"{path} has an unknown format")
-    payload = memoryview(data)[16 + hlen :]
-    if len(payload) != header.get("payload_bytes"):
-        raise CorruptTable(f"{path} is truncated ({len(payload)} of {header.get('payload_bytes')} bytes)")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise CorruptTable(f"{path} fails its checksum")
     if fingerprint is not None and header.get("fingerprint") != fingerprint:
         raise CorruptTable(f"{path} belongs to another rule set")
-    arrays: dict[str, memoryview] = {}
-    off = 0
-    for name, (dt, count) in header["arrays"].items():
-        arrays[name] = payload[off : off + 8 * count].cast(dt)
-        off += 8 * count
     return header, arrays

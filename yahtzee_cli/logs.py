@@ -31,6 +31,7 @@ from typing import IO, Annotated, Any, Literal
 
 import orjson
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -95,6 +96,19 @@ class GameError(ValueError):
 # --------------------------------------------------------------------------- models
 
 
+def _player_name(name: str) -> str:
+    """A player's name is their identity in a game: "Anna" and "Anna " must not be two players, and a
+    name must not hold control or right-to-left characters that rewrite the terminal it is shown on."""
+    from .text import escape
+
+    if name != name.strip():
+        raise ValueError("a player name must not start or end with blanks")
+    if escape(name) != name:
+        raise ValueError(f"a player name must not hold control or formatting characters, got '{escape(name)}'")
+    return name
+
+
+PlayerName = Annotated[StrictStr, Field(min_length=1, max_length=200), AfterValidator(_player_name)]
 Face = Annotated[StrictInt, Field(ge=1, le=6, description="a die face, 1-6")]
 Dice = Annotated[list[Face], Field(description="the dice showing, one face per die (any order)")]
 
@@ -161,7 +175,7 @@ class Turn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="Turn")
 
-    player: StrictStr = Field(description="a name from `players`; players take turns round-robin")
+    player: PlayerName = Field(description="a name from `players`; players take turns round-robin")
     rolls: list[Dice] = Field(
         min_length=1,
         description="the dice showing after each roll: 1 to 3 rolls (more only where saved rolls allow)",
@@ -187,7 +201,7 @@ class GameLog(BaseModel):
 
     format: Literal["yahtzee-log/1"]
     rules: RulesSpec
-    players: list[Annotated[StrictStr, Field(min_length=1)]] = Field(min_length=1)
+    players: list[PlayerName] = Field(min_length=1)
     turns: list[Turn] = Field(default_factory=list)
     meta: dict[str, Any] | None = Field(None, description="free-form data (date, place, seed...), not checked")
 
@@ -217,7 +231,7 @@ class SheetPlayer(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="SheetPlayer")
 
-    name: Annotated[StrictStr, Field(min_length=1)]
+    name: PlayerName
     boxes: BoxValues | None = None
     columns: list[SheetColumn] | None = Field(None, min_length=1)
     total: StrictInt | None = Field(None, ge=0, le=INT64_MAX,
@@ -298,8 +312,10 @@ def json_schema(kind: Kind) -> dict[str, Any]:
 def _show(value: Any, limit: int = 40) -> str:
     """A short, safe rendering of user input for messages."""
     if isinstance(value, str):
+        from .text import escape
+
         text = value if len(value) <= limit else value[:limit] + "..."
-        return orjson.dumps(text).decode()
+        return escape(orjson.dumps(text).decode())
     if isinstance(value, bool) or value is None:
         return orjson.dumps(value).decode()
     if isinstance(value, int | float):
@@ -543,11 +559,77 @@ def _read_line(stream: IO[bytes], limit: int) -> tuple[bytes, bool]:
 
 
 def _skip_rest(stream: IO[bytes], line: bytes) -> tuple[bytes, bool]:
-    """Read and drop the rest of an over-long line, a chunk at a time (memory stays flat)."""
+    """Read and drop the rest of an over-long line, a chunk at a time (memory stays flat). Binary data
+    (NUL bytes) or a line beyond MAX_DOCUMENT ends the reading with an InputError: /dev/zero and other
+    endless inputs stop with a sentence instead of running forever."""
+    skipped = len(line)
+    chunk = line
     while True:
+        if b"\x00" in chunk:
+            raise InputError("input is binary data (NUL bytes), not text")
+        if skipped > MAX_DOCUMENT:
+            raise InputError(f"input has a line longer than {MAX_DOCUMENT >> 20} MiB; it is not text of games")
         chunk = stream.readline(_CHUNK)
         if not chunk or chunk.endswith(b"\n"):
             return line[:0], True
+        skipped += len(chunk)
+
+
+def iter_lines(stream: IO[bytes], max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of every line of a stream, the number counted from 1 and a leading UTF-8
+    byte-order mark dropped; None in place of a line longer than `max_line` (dropped as it is read).
+    The same limits as game files, for readers of plain lines (`score -`)."""
+    lineno = 0
+    while True:
+        line, too_long = _read_line(stream, max_line)
+        if not line and not too_long:
+            return
+        lineno += 1
+        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        yield lineno, None if too_long else line
+
+
+def duplicate_key(raw: bytes | str) -> str | None:
+    """The first key repeated within one object of a JSON text, or None. orjson (like most parsers)
+    keeps the last value without a word; a repeated key in a game or a rules file is a mistake."""
+    import json
+
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        if not found and len(items) > 1:
+            seen: set[str] = set()
+            for k, _ in items:
+                if k in seen:
+                    found.append(k)
+                    break
+                seen.add(k)
+        return {}
+
+    try:
+        json.loads(raw, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return None
+    return found[0] if found else None
+
+
+def _checked(index: int, lineno: int, value: Any, raw: bytes) -> Document:
+    """A parsed document, or its problem when a key repeats within one object."""
+    key = duplicate_key(raw) if raw.count(b'":') > _dumps(value).count(b'":') else None
+    if key is not None:
+        from .text import quote
+
+        return Document(index, lineno, problem=Problem("", f"key {quote(key)} appears twice in one "
+                                                           "JSON object; give each key once"))
+    return Document(index, lineno, value, trusted=_trusted(raw))
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # pragma: no cover - parsed JSON always dumps
+        return b""
 
 
 def iter_documents(
@@ -591,7 +673,7 @@ def iter_documents(
             yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, first))
         else:
             index += 1
-            yield Document(index, lineno, value, trusted=_trusted(first))
+            yield _checked(index, lineno, value, first)
     readline = stream.readline
     loads = orjson.loads
     while True:
@@ -619,6 +701,9 @@ def iter_documents(
             yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, line))
             continue
         index += 1
+        if line.count(b'":') > _dumps(value).count(b'":'):  # fewer keys parsed than written: a repeat?
+            yield _checked(index, lineno, value, line)
+            continue
         yield Document(index, lineno, value, None, _trusted(line))
 
 
@@ -634,7 +719,7 @@ def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: 
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         return Document(1, lineno, problem=_syntax_problem(exc, lineno - 1, raw))
-    return Document(1, lineno, value, trusted=_trusted(raw))
+    return _checked(1, lineno, value, raw)
 
 
 def read_document(stream: IO[bytes]) -> Any:

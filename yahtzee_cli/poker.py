@@ -74,7 +74,12 @@ def standings(hands: Sequence[Sequence[int]]) -> list[Standing]:
     """Hands in the order given, each with its rank (1 is best; equal hands share a rank)."""
     ranked = [rank_hand(h) for h in hands]
     keys = [(h.category_rank, h.tiebreak) for h in ranked]
-    return [Standing(i, h, 1 + sum(k > keys[i] for k in keys)) for i, h in enumerate(ranked)]
+    # rank = 1 + the number of strictly better hands: one sort, then a walk (n log n, not n squared)
+    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+    rank_of = [0] * len(keys)
+    for pos, i in enumerate(order):
+        rank_of[i] = rank_of[order[pos - 1]] if pos and keys[order[pos - 1]] == keys[i] else pos + 1
+    return [Standing(i, h, rank_of[i]) for i, h in enumerate(ranked)]
 
 
 # --------------------------------------------------------------------------- the keep that beats a hand

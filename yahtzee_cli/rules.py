@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +29,13 @@ BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "ch
 JokerMode = Literal["forced", "free", "off"]
 FillMode = Literal["down", "up", "free"]
 FACES = (1, 2, 3, 4, 5, 6)
+# Bounds of a rule set, checked where it is read: a sheet is a bit mask of its boxes in a 64-bit integer,
+# and a game's best total must stay small enough to count scores in a histogram.
+MAX_BOXES = 60
+MAX_BOX_POINTS = 10_000
+MAX_MULTIPLIER = 100
+MAX_TOTAL = 1_000_000
+MAX_RULES_FILE = 1 << 20  # a rules file is a few KB; this bounds what --rules reads
 # A column's fill rule as the int the legality functions take: any order, top to bottom, bottom to top.
 FILL_CODES: dict[str, int] = {"free": 0, "down": 1, "up": 2}
 
@@ -67,7 +76,7 @@ class Box(BaseModel):
     sizes: tuple[int, ...] | None = None
     length: int | None = Field(default=None, ge=2, le=6)
     start: int | None = Field(default=None, ge=1, le=6)
-    points: int | None = Field(default=None, ge=0)
+    points: int | None = Field(default=None, ge=0, le=MAX_BOX_POINTS)
     aliases: tuple[str, ...] = ()
 
     @model_validator(mode="after")
@@ -231,9 +240,11 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _check_multipliers(self) -> Settings:
         m = self.column_multipliers
-        if m is not None and (len(m) != self.columns or min(m) < 1):
+        if m is not None and (len(m) != self.columns or min(m) < 1 or max(m) > MAX_MULTIPLIER):
             raise ValueError(
-                f"column_multipliers needs {self.columns} whole numbers >= 1 (one per column), got {list(m)}"
+                f"column_multipliers: needs {self.columns} whole number{'s' if self.columns > 1 else ''} from 1 to "
+                f"{MAX_MULTIPLIER} "
+                f"(one per column), got {list(m)}"
             )
         f = self.column_fill
         if f is not None and len(f) not in (1, self.columns):
@@ -280,12 +291,31 @@ class RuleSet(BaseModel):
 
     @model_validator(mode="after")
     def _check_boxes(self) -> RuleSet:
+        from .text import escape
+
+        for label in (self.name, *(b.name for b in self.boxes)):
+            if escape(label) != label:
+                raise ValueError(f"names must not hold control or formatting characters, got '{escape(label)}'")
         keys = [b.key for b in self.boxes]
         if len(set(keys)) != len(keys):
             raise ValueError("box keys must be unique")
         if not self.boxes:
             raise ValueError("a rule set needs at least one box")
+        if len(self.boxes) > MAX_BOXES:
+            raise ValueError(f"a rule set has at most {MAX_BOXES} boxes, got {len(self.boxes)}")
+        if self.score_bound > MAX_TOTAL:
+            raise ValueError(f"a game could score up to {self.score_bound:,} points; rule sets are limited to "
+                             f"{MAX_TOTAL:,} (fewer boxes, smaller points or multipliers)")
         return self
+
+    @property
+    def score_bound(self) -> int:
+        """A quick upper bound of a sheet's total (every box at its most plus every bonus), for the limits."""
+        s = self.settings
+        most = 6 * self.dice
+        column = sum(max(b.points or 0, most) + s.extra_yahtzee_bonus for b in self.boxes) + s.upper_bonus
+        mult = s.multipliers
+        return column * (sum(mult) if s.add_columns else max(mult))
 
     # -- lookups (cached: a RuleSet is immutable)
     @cached_property
@@ -621,8 +651,9 @@ NAMED_WITHOUT_RULES = ("giant-yatzy",)
 def _settings_error(exc: ValidationError) -> RulesError:
     msgs = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "settings"
-        msgs.append(f"{loc}: {err['msg']}")
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        msgs.append(f"{loc}: {msg}" if loc else msg)  # a check across settings names its setting itself
     return RulesError("invalid setting " + "; ".join(msgs))
 
 
@@ -686,7 +717,8 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         return RuleSet.model_validate({**data, "settings": merged})
     except ValidationError as exc:
         errs = "; ".join(
-            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"] for e in exc.errors()
+            "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"].removeprefix("Value error, ")
+            for e in exc.errors()
         )
         raise RulesError(f"invalid custom rules: {errs}") from None
 
@@ -710,19 +742,18 @@ def parse_setting(text: str) -> tuple[str, Any]:
     elif key == "column_fill":
         value = raw
     elif key == "column_multipliers":
-        try:
-            value = tuple(int(p) for p in raw.replace(" ", ",").split(",") if p)
-        except ValueError:
-            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}") from None
+        numbers = [parse_int(p) for p in raw.replace(" ", ",").split(",") if p]
+        if any(v is None for v in numbers):
+            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}")
+        value = tuple(numbers)
     elif key == "joker":
         if _on_off(low) is None and low not in JOKER_CODES:
             raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}")
         value = low
     else:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise RulesError(f"setting {key} takes a whole number, got {raw!r}") from None
+        value = parse_int(raw)
+        if value is None:
+            raise RulesError(f"setting {key} takes a whole number, got {raw!r}")
     return key, value
 
 
@@ -731,18 +762,32 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
     overrides = dict(parse_setting(s) for s in sets)
     if spec is None:
         return preset(DEFAULT_PRESET, overrides)
-    if spec.endswith(".json") or "/" in spec:
+    name = normalize_name(spec).replace("_", "-")
+    is_preset = name in PRESETS or name in PRESET_ALIASES or name in NAMED_WITHOUT_RULES  # a name wins over a file
+    if spec.endswith(".json") or "/" in spec or (not is_preset and os.path.isfile(spec)):
         try:
             with open(spec, "rb") as fh:
-                raw = fh.read()
+                raw = fh.read(MAX_RULES_FILE + 1)
         except OSError as exc:
             raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
+        if len(raw) > MAX_RULES_FILE:
+            raise RulesError(f"rules file {spec} is larger than {MAX_RULES_FILE >> 20} MiB; a rule set is a few KB")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
+        from .logs import duplicate_key
+
+        key = duplicate_key(raw)
+        if key is not None:
+            raise RulesError(f"rules file {spec}: key {key!r} appears twice in one JSON object; give each key once")
         return rules_from_data(data, overrides)
-    return preset(spec, overrides)
+    try:
+        return preset(spec, overrides)
+    except RulesError as exc:
+        if is_preset:
+            raise
+        raise RulesError(f"{exc} (or a rules JSON file; there is no file named {spec!r})") from None
 
 
 # --------------------------------------------------------------------------- columns, legality, totals
@@ -1050,16 +1095,34 @@ class Sheet:
         return sheet_total(self.rules, self.columns)
 
 
+BOM = "\ufeff"
+MAX_DICE_WORDS = 64  # parse_dice gives up beyond this many faces (a roll is 5 or 6)
+_ASCII_INT = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def parse_int(text: str) -> int | None:
+    """A whole number written with ASCII digits (an optional sign, at most 18 digits), else None.
+    Python's int() also takes '٣', '²' and '1_000'; text read from people and files must not."""
+    text = text.strip().lstrip(BOM)
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
 def parse_dice(parts: Sequence[str]) -> list[int]:
-    """Dice from shell words: `3 3 3 2 2`, `33322` or `3,3,3,2,2` (faces are single digits)."""
+    """Dice from shell words or a line of text: `3 3 3 2 2`, `33322` or `3,3,3,2,2`. A die is one of
+    the ASCII digits (other digits, like '٣' or '²', are refused); a leading byte-order mark is dropped."""
     faces: list[int] = []
-    for part in parts:
-        for ch in part:
+    for n, part in enumerate(parts):
+        text = part.lstrip(BOM) if n == 0 else part
+        for ch in text:
             if ch in ", \t":
                 continue
-            if not ch.isdigit():
-                raise RulesError(f"dice are digits 1-6, got {part!r}")
-            faces.append(int(ch))
+            if not "0" <= ch <= "9":
+                from .text import quote
+
+                raise RulesError(f"dice are the digits 1-6, got {quote(part)}")
+            faces.append(ord(ch) - 48)
+            if len(faces) > MAX_DICE_WORDS:
+                raise RulesError(f"a roll is 5 or 6 dice, got more than {MAX_DICE_WORDS}")
     return faces
 
 

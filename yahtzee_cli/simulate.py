@@ -26,6 +26,7 @@ import numpy as np
 from . import rules as R
 from .games import GameBatch
 from .jsonio import dumps, loads
+from .limits import MAX_GAMES, TooBig, max_workers
 from .strategies import (
     ChunkCancelled,
     StrategyError,
@@ -147,6 +148,8 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             solver.future_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
+        except TooBig as exc:
+            raise StrategyError(str(exc)) from None
 
 
 def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
@@ -286,15 +289,45 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
 
 
 _STOP: Any = None  # in worker processes: the pool's stop event (set by the parent to cancel chunks)
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that the command that started it is alive
 
 
-def _init_worker(stop: Any) -> None:  # pragma: no cover - runs in worker processes
-    """Workers leave Ctrl-C to the parent, which cancels their chunks through `stop`."""
+def _init_worker(stop: Any, parent: int) -> None:  # pragma: no cover - runs in worker processes
+    """Workers leave Ctrl-C to the parent, which cancels their chunks through `stop`, and never
+    outlive it: on Linux the kernel kills them with the parent (PR_SET_PDEATHSIG); everywhere a
+    watchdog thread ends the process once its parent is gone, whatever the bot is doing."""
     import signal
+    import threading
 
     global _STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STOP = stop
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in worker processes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
 
 
 def _stop_requested() -> bool:
@@ -348,10 +381,12 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = multiprocessing.get_context("spawn")
     stop = ctx.Event()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(stop,))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(stop, os.getpid()))
     todo = jobs
     running: set[Future[ChunkResult]] = set()
     finished = False
@@ -363,12 +398,34 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
                 break
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                yield fut.result()  # (ChunkCancelled only comes after an interrupt, never reaches here)
+                try:
+                    result = fut.result()  # (ChunkCancelled only comes after an interrupt, never reaches here)
+                except BrokenProcessPool:
+                    raise StrategyError("a worker process died while a bot was playing (did the bot end its "
+                                        "process, or run out of memory?)") from None
+                yield result
         finished = True
     finally:
         if not finished:  # interrupted or failed: running chunks give up after their current game
             stop.set()
+            _end_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_workers(pool: Any, grace: float = 0.3) -> None:
+    """Stop a pool's worker processes now: a bot that hangs or ignores SIGTERM must not keep the
+    command (or its processes) alive. SIGTERM first, SIGKILL for whatever is left after `grace` s."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
 
 
 def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[Any, Any]:
@@ -488,12 +545,14 @@ def simulate(
     strategies = tuple(check_strategy(s) for s in strategies)
     if not strategies:
         raise StrategyError("no strategy given")
-    if games < 1:
-        raise SimulationError("--games must be at least 1")
+    if not 1 <= games <= MAX_GAMES:
+        raise SimulationError(f"--games must be a whole number from 1 to {MAX_GAMES:,}")
     if not 0 <= seed <= MAX_SEED:
         raise SimulationError(f"--seed must be a whole number from 0 to {MAX_SEED}")
     if backend not in ("local", "dask"):
         raise SimulationError(f"unknown backend {backend!r}; valid: local, dask")
+    if workers is not None and workers > max_workers():
+        raise SimulationError(f"--workers must be at most {max_workers()} on this machine")
     n_workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
     record = log_sink is not None
     names = default_names(strategies)

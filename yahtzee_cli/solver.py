@@ -84,6 +84,7 @@ def layout(rules: RuleSet) -> Layout:
     why = exact_reason(rules)
     if why is not None:
         raise NotExact(f"{rules.name} has no exact table ({why}); hints use the approximate strategy")
+    check_memory(rules)
     sc = score_tables(rules)
     s = rules.settings
     nb = sc.n_boxes
@@ -460,8 +461,19 @@ class Future:
     exact: bool = False
 
 
+def check_memory(rules: RuleSet) -> None:
+    """limits.TooBig, before anything is allocated, when the per-sheet arrays of the compiled
+    strategies (2**boxes entries) would not fit in this machine's memory."""
+    from .limits import check_strategy_memory
+
+    s = rules.settings
+    check_strategy_memory(rules.name, len(rules.boxes), len(rules.upper_indices),
+                          s.upper_bonus_threshold if s.upper_bonus > 0 else 0)
+
+
 def sub_of(rules: RuleSet) -> IntArray:
     """[2**boxes] mask -> index of its set of filled upper boxes (bit j: the j-th upper box)."""
+    check_memory(rules)
     nb = len(rules.boxes)
     all_masks = np.arange(1 << nb, dtype=np.int64)
     sub_of = np.zeros(1 << nb, dtype=np.int64)
@@ -473,6 +485,8 @@ def sub_of(rules: RuleSet) -> IntArray:
 def greedy_future(rules: RuleSet) -> Future:
     """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
     from . import kernels
+
+    check_memory(rules)
 
     s = rules.settings
     nb = len(rules.boxes)

@@ -393,9 +393,10 @@ def _find_place(rules: R.RuleSet, columns: Sequence[R.Column], answer: Any, opts
         except R.RulesError as exc:
             return str(exc)
         if col_text:
-            if not col_text.isdigit() or not 1 <= int(col_text) <= len(columns):
+            number = R.parse_int(col_text)
+            if number is None or not 1 <= number <= len(columns):
                 return f"column {col_text!r} does not exist; columns are 1-{len(columns)}"
-            column = int(col_text) - 1
+            column = number - 1
         else:  # the first column where the box is legal, else the first where it is open
             column = next((o.column for o in opts if o.box == b),
                           next((c for c, col in enumerate(columns) if col.scores[b] is None), 0))
@@ -468,7 +469,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
                                tuple(opts), R.may_pass(rules, opts))
                 try:
                     answer = func(pos)
-                except Exception as exc:  # a crash in user code is reported with where it happened
+                except (Exception, SystemExit) as exc:  # a crash (or sys.exit) in user code is the bot's error
                     raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
                 if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
                     if pos.rolls_left <= 0:

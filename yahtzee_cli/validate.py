@@ -571,8 +571,8 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
         return None
     index: dict[str, int] = {}
     for nm in names:
-        if type(nm) is not str or not nm or nm in index:
-            return None
+        if type(nm) is not str or not nm or nm in index or not nm.isprintable() or nm != nm.strip():
+            return None  # (the exact path words blank-edged and control-character names)
         index[nm] = len(index)
     tb = tables(rules)
     ncols = tb.ncols

@@ -47,13 +47,18 @@ def _main(
 
 
 def fail(message: str, code: int = USAGE) -> NoReturn:
-    """One line on stderr naming the problem, then exit with `code` (2 usage, 1 bad input)."""
-    sys.stderr.write(f"yahtzee: error: {message}\n")
+    """One line on stderr naming the problem, then exit with `code` (2 usage, 1 bad input). Control and
+    right-to-left characters from the input are shown escaped, never sent to the terminal."""
+    from ..text import escape
+
+    sys.stderr.write(f"yahtzee: error: {escape(message)}\n")
     raise typer.Exit(code)
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"yahtzee: {message}\n")
+    from ..text import escape
+
+    sys.stderr.write(f"yahtzee: {escape(message)}\n")
 
 
 def _complete_presets(incomplete: str) -> list[str]:

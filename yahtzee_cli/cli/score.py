@@ -77,28 +77,44 @@ def _table(rs: RuleSet, faces: list[int], scores: dict[str, int]) -> None:
 
 def _batch(rs: RuleSet, box_key: str | None, json: bool) -> None:
     """One result per input line; a bad line is reported with its number and skipped (exit 1)."""
+    from ..logs import MAX_LINE, InputError, iter_lines
+
     bad = 0
     out = sys.stdout
-    for lineno, raw in enumerate(sys.stdin, 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            scores = _one(rs, line.split())
-        except RulesError as exc:
-            sys.stderr.write(f"yahtzee: error: line {lineno}: {exc}\n")
-            bad += 1
-            continue
-        faces = sorted(parse_dice(line.split()))
-        if json:
-            rec: dict[str, object] = {"line": lineno, "dice": faces, "scores": scores}
-            if box_key is not None:
-                rec["score"] = scores[box_key]
-            write_json(rec)
-        elif box_key is not None:
-            out.write(f"{scores[box_key]}\n")
-        else:
-            out.write(" ".join(map(str, faces)) + "\t" + " ".join(f"{k}={v}" for k, v in scores.items()) + "\n")
+    try:
+        for lineno, raw in iter_lines(sys.stdin.buffer):
+            if raw is None:
+                sys.stderr.write(f"yahtzee: error: line {lineno}: longer than {MAX_LINE >> 20} MiB; a roll is "
+                                 "a few dice\n")
+                bad += 1
+                continue
+            try:
+                line = raw.decode("utf-8").strip()
+                if not line or line.startswith("#"):
+                    continue
+                dice = parse_dice(line.split())
+                scores = _one(rs, [str(d) for d in dice])
+            except UnicodeDecodeError:
+                sys.stderr.write(f"yahtzee: error: line {lineno}: not UTF-8 text\n")
+                bad += 1
+                continue
+            except RulesError as exc:
+                sys.stderr.write(f"yahtzee: error: line {lineno}: {exc}\n")
+                bad += 1
+                continue
+            faces = sorted(dice)
+            if json:
+                rec: dict[str, object] = {"line": lineno, "dice": faces, "scores": scores}
+                if box_key is not None:
+                    rec["score"] = scores[box_key]
+                write_json(rec)
+            elif box_key is not None:
+                out.write(f"{scores[box_key]}\n")
+            else:
+                out.write(" ".join(map(str, faces)) + "\t" + " ".join(f"{k}={v}" for k, v in scores.items()) + "\n")
+    except InputError as exc:
+        out.flush()
+        fail(f"<stdin>: {exc}", PROBLEM)
     out.flush()
     if bad:
         raise typer.Exit(PROBLEM)

@@ -50,7 +50,8 @@ def simulate(
     log_out: Annotated[
         str | None,
         typer.Option("--log-out", help="Write every game as an NDJSON game log (yahtzee-log/1) to FILE, or - "
-                     "for stdout (the summary then goes to stderr).", show_default=False),
+                     "for stdout (the summary then goes to stderr). FILE is replaced only when the run ends.",
+                     show_default=False),
     ] = None,
     json: JsonOpt = False,
     risk: Annotated[
@@ -71,19 +72,24 @@ def simulate(
         if players is not None or (strategy is not None and strategy.strip().lower() != "optimal"):
             fail("--risk plays the risk strategy alone; for a match give seats as risk=THETA in --players")
         strategy = f"risk={risk!r}"
-    names = players.split(",") if players is not None else [strategy or "optimal"]
+    names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
     if any(not n.strip() for n in names):
+        if players is None:
+            fail("--strategy needs a name: optimal, greedy, random, or module:function")
         fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
     try:
         names = [check_strategy(n) for n in names]
     except StrategyError as exc:
         fail(str(exc))
-    if games < 1:
-        fail(f"--games must be at least 1, got {games}")
+    from ..limits import MAX_GAMES, WORKERS_PER_CORE, cores, max_workers
+
+    if not 1 <= games <= MAX_GAMES:
+        fail(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {games}")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
-    if workers is not None and workers < 1:
-        fail(f"--workers must be at least 1, got {workers}")
+    if workers is not None and not 1 <= workers <= max_workers():
+        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+             f"{WORKERS_PER_CORE} workers per core), got {workers}")
     if backend not in ("local", "dask"):
         fail(f"unknown backend {backend!r}; valid: local, dask")
     if scheduler is not None and backend != "dask":
@@ -96,11 +102,12 @@ def simulate(
         fail(str(exc), PROBLEM)
 
     sink_file: IO[bytes] | None = None
+    log_file: LogFile | None = None
     if log_out == "-":
         sink_file = sys.stdout.buffer
     elif log_out is not None:
         try:
-            sink_file = open(log_out, "wb")  # noqa: SIM115 - closed below
+            log_file = LogFile(log_out)
         except OSError as exc:
             fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
 
@@ -109,6 +116,9 @@ def simulate(
         warn(f"seed {seed} (repeat this run with --seed {seed})")
 
     def sink(chunk: bytes) -> None:
+        if log_file is not None:
+            log_file.write(chunk)
+            return
         assert sink_file is not None
         sink_file.write(chunk)
 
@@ -120,10 +130,12 @@ def simulate(
             update_bar(done)
         stop.check()
 
+    completed = False
     try:
         with stop:
             report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
-                         log_sink=sink if sink_file is not None else None, on_progress=on_progress)
+                         log_sink=sink if log_out is not None else None, on_progress=on_progress)
+        completed = True
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
     except SimulationError as exc:
@@ -134,8 +146,8 @@ def simulate(
     finally:
         if progress is not None:
             progress.stop()
-        if sink_file is not None and sink_file is not sys.stdout.buffer:
-            sink_file.close()
+        if log_file is not None:
+            log_file.close(keep=completed)
     if log_out == "-":
         try:
             sys.stdout.buffer.flush()
@@ -151,9 +163,77 @@ def simulate(
         out.flush()
     if progress is not None and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
+    if log_file is not None and log_file.error is not None:
+        fail(f"--log-out {log_out}: {log_file.error}; it holds the first {log_file.games:,} games, each whole "
+             "(the summary covers every game played)", PROBLEM)
     if report.interrupted:
         warn(f"interrupted: the summary covers the {report.games:,} games finished of {games:,}")
         raise typer.Exit(INTERRUPTED)
+
+
+class LogFile:
+    """`--log-out FILE`: the games go to a temporary file next to FILE, renamed over it when the run
+    ends (completed or interrupted), so an existing FILE is never emptied by a run that fails before
+    its first game. Devices and pipes (/dev/stdout, a FIFO) are written directly. A write that fails
+    (full disk, I/O error) cuts the file back to its last whole game and stops the run."""
+
+    def __init__(self, target: str) -> None:
+        self.path = os.path.realpath(target)
+        self.games = 0
+        self.error: str | None = None
+        self._size = 0
+        regular = not os.path.exists(self.path) or os.path.isfile(self.path)
+        self.tmp: str | None = None
+        if regular:
+            import secrets
+
+            head, tail = os.path.split(self.path)
+            self.tmp = os.path.join(head, f".{tail}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            self.fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        else:
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_TRUNC)
+
+    def write(self, chunk: bytes) -> None:
+        """Write whole game lines; on a failed write keep the whole games and stop the run (KeyboardInterrupt
+        is how a log sink stops a simulation)."""
+        if self.error is not None:
+            return
+        view = memoryview(chunk)
+        done = 0
+        try:
+            while done < len(chunk):
+                done += os.write(self.fd, view[done:])
+        except OSError as exc:
+            whole = chunk.rfind(b"\n", 0, done) + 1  # bytes of the whole games that made it
+            self.games += chunk.count(b"\n", 0, whole)
+            self._size += whole
+            self.error = (exc.strerror or str(exc)).lower()
+            try:
+                os.ftruncate(self.fd, self._size)
+            except OSError:
+                pass
+            raise KeyboardInterrupt from None
+        self.games += chunk.count(b"\n")
+        self._size += len(chunk)
+
+    def close(self, keep: bool) -> None:
+        """Close; put the file in place when the run produced a result (`keep`) or any game, else drop it."""
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+        if self.tmp is None:
+            return
+        if keep or self.games:
+            try:
+                os.replace(self.tmp, self.path)
+                return
+            except OSError as exc:
+                self.error = self.error or f"cannot rename the finished log into place ({exc.strerror})"
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
 
 
 class _StopOnCtrlC:

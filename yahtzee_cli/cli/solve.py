@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..limits import TooBig
 from ..rules import RulesError, parse_dice, parse_setting
 from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
 
@@ -151,6 +152,8 @@ def solve(
             info = approx.prepare(rs, _say, rebuild=rebuild)
     except OSError as exc:
         fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    except TooBig as exc:
+        fail(str(exc), PROBLEM)
     finally:
         if bar is not None:
             bar.close()
@@ -245,6 +248,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 
 def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
+    sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
+
+
+def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]:
+    """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
     kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
     who = f"{player}: " if player else ""
@@ -269,7 +277,7 @@ def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
     w1 = max(len(r[1]) for r in rows)
     for what, value, regret in rows:
         lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return lines
 
 
 @app.command()
@@ -357,7 +365,7 @@ def hint(
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
     try:
         ev = P.evaluate(rs, columns, faces, left, n_saved, say=_say)
-    except P.PositionError as exc:
+    except (P.PositionError, TooBig) as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
         from .. import cache

@@ -1,0 +1,236 @@
+"""`yahtzee play` driven through a real terminal: a pseudo-terminal (pexpect) with a terminal
+emulator (pyte) reading the screen, as a player would see it. A short custom rule set (four boxes)
+keeps a complete two-player game to a few seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pyte
+import pytest
+
+from yahtzee_cli.jsonio import loads
+from yahtzee_cli.replay import replay_game
+from yahtzee_cli.validate import validate_stream
+
+ROWS, COLS = 60, 80
+
+# Four boxes; German names as on a Kniffel sheet for two of them. Upper bonus 35 from 18 in sixes.
+MINI = {
+    "name": "mini",
+    "boxes": [
+        {"key": "sixes", "name": "Sechser", "kind": "upper", "face": 6},
+        {"key": "full_house", "kind": "groups", "sizes": [3, 2], "points": 25, "aliases": ["fh"]},
+        {"key": "yahtzee", "name": "Kniffel", "kind": "yahtzee", "points": 50},
+        {"key": "chance", "kind": "chance"},
+    ],
+    "settings": {"upper_bonus_threshold": 18, "upper_bonus": 35},
+}
+
+
+@pytest.fixture(scope="module")
+def rules_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rules file, with its strategy table built once up front (the hint then reads it)."""
+    from yahtzee_cli import position
+    from yahtzee_cli.logs import resolve_rules
+
+    path = tmp_path_factory.mktemp("play") / "mini.json"
+    path.write_text(json.dumps(MINI))
+    position.source_for(resolve_rules(MINI))
+    return path
+
+
+class Terminal:
+    """`yahtzee ARGS` in an 80x60 pseudo-terminal; `screen` is what the terminal shows."""
+
+    def __init__(self, args: list[str], color: bool = False) -> None:
+        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        if color:
+            del env["NO_COLOR"]
+        self.child = pexpect.spawn(sys.executable, ["-m", "yahtzee_cli", *args], env=env, dimensions=(ROWS, COLS))
+        self.screen = pyte.HistoryScreen(COLS, ROWS, history=2000)
+        self.stream = pyte.ByteStream(self.screen)
+        self.closed = False
+        self.raw = b""
+
+    def _pump(self) -> None:
+        try:
+            chunk = self.child.read_nonblocking(65536, timeout=0.05)
+            self.raw += chunk
+            self.stream.feed(chunk)
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            self.closed = True
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.screen.display]
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+    def wait(self, text: str, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while text not in self.text():
+            if self.closed or time.monotonic() > end:
+                raise AssertionError(f"{text!r} never showed; the screen:\n{self.text()}")
+            self._pump()
+
+    def wait_prompt(self, name: str, timeout: float = 30) -> None:
+        """Until the cursor sits on a fresh, empty `name>` prompt."""
+        end = time.monotonic() + timeout
+        while self.lines()[self.screen.cursor.y] != f"{name}>":
+            if self.closed or time.monotonic() > end:
+                raise AssertionError(f"no fresh {name}> prompt; the screen:\n{self.text()}")
+            self._pump()
+
+    def enter(self, name: str, keys: str, expect: str) -> None:
+        """At `name`'s prompt, type `keys` and Enter, then wait until `expect` shows."""
+        self.wait_prompt(name)
+        self.screen.reset()  # what follows is only this entry's answer
+        self.child.send(keys + "\r")
+        self.wait(expect)
+
+    def finish(self) -> int:
+        end = time.monotonic() + 30
+        while not self.closed and time.monotonic() < end:
+            self._pump()
+        self.child.close()
+        return int(self.child.exitstatus if self.child.exitstatus is not None else -1)
+
+
+def _totals(screen: str) -> list[int]:
+    rows = [line for line in screen.splitlines() if line.startswith("Total")]
+    assert rows, screen
+    return [int(v) for v in rows[-1].split()[1:]]
+
+
+def _last_game(path: Path) -> dict:
+    return loads(path.read_bytes().splitlines()[-1])
+
+
+def _check_file(path: Path) -> dict:
+    with open(path, "rb") as fh:
+        reports = list(validate_stream(fh))
+    assert all(r.valid for r in reports), [str(p) for r in reports for p in r.problems]
+    return _last_game(path)
+
+
+def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> None:
+    game = tmp_path / "games.ndjson"
+    t = Terminal(["play", str(game), "--rules", str(rules_file), "--players", "Anna,Ben"])
+    t.wait("Turn 1: Anna")
+    t.enter("Anna", "13356", "(roll 1 of 3, 2 left)")
+    t.enter("Anna", "?", "best")
+    hint = t.text()
+    assert "(mini, exact)" in hint and re.search(r"keep [0-9 ]+ +\d+\.\d{4} +best", hint), hint
+    assert re.search(r"-\d+\.\d{4}", hint), hint  # the other options with their regret
+    t.enter("Anna", "keep 33", "Keeping 3 3")
+    t.enter("Anna", "33224", "(roll 2 of 3, 1 left)")
+    t.enter("Anna", "keep 3322", "Keeping")
+    t.enter("Anna", "33322", "Full house 25")  # the legal boxes with what each writes
+    t.enter("Anna", "fh", "Turn 2: Ben")
+    t.enter("Ben", "66666", "Kniffel 50")
+    t.wait_prompt("Ben")
+    t.child.send("Knif\t")  # Tab completes the German name of the yahtzee box
+    t.wait("Ben> Kniffel")
+    t.child.send("\r")
+    t.wait("Turn 3: Anna")
+    assert "Ben writes Kniffel 50" in t.text()
+    t.enter("Anna", "66612", "Sechser 18")
+    t.enter("Anna", "Sechser", "Turn 4: Ben")
+    t.enter("Ben", "undo", "Took back Anna's turn (sixes 18)")
+    t.enter("Anna", "66634", "(roll 1 of 3")
+    t.enter("Anna", "sixes", "Turn 4: Ben")
+    assert _totals(t.text()) == [25 + 18 + 35, 50]
+    t.enter("Ben", "set upper_bonus=50", "Anna 78 -> 93")  # the sheet recalculated
+    assert _totals(t.text()) == [25 + 18 + 50, 50]
+    t.enter("Ben", "66123", "(roll 1 of 3")
+    t.enter("Ben", "sixes", "Turn 5: Anna")
+    t.enter("Anna", "12345", "Chance 15")
+    t.enter("Anna", "chance", "Turn 6: Ben")
+    t.enter("Ben", "23456", "Chance 20")
+    t.enter("Ben", "chance", "Turn 7: Anna")
+    t.enter("Anna", "11111", "Kniffel 50")
+    t.enter("Anna", "yahtzee", "Turn 8: Ben")
+    t.enter("Ben", "22233", "Full house 25")
+    t.enter("Ben", "full house", "Game over")
+    screen = t.text()
+    assert t.finish() == 0
+    # by hand: Anna 18 + 50 bonus + 25 + 15 + 50; Ben 12 + 50 + 20 + 25
+    assert _totals(screen) == [158, 107]
+    assert "Game over: Anna wins." in screen
+    data = _check_file(game)
+    assert data["rules"]["settings"]["upper_bonus"] == 50
+    assert data["turns"][0]["held"] == [[3, 3], [3, 3, 2, 2]]
+    rp = replay_game(data)
+    assert [p.total for p in rp.players] == [158, 107]
+
+
+def test_killed_mid_game_then_resumed(rules_file: Path, tmp_path: Path, cli: Any) -> None:
+    game = tmp_path / "games.ndjson"
+    t = Terminal(["play", str(game), "--rules", str(rules_file), "--players", "Anna,Ben"])
+    t.enter("Anna", "13356", "(roll 1 of 3")
+    t.enter("Anna", "keep 33", "Keeping")
+    t.enter("Anna", "33224", "(roll 2 of 3")
+    t.wait_prompt("Anna")
+    t.child.kill(signal.SIGKILL)
+    t.finish()
+    saved = _check_file(game)
+    assert saved["turns"] == [{"player": "Anna", "rolls": [[1, 3, 3, 5, 6], [3, 3, 2, 2, 4]], "held": [[3, 3]]}]
+
+    t = Terminal(["play", "--resume", str(game)])
+    t.wait("Anna: 2 2 3 3 4  (roll 2 of 3, 1 left)")
+    t.enter("Anna", "keep 3322", "Keeping")
+    t.enter("Anna", "33322", "(roll 3 of 3")
+    for name, dice, box, after in [
+        ("Anna", None, "full_house", "Turn 2: Ben"),
+        ("Ben", "66666", "yahtzee", "Turn 3: Anna"),
+        ("Anna", "66612", "sixes", "Turn 4: Ben"),
+        ("Ben", "66123", "sixes", "Turn 5: Anna"),
+        ("Anna", "12345", "chance", "Turn 6: Ben"),
+        ("Ben", "23456", "chance", "Turn 7: Anna"),
+        ("Anna", "11111", "yahtzee", "Turn 8: Ben"),
+        ("Ben", "22233", "full_house", "Game over"),
+    ]:
+        if dice:
+            t.enter(name, dice, "(roll 1 of 3")
+        t.enter(name, box, after)
+    screen = t.text()
+    assert t.finish() == 0
+    assert _totals(screen) == [18 + 35 + 25 + 15 + 50, 107]
+    data = _check_file(game)
+    assert data["turns"][0] == {"player": "Anna", "rolls": [[1, 3, 3, 5, 6], [3, 3, 2, 2, 4], [3, 3, 3, 2, 2]],
+                                "held": [[3, 3], [3, 3, 2, 2]], "box": "full_house", "score": 25}
+    assert [p.total for p in replay_game(data).players] == [143, 107]
+    graded = cli(["replay", "--analyze", str(game), "--json"])
+    assert graded.exit_code == 0, graded.stderr
+    assert [p["name"] for p in loads(graded.stdout)["players"]] == ["Anna", "Ben"]
+
+
+@pytest.mark.parametrize("color", [True, False])
+def test_colours_only_without_no_color(rules_file: Path, tmp_path: Path, color: bool) -> None:
+    t = Terminal(["play", str(tmp_path / "g.ndjson"), "--rules", str(rules_file), "--players", "Anna"], color=color)
+    t.wait_prompt("Anna")
+    t.child.send("q\r")
+    t.wait("Saved in")
+    t.finish()
+    assert (b"\x1b[1;36m-- Turn 1: Anna" in t.raw) is color
+    assert re.search(rb"\x1b\[[0-9;]*3[0-7]m", t.raw) is None or color
+
+
+def test_other_commands_never_import_the_terminal_library() -> None:
+    code = ("import sys; from yahtzee_cli.cli import main; sys.argv = ['yahtzee', 'score', '12345']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'prompt_toolkit' not in sys.modules, 'prompt_toolkit imported'")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr

@@ -1,0 +1,179 @@
+"""`yahtzee log new|add|undo|set`: keep a game log entry by entry from scripts (what `play` does at a
+terminal). Each command checks the entry with the rules and rewrites the file atomically; a refused
+entry leaves the file untouched and exits 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, fail
+
+if TYPE_CHECKING:
+    from ..scorekeeper import Keeper
+
+log_app = typer.Typer(
+    name="log",
+    help="Keep a game log (yahtzee-log/1) entry by entry: new game, add a roll or a turn, undo, house rules.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(log_app, name="log")
+
+FileArg = Annotated[Path, typer.Argument(help="The game file (NDJSON: one game per line, the game in play last).",
+                                         show_default=False)]
+
+
+def split_players(values: list[str] | None) -> list[str]:
+    """Player names from `--players Anna,Ben` (repeatable)."""
+    return [name.strip() for v in values or [] for name in v.split(",") if name.strip()]
+
+
+def _open(file: Path) -> Keeper:
+    from ..scorekeeper import Keeper, KeeperError
+
+    try:
+        return Keeper.open(file)
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+
+
+def _totals(keeper: Keeper) -> str:
+    rp = keeper.standings()
+    return ", ".join(f"{p.name} {p.total}" for p in rp.players)
+
+
+def _state(keeper: Keeper) -> str:
+    """Whose turn it is next, or the result."""
+    if keeper.game_over:
+        rp = keeper.standings()
+        if len(rp.players) == 1:
+            return "Game over."
+        if len(rp.winners) > 1:
+            return f"Game over: a tie between {', '.join(rp.winners)}."
+        return f"Game over: {rp.winners[0]} wins."
+    return f"Next: {keeper.next_player}."
+
+
+@log_app.command("new")
+def log_new(
+    file: FileArg,
+    players: Annotated[list[str] | None, typer.Option("--players", "-p", help="Player names in turn order, e.g. "
+                                                       "Anna,Ben (repeatable).", show_default=False)] = None,
+    rules: RulesOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Start a game at the end of FILE (created if missing; earlier finished games stay in it)."""
+    from ..rules import RulesError
+    from ..scorekeeper import Keeper, KeeperError, rules_spec
+
+    names = split_players(players)
+    if not names:
+        fail("name the players with --players, e.g. --players Anna,Ben")
+    try:
+        spec = rules_spec(rules, set_ or ())
+    except RulesError as exc:
+        fail(str(exc))
+    try:
+        keeper = Keeper.start(file, spec, names)
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+    typer.echo(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
+
+
+@log_app.command("add")
+def log_add(
+    file: FileArg,
+    more: Annotated[list[str] | None, typer.Argument(help="The rest of the dice after --dice, as in "
+                                                     "--dice 3 3 3 2 2.", show_default=False)] = None,
+    dice: Annotated[list[str] | None, typer.Option("--dice", "-d", help="The dice after a roll: 33322 or '3 3 3 2 2' "
+                                                   "(repeat for each roll of the turn).", show_default=False)] = None,
+    held: Annotated[list[str] | None, typer.Option("--held", help="The dice kept before each reroll, e.g. 33 "
+                                                   "(repeat per reroll; '' keeps none).", show_default=False)] = None,
+    box: Annotated[str | None, typer.Option("--box", "-b", help="The box to fill (key, name or alias: full_house, "
+                                            "'Full House', fh, Kniffel...). Without it the turn stays in progress.",
+                                            show_default=False)] = None,
+    column: Annotated[int | None, typer.Option("--column", "-c", min=1, help="1-based column, when the box is "
+                                               "open in several columns.", show_default=False)] = None,
+    pass_: Annotated[bool, typer.Option("--pass", help="Pass the turn (only when nothing scores and must_zero "
+                                        "is off).")] = False,
+) -> None:
+    """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
+    entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
+    illegal, leaving the file untouched."""
+    from ..rules import RulesError, parse_dice
+    from ..scorekeeper import KeeperError
+
+    words = list(dice or [])
+    if more:
+        if len(words) != 1:
+            fail("give each roll as one word (--dice 33322 --dice 33324) or one --dice followed by the dice")
+        words = [" ".join([words[0], *more])]
+    if box is not None and pass_:
+        fail("give --box or --pass, not both")
+    try:
+        rolls = [parse_dice([w]) for w in words]
+        keeps = None if held is None else [[] if h.strip() in ("", "-") else parse_dice([h]) for h in held]
+    except RulesError as exc:
+        fail(str(exc))
+    keeper = _open(file)
+    try:
+        entry = keeper.record(rolls, keeps, box, column, pass_)
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+    step = entry.step
+    if step is None:
+        pos = keeper.position()
+        total = pos.rolls_used + pos.rolls_left
+        typer.echo(f"{entry.player} rolled {' '.join(map(str, pos.dice or ()))} (roll {pos.rolls_used} of {total}).")
+        return
+    if step.option is None:
+        what = "passes"
+    else:
+        o = step.option
+        what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
+        if keeper.rules.settings.columns > 1:
+            what += f" in column {o.column + 1}"
+    typer.echo(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}")
+
+
+@log_app.command("undo")
+def log_undo(file: FileArg) -> None:
+    """Take back the last entry of the game in FILE: the last roll of a turn in progress, else the last turn."""
+    from ..scorekeeper import KeeperError
+
+    keeper = _open(file)
+    try:
+        said = keeper.undo()
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+    typer.echo(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
+
+
+@log_app.command("set")
+def log_set(
+    file: FileArg,
+    setting: Annotated[str, typer.Argument(help="A house rule key=value, e.g. joker=free or upper_bonus=50.",
+                                           show_default=False)],
+) -> None:
+    """Change a house rule for the whole game in FILE and recalculate it. Refused (exit 1, moves
+    listed) when moves already made would be illegal under the new rule."""
+    import sys
+
+    from ..scorekeeper import KeeperError, RuleRefused
+
+    keeper = _open(file)
+    try:
+        change = keeper.set_rule(setting)
+    except RuleRefused as exc:
+        sys.stderr.write(f"yahtzee: error: {exc}\n")
+        for p in exc.illegal:
+            sys.stderr.write(f"  {p}\n")
+        raise typer.Exit(PROBLEM) from None
+    except KeeperError as exc:
+        fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
+    before = {p.name: p.total for p in change.before.players}
+    moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
+    typer.echo(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")

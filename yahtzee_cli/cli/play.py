@@ -1,0 +1,414 @@
+"""`yahtzee play`: keep score of a real game at the table, one entry at a time, with hints on demand.
+
+`Session` is the whole conversation as text in, text out (no terminal needed, so it is tested line
+by line); the command feeds it from prompt_toolkit at a terminal (line editing, history, completion
+of box names in the rules' own language) or from plain lines when stdin is a pipe. prompt_toolkit
+is imported only here, inside the command, so other commands start without it. Every entry goes
+through `yahtzee_cli.scorekeeper`, which checks it with the rules and saves the game file."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, fail
+from .log_cmd import split_players
+
+if TYPE_CHECKING:
+    from ..replay import Replay
+    from ..scorekeeper import Entry, Keeper
+
+WIDTH = 80
+
+HELP = """\
+  33322, 3 3 3 2 2  the dice after a roll (the first roll, or a reroll)
+  keep 33           the dice kept before a reroll (recorded, so the game can be
+                    graded later; with --roll the other dice are rolled)
+  full_house, fh    write the dice showing in a box (Tab completes the names;
+                    on a multi-column sheet add the column: chance 2)
+  pass              pass the turn (when nothing scores and must_zero is off)
+  ?                 the best keep or box for the dice showing, and the regret
+                    of every other option
+  undo              take back the last entry (a roll, else the last turn)
+  set joker=free    change a house rule for the whole game and recalculate
+  sheet             show the sheet again
+  quit              stop; the game is saved: yahtzee play --resume FILE"""
+
+COMMANDS = ("?", "hint", "undo", "sheet", "help", "quit", "pass", "keep ")
+
+
+def default_file() -> Path:
+    """Where games go when no FILE is given: one file in the user's data directory, so earlier games
+    (and personal bests) are found again."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("yahtzee-cli")) / "games.ndjson"
+
+
+class Session:
+    """The score keeper's conversation: `screen()` shows the state, `handle(line)` takes one typed
+    line and returns what to show. `done` turns True when the game ends or the players quit."""
+
+    def __init__(self, keeper: Keeper, *, roll: bool = False, seed: int | None = None, color: bool = False,
+                 say: Callable[[str], None] | None = None) -> None:
+        self.keeper = keeper
+        self.roll = roll
+        self.rng = random.Random(seed)
+        self.color = color
+        self.say = say
+        self.keep: list[int] | None = None  # dice kept for the next reroll (typed with `keep`)
+        self.done = keeper.game_over
+
+    # -- text
+    def _style(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def sheet_lines(self, rp: Replay | None = None) -> list[str]:
+        """The sheet, boxes by players (each column of a multi-column sheet), fitted to 80 columns."""
+        k = self.keeper
+        rp = rp or k.standings()
+        rules = rp.rules
+        mults = rules.settings.multipliers
+        cols = [(p, c) for p in rp.players for c in range(len(p.columns))]
+        labels = [rules.boxes[i].label for i in range(len(rules.boxes))] + ["Upper bonus", "Yahtzee bonus", "Total"]
+        lw = min(max(len(s) for s in labels), 16)
+        current = k.next_player
+        widest = max(len(p.name) + 1 + (3 + len(str(max(mults))) if len(mults) > 1 else 0) for p, _ in cols)
+        cw = max(5, min(widest, (WIDTH - lw) // max(1, len(cols)) - 1))
+
+        def head(p_name: str, c: int) -> str:
+            mark = "*" if p_name == current else ""
+            tail = f" x{mults[c]}" if len(mults) > 1 else ""
+            return (mark + p_name)[: cw - len(tail)] + tail
+
+        def row(label: str, cells: list[str]) -> str:
+            return (label[:lw].ljust(lw) + "".join(" " + v.rjust(cw) for v in cells)).rstrip()
+
+        out = [row("", [head(p.name, c) for p, c in cols])]
+
+        def box_row(i: int) -> str:
+            return row(rules.boxes[i].label, ["" if (v := p.columns[c].scores[i]) is None else str(v) for p, c in cols])
+
+        out += [box_row(i) for i in rules.upper_indices]
+        if rules.upper_indices:
+            out.append(row("Upper bonus", [str(p.totals[c].upper_bonus) for p, c in cols]))
+        out += [box_row(i) for i in rules.lower_indices]
+        if rp.bonus_box:
+            out.append(row("Yahtzee bonus", [str(p.columns[c].yahtzee_bonus) for p, c in cols]))
+        out.append(row("Total", [str(p.totals[c].total) for p, c in cols]))
+        if len(mults) > 1:
+            out.append("Score: " + ", ".join(f"{p.name} {p.total}" for p in rp.players))
+        return out
+
+    def screen(self) -> list[str]:
+        """Whose turn it is, the sheet, and what the dice showing may go in."""
+        k = self.keeper
+        if k.game_over:
+            return self.final_lines()
+        pos = k.position()
+        title = f"-- Turn {k.turn_number}: {pos.player} -- {k.rules.name} "
+        lines = [self._style(title.ljust(WIDTH, "-"), "1;36"), *self.sheet_lines()]
+        lines += self._dice_lines()
+        return lines
+
+    def _dice_lines(self) -> list[str]:
+        pos = self.keeper.position()
+        if pos.dice is None:
+            how = "press Enter to roll" if self.roll else "type the dice after the first roll, e.g. 33322"
+            return [f"{pos.player}, {how} (help: all commands)."]
+        total = pos.rolls_used + pos.rolls_left
+        lines = [self._style(f"{pos.player}: {' '.join(map(str, pos.dice))}", "1")
+                 + f"  (roll {pos.rolls_used} of {total}, {pos.rolls_left} left)"]
+        rc = self.keeper.choices()
+        assert rc is not None
+        lines += _wrap("Boxes: ", self._option_words(rc.legal) + (["pass"] if rc.may_pass else []))
+        if pos.rolls_left:
+            nxt = "Enter rerolls all, keep 33 rerolls the rest" if self.roll else "the dice of the next roll"
+            lines.append(f"Next: a box, {nxt}, or ? for a hint.")
+        else:
+            lines.append("No rolls left: choose a box (? for a hint).")
+        return lines
+
+    def _option_words(self, legal: tuple[Any, ...]) -> list[str]:
+        """Each legal box with what it writes; on multi-column sheets the columns it may go in."""
+        rules = self.keeper.rules
+        if rules.settings.columns == 1:
+            return [self.keeper.option_text(o, label=True) for o in legal]
+        groups: dict[tuple[int, int, int], list[int]] = {}
+        for o in legal:
+            groups.setdefault((o.box, o.score, o.bonus), []).append(o.column + 1)
+        return [f"{rules.boxes[b].label} {score}{f'+{bonus}' if bonus else ''} [{','.join(map(str, cols))}]"
+                for (b, score, bonus), cols in sorted(groups.items())]
+
+    def final_lines(self) -> list[str]:
+        """The sheet, the standings (ties share a rank) and each player's personal best in the file."""
+        from ..replay import _standings, _state_line
+
+        k = self.keeper
+        rp = k.standings()
+        lines = [self._style("-- Game over ".ljust(WIDTH, "-"), "1;36"), *self.sheet_lines(rp)]
+        rows = [["Rank", "Player", "Score", ""]]
+        for p in sorted(rp.players, key=lambda p: p.rank):
+            rows.append([str(p.rank), p.name, str(p.total), "winner" if p.rank == 1 and len(rp.players) > 1 else ""])
+        lines += _standings(rows)
+        lines.append(_state_line(rp))
+        for p in rp.players:
+            best = k.personal_best(p.name)
+            if best is None:
+                continue
+            score, n = best
+            verdict = "a new personal best!" if p.total > score else ("equals the personal best" if p.total == score
+                                                                       else f"personal best {score}")
+            lines.append(f"{p.name}: {p.total}, {verdict} ({n} earlier game{'s' if n != 1 else ''} in this file "
+                         "under these rules)")
+        return lines
+
+    def prompt(self) -> str:
+        pos = self.keeper.position()
+        return f"{pos.player}> "
+
+    def completions(self) -> list[str]:
+        """Words Tab completes now: the legal boxes' keys, names and aliases (the rules' own language,
+        e.g. Kniffel's German names), then the commands and house-rule settings."""
+        from ..rules import SETTING_NAMES
+
+        rules = self.keeper.rules
+        rc = None if self.keeper.game_over else self.keeper.choices()
+        boxes = sorted({o.box for o in rc.legal}) if rc is not None else range(len(rules.boxes))
+        words: list[str] = []
+        for i in boxes:
+            b = rules.boxes[i]
+            words += [b.key, *([b.name] if b.name else []), *b.aliases]
+        words += COMMANDS
+        words += [f"set {name}=" for name in SETTING_NAMES]
+        return list(dict.fromkeys(words))
+
+    # -- input
+    def handle(self, line: str) -> list[str]:
+        """One typed line; returns what to show. Refused entries answer with one line saying why."""
+        from ..rules import RulesError, parse_dice
+        from ..scorekeeper import KeeperError, RuleRefused
+
+        text = line.strip()
+        low = text.casefold()
+        k = self.keeper
+        try:
+            if low in ("q", "quit", "exit"):
+                self.done = True
+                return [f"Saved in {k.file.path}; continue with: yahtzee play --resume {k.file.path}"]
+            if low in ("help", "h"):
+                return HELP.splitlines()
+            if low in ("sheet", "s"):
+                return self.screen()
+            if k.game_over:
+                self.done = True
+                return self.final_lines()
+            if low in ("?", "hint"):
+                return self._hint()
+            if low in ("u", "undo"):
+                said = k.undo()
+                self.keep = None
+                return [f"{said[0].upper()}{said[1:]}.", *self.screen()]
+            if low.startswith("set ") or low == "set":
+                return self._set(text[3:].strip())
+            if low.startswith(("keep", "k ")) or low == "k":
+                return self._keep(text.split(None, 1)[1] if " " in text else "")
+            if text == "" and self.roll:
+                return self._auto_roll()
+            if text == "":
+                return self._dice_lines()
+            if all(ch.isdigit() or ch in " ," for ch in text):
+                return self._dice(parse_dice([text]), self.keep)
+            if low == "pass":
+                return self._finish(k.record(passed=True))
+            return self._box(text)
+        except RuleRefused as exc:
+            return [self._style(f"Refused: {exc}.", "31"), *(f"  {p}" for p in exc.illegal)]
+        except (KeeperError, RulesError) as exc:
+            return [self._style(f"Refused: {exc}.", "31")]
+
+    def _hint(self) -> list[str]:
+        from .solve import hint_lines
+
+        ev = self.keeper.hint(say=self.say)
+        return hint_lines(ev, 6, self.keeper.next_player)
+
+    def _set(self, setting: str) -> list[str]:
+        change = self.keeper.set_rule(setting.replace(" ", "") if "=" in setting else setting.replace(" ", "=", 1))
+        before = {p.name: p.total for p in change.before.players}
+        moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
+        return [f"House rule {setting} for the whole game: " + ("; ".join(moved) if moved else "no total changes")
+                + ".", *self.screen()]
+
+    def _keep(self, words: str) -> list[str]:
+        from ..rules import parse_dice
+
+        pos = self.keeper.position()
+        if pos.dice is None:
+            return ["Roll first: keep names dice among those showing."]
+        if not pos.rolls_left:
+            return ["No rolls left: choose a box."]
+        keep = parse_dice([words]) if words.strip() not in ("", "-", "none") else []
+        rest = list(pos.dice)
+        for d in keep:
+            if d not in rest:
+                return [f"Refused: {' '.join(map(str, keep))} are not all among the dice showing "
+                        f"({' '.join(map(str, pos.dice))})."]
+            rest.remove(d)
+        self.keep = keep
+        if self.roll:
+            return self._auto_roll()
+        return [f"Keeping {' '.join(map(str, keep)) or 'nothing'}: type the dice after the reroll."]
+
+    def _auto_roll(self) -> list[str]:
+        pos = self.keeper.position()
+        if pos.dice is not None and not pos.rolls_left:
+            return ["No rolls left: choose a box."]
+        keep = (self.keep or []) if pos.dice is not None else []
+        fresh = [self.rng.randint(1, 6) for _ in range(self.keeper.rules.dice - len(keep))]
+        return self._dice(sorted(keep + fresh), keep if pos.dice is not None else None)
+
+    def _dice(self, dice: list[int], keep: list[int] | None) -> list[str]:
+        pos = self.keeper.position()
+        if pos.dice is not None and not pos.rolls_left:
+            return ["No rolls left: choose a box (or undo the last roll)."]
+        self.keeper.record([dice], [keep] if keep is not None and pos.dice is not None else None)
+        self.keep = None
+        return self._dice_lines()
+
+    def _box(self, text: str) -> list[str]:
+        parts = text.replace("/", " ").split()
+        column = None
+        if len(parts) > 1 and parts[-1].isdigit():
+            column = int(parts.pop())
+        return self._finish(self.keeper.record(box=" ".join(parts), column=column))
+
+    def _finish(self, entry: Entry) -> list[str]:
+        assert entry.step is not None
+        k = self.keeper
+        self.keep = None
+        what = "passes" if entry.step.option is None else f"writes {k.option_text(entry.step.option, label=True)}"
+        lines = [self._style(f"{entry.player} {what}.", "32")]
+        if k.game_over:
+            self.done = True
+        return lines + self.screen()
+
+
+def _wrap(prefix: str, items: list[str]) -> list[str]:
+    lines: list[str] = []
+    cur = prefix
+    for item in items:
+        add = item if cur.endswith(": ") or cur.strip() == "" else "  " + item
+        if len(cur) + len(add) > WIDTH and cur.strip():
+            lines.append(cur)
+            cur = " " * len(prefix) + item
+        else:
+            cur += add
+    lines.append(cur)
+    return lines
+
+
+@app.command()
+def play(
+    file: Annotated[Path | None, typer.Argument(help="The game file (NDJSON, one game per line; earlier games give "
+                                                "personal bests). Default: games.ndjson in the user data directory.",
+                                                show_default=False)] = None,
+    rules: RulesOpt = None,
+    set_: SetOpt = None,
+    players: Annotated[list[str] | None, typer.Option("--players", "-p", help="Player names in turn order, e.g. "
+                                                       "Anna,Ben (asked for when left out).",
+                                                       show_default=False)] = None,
+    roll: Annotated[bool, typer.Option("--roll", help="Roll the dice for the players (Enter rolls; keep 33 "
+                                       "rerolls the rest).")] = False,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed for --roll (repeatable games).",
+                                             show_default=False)] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
+) -> None:
+    """Keep score of a game at the table: type the dice as they lie (or --roll), write them in a box,
+    ask ? for the best move, undo, change a house rule mid-game. The game file is saved after every
+    entry and validates, replays and analyzes like any other game log."""
+    from ..rules import RulesError
+    from ..scorekeeper import Keeper, KeeperError, rules_spec
+
+    path = file or default_file()
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    read_line = _terminal_reader if interactive else _pipe_reader
+    try:
+        if resume:
+            if rules is not None or set_ or players:
+                fail("--resume continues the game as it was; leave out --rules, --set and --players "
+                     "(change a house rule in the game with: set key=value)", USAGE)
+            keeper = Keeper.open(path)
+            if keeper.game_over:
+                fail(f"the last game in {path} is over; start a new one with: yahtzee play {path}", PROBLEM)
+        else:
+            try:
+                spec = rules_spec(rules, set_ or ())
+            except RulesError as exc:
+                fail(str(exc), USAGE)
+            names = split_players(players)
+            if not names:
+                answer = read_line("Players (in turn order, e.g. Anna,Ben): ", None)
+                names = split_players([answer or ""])
+            keeper = Keeper.start(path, spec, names)
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+    color = interactive and color_enabled()
+    session = Session(keeper, roll=roll, seed=seed, color=color, say=lambda m: _show([m]))
+    _show([f"Game file: {path} (saved after every entry)", *session.screen()])
+    while not session.done:
+        line = read_line(session.prompt(), session)
+        if line is None:  # end of input (Ctrl-D): the game is saved as it stands
+            _show([f"Saved in {path}; continue with: yahtzee play --resume {path}"])
+            return
+        _show(session.handle(line))
+
+
+def _show(lines: list[str]) -> None:
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def _pipe_reader(message: str, session: Session | None) -> str | None:
+    """Plain lines from a pipe (scripts, tests): the prompt is shown, the line echoed."""
+    sys.stdout.write(message)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        sys.stdout.write("\n")
+        return None
+    sys.stdout.write(line if line.endswith("\n") else line + "\n")
+    return line.rstrip("\n")
+
+
+_PROMPT: list[object] = []  # the one prompt_toolkit session (history across turns)
+
+
+def _terminal_reader(message: str, session: Session | None) -> str | None:
+    """A line from the terminal through prompt_toolkit: editing, history, Tab completion of the
+    words `session.completions()` offers. Ctrl-C clears the line; Ctrl-D ends (game saved)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import DynamicCompleter, WordCompleter
+
+    if not _PROMPT:
+        _PROMPT.append(PromptSession())
+    prompt: PromptSession[str] = _PROMPT[0]  # type: ignore[assignment]
+
+    def words() -> WordCompleter:
+        return WordCompleter(session.completions() if session is not None else [], ignore_case=True, sentence=True)
+
+    while True:
+        try:
+            return prompt.prompt(message, completer=DynamicCompleter(words), complete_while_typing=False)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return None
+
+
+__all__ = ["Session", "default_file", "play"]

@@ -1,0 +1,474 @@
+"""Keeping score of a game played at the table, one entry at a time (what `yahtzee play` and
+`yahtzee log new/add/undo/set` do).
+
+A game file holds one or more `yahtzee-log/1` games, one per line (NDJSON): earlier games first, the
+game being played last. Every entry (a roll, a box, an undo, a house-rule change) is checked by
+walking the whole game with the validator's `walk_log` -- so the rules module alone decides what is
+legal and what each box writes -- and then the file is rewritten atomically, so killing the process
+loses at most the entry being typed and the file always validates and replays like any other log.
+
+A turn in progress (rolls typed, no box yet) is written too, as the log format's unfinished last
+turn: `hint --log FILE` advises it, and a resumed game continues it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .cache import write_atomic
+from .logs import GameError, InputError, Problem, dump_line, iter_documents, log_document, resolve_rules, turn_entry
+from .replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
+from .rules import RulesError, RuleSet, parse_setting
+from .validate import LogWalk, TurnStep, check_document, walk_log
+
+if TYPE_CHECKING:
+    from .position import Evaluation
+
+__all__ = [
+    "Entry",
+    "GameFile",
+    "Keeper",
+    "KeeperError",
+    "RuleChange",
+    "RuleRefused",
+    "read_games",
+    "rules_spec",
+]
+
+
+class KeeperError(ValueError):
+    """An entry or a game file the score keeper refuses; the message says why (one line)."""
+
+
+class RuleRefused(KeeperError):
+    """A house-rule change under which moves already made would be illegal (they are listed)."""
+
+    def __init__(self, setting: str, illegal: Sequence[Problem]) -> None:
+        self.illegal = list(illegal)
+        n = len(self.illegal)
+        super().__init__(f"{setting} would make {n} move{'s' if n != 1 else ''} of this game illegal; "
+                         "undo them first or keep the rule")
+
+
+# --------------------------------------------------------------------------- rules of a new game
+
+
+def rules_spec(rules: str | None, sets: Sequence[str] = ()) -> Any:
+    """The `rules` value a new game records for `--rules R` (a preset name or a rules JSON file) and
+    `--set key=value` house rules: a preset name, {"preset", "settings"}, or the rules file's own data
+    with the settings merged in (so the log stands alone). Raises RulesError naming valid choices."""
+    overrides = dict(parse_setting(s) for s in sets)
+    spec: Any = rules or "yahtzee"
+    if rules is not None and (rules.endswith(".json") or "/" in rules):
+        try:
+            spec = orjson.loads(Path(rules).read_bytes())
+        except OSError as exc:
+            raise RulesError(f"cannot read rules file {rules}: {exc.strerror}") from None
+        except orjson.JSONDecodeError as exc:
+            raise RulesError(f"rules file {rules} is not valid JSON: {exc}") from None
+    for key, value in overrides.items():
+        spec = with_setting(spec, key, value)
+    resolve_rules(spec)  # RulesError when the rules or a setting are not valid
+    return spec
+
+
+def with_setting(spec: Any, key: str, value: Any) -> Any:
+    """A `rules` value with one setting changed (a preset name becomes {"preset", "settings"})."""
+    value = list(value) if isinstance(value, tuple) else value
+    if isinstance(spec, str):
+        return {"preset": spec, "settings": {key: value}}
+    if not isinstance(spec, Mapping):
+        raise RulesError("rules must be a preset name or an object with 'preset' or 'boxes'")
+    settings = spec.get("settings") or {}
+    return {**spec, "settings": {**settings, key: value}}
+
+
+# --------------------------------------------------------------------------- the file
+
+
+@dataclass
+class GameFile:
+    """A game file: the games before the last one (kept as read) and the last game (None: no game)."""
+
+    path: Path
+    earlier: list[Any]
+    game: dict[str, Any] | None
+
+    def save(self) -> None:
+        games = [*self.earlier, *([self.game] if self.game is not None else [])]
+        write_atomic(self.path, [dump_line(g) for g in games])
+
+
+def read_games(path: str | Path) -> GameFile:
+    """The games of a file (a missing or empty file has none). The last game must be a valid game
+    log; earlier games are kept as they are. Raises KeeperError naming the line at fault."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            docs = list(iter_documents(fh))
+    except FileNotFoundError:
+        return GameFile(p, [], None)
+    except InputError as exc:
+        if p.stat().st_size == 0:
+            return GameFile(p, [], None)
+        raise KeeperError(f"{p}: {exc}") from None
+    except OSError as exc:
+        raise KeeperError(f"cannot read {p}: {exc.strerror}") from None
+    for doc in docs:
+        if doc.problem is not None:
+            raise KeeperError(f"{p}:{doc.line}: {doc.problem}")
+    last = docs[-1]
+    report = check_document(last.data)
+    if report.problems:
+        raise KeeperError(f"{p}:{last.line}: game {last.index}: {report.problems[0]}")
+    if report.kind != "log":
+        raise KeeperError(f"{p}:{last.line}: the last game is a score sheet; the score keeper continues game logs")
+    return GameFile(p, [d.data for d in docs[:-1]], last.data)
+
+
+# --------------------------------------------------------------------------- entries
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What an accepted entry did: whose turn, the dice now showing, and (when a box was chosen or
+    the turn passed) the TurnStep with the box, column and what it wrote."""
+
+    player: str
+    dice: tuple[int, ...] | None
+    step: TurnStep | None = None
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """A house rule changed mid-game: the game replayed before and after."""
+
+    setting: str
+    value: Any
+    before: Replay
+    after: Replay
+
+
+def _setting_text(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{key}={'on' if value else 'off'}"
+    if isinstance(value, list | tuple):
+        return f"{key}={','.join(map(str, value))}"
+    return f"{key}={value}"
+
+
+class Keeper:
+    """The game being played in a file: every method that changes it checks the change with the
+    rules (KeeperError says why it is refused, leaving game and file as they were) and then saves
+    the file atomically."""
+
+    def __init__(self, file: GameFile) -> None:
+        if file.game is None:
+            raise KeeperError(f"{file.path} holds no game yet; start one with `yahtzee log new` or `yahtzee play`")
+        self.file = file
+        self.data: dict[str, Any] = file.game
+        self.rules: RuleSet = resolve_rules(self.data["rules"])
+        self.walk: LogWalk = walk_log(self.data, self.rules)
+        self._bests: dict[str, tuple[int, int]] | None = None
+
+    # -- opening and starting
+    @classmethod
+    def open(cls, path: str | Path) -> Keeper:
+        return cls(read_games(path))
+
+    @classmethod
+    def start(cls, path: str | Path, spec: Any, players: Sequence[str],
+              meta: Mapping[str, Any] | None = None) -> Keeper:
+        """A new game at the end of `path` (created if missing). Refused while the file's last game is
+        unfinished (resume it instead), for no players, or for a name given twice."""
+        gf = read_games(path)
+        if gf.game is not None and not Keeper(gf).game_over:
+            raise KeeperError(f"{gf.path} has a game in progress; resume it (yahtzee play --resume) or finish it")
+        names = [p.strip() for p in players]
+        if not names or not all(names):
+            raise KeeperError("name the players, e.g. --players Anna,Ben")
+        seen = {n.casefold() for n in names}
+        if len(seen) != len(names):
+            raise KeeperError("each player needs a different name")
+        data = log_document(spec, names, [], meta)
+        problems = check_document(data).problems
+        if problems:
+            raise KeeperError(str(problems[0]))
+        if gf.game is not None:
+            gf.earlier.append(gf.game)
+        gf.game = data
+        keeper = cls(gf)
+        gf.save()
+        return keeper
+
+    # -- state
+    @property
+    def players(self) -> list[str]:
+        return [p.name for p in self.walk.players]
+
+    @property
+    def game_over(self) -> bool:
+        return self.walk.game_over
+
+    @property
+    def next_player(self) -> str | None:
+        """Whose turn it is (None when the game is over)."""
+        i = self.walk.next_player
+        return None if i is None else self.walk.players[i].name
+
+    @property
+    def turn_number(self) -> int:
+        """The number of the turn being played, counting every player's turns from 1."""
+        turns = self.data["turns"]
+        in_progress = bool(turns) and "box" not in turns[-1]
+        return len(turns) + (0 if in_progress else 1)
+
+    def position(self) -> Position:
+        """The position of the player whose turn it is (the dice showing when a turn is in progress)."""
+        return position_from_log(self.data)
+
+    def choices(self) -> RollChoices | None:
+        """Where the dice showing may go, with what each box writes (None before the turn's first roll)."""
+        pos = self.position()
+        if pos.dice is None or self.game_over:
+            return None
+        return roll_choices(pos, pos.dice)
+
+    def standings(self) -> Replay:
+        return replay_game(self.data)
+
+    def personal_best(self, player: str) -> tuple[int, int] | None:
+        """The player's best total in the earlier finished games of the file played under the same
+        rules (same sheet and settings), with the number of such games; None when there are none."""
+        if self._bests is None:
+            self._bests = {}
+            fingerprint = self.rules.fingerprint
+            for game in self.file.earlier:
+                try:
+                    rp = replay_game(game)
+                except (GameError, RulesError, ValueError, KeyError, TypeError):
+                    continue
+                if rp.kind != "log" or not rp.game_over or rp.rules.fingerprint != fingerprint:
+                    continue
+                for p in rp.players:
+                    key = p.name.casefold()
+                    best, n = self._bests.get(key, (p.total, 0))
+                    self._bests[key] = (max(best, p.total), n + 1)
+        return self._bests.get(player.casefold())
+
+    def hint(self, say: Callable[[str], None] | None = None) -> Evaluation:
+        """Every option of the position, best first (keeps while rolls are left, boxes after)."""
+        from . import position as P
+
+        pos = self.position()
+        if self.game_over:
+            raise KeeperError("the game is over")
+        if pos.dice is None:
+            raise KeeperError(f"{pos.player} has not rolled yet: the hint advises the dice showing")
+        try:
+            return P.evaluate(pos.rules, pos.columns, pos.dice, pos.rolls_left, pos.saved, say=say)
+        except P.PositionError as exc:
+            raise KeeperError(str(exc)) from None
+
+    # -- changes
+    def _check(self, data: dict[str, Any], rules: RuleSet | None = None) -> tuple[LogWalk, list[TurnStep]]:
+        steps: list[TurnStep] = []
+        walk = walk_log(data, rules or self.rules, steps=steps)
+        if walk.problems:
+            raise KeeperError(walk.problems[0].message)
+        return walk, steps
+
+    def _commit(self, data: dict[str, Any], walk: LogWalk, rules: RuleSet | None = None) -> None:
+        self.file.game = data
+        self.file.save()
+        self.data = data
+        self.walk = walk
+        if rules is not None:
+            self.rules = rules
+            self._bests = None
+
+    def _dice(self, dice: Sequence[int]) -> list[int]:
+        try:
+            self.rules.check_dice(dice)
+        except RulesError as exc:
+            raise KeeperError(str(exc)) from None
+        return [int(d) for d in dice]
+
+    def record(
+        self,
+        rolls: Sequence[Sequence[int]] = (),
+        held: Sequence[Sequence[int]] | None = None,
+        box: str | None = None,
+        column: int | None = None,
+        passed: bool = False,
+    ) -> Entry:
+        """One entry: `rolls` (the dice after each roll, continuing the turn in progress or starting
+        the next player's turn), `held` (the dice kept before each of those rolls that is a reroll;
+        recorded for a turn only when known for all its rerolls), then `box` (a key, name or alias;
+        `column` 1-based, needed only when the box is open in several columns) or `passed`. Without
+        a box the turn stays in progress. All of it is accepted, or none (KeeperError)."""
+        if self.game_over:
+            raise KeeperError("the game is over: every sheet is full")
+        data = copy.deepcopy(self.data)
+        turns: list[dict[str, Any]] = data["turns"]
+        walk = self.walk
+        in_progress = bool(turns) and "box" not in turns[-1]
+        rerolls = len(rolls) - (0 if in_progress or not rolls else 1)
+        if held is not None and len(held) != rerolls:
+            raise KeeperError(f"{len(held)} held dice lists for {rerolls} reroll{'s' if rerolls != 1 else ''}: "
+                              "give the dice kept before each reroll")
+        keeps = list(held) if held is not None else [None] * rerolls
+        for dice in rolls:
+            faces = self._dice(dice)
+            if not in_progress:
+                name = self.players[walk.next_player] if walk.next_player is not None else ""
+                turns.append(turn_entry(name, [faces], in_progress=True))
+                in_progress = True
+            else:
+                turn = turns[-1]
+                keep = keeps.pop(0)
+                if keep is not None and (turn.get("held") is not None or len(turn["rolls"]) == 1):
+                    turn["held"] = [*turn.get("held", []), [int(d) for d in keep]]
+                else:
+                    turn.pop("held", None)
+                turn["rolls"].append(faces)
+            walk, _ = self._check(data)
+        if box is None and not passed:
+            if not rolls:
+                raise KeeperError("nothing to record: give the dice, a box, or both")
+            self._commit(data, walk)
+            return Entry(turns[-1]["player"], tuple(turns[-1]["rolls"][-1]))
+        if not in_progress:
+            raise KeeperError(f"{self.next_player} has not rolled yet: give the dice first")
+        turn = turns[-1]
+        if passed:
+            turn["box"] = None
+        else:
+            assert box is not None
+            turn["box"], col = self._box(walk, turn, box, column)
+            if col is not None:
+                turn["column"] = col
+        try:
+            walk, steps = self._check(data)
+        except KeeperError as exc:
+            raise KeeperError(f"{exc}{self._legal_note(str(exc), walk)}") from None
+        step = steps[-1]
+        if step.option is not None:
+            turn["score"] = step.option.score
+            if step.option.bonus:
+                turn["bonus"] = step.option.bonus
+        self._commit(data, walk)
+        return Entry(step.name, tuple(turn["rolls"][-1]), step)
+
+    def _box(self, walk: LogWalk, turn: Mapping[str, Any], name: str, column: int | None) -> tuple[str, int | None]:
+        """The box key for a typed name, and the column to write (found when only one fits)."""
+        rules = self.rules
+        try:
+            bi = rules.box_index(name)
+        except RulesError as exc:
+            raise KeeperError(str(exc)) from None
+        ncols = rules.settings.columns
+        if column is not None or ncols == 1:
+            if column is not None and not 1 <= column <= ncols:
+                raise KeeperError(f"column {column}, but {rules.name} sheets have {ncols} column"
+                                  f"{'s' if ncols != 1 else ''}")
+            return rules.keys[bi], column
+        ip = walk.in_progress
+        assert ip is not None
+        opts = roll_choices(self._position_of(walk), ip.dice).legal
+        cols = sorted({o.column + 1 for o in opts if o.box == bi})
+        if len(cols) == 1:
+            return rules.keys[bi], cols[0]
+        if not cols:
+            return rules.keys[bi], 1 + next((c for c, col in enumerate(walk.players[ip.player].columns)
+                                             if col.scores[bi] is None), 0)
+        raise KeeperError(f"{rules.keys[bi]} is open in columns {', '.join(map(str, cols))}: say which column")
+
+    def _position_of(self, walk: LogWalk) -> Position:
+        ip = walk.in_progress
+        assert ip is not None
+        p = walk.players[ip.player]
+        return Position(self.rules, p.name, p.columns, ip.saved, ip.dice, ip.rolls, ip.held or (), ip.rolls_used,
+                        ip.rolls_left, p.turns, p.is_full)
+
+    def _legal_note(self, message: str, walk: LogWalk) -> str:
+        """'; legal: ...' after a refused box, unless the rules' message lists them already."""
+        if "legal:" in message or walk.in_progress is None:
+            return ""
+        rc = roll_choices(self._position_of(walk), walk.in_progress.dice)
+        return "; legal: " + ", ".join(self.option_text(o) for o in rc.legal) + (", pass" if rc.may_pass else "")
+
+    def option_text(self, o: Any, label: bool = False) -> str:
+        """A legal option and what it writes: `chance 19`, `chance/2 19` in column 2, `+100` for a
+        bonus. `label`: the box's name on the sheet (`Kleine Straße`) instead of its key."""
+        col = f"/{o.column + 1}" if self.rules.settings.columns > 1 else ""
+        bonus = f"+{o.bonus}" if o.bonus else ""
+        box = self.rules.boxes[o.box]
+        return f"{box.label if label else box.key}{col} {o.score}{bonus}"
+
+    def undo(self) -> str:
+        """Take back the last entry: the last roll of a turn in progress, else the last turn. Returns
+        what was taken back, as a sentence."""
+        turns = self.data["turns"]
+        if not turns:
+            raise KeeperError("nothing to undo: no turn has been played yet")
+        data = copy.deepcopy(self.data)
+        turns = data["turns"]
+        last = turns[-1]
+        if "box" in last:
+            turns.pop()
+            what = "a pass" if last["box"] is None else f"{last['box']} {last.get('score', '')}".rstrip()
+            if last.get("column") is not None:
+                what += f" in column {last['column']}"
+            said = f"took back {last['player']}'s turn ({what})"
+        else:
+            dice = last["rolls"].pop()
+            if last.get("held") is not None and len(last["held"]) >= len(last["rolls"]):
+                last["held"].pop()
+            if len(last["rolls"]) == 1:  # a first roll has no held dice before it
+                last.pop("held", None)
+            if not last["rolls"]:
+                turns.pop()
+            said = f"took back {last['player']}'s roll {' '.join(map(str, dice))}"
+        walk, _ = self._check(data)
+        self._commit(data, walk)
+        return said
+
+    def set_rule(self, text: str) -> RuleChange:
+        """Change a house rule (`key=value`) for the whole game and recalculate every sheet. Refused
+        (RuleRefused, listing them) when moves already made are illegal under the new rule, as
+        `replay --set` lists them; the change is noted in the log's `meta.rule_changes`."""
+        try:
+            key, value = parse_setting(text)
+            before = replay_game(self.data)
+            after = replay_game(self.data, overrides={key: value})
+        except (RulesError, GameError) as exc:
+            raise KeeperError(str(exc)) from None
+        if after.illegal:
+            raise RuleRefused(_setting_text(key, value), after.illegal)
+        data = copy.deepcopy(self.data)
+        data["rules"] = with_setting(data["rules"], key, value)
+        rules = after.rules
+        for turn in data["turns"]:  # scores and bonuses are re-claimed under the new rules below
+            turn.pop("score", None)
+            turn.pop("bonus", None)
+        walk, steps = self._check(data, rules)
+        for step in steps:
+            if step.option is not None:
+                data["turns"][step.index]["score"] = step.option.score
+                if step.option.bonus:
+                    data["turns"][step.index]["bonus"] = step.option.bonus
+        meta = data.setdefault("meta", {})
+        meta.setdefault("rule_changes", []).append({"turns_played": len(data["turns"]),
+                                                    "set": {key: list(value) if isinstance(value, tuple) else value}})
+        problems = check_document(data).problems
+        if problems:  # pragma: no cover - the walk above accepted the same game
+            raise KeeperError(str(problems[0]))
+        self._commit(data, walk, rules)
+        return RuleChange(key, value, before, replay_game(data))
