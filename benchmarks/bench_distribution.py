@@ -61,16 +61,17 @@ def main() -> None:
             ok = abs(p.sum() - 1) < 1e-9 and abs(mean - data["expected"]) < 1e-6 and abs(sd - data["sd"]) < 1e-4
             print(f"  percentiles {data['distribution']['percentiles']}")
             if args.games:
-                from yahtzee_cli import distribution as D
-                from yahtzee_cli import solver
-                from yahtzee_cli.rules import preset
+                from yahtzee_cli.rules.engine import preset
+                from yahtzee_cli.solver import distribution as D
+                from yahtzee_cli.solver import exact as solver
+                from yahtzee_cli.solver import policy
 
                 os.environ["YAHTZEE_CACHE_DIR"] = tmp
                 rs = preset(name)
                 tab = solver.get_table(rs)[0]
                 d = D.final_distribution(rs, tab, solver_ties=False)
                 t0 = time.perf_counter()
-                totals = solver.play(rs, "optimal", 1, 0, args.games).totals
+                totals = policy.play(rs, "optimal", 1, 0, args.games).totals
                 sim_s = time.perf_counter() - t0
                 emp = np.searchsorted(np.sort(totals), d.scores, side="right") / len(totals)
                 ks = float(np.abs(emp - np.cumsum(d.pmf)).max())

@@ -32,12 +32,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # module -> the test files that guard it (run in this order, stopping at the first failure)
 TARGETS: dict[str, list[str]] = {
-    "rules": ["tests/test_rules.py", "tests/test_rules_coverage.py", "tests/test_replay.py", "tests/test_validate.py"],
-    "validate": ["tests/test_validate.py", "tests/test_replay.py"],
-    "logs": ["tests/test_logs.py", "tests/test_validate.py"],
-    "replay": ["tests/test_replay.py"],
-    "position": ["tests/test_hint.py", "tests/test_quality.py"],
+    "rules": ["tests/rules/test_rules.py", "tests/rules/test_rules_coverage.py", "tests/formats/test_replay.py",
+              "tests/formats/test_validate.py"],
+    "validate": ["tests/formats/test_validate.py", "tests/formats/test_replay.py"],
+    "logs": ["tests/formats/test_logs.py", "tests/formats/test_validate.py"],
+    "replay": ["tests/formats/test_replay.py"],
+    "position": ["tests/strategy/test_hint.py", "tests/solver/test_quality.py"],
 }
+# module -> its file in the package's layout
+FILES = {"rules": "rules/engine.py", "validate": "formats/validate.py", "logs": "formats/logs.py",
+         "replay": "formats/replay.py", "position": "strategy/turn.py"}
 DEFAULT_MAX = {"rules": 150, "validate": 60, "logs": 40, "replay": 40, "position": 30}
 
 SWAP: dict[type, type] = {
@@ -102,7 +106,7 @@ def _variants(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def mutants(module: str) -> list[Mutant]:
-    path = ROOT / "yahtzee_cli" / f"{module}.py"
+    path = ROOT / "yahtzee_cli" / FILES[module]
     source = path.read_text()
     tree = ast.parse(source)
     skip = _skipped_nodes(tree)
@@ -173,10 +177,10 @@ def main() -> int:
             chosen = sorted(rng.sample(every, limit) if 0 < limit < len(every) else every, key=lambda m: m.span)
             if args.list:
                 for m in chosen:
-                    print(f"yahtzee_cli/{module}.py:{m.line}: {m.original!r} -> {m.mutated!r}")
+                    print(f"yahtzee_cli/{FILES[module]}:{m.line}: {m.original!r} -> {m.mutated!r}")
                 continue
-            target = work / "yahtzee_cli" / f"{module}.py"
-            source = (ROOT / "yahtzee_cli" / f"{module}.py").read_text()
+            target = work / "yahtzee_cli" / FILES[module]
+            source = (ROOT / "yahtzee_cli" / FILES[module]).read_text()
             if run_tests(work, TARGETS[module], args.timeout * 3, env) != "survived":
                 print(f"{module}: the tests fail without any mutant; fix them first", file=sys.stderr)
                 return 1
@@ -192,7 +196,8 @@ def main() -> int:
                     continue
                 outcome = run_tests(work, TARGETS[module], args.timeout, env)
                 if outcome == "survived":
-                    print(f"  survived  yahtzee_cli/{module}.py:{m.line}: {m.original}  ->  {m.mutated}", flush=True)
+                    print(f"  survived  yahtzee_cli/{FILES[module]}:{m.line}: {m.original}  ->  {m.mutated}",
+                          flush=True)
                 else:
                     killed += 1
             target.write_text(source)

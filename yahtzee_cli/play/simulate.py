@@ -107,7 +107,7 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
         if record:
-            raise StrategyError("risk strategies do not write game logs yet; leave out --log-out")
+            raise StrategyError("risk strategies do not write game logs yet; play them without logs")
         dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
         with numba_threads(threads):
             risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat)
