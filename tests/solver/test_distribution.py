@@ -193,7 +193,8 @@ def test_cli_simulate_risk_says_what_it_optimises(cli: object, tmp_path: Path) -
     f = _rules_file(tmp_path)
     r = cli(["simulate", "--rules", f, "--risk", "0.05", "-n", "300", "--seed", "1", "--json"])  # type: ignore[operator]
     assert r.exit_code == 0, r.stderr
-    seat = orjson.loads(r.stdout)["seats"][0]  # one strategy is a one-seat match in the JSON contract
+    out = orjson.loads(r.stdout)
+    seat = out["seats"][0]
     assert seat["strategy"] == "risk=0.05" and "E[exp(0.05 * final score)]" in seat["objective"]
     r = cli(["simulate", "--rules", f, "--risk", "0.05", "-n", "300", "--seed", "1"])  # type: ignore[operator]
     assert "seeks variance" in r.stdout.splitlines()[0]
