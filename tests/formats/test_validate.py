@@ -422,7 +422,7 @@ def maxi_log() -> dict:
 
 
 def test_hand_written_maxi_log_with_saved_rolls() -> None:
-    from yahtzee_cli.replay import replay_game
+    from yahtzee_cli.formats.replay import replay_game
 
     game = maxi_log()
     rep = check_document(game)

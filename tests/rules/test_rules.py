@@ -542,7 +542,7 @@ def test_a_rules_object_without_preset_or_boxes_names_the_presets():
 def test_forced_joker_sends_each_face_to_its_own_upper_box(face):
     """Hasbro's forced joker: a Yahtzee whose own upper box is open must go there (every face, the
     first box of the sheet included); once it is filled, the lower boxes take it at joker values."""
-    from yahtzee_cli import rules as R
+    from yahtzee_cli.rules import engine as R
 
     rs = preset("yahtzee")
     y = rs.box_index("yahtzee")
