@@ -564,7 +564,7 @@ def test_forced_joker_sends_each_face_to_its_own_upper_box(face):
 
 
 def test_weighted_total_adds_or_keeps_the_best_column():
-    from yahtzee_cli.rules import weighted_total
+    from yahtzee_cli.rules.engine import weighted_total
 
     assert weighted_total([10, 20, 30], [1, 2, 3], True) == 10 + 40 + 90
     assert weighted_total([10, 20, 30], [1, 2, 3], False) == 90
