@@ -150,12 +150,12 @@ def future(rules: RuleSet, say: Callable[[str], None] | None = None) -> Future:
 def _heuristic_future(rules: RuleSet, h: Any, G: Any, yh: Any, t: int, saved_value: float) -> Future:
     import numpy as np
 
-    from . import kernels, solver
+    from . import play_kernel, solver
 
     n_up = len(rules.upper_indices)
     s = rules.settings
     nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
-    return solver.Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64),
+    return solver.Future(play_kernel.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64),
                          np.ascontiguousarray(h), np.ascontiguousarray(G).reshape(1 << n_up, t + 1),
                          np.ascontiguousarray(yh), solver.sub_of(rules), saved_value)
 

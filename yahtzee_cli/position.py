@@ -29,7 +29,7 @@ from typing import Any
 from . import rules as R
 
 Counts = tuple[int, ...]
-PASS_COST = 1e-6  # kernels.PASS_COST: passing loses ties against scoring (must_zero off)
+PASS_COST = 1e-6  # play_kernel.PASS_COST: passing loses ties against scoring (must_zero off)
 
 
 class PositionError(ValueError):

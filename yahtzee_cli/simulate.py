@@ -31,7 +31,6 @@ from .strategies import (
     ChunkCancelled,
     StrategyError,
     load_user_strategy,
-    numba_threads,
     random_play,
     sheet_totals,
     user_play,
@@ -74,7 +73,7 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
          record: bool = False, threads: int | None = None,
          should_stop: Callable[[], bool] | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`.
-    `threads`: numba threads for the compiled strategies (None: numba's setting); never changes games.
+    `threads`: threads for the compiled strategies (None: one per core); never changes games.
     `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
@@ -83,8 +82,8 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
             solver: Any = importlib.import_module("yahtzee_cli.solver")
         except ImportError as exc:
             raise StrategyError(f"strategy {strategy} needs the solver module, which is missing ({exc})") from None
-        with numba_threads(threads):
-            batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
+        batch: GameBatch = solver.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record,
+                                       threads=threads)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
@@ -107,10 +106,10 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(str(exc)) from None
     compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
     if compiled:
-        from . import jit, kernels
+        from . import jit, play_kernel
         from . import strategies as compiled_strategies
 
-        needed = [compiled_strategies._random_kernel if s == "random" else kernels.play_games for s in compiled]
+        needed = [compiled_strategies._random_kernel if s == "random" else play_kernel.play_games for s in compiled]
         jit.note_compile(needed, "the simulator", say)
 
 

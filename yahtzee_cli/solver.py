@@ -8,6 +8,7 @@ Position values (hint, replay --analyze) are in yahtzee_cli.position and never n
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -379,19 +380,30 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     `held` the sorted kept dice before each reroll (0-padded); a passed turn (must_zero off) has box -1.
 
     Decisions are deterministic: stopping wins ties against rerolling; ties between keeps go to the
-    first in kernels.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
+    first in play_kernel.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
-    `threads`: numba threads for this call (default: numba's setting)."""
+    `threads`: worker threads for this call (default: one per core); never changes the games."""
     if strategy not in ("optimal", "greedy"):
         raise ValueError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     return play_with(rules, future_for(rules, strategy), seed, first_game, n_games, seat, record, threads)
 
 
+def _read_only(*arrays: Any) -> tuple[Any, ...]:
+    """Read-only C-contiguous views: one compiled specialisation whether a table was just built
+    (writable) or read from a file (read-only)."""
+    out = []
+    for a in arrays:
+        v = np.ascontiguousarray(a).view()
+        v.flags.writeable = False
+        out.append(v)
+    return tuple(out)
+
+
 def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None) -> Any:
     """Play with the one-turn lookahead on the value-to-go `fut` (see `play` for the conventions)."""
-    from . import kernels
+    from . import play_kernel
     from .games import GameBatch
     from .strategies import sheet_totals
 
@@ -421,23 +433,29 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
     vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
     bonus_rolls = _bonus_rolls(rules, sc)
     mult = np.array(s.multipliers, dtype=np.float64)
-    import numba
+    ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+            sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns, int(s.must_zero),
+            int(s.saved_rolls), int(s.add_columns), int(record))
+    sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
+                       sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, bonus_rolls)
+    dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
+    fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+    out = (scores, ybonus, rolls_out, held_out, nrolls, col, box, nturns)
 
-    old = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1)))))
-    try:
-        kernels.play_games(
-            seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
-            sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
-            nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], sc.fill,
-            sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, natT, jokT, vnatT, vjokT, bonus_rolls,
-            int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
-            fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,
-            held_out, nrolls, col, box, nturns,
-        )
-    finally:
-        numba.set_num_threads(old)
+    def games(g0: int, g1: int) -> None:
+        part = tuple(a[g0:g1] if record or a.shape[0] == n_games else a for a in out)
+        play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part)
+
+    workers = max(1, min(threads or os.cpu_count() or 1, n_games))
+    if workers == 1:
+        games(0, n_games)
+    else:  # the kernel releases the GIL: one thread per block of games (a game never depends on its block)
+        from concurrent.futures import ThreadPoolExecutor
+
+        games(0, 0)  # compile (or load) once, before the threads start
+        cuts = [n_games * w // workers for w in range(workers + 1)]
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(games, cuts[:-1], cuts[1:]))
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
@@ -454,7 +472,7 @@ def play_with(rules: RuleSet, fut: Future, seed: int, first_game: int, n_games: 
 
 @dataclass
 class Future:
-    """The value-to-go a strategy plays against (see kernels.future): an exact table or a heuristic."""
+    """The value-to-go a strategy plays against (see play_kernel.future): an exact table or a heuristic."""
 
     kind: int
     t: int
@@ -492,7 +510,7 @@ def sub_of(rules: RuleSet) -> IntArray:
 
 def greedy_future(rules: RuleSet) -> Future:
     """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
-    from . import kernels
+    from . import play_kernel
 
     check_memory(rules)
 
@@ -502,14 +520,14 @@ def greedy_future(rules: RuleSet) -> Future:
     G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
     G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
     nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
-    return Future(kernels.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64), np.zeros(nb), G,
+    return Future(play_kernel.FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64), np.zeros(nb), G,
                   np.zeros(nb + 1), sub_of(rules))
 
 
 def table_future(tab: Table, exact: bool) -> Future:
-    from . import kernels
+    from . import play_kernel
 
-    return Future(kernels.FUTURE_TABLE, tab.t, tab.nyt, np.ascontiguousarray(tab.W), _dense_rows(tab),
+    return Future(play_kernel.FUTURE_TABLE, tab.t, tab.nyt, np.ascontiguousarray(tab.W), _dense_rows(tab),
                   np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
 
 
