@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..rules import ALIAS_NOTE, PRESET_ALIASES, PRESETS, RuleSet, natural_score, rolls
+from ..preset_list import ALIAS_NOTE, PRESET_ALIASES, listing
 from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
+
+if TYPE_CHECKING:
+    from ..rules import RuleSet
 
 _FILL_WORDS = {"down": "top to bottom", "up": "bottom to top", "free": "in any order"}
 
@@ -33,6 +36,8 @@ def sheet_words(rs: RuleSet) -> str:
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
     """A rule set as plain data: boxes with how they score and their best score, settings, sheet, maximum."""
+    from ..rules import natural_score, rolls
+
     all_rolls = list(rolls(rs.dice))
     info: dict[str, Any] = {
         "name": rs.name,
@@ -66,9 +71,7 @@ def rules_command(
 ) -> None:
     """List the presets, or show one rule set's boxes, settings and theoretical maximum."""
     if name is None and not set_:
-        presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
-        presets += [{"name": k, "about": f"another name for the {v} rules (historical {k.capitalize()} rules differ)"}
-                    for k, v in PRESET_ALIASES.items()]
+        presets = listing()  # the rule models are not needed (nor imported) for the list
         if json:
             write_json({"presets": presets})
         else:
