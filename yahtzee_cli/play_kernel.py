@@ -22,7 +22,7 @@ solver.play_with; every array read-only except `out`):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -38,8 +38,8 @@ from .rng import stream
 PASS_COST = 1e-6
 
 # Called from several places in the kernel: compiled once as plain functions, not inlined at each call.
-roll_legal: Any = njit(cache=True, nogil=True)(kernels.roll_legal.py_func)
-roll_dice: Any = njit(cache=True, nogil=True)(compiled.roll_dice.py_func)
+roll_legal: Any = njit(cache=True, nogil=True)(cast(Any, kernels.roll_legal).py_func)
+roll_dice: Any = njit(cache=True, nogil=True)(cast(Any, compiled.roll_dice).py_func)
 
 FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
 FUTURE_HEURISTIC = 1  # F = sum of h over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
