@@ -255,6 +255,28 @@ def _edit_header(path: Path, old: bytes, new: bytes) -> None:
     path.write_bytes(data.replace(old, new, 1))
 
 
+def test_a_table_checked_once_is_checked_again_after_any_change(tmp_path, monkeypatch):
+    """The checksum is skipped only for the very file that passed it: an edit in place (same inode, same
+    size) made after that read is still caught."""
+    import time
+
+    from yahtzee_cli import cache
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "t.tbl"
+    cache.write(path, {"fingerprint": "x"}, {"a": ("d", b"\0" * 64)})
+    assert list(cache.read(path, "x")[1]["a"]) == [0.0] * 8
+    assert len(list((tmp_path / "cache" / "verified").iterdir())) == 1  # remembered
+    assert list(cache.read(path, "x")[1]["a"]) == [0.0] * 8  # and read again on that stamp
+    time.sleep(0.05)  # a later edit, as a user's would be (file times tick in milliseconds)
+    data = bytearray(path.read_bytes())
+    data[-40] ^= 0x10  # a byte of the array, just before the checksum
+    with open(path, "r+b") as f:
+        f.write(data)
+    with pytest.raises(cache.CorruptTable, match="checksum"):
+        cache.read(path, "x")
+
+
 def test_a_table_checksum_covers_its_header(tmp_path):
     from yahtzee_cli import cache
 
