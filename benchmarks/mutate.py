@@ -96,6 +96,9 @@ class Mutant:
     mutated: str
     text: str  # the first source line of the mutated node, stripped (names the mutant across edits)
 
+    def label(self, rel: Path) -> str:
+        return f"{rel}:{self.line}: {self.original}  ->  {self.mutated}"
+
     def why_equivalent(self) -> str | None:
         return EQUIVALENT.get((self.module, self.text, self.original, self.mutated))
 
@@ -222,6 +225,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--jobs", type=int, default=1, help="mutants tested side by side (one project copy each)")
     ap.add_argument("--list", action="store_true", help="only list the mutants")
+    ap.add_argument("--recheck", type=Path, default=None, metavar="OUTPUT",
+                    help="test again only the mutants an earlier run's OUTPUT lists as survivors (same sample: "
+                         "same --seed and --max, module unchanged since); the others count as killed then")
     args = ap.parse_args()
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
@@ -256,6 +262,15 @@ def main() -> int:
                 return 1
             source = source_of(module).read_text()
             killed = equivalent = 0
+            sample = chosen
+            if args.recheck is not None:
+                before = {line.removeprefix("  survived  ").split("  (equivalent: ", 1)[0]
+                          for line in args.recheck.read_text().splitlines() if line.startswith("  survived  ")}
+                again = [m for m in chosen if m.label(rel) in before]
+                killed = len(chosen) - len(again)
+                print(f"{module}: {killed} killed in {args.recheck}; testing its {len(again)} survivors again",
+                      flush=True)
+                chosen = again
             start = time.perf_counter()
             print(f"{module}: {len(chosen)} of {len(every)} mutants, {args.jobs} at a time, tests "
                   f"{' '.join(test_files(module))}" + (f" -k '{TARGETS[module].skip}'" if TARGETS[module].skip
@@ -269,8 +284,8 @@ def main() -> int:
                 why = m.why_equivalent()
                 equivalent += why is not None
                 note = f"  (equivalent: {why})" if why else ""
-                print(f"  survived  {rel}:{m.line}: {m.original}  ->  {m.mutated}{note}", flush=True)
-            n = len(chosen)
+                print(f"  survived  {m.label(rel)}{note}", flush=True)
+            n = len(sample)
             print(f"{module}: killed {killed} of {n} ({100 * killed / max(n, 1):.1f}%); {equivalent} equivalent, "
                   f"{100 * killed / max(n - equivalent, 1):.1f}% of the others; "
                   f"{time.perf_counter() - start:.0f} s", flush=True)
