@@ -64,10 +64,41 @@ def check_strategy(name: str) -> str:
     low = name.strip().lower()
     if low in BUILTIN:
         return low
+    if low.startswith(RISK):
+        return risk_name(risk_theta(low))
     if ":" in name:
         load_user_strategy(name.strip())
         return name.strip()
     raise StrategyError(f"unknown strategy {name!r}; valid: {', '.join(BUILTIN)}, or module:function")
+
+
+RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.distribution)
+
+
+def risk_theta(name: str) -> float:
+    """THETA of a "risk=THETA" strategy name (StrategyError when it is not a number)."""
+    text = name.strip()[len(RISK):]
+    try:
+        theta = float(text)
+    except ValueError:
+        raise StrategyError(f"risk strategies are risk=THETA, THETA a number (e.g. risk=0.02), got {name!r}") from None
+    if not -1.0 <= theta <= 1.0:
+        raise StrategyError(f"theta must be from -1 to 1 (useful values are a few hundredths), got {text}")
+    return theta
+
+
+def risk_name(theta: float) -> str:
+    return f"{RISK}{theta:g}"
+
+
+def objective(strategy: str) -> str | None:
+    """What a risk strategy maximises, for people and JSON (None for the others)."""
+    if not strategy.startswith(RISK):
+        return None
+    theta = risk_theta(strategy)
+    if theta == 0.0:
+        return "maximise the expected final score"
+    return f"maximise E[exp({theta:g} * final score)]: {'seeks' if theta > 0 else 'avoids'} variance"
 
 
 def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
@@ -78,6 +109,13 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
+    if strategy.startswith(RISK):
+        if record:
+            raise StrategyError("risk strategies do not write game logs yet; leave out --log-out")
+        dist: Any = importlib.import_module("yahtzee_cli.distribution")
+        with numba_threads(threads):
+            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat)
+        return risk_batch
     if strategy in COMPILED:
         try:
             solver: Any = importlib.import_module("yahtzee_cli.solver")
@@ -93,6 +131,13 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
     built once and cached), so the notes reach `say` and the run itself starts at full speed."""
     for strategy in dict.fromkeys(strategies):
+        if strategy.startswith(RISK):
+            dist: Any = importlib.import_module("yahtzee_cli.distribution")
+            try:
+                dist.get_risk_table(rules, risk_theta(strategy), say)
+            except dist.NotExact as exc:
+                raise StrategyError(f"strategy {strategy} needs an exact table: {exc}") from None
+            continue
         if strategy not in COMPILED:
             continue
         try:
@@ -129,7 +174,10 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
     """Whether a strategy plays as its name says (`exact`); only `optimal` without an exact table for
-    these rules plays an approximation, named in `approximation`."""
+    these rules plays an approximation, named in `approximation`; a risk strategy names its objective."""
+    goal = objective(strategy)
+    if goal is not None:
+        return {"exact": True, "approximation": None, "objective": goal}
     reason = approximate_reason(rules, strategy)
     return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 

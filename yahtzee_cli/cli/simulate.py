@@ -93,6 +93,13 @@ def simulate(
     json: JsonOpt = False,
     csv: CsvOpt = False,
     quiet: QuietOpt = False,
+    risk: Annotated[
+        float | None,
+        typer.Option("--risk", metavar="THETA",
+                     help="Play the strategy maximising E[exp(THETA * final score)] instead of the mean: "
+                     "THETA > 0 seeks variance, < 0 avoids it, 0 is optimal (also as a seat: risk=THETA).",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means, a histogram; win rates in a match."""
     rs = get_rules(rules, set_)
@@ -101,6 +108,10 @@ def simulate(
 
     if strategy is not None and players is not None:
         fail("give --strategy or --players, not both")
+    if risk is not None:
+        if players is not None or (strategy is not None and strategy.strip().lower() != "optimal"):
+            fail("--risk plays the risk strategy alone; for a match give seats as risk=THETA in --players")
+        strategy = f"risk={risk!r}"
     names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
     if any(not n.strip() for n in names):
         if players is None:
@@ -387,6 +398,9 @@ def render(data: dict[str, Any], rules_name: str) -> str:
     what = ",".join(data["players"])
     if data["approximation"]:
         what += f" (approximate: {data['approximation']})"
+    goal = data["seats"][0].get("objective") if len(data["seats"]) == 1 else None
+    if goal:
+        what += f" ({goal})"
     head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
     lines = [head]
     if len(data["seats"]) == 1:
