@@ -53,6 +53,11 @@ class IllegalMove(ValueError):
 # --------------------------------------------------------------------------- boxes
 
 
+# The parameters a box may carry (None when not given), and those a kind reads without needing them.
+PARAMS = ("face", "n", "sizes", "length", "start", "points")
+OPTIONAL_PARAMS: dict[str, tuple[str, ...]] = {"groups": ("points",), "straight": ("start",)}
+
+
 class Box(BaseModel):
     """One scoring box: a kind plus the parameters that kind takes.
 
@@ -95,6 +100,15 @@ class Box(BaseModel):
         missing = [p for p in need[self.kind] if getattr(self, p) is None]
         if missing:
             raise ValueError(f"box kind {self.kind!r} needs {', '.join(missing)}")
+        # A parameter the kind never reads is a mistake in the sheet (a `face` on a lower box would be ignored).
+        takes = (*need[self.kind], *OPTIONAL_PARAMS.get(self.kind, ()))
+        unused = [p for p in PARAMS if p not in takes and getattr(self, p) is not None]
+        if unused:
+            raise ValueError(f"box kind {self.kind!r} takes no {', '.join(unused)}; it takes "
+                             f"{', '.join(takes) or 'no parameters'}")
+        if self.start is not None and self.length is not None and self.start + self.length > 7:
+            raise ValueError(f"a straight of {self.length} from {self.start} runs past 6; start at most "
+                             f"{7 - self.length}")
         if self.sizes is not None and (len(self.sizes) < 2 or min(self.sizes) < 1 or sum(self.sizes) > 6):
             raise ValueError("sizes must list at least two group sizes adding up to at most 6")
         return self
