@@ -298,3 +298,29 @@ def test_analyze_risk_needs_an_exact_table(cli: object, tmp_path: Path) -> None:
                                              "column": 1}]}))
     r = cli(["analyze", "--risk", "0.05", str(log)])  # type: ignore[operator]
     assert r.exit_code == 1 and "exact table" in r.stderr
+
+
+def test_cli_simulate_risk_writes_logs_that_validate_replay_and_grade_to_zero(cli: object, tmp_path: Path) -> None:
+    """Risk games as logs (with held dice): validate accepts them, replay reproduces the simulated
+    totals, and analyze --risk at the same theta finds no loss in them (at theta 0 it does)."""
+    f = _rules_file(tmp_path)
+    logs = tmp_path / "risk.ndjson"
+    args = ["simulate", "--rules", f, "--risk", "0.05", "-n", "20", "--seed", "7", "-w", "1"]
+    r = cli([*args, "--log-out", str(logs), "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    mean = orjson.loads(r.stdout)["seats"][0]["mean"]
+    games = [orjson.loads(x) for x in logs.read_bytes().splitlines()]
+    assert len(games) == 20 and all("held" in t for g in games for t in g["turns"] if len(t["rolls"]) > 1)
+    r = cli(["validate", str(logs)])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    r = cli(["replay", str(logs), "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    totals = [g["standings"][0]["total"] for g in map(orjson.loads, r.stdout.splitlines()) if "standings" in g]
+    assert len(totals) == 20 and sum(totals) / 20 == pytest.approx(mean, abs=1e-9)
+    batch = D.play_risk(rules_from_data(SMALL), 0.05, 7, 0, 20)
+    assert sorted(totals) == sorted(batch.totals.tolist())
+    r = cli(["analyze", str(logs), "--risk", "0.05", "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] == 0.0
+    r = cli(["analyze", str(logs), "--json"])  # type: ignore[operator]
+    assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] > 0.0
