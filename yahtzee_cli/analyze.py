@@ -476,7 +476,7 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
         lines.append(title)
     lines.append(_kind_line(ga.exact, ga.source, rules.name, ga.theta))
     lines.append(_values_line(ga.theta))
-    rows = [["Player", "Expected loss", "Decisions", "Inferred keeps"]]
+    rows = [["Player", "CE loss" if ga.theta else "Expected loss", "Decisions", "Inferred keeps"]]
     for p in ga.players:
         rows.append([p.name, f"{p.loss:.4f}", str(p.decisions), str(p.inferred)])
     lines.extend(_table(rows, [0]))
@@ -507,7 +507,8 @@ def render_totals(t: Totals) -> str:
         lines.append(_kind_line(exact, src, rs.name, t.theta))
     if t.theta:
         lines.append(_values_line(t.theta))
-    rows = [["Player", "Games", "Expected loss", "Per game", "Decisions", "Inferred keeps"]]
+    rows = [["Player", "Games", "CE loss" if t.theta else "Expected loss", "Per game", "Decisions",
+             "Inferred keeps"]]
     for p in t.players.values():
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
                      str(p.decisions), str(p.inferred)])
