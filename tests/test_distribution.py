@@ -192,7 +192,7 @@ def test_cli_simulate_risk_says_what_it_optimises(cli: object, tmp_path: Path) -
     r = cli(["simulate", "--rules", f, "--risk", "0.05", "-n", "300", "--seed", "1", "--json"])  # type: ignore[operator]
     assert r.exit_code == 0, r.stderr
     out = orjson.loads(r.stdout)
-    seat = out["seats"][0]  # simulate --json names each seat's strategy and objective
+    seat = out["seats"][0]
     assert seat["strategy"] == "risk=0.05" and "E[exp(0.05 * final score)]" in seat["objective"]
     r = cli(["simulate", "--rules", f, "--risk", "0.05", "-n", "300", "--seed", "1"])  # type: ignore[operator]
     assert "seeks variance" in r.stdout.splitlines()[0]

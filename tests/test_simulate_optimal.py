@@ -34,7 +34,7 @@ def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
     """The same games played directly (game g draws stream (seed, g, 0) either way), summed by numpy:
     mean and SD as numpy gives them, and the SEM against a second method, the spread of the means of
     40 batches of 1,000 games (SD of batch means / sqrt(40); that estimate is good to about 11%)."""
-    s = optimal_run.to_dict()
+    s = optimal_run.to_dict()["seats"][0]
     totals = solver.play(R.preset("yahtzee"), "optimal", 2024, 0, N).totals.astype(np.float64)
     assert s["mean"] == pytest.approx(totals.mean(), abs=1e-9)
     assert s["sd"] == pytest.approx(totals.std(ddof=1), rel=1e-9)

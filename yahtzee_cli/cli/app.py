@@ -23,19 +23,19 @@ if TYPE_CHECKING:
 
 # Every command, in help order: the module that defines it and the line `yahtzee --help` shows.
 COMMANDS: dict[str, tuple[str, str]] = {
-    # the everyday jobs first, then keeping score at the table, then strategy, then reference
+    # the everyday jobs first, then keeping score at the table, then strategy, then reference; groups last
     "score": ("score", "Score a roll in every box."),
     "validate": ("validate", "Check games against their rules."),
     "replay": ("replay", "Replay games into score sheets and standings."),
     "analyze": ("analyze", "Grade every decision of played games against optimal play."),
     "play": ("play", "Keep score of a game at the table."),
-    "log": ("log_cmd", "Keep a game log entry by entry."),
     "simulate": ("simulate", "Simulate games with a strategy."),
     "hint": ("solve", "Rank the options of a position."),
     "solve": ("solve", "Build the optimal-strategy table."),
     "rules": ("rules_cmd", "List the presets or show a rule set."),
     "schema": ("schema", "Print the JSON Schema of a file format."),
     "poker": ("poker", "Rank poker-dice hands."),
+    "log": ("log_cmd", "Keep a game log entry by entry."),
 }
 
 
