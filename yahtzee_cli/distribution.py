@@ -426,9 +426,11 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
           roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
           roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, nchunks: int,
-          scores: np.ndarray, ybonus: np.ndarray) -> None:
+          scores: np.ndarray, ybonus: np.ndarray, record: bool, rolls_out: np.ndarray, held_out: np.ndarray,
+          nrolls_out: np.ndarray, box_out: np.ndarray) -> None:
     """Play games first_game.. of one column by theta's policy (risk play; the dice convention of
-    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first)."""
+    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first). `record`:
+    the dice of each roll, the dice held before each reroll and the box, as kernels.play_games."""
     g_n = scores.shape[0]
     R = natT.shape[1]
     K = add_die.shape[0]
@@ -468,6 +470,9 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                       lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
                       NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
                 st = roll_dice(dice, kept, 0, st)
+                if record:
+                    for k in range(n):
+                        rolls_out[g, _turn_no, 0, k] = dice[k]
                 used = 1
                 while used <= J:
                     key = 0
@@ -490,6 +495,11 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                             kept[pos] = f + 1
                             pos += 1
                     st = roll_dice(dice, kept, pos, st)
+                    if record:
+                        for k in range(pos):
+                            held_out[g, _turn_no, used - 1, k] = kept[k]
+                        for k in range(n):
+                            rolls_out[g, _turn_no, used, k] = dice[k]
                     used += 1
                 key = 0
                 for k in range(n):
@@ -503,6 +513,9 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                 v = sl % vmax
                 scores[g, 0, b] = sc
                 ybonus[g, 0] += bon
+                if record:
+                    nrolls_out[g, _turn_no] = used
+                    box_out[g, _turn_no] = b
                 m |= 1 << b
                 if is_upper[b]:
                     usum += sc
@@ -1029,9 +1042,10 @@ def _variant(lay: Layout, b: int, score: int) -> int:
 
 
 def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games: int, seat: int = 0,
-              tab: Table | None = None, say: Callable[[str], None] | None = None) -> Any:
+              tab: Table | None = None, say: Callable[[str], None] | None = None, record: bool = False) -> Any:
     """Games first_game .. first_game + n_games - 1 of seat `seat` played by the policy maximising
-    E[exp(theta * final score)] (a games.GameBatch; no recorded turns)."""
+    E[exp(theta * final score)] (a games.GameBatch; `record`: with every turn's rolls, held dice and
+    box, as solver.play records them, for game logs)."""
     from .games import GameBatch
     from .strategies import sheet_totals
 
@@ -1046,11 +1060,27 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     scores = np.empty((n_games, 1, lay.nb), dtype=np.int64)
     ybonus = np.zeros((n_games, 1), dtype=np.int64)
     is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    nt = lay.nb  # must_zero on: one box a turn, no passes
+    rg, rt, rr = (n_games, nt, mod.J + 1) if record else (1, 1, 1)
+    rolls_out = np.zeros((rg, rt, rr, rules.dice), dtype=np.int64)
+    held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
+    nrolls = np.zeros((rg, rt), dtype=np.int64)
+    box = np.full((rg, rt), -1, dtype=np.int64)
     _call(_play, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
           lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
-          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus)
+          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus, record,
+          rolls_out, held_out, nrolls, box)
     totals, _ = sheet_totals(rules, scores, ybonus)
-    return GameBatch(first_game, scores, ybonus, totals)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        r_used = max(int(nrolls.max()) if n_games else 1, 1)
+        batch.rolls = rolls_out[:, :, :r_used].copy()
+        batch.held = held_out[:, :, : max(r_used - 1, 0)].copy()
+        batch.n_rolls = nrolls
+        batch.column = np.zeros((n_games, nt), dtype=np.int64)
+        batch.box = box
+        batch.n_turns = np.full(n_games, nt, dtype=np.int64)
+    return batch
 
 
 # --------------------------------------------------------------------------- presentation

@@ -20,6 +20,7 @@ V_j[r] = max(stop now, best proper keep of r). Stopping with j rolls left is the
 from __future__ import annotations
 
 import itertools
+import math
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -120,6 +121,7 @@ class Source:
     exact: bool = False
     saved_value: float = 0.0  # value of one saved roll (saved_rolls)
     label: str = ""
+    theta: float = 0.0  # 0: values are expected scores; else certainty equivalents (see risk_source)
 
     def value(self, state: ColumnState) -> float:
         raise NotImplementedError
@@ -218,6 +220,32 @@ def source_for(rules: R.RuleSet, say: Callable[[str], None] | None = None) -> So
     from . import approx
 
     return approx.source(rules, say)
+
+
+def risk_source(rules: R.RuleSet, theta: float, say: Callable[[str], None] | None = None) -> Source:
+    """The risk table of theta (yahtzee_cli.distribution.get_risk_table, built on first use) as a
+    value source: values are certainty equivalents log E[exp(theta * rest)] / theta of the points
+    still to come, and a Turn on it averages rerolls in that sense. theta = 0: source_for(rules).
+    solver.NotExact (a ValueError) when the rule set has no exact risk table."""
+    if theta == 0.0:
+        return source_for(rules, say)
+    from . import distribution
+
+    tab = distribution.get_risk_table(rules, theta, say)
+    header = {"t": tab.t, "nyt": tab.nyt, "nb": tab.nb, "mean": tab.mean}
+    src = TableSource(header, {"masks": tab.masks.tolist(), "W": tab.W.ravel().tolist()}, True)
+    src.theta = theta
+    src.label = f"exact risk table for theta {theta:g}"
+    return src
+
+
+def ce_mean(values: Sequence[float], theta: float) -> float:
+    """The certainty equivalent of equally likely values: log(mean(exp(theta * v))) / theta (the mean
+    at theta = 0), computed relative to the largest exponent so nothing overflows."""
+    if theta == 0.0:
+        return sum(values) / len(values)
+    a = max(theta * v for v in values)
+    return (a + math.log(sum(math.exp(theta * v - a) for v in values) / len(values))) / theta
 
 
 class _TooBig(Exception):
@@ -441,9 +469,12 @@ class Turn:
         kp = self.kp
         prev = list(self._final) if j == 1 else self._best_rows(j - 1)
         E = prev
+        theta = self.source.theta
         for k in range(len(kp.counts) - len(kp.rolls) - 1, -1, -1):
             a = kp.add[k]
-            E[k] = sum(E[i] for i in a) / 6.0
+            # a die rerolled: its six faces equally likely (risk tables: their certainty equivalent;
+            # nesting is exact, since exp(theta * CE) is the expectation it stands for)
+            E[k] = sum(E[i] for i in a) / 6.0 if theta == 0.0 else ce_mean([E[i] for i in a], theta)
         self._stages[j] = E
         return E
 

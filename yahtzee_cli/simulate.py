@@ -110,11 +110,10 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
-        if record:
-            raise StrategyError("risk strategies do not write game logs yet; leave out --log-out")
         dist: Any = importlib.import_module("yahtzee_cli.distribution")
         with numba_threads(threads):
-            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat)
+            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
+                                                           record=record)
         return risk_batch
     if strategy in COMPILED:
         try:

@@ -15,6 +15,7 @@ from .app import (
     FilesArg,
     JsonOpt,
     QuietOpt,
+    RiskOpt,
     SetOpt,
     app,
     examples,
@@ -46,6 +47,7 @@ def replay(
         bool, typer.Option("--verbose", "-v", help="Every game's full score sheet in a batch (without it, one line "
                            "of standings per game); with --analyze, every decision.")
     ] = False,
+    risk: RiskOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
@@ -54,13 +56,15 @@ def replay(
     if json and csv:
         fail("give --json or --csv, not both")
 
+    if risk is not None and not analyze:
+        fail("--risk grades against a risk strategy: add --analyze")
     sources = check_paths(files)
     if analyze:
         from .analyze import run_analyze
 
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
         return
     from ..inputs import Game, bad_game_record, read_all
     from ..logs import POKER_FORMAT, GameError
