@@ -540,3 +540,29 @@ def test_a_bot_failing_before_any_game_leaves_the_log_as_it_was(cli, tmp_path):
     assert r.exit_code == 1
     assert "was left as it was" in one_line(r.stderr)
     assert target.read_bytes() == b"old\n"
+
+
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+def test_an_unreadable_table_is_blamed_and_rebuilt(cli, tmp_path, own_cache, monkeypatch, kind):
+    rules = _tiny(tmp_path) if kind == "exact" else _tiny(tmp_path, saved_rolls=True)
+    first = cli(["solve", "--rules", rules, "--json"])
+    assert first.exit_code == 0, first.stderr
+    expected = orjson.loads(first.stdout)["expected"]
+    (table,) = own_cache.glob(f"{kind}-*.tbl")
+    real_read_bytes = Path.read_bytes
+
+    def another_users_file(self: Path) -> bytes:  # (we run as root: simulate a file we may not read)
+        if self.name == table.name and self.exists() and self.stat().st_ino == denied["inode"]:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", another_users_file)
+    for args in (["solve", "--rules", rules, "--json"], ["hint", "12345", "--rules", rules, "--json"]):
+        denied = {"inode": table.stat().st_ino}  # the file now in place cannot be read; its rebuild can
+        r = cli(args)
+        assert r.exit_code == 0, (args, r.stderr)
+        assert f"cannot read {table}: Permission denied" in r.stderr, r.stderr  # the file, not the directory
+        assert "damaged" not in r.stderr and "check the file's permissions" in r.stderr
+        assert "rebuilding it" in r.stderr and table.stat().st_ino != denied["inode"], args  # a new file
+        if args[0] == "solve":
+            assert orjson.loads(r.stdout)["expected"] == expected
