@@ -49,7 +49,8 @@ def main() -> None:
             ("python -c pass", [sys.executable, "-c", "pass"]),
             ("yahtzee --version", [exe, "--version"]),
             ("yahtzee hint 1 3 3 5 6", [exe, "hint", "1", "3", "3", "5", "6"]),
-            ("yahtzee hint 1 3 3 5 6 -n 0 --json", [exe, "hint", "1", "3", "3", "5", "6", "-n", "0", "--json"]),
+            ("yahtzee hint 1 3 3 5 6 --rolls-left 0 --json",
+             [exe, "hint", "1", "3", "3", "5", "6", "--rolls-left", "0", "--json"]),
         ]
         for label, cmd in rows:
             best, med = wall(cmd, env, args.runs)

@@ -37,7 +37,7 @@ def generate(path: Path, games: int, rules: str, players: int) -> str:
         cmd = [exe, "simulate", "-S", "random", "-n", str(games), "--seed", "1", "--rules", rules, "-w", "1",
                "--log-out", str(tmp), "--json"]
         if players > 1:
-            cmd[2:4] = ["-p", ",".join(["random"] * players)]
+            cmd[2:4] = ["--players", ",".join(["random"] * players)]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode == 0 and tmp.exists():
             tmp.rename(path)

@@ -15,6 +15,9 @@ os.environ["COLUMNS"] = "120"
 os.environ["TERM"] = "dumb"
 os.environ["NO_COLOR"] = "1"
 os.environ.pop("FORCE_COLOR", None)
+# Default rules come from the environment and a config file: tests see neither the user's.
+os.environ.pop("YAHTZEE_RULES", None)
+os.environ["YAHTZEE_CONFIG"] = os.path.join(tempfile.gettempdir(), "yahtzee-test-no-such-config.toml")
 
 # Strategy tables built by tests go to one throw-away directory shared by the whole session (built
 # once, never written into the user's real cache); tests of the cache itself use their own.

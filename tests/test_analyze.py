@@ -326,7 +326,8 @@ def test_cli_json_every_decision(cli: Any) -> None:
     r = cli(["replay", "--analyze", "--json", "-"], input=json.dumps(first_turn_log(None)))
     assert r.exit_code == 0, r.stderr
     data = loads(r.stdout)
-    assert data["exact"] is True and data["rules"] == "yahtzee" and data["game_over"] is False
+    assert data["exact"] is True and data["approximation"] is None and data["game_over"] is False
+    assert data["rules"]["name"] == "yahtzee" and (data["file"], data["line"], data["game"]) == ("<stdin>", 1, 1)
     ds = data["decisions"]
     assert [d["decision"] for d in ds] == ["keep", "stop", "box"]
     assert [d["inferred"] for d in ds] == [True, False, False]
@@ -416,7 +417,6 @@ def test_cli_invalid_games(cli: Any, logs: dict[str, list[dict[str, Any]]]) -> N
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--analyze", "--set", "joker=free"], "leave out --set"),
-    (["--verbose"], "--verbose goes with --analyze"),
 ])
 def test_cli_usage_errors(cli: Any, args: list[str], message: str) -> None:
     r = cli(["replay", *args, str(FIX / "logs" / "yahtzee.json")])

@@ -25,7 +25,7 @@ def test_score_compact_dice_and_json(cli):
     assert r.exit_code == 0
     data = orjson.loads(r.stdout)
     assert data["dice"] == [2, 2, 3, 3, 3]
-    assert data["rules"] == "yahtzee"
+    assert data["rules"]["name"] == "yahtzee" and data["line"] is None
     assert data["scores"]["full_house"] == 25 and data["scores"]["threes"] == 9
     assert list(data["scores"]) == ["ones", "twos", "threes", "fours", "fives", "sixes", "three_of_a_kind",
                                     "four_of_a_kind", "full_house", "small_straight", "large_straight",
@@ -150,8 +150,8 @@ def test_installed_script_pipes_and_exit_codes(yahtzee):
     ("args", "message"),
     [
         (["score", "12345", "--bogus"], b"yahtzee score: error: No such option: --bogus"),
-        (["validate", "/nonexistent/log.json"], b"yahtzee validate: error: Invalid value for 'file'"),
-        (["score"], b"yahtzee score: error: Missing argument 'dice'"),
+        (["validate", "/nonexistent/log.json"], b"yahtzee: error: /nonexistent/log.json: no such file or directory"),
+        (["score"], b"yahtzee score: error: Missing argument 'DICE'"),
     ],
 )
 def test_installed_script_usage_errors_are_one_line(yahtzee, args, message):

@@ -54,7 +54,7 @@ def test_second_use_reuses_the_table(cli: object) -> None:
 
 
 def test_boxes_with_no_rolls_left(cli: object) -> None:
-    out = loads(cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--json"]).stdout)  # type: ignore[operator]
+    out = loads(cli(["hint", "1", "3", "3", "5", "6", "--rolls-left", "0", "--json"]).stdout)  # type: ignore[operator]
     boxes = [o["box"] for o in out["options"]]
     assert boxes[0] == "threes"
     assert sorted(boxes) == sorted(R.preset("yahtzee").keys)  # every box is legal on an empty sheet
@@ -67,10 +67,10 @@ def test_joker_rules_limit_the_boxes(cli: object, tmp_path: Path) -> None:
              "players": [{"name": "Ann", "boxes": {"yahtzee": 50, "ones": 3}}]}
     p = tmp_path / "s.json"
     p.write_text(__import__("json").dumps(sheet))
-    out = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--json"]).stdout)  # type: ignore[operator]
+    out = loads(cli(["hint", "44444", "--rolls-left", "0", "--sheet", str(p), "--json"]).stdout)  # type: ignore[operator]
     assert [o["box"] for o in out["options"]] == ["fours"]
     assert out["options"][0]["bonus"] == 100
-    free = loads(cli(["hint", "44444", "-n", "0", "--sheet", str(p), "--set", "joker=free",  # type: ignore[operator]
+    free = loads(cli(["hint", "44444", "--rolls-left", "0", "--sheet", str(p), "--set", "joker=free",  # type: ignore[operator]
                       "--json"]).stdout)
     assert len(free["options"]) == 11  # any open box
     # values include the points on the sheet: 53 written + 100 bonus + 20 fours + what is left
@@ -128,7 +128,7 @@ def test_chance_only_position_by_hand() -> None:
 @pytest.mark.parametrize(("args", "code", "text"), [
     (["hint", "1", "2", "3"], 2, "needs 5 dice"),
     (["hint", "1", "2", "3", "4", "7"], 2, "1-6"),
-    (["hint", "1", "2", "3", "4", "5", "-n", "3"], 2, "--rolls-left takes 2|1|0"),
+    (["hint", "1", "2", "3", "4", "5", "--rolls-left", "3"], 2, "--rolls-left takes 2|1|0"),
     (["hint"], 2, "give the dice"),
     (["hint", "1", "2", "3", "4", "5", "--rules", "nope"], 2, "unknown preset"),
     (["hint", "1", "2", "3", "4", "5", "--sheet", "/nonexistent.json"], 1, "cannot read"),
@@ -152,7 +152,7 @@ def test_multi_column_hint_is_labelled_approximate(cli: object) -> None:
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
     assert out["exact"] is False
-    text = cli(["hint", "1", "3", "3", "5", "6", "-n", "0", "--rules", "triple-yahtzee", "--top", "2"]).stdout  # type: ignore[operator]
+    text = cli(["hint", "1", "3", "3", "5", "6", "--rolls-left", "0", "--rules", "triple-yahtzee", "--top", "2"]).stdout  # type: ignore[operator]
     assert "APPROXIMATE" in text and "column" in text
 
 
@@ -167,12 +167,12 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
             "settings": {"saved_rolls": True, "upper_bonus_threshold": 12}}
     p = tmp_path / "mini.json"
     p.write_text(__import__("json").dumps(spec))
-    res = cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "3", "--saved", "1", "--json"])  # type: ignore[operator]
+    res = cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "--rolls-left", "3", "--saved", "1", "--json"])  # type: ignore[operator]
     assert res.exit_code == 0, res.stderr
     out = loads(res.stdout)
     assert out["exact"] is False and out["rolls_left"] == 3
     assert "preparing the approximate" in res.stderr
-    assert cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "-n", "4"]).exit_code == 2  # type: ignore[operator]
+    assert cli(["hint", "1", "1", "2", "3", "6", "--rules", str(p), "--rolls-left", "4"]).exit_code == 2  # type: ignore[operator]
     solved = loads(cli(["solve", "--rules", str(p), "--json"]).stdout)  # type: ignore[operator]
     assert solved["exact"] is False and solved["games"] == 500 and solved["expected"] > 0
 

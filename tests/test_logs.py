@@ -170,6 +170,9 @@ def test_schema_command_prints_the_committed_schemas(cli) -> None:
         r = cli(["schema", kind])
         assert r.exit_code == 0
         assert json.loads(r.stdout) == json.loads((FIX / f"schemas/{name}.schema.json").read_text())
+    rules = json.loads(cli(["schema", "rules"]).stdout)
+    assert rules == json.loads((FIX / "schemas/yahtzee-rules.schema.json").read_text()), \
+        "stale schema: run python fixtures/make_fixtures.py"
     both = json.loads(cli(["schema"]).stdout)
     assert set(both) == {LOG_FORMAT, SHEET_FORMAT, "poker-log/1"}
     assert cli(["schema", "turns"]).exit_code == 2

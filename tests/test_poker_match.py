@@ -130,11 +130,11 @@ def test_two_rolls_are_at_least_as_good_as_one() -> None:
 
 
 def test_hint_beat_cli(cli) -> None:
-    r = cli(["hint", "66234", "--beat", "23456", "-n", "1", "--json"])
+    r = cli(["hint", "66234", "--beat", "23456", "--rolls-left", "1", "--json"])
     data = orjson.loads(r.stdout)
     assert data["keeps"][0]["keep"] == [6, 6] and data["keeps"][0]["win_exact"] == "1/6"
     assert data["beat"] == {"dice": [2, 3, 4, 5, 6], "category": "straight"}
-    text = cli(["hint", "66234", "--beat", "23456", "-n", "1", "-k", "1"]).stdout
+    text = cli(["hint", "66234", "--beat", "23456", "--rolls-left", "1", "-k", "1"]).stdout
     assert "6 6" in text and "16.67% (1/6)" in text
     assert cli(["hint", "66234", "--beat", "23456", "--rules", "yatzy"]).exit_code == 2
     assert cli(["hint", "66234", "--beat", "23456", "-n", "3"]).exit_code == 2

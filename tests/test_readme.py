@@ -1,5 +1,5 @@
-"""Every `$ ` line in the README's ```console blocks runs (in the repo root, through the installed
-`yahtzee` script) and must print exactly the lines that follow it."""
+"""Every `$ ` line in the ```console blocks of the README and of docs/*.md runs (in the repo root,
+through the installed `yahtzee` script) and must print exactly the lines that follow it."""
 
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
 def examples() -> list[tuple[str, str]]:
     out = []
-    for block in BLOCK.findall((ROOT / "README.md").read_text()):
+    for block in (b for doc in DOCUMENTS for b in BLOCK.findall(doc.read_text())):
         cmd, expected = None, []
         for line in block.splitlines():
             if line.startswith("$ "):
@@ -34,6 +37,13 @@ def examples() -> list[tuple[str, str]]:
 
 def test_readme_has_examples():
     assert len(examples()) >= 3
+    assert len(DOCUMENTS) > 1  # docs/ is tested like the README
+
+
+def test_quick_start_is_exactly_two_commands():
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    assert len(block.strip().splitlines()) == 2
 
 
 def _path_with_yahtzee(tmp_path: Path) -> str:

@@ -281,8 +281,9 @@ def test_cli_replay_json(cli) -> None:
     r = cli(["replay", str(FIX / "logs/in-progress.json"), "--json"])
     d = json.loads(r.stdout)
     assert d["game_over"] is False and d["next"] == "Ben" and d["turns"] == 10
-    assert d["in_progress"] == {"player": "Ben", "turn": 9, "dice": [3, 3, 3, 4, 5], "rolls_used": 2,
-                                "rolls_left": 1, "saved": 0}
+    # turns are numbered from 1 where users see them (the tenth turn); the pointer names its index
+    assert d["in_progress"] == {"player": "Ben", "turn": 10, "path": "/turns/9", "dice": [3, 3, 3, 4, 5],
+                                "rolls_used": 2, "rolls_left": 1, "saved": 0}
     assert [s["name"] for s in d["standings"]] == sorted(["Anna", "Ben"], key=lambda n: -next(
         p["total"] for p in d["players"] if p["name"] == n))
     assert set(d["players"][0]["columns"][0]) >= {"boxes", "yahtzee_bonus", "upper_sum", "upper_bonus",
@@ -303,8 +304,11 @@ def test_cli_replay_set_and_until(cli) -> None:
 
 
 def test_cli_replay_batch_and_errors(cli) -> None:
-    r = cli(["replay", str(FIX / "logs/batch.ndjson")])
+    r = cli(["replay", "-v", str(FIX / "logs/batch.ndjson")])
     assert r.exit_code == 0 and r.stdout.count("== ") == 5 and "batch.ndjson:4: game 4 ==" in r.stdout
+    # without --verbose a batch is one line of standings per game
+    short = cli(["replay", str(FIX / "logs/batch.ndjson")]).stdout.split("\n\n")[0].splitlines()  # then the tally
+    assert len(short) == 5 and short[3].endswith("batch.ndjson:4: game 4: 1. Anna 12, 2. Ben 0  (unfinished)")
     bad = cli(["replay", str(FIX / "invalid/joker-forbidden.json")])
     assert bad.exit_code == 1 and bad.stdout == ""
     assert bad.stderr.startswith("yahtzee: error: ") and "/turns/6/box: full_house is not allowed" in bad.stderr

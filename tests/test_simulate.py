@@ -24,10 +24,10 @@ PRESETS = list(R.PRESETS)
 
 
 def bot_source() -> str:
-    """The example bot of the README's simulate section (tested, so the README stays true)."""
-    text = (ROOT / "README.md").read_text()
+    """The example bot of the docs' simulate section (tested, so the docs stay true)."""
+    text = (ROOT / "docs" / "strategy.md").read_text()
     blocks = re.findall(r"```python\n(# mybot\.py.*?)```", text, re.S)
-    assert blocks, "README lost its example bot (a ```python block starting with '# mybot.py')"
+    assert blocks, "docs/strategy.md lost its example bot (a ```python block starting with '# mybot.py')"
     return blocks[0]
 
 
@@ -158,7 +158,7 @@ def test_random_choices_are_uniform() -> None:
 
 def test_random_sanity_on_yahtzee() -> None:
     rep = S.simulate(R.preset("yahtzee"), ["random"], 20_000, 1, workers=1)
-    s = rep.to_dict()
+    s = rep.to_dict()["seats"][0]
     assert 40 < s["mean"] < 52 and 14 < s["sd"] < 23
     assert s["p_upper_bonus"] < 0.01
 
@@ -190,9 +190,10 @@ def test_stats_match_numpy() -> None:
 def test_stats_without_a_yahtzee_box_and_multi_column() -> None:
     box_free = R.rules_from_data({"name": "tiny", "boxes": [{"key": "ones", "kind": "upper", "face": 1},
                                                             {"key": "chance", "kind": "chance"}]})
-    s = S.simulate(box_free, ["random"], 200, 3, workers=1).to_dict()
-    assert s["p_yahtzee"] is None and s["yahtzee_points"] is None and s["games"] == 200
-    t = S.simulate(R.preset("triple-yahtzee"), ["random"], 200, 3, workers=1).to_dict()
+    run = S.simulate(box_free, ["random"], 200, 3, workers=1).to_dict()
+    s = run["seats"][0]
+    assert s["p_yahtzee"] is None and s["yahtzee_points"] is None and run["games"] == 200
+    t = S.simulate(R.preset("triple-yahtzee"), ["random"], 200, 3, workers=1).to_dict()["seats"][0]
     assert len(t["mean_per_box_by_column"]) == 3
 
 
@@ -211,7 +212,8 @@ def test_same_seed_same_report_whatever_the_workers() -> None:
     other = S.simulate(rules, ["random"], 3000, 43, workers=1).to_dict()
     same = one.to_dict()
     assert other.pop("seed") == 43 and same.pop("seed") == 42
-    assert other["mean"] != same["mean"] and other["histogram"] != same["histogram"]
+    assert other["seats"][0]["mean"] != same["seats"][0]["mean"]
+    assert other["seats"][0]["histogram"] != same["seats"][0]["histogram"]
 
 
 def test_percentiles_and_histogram_of_a_hand_built_example() -> None:
@@ -323,7 +325,7 @@ def test_random_logs_validate_and_replay_to_the_totals(name: str) -> None:
     data = b"".join(logs)
     assert [t[0] for t in _replayed_totals(data)] == batch.totals.tolist()
     first = loads(data.splitlines()[0])
-    assert first["format"] == "yahtzee-log/1" and first["meta"] == {"seed": 17, "game": 0, "strategies": ["random"]}
+    assert first["format"] == "yahtzee-log/1" and first["meta"] == {"seed": 17, "game": 1, "strategies": ["random"]}
     assert any("held" in t for t in first["turns"])
 
 
@@ -373,8 +375,8 @@ def test_user_strategy_sees_the_rules_and_same_dice_as_random(tmp_path: Path) ->
     [
         ("def play(pos):\n    return 'nonsense'", "unknown box 'nonsense'"),
         ("def play(pos):\n    return [7] if pos.rolls_left else 'chance'", "not among the dice"),
-        ("def play(pos):\n    return 'yahtzee' if pos.turn == 1 else "
-         "pos.rules.keys[pos.options[0].box] if pos.turn == 0 else 'yahtzee'", "already filled"),
+        ("def play(pos):\n    return 'yahtzee' if pos.turn == 2 else "
+         "pos.rules.keys[pos.options[0].box] if pos.turn == 1 else 'yahtzee'", "already filled"),
         ("def play(pos):\n    return None", "passed, which is not allowed"),
         ("def play(pos):\n    return [pos.dice[0]]", "with no rolls left"),
         ("def play(pos):\n    raise RuntimeError('boom')", "raised RuntimeError: boom"),
@@ -385,7 +387,7 @@ def test_illegal_answers_name_the_game_and_turn(tmp_path: Path, body: str, messa
     spec = write_bot(tmp_path, body)
     with pytest.raises(ST.StrategyError) as err:
         S.simulate(R.preset("yahtzee"), [spec], 5, 1, workers=1)
-    assert message in str(err.value) and "game 0" in str(err.value) and "turn " in str(err.value)
+    assert message in str(err.value) and "game 1" in str(err.value) and "turn " in str(err.value)
 
 
 def test_user_strategy_may_pass_when_must_zero_is_off(tmp_path: Path) -> None:
@@ -399,7 +401,7 @@ def test_user_strategy_may_pass_when_must_zero_is_off(tmp_path: Path) -> None:
     assert b'"box":null' in data
     _replayed_totals(data)
     forever = write_bot(tmp_path, "def play(pos):\n    return None if pos.may_pass else pos.options[0]\n", "pass")
-    with pytest.raises(ST.StrategyError, match="passed too often: game 0, seat 0 is not over after 750 turns"):
+    with pytest.raises(ST.StrategyError, match="passed too often: game 1, seat 1 is not over after 750 turns"):
         S.simulate(rules, [forever], 1, 5, workers=1)
 
 
@@ -432,10 +434,12 @@ def test_cli_json_is_the_core_report_and_prints_chosen_seed(cli) -> None:
     assert r.exit_code == 0
     seed = int(re.search(r"seed (\d+) \(repeat this run with --seed \1\)", r.stderr).group(1))
     data = loads(r.stdout)
-    assert data["seed"] == seed and data["games"] == 300 and data["strategy"] == "random"
+    assert data["seed"] == seed and data["games"] == 300 and data["players"] == ["random"]
+    (seat,) = data["seats"]  # one strategy has the shape of a match with one seat
+    assert seat["strategy"] == "random" and seat["win_rate"] is None and data["exact"] is True
     again = cli(["simulate", "-S", "random", "-n", "300", "--json", "--seed", str(seed), "-w", "1"])
     assert again.stdout == r.stdout
-    assert set(data["histogram"]) == {"width", "bins"}
+    assert set(seat["histogram"]) == {"width", "bins"}
 
 
 def test_cli_match(cli) -> None:
@@ -457,7 +461,7 @@ def test_cli_log_out(cli, tmp_path: Path) -> None:
     lines = [loads(line) for line in cli(["replay", "--json", str(path)]).stdout.splitlines()]
     assert lines[-1]["summary"]["games"] == 25  # a batch ends with its tally
     totals = [g["players"][0]["total"] for g in lines[:-1]]
-    assert len(totals) == 25 and sum(totals) / 25 == pytest.approx(loads(r.stdout)["mean"])
+    assert len(totals) == 25 and sum(totals) / 25 == pytest.approx(loads(r.stdout)["seats"][0]["mean"])
     r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", str(path)])
     assert r.exit_code == 0
     r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", "-"])
@@ -474,7 +478,6 @@ def test_cli_log_out(cli, tmp_path: Path) -> None:
         (["-S", "random", "-n", "0"], 2, "--games must be a whole number from 1 to"),
         (["-S", "random", "--seed", "-1"], 2, "--seed must be"),
         (["-S", "random", "-w", "0"], 2, "--workers must be from 1 to"),
-        (["-S", "random", "--backend", "spark"], 2, "valid: local, dask"),
         (["-S", "random", "--scheduler", "tcp://x:1"], 2, "--scheduler needs --backend dask"),
         (["-S", "random", "--json", "--log-out", "-"], 2, "both want stdout"),
         (["-S", "random", "--log-out", "/no/such/dir/x"], 1, "cannot write"),
@@ -493,7 +496,7 @@ def test_cli_illegal_bot_exits_1(cli, tmp_path: Path) -> None:
     spec = write_bot(tmp_path, "def play(pos):\n    return 'chance'\n")
     r = cli(["simulate", "-S", spec, "-n", "3", "--seed", "1", "-w", "1"])
     assert r.exit_code == 1
-    assert "game 0, seat 0, turn 2" in r.stderr and "already filled" in r.stderr
+    assert "game 1, seat 1, turn 2" in r.stderr and "already filled" in r.stderr
 
 
 def test_installed_script_with_worker_processes(tmp_path: Path, bot: str, yahtzee: list[str]) -> None:
@@ -539,7 +542,7 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
     assert p.returncode == 130, err
     data = loads(out)
     assert data["interrupted"] is True and 0 < data["games"] < 1_000_000_000
-    assert data["games_requested"] == 1_000_000_000 and data["mean"] > 0
+    assert data["games_requested"] == 1_000_000_000 and data["seats"][0]["mean"] > 0
     assert "interrupted: the summary covers the" in err and "Traceback" not in err
     assert log.read_bytes().count(b"\n") == data["games"]  # every finished game is logged, whole lines
 
@@ -552,6 +555,11 @@ def test_report_of_no_finished_game_has_nulls_not_nan() -> None:
     for seats in (("random",), ("random", "greedy")):
         rep = S.Report(rules, seats, 1, 100, [S.SeatSummary.empty(rules) for _ in seats], interrupted=True)
         data = loads(dumps(rep.to_dict()))
-        stats = data if len(seats) == 1 else data["seats"][1]
+        stats = data["seats"][-1]
         assert data["games"] == 0 and stats["mean"] is None and stats["histogram"]["bins"] == []
         assert "0 games" in render(data, "yahtzee")
+
+
+def test_cli_backend_is_a_closed_choice(cli) -> None:
+    r = cli(["simulate", "-S", "random", "--backend", "spark"])
+    assert r.exit_code == 2 and "'spark' is not one of 'local', 'dask'" in r.stderr

@@ -25,8 +25,8 @@ def optimal_run() -> S.Report:
 
 
 def test_optimal_mean_within_three_standard_errors(optimal_run: S.Report) -> None:
-    s = optimal_run.to_dict()
-    assert s["games"] == N
+    assert optimal_run.to_dict()["games"] == N
+    s = optimal_run.to_dict()["seats"][0]
     assert abs(s["mean"] - EXPECTED) < 3 * s["sem"], (s["mean"], s["sem"])
 
 
@@ -34,7 +34,7 @@ def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
     """The same games played directly (game g draws stream (seed, g, 0) either way), summed by numpy:
     mean and SD as numpy gives them, and the SEM against a second method, the spread of the means of
     40 batches of 1,000 games (SD of batch means / sqrt(40); that estimate is good to about 11%)."""
-    s = optimal_run.to_dict()
+    s = optimal_run.to_dict()["seats"][0]
     totals = solver.play(R.preset("yahtzee"), "optimal", 2024, 0, N).totals.astype(np.float64)
     assert s["mean"] == pytest.approx(totals.mean(), abs=1e-9)
     assert s["sd"] == pytest.approx(totals.std(ddof=1), rel=1e-9)
@@ -43,7 +43,7 @@ def test_report_figures_against_the_game_totals(optimal_run: S.Report) -> None:
 
 
 def test_optimal_sd_and_rates_close_to_the_solver(optimal_run: S.Report) -> None:
-    s = optimal_run.to_dict()
+    s = optimal_run.to_dict()["seats"][0]
     assert abs(s["sd"] - EXPECTED_SD) < 1.5  # the SD's own standard error here is about 0.4
     assert abs(s["p_upper_bonus"] - 0.68) < 0.02  # published: about 68%
     assert abs(s["p_yahtzee"] - 0.34) < 0.02  # published: about 34%
@@ -59,7 +59,7 @@ def test_solver_batch_totals_are_the_rules_totals() -> None:
 
 
 def test_greedy_is_sane_and_worse_than_optimal() -> None:
-    s = S.simulate(R.preset("yahtzee"), ["greedy"], 10_000, 5).to_dict()
+    s = S.simulate(R.preset("yahtzee"), ["greedy"], 10_000, 5).to_dict()["seats"][0]
     assert 205 < s["mean"] < 230  # Glenn 2006: greedy 218.05 +- 46.87
     assert s["mean"] < EXPECTED - 20
 
@@ -119,8 +119,9 @@ def test_cli_optimal_json(cli) -> None:
     r = cli(["simulate", "-n", "2000", "--seed", "1", "--json"])  # optimal is the default
     assert r.exit_code == 0, r.stderr
     data = loads(r.stdout)
-    assert data["strategy"] == "optimal" and data["games"] == 2000
-    assert abs(data["mean"] - EXPECTED) < 4 * data["sem"]
+    assert data["players"] == ["optimal"] and data["games"] == 2000
+    (seat,) = data["seats"]
+    assert abs(seat["mean"] - EXPECTED) < 4 * seat["sem"]
 
 
 @pytest.mark.parametrize(("name", "overrides"), [("yatzy", {"must_zero": False}), ("triple-yahtzee", {}),
@@ -138,10 +139,12 @@ def test_greedy_logs_validate_under_passes_columns_and_saved_rolls(name: str, ov
 
 def test_optimal_is_labelled_approximate_where_no_exact_table_exists(cli) -> None:
     exact = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "yatzy"]).stdout)
-    assert exact["exact"] is True and "approximate" not in exact
+    assert exact["exact"] is True and exact["approximation"] is None
     r = cli(["simulate", "-n", "100", "--seed", "1", "-r", "triple-yahtzee"])
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith("triple-yahtzee, optimal (approximate: no exact table with 3 columns): ")
     match = loads(cli(["simulate", "-n", "100", "--seed", "1", "--json", "-r", "triple-yahtzee",
-                       "-p", "optimal,greedy"]).stdout)
-    assert match["seats"][0]["exact"] is False and "exact" not in match["seats"][1]
+                       "--players", "optimal,greedy"]).stdout)
+    assert match["seats"][0]["exact"] is False and match["seats"][1]["exact"] is True
+    assert match["seats"][0]["approximation"] == "no exact table with 3 columns" == match["approximation"]
+    assert match["seats"][1]["approximation"] is None

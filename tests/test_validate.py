@@ -109,20 +109,30 @@ def test_cli_problem_exit_1_with_pointer_and_sentence(cli) -> None:
     path = str(FIX / "invalid/box-filled.json")
     r = cli(["validate", path])
     assert r.exit_code == 1
-    assert r.stdout.splitlines() == [f"{path}:1: game 1: /turns/4/box: box yahtzee is already filled",
-                                     f"{path}: not valid (1 problem)"]
+    first, last = r.stdout.splitlines()
+    assert last == f"{path}: not valid (1 problem)"
+    where, line, rest = first.split(":", 2)
+    assert where == path and rest == " game 1: /turns/4/box: box yahtzee is already filled"
+    # the line named is the failing value's own line in the pretty-printed file, not the document's first
+    text = (FIX / "invalid/box-filled.json").read_text().splitlines()
+    assert text[int(line) - 1].strip() == '"box": "yahtzee",'
+    assert sum(t.strip().startswith('"player"') for t in text[:int(line)]) == 5  # inside the fifth turn
 
 
 def test_cli_json_output_shape(cli) -> None:
     r = cli(["validate", "--json", str(FIX / "invalid/wrong-score.json")])
     assert r.exit_code == 1
+    path = str(FIX / "invalid/wrong-score.json")
+    line = next(n for n, t in enumerate(open(path), 1) if t.strip() == '"score": 26')
     assert json.loads(r.stdout) == {
-        "valid": False, "games": 1, "unfinished": [],
-        "errors": [{"game": 1, "line": 1, "path": "/turns/16/score",
+        "valid": False, "files": 1, "games": 1, "unfinished": [],
+        "errors": [{"file": path, "game": 1, "line": line, "path": "/turns/16/score", "code": "wrong-score",
                     "message": "claimed score 26, but 2 4 6 6 6 scores 24 in three_of_a_kind"}],
     }
-    ok = json.loads(cli(["validate", "--json", str(FIX / "logs/in-progress.json")]).stdout)
-    assert ok == {"valid": True, "games": 1, "errors": [], "unfinished": [1]}
+    path = str(FIX / "logs/in-progress.json")
+    ok = json.loads(cli(["validate", "--json", path]).stdout)
+    assert ok == {"valid": True, "files": 1, "games": 1, "errors": [],
+                  "unfinished": [{"file": path, "line": 1, "game": 1}]}
 
 
 def test_cli_ndjson_batch_from_stdin_names_each_game_s_line(cli) -> None:
@@ -144,6 +154,7 @@ def test_cli_ndjson_batch_from_stdin_names_each_game_s_line(cli) -> None:
 def test_cli_usage_errors_exit_2(cli) -> None:
     assert cli(["validate"]).exit_code == 2
     assert cli(["validate", "/no/such/file.json"]).exit_code == 2
+    assert cli(["validate", "-", "-"]).exit_code == 2
     assert cli(["validate", "x", "--nope"]).exit_code == 2
 
 

@@ -83,7 +83,8 @@ class Decision:
     best: P.Choice
     regret: float
     inferred: bool = False
-    game: int = 0  # 1-based game number in a batch (0: not set)
+    game: int = 0  # 1-based game number within its file (0: not set)
+    file: str = ""  # the input the game was read from
 
 
 
@@ -151,6 +152,8 @@ class GameAnalysis:
     turns: int  # turns graded
     game_over: bool
     game: int = 0
+    file: str = ""
+    line: int = 0
 
 
 # --------------------------------------------------------------------------- the analyzer
@@ -192,14 +195,14 @@ class Analyzer:
                 self._turns.popitem(last=False)
         return t
 
-    def steps(self, rules: R.RuleSet, steps: Iterable[TurnStep], game: int = 0) -> Iterator[Decision]:
+    def steps(self, rules: R.RuleSet, steps: Iterable[TurnStep], game: int = 0, file: str = "") -> Iterator[Decision]:
         """The graded decisions of turn steps (replay.turn_steps) played under `rules`, in order."""
         rounds: dict[int, int] = {}
         for st in steps:
             rounds[st.player] = rounds.get(st.player, 0) + 1
-            yield from self._grade_turn(rules, st, rounds[st.player], game)
+            yield from self._grade_turn(rules, st, rounds[st.player], game, file)
 
-    def _grade_turn(self, rules: R.RuleSet, st: TurnStep, rnd: int, game: int) -> Iterator[Decision]:
+    def _grade_turn(self, rules: R.RuleSet, st: TurnStep, rnd: int, game: int, file: str) -> Iterator[Decision]:
         if not st.rolls:
             return
         turn = self.turn(rules, st.columns, st.saved)
@@ -220,14 +223,14 @@ class Analyzer:
                 made = P.Choice(v, max(ev.best.value - v, 0.0), keep=tuple(kept))
             else:
                 made = ev.find_keep(kept)
-            yield _decision(ev, made, st, rnd, i + 1, "keep", inferred, game)
+            yield _decision(ev, made, st, rnd, i + 1, "keep", inferred, game, file)
         if st.in_progress:
             return
         last = st.rolls[-1]
         # stopping with rolls left: the keep of every die
         if n < allowed:
             ev = turn.evaluate(last, allowed - n)
-            yield _decision(ev, ev.find_keep(last), st, rnd, n, "stop", False, game)
+            yield _decision(ev, ev.find_keep(last), st, rnd, n, "stop", False, game, file)
         ev = turn.evaluate(last, 0)
         if st.passed:
             passes = [o for o in ev.options if o.is_pass]
@@ -237,10 +240,10 @@ class Analyzer:
         else:
             assert st.box is not None
             made = ev.find_box(st.box, st.column or 0)
-        yield _decision(ev, made, st, rnd, n, "box", False, game)
+        yield _decision(ev, made, st, rnd, n, "box", False, game, file)
 
     def game(self, data: Mapping[str, Any], *, until: int | None = None, game: int = 0,
-             keep_decisions: bool = True) -> GameAnalysis:
+             keep_decisions: bool = True, file: str = "", line: int = 0) -> GameAnalysis:
         """Grade one valid yahtzee-log/1 game (its first `until` turns when given). Raises
         logs.GameError (every problem) when the log is not valid, ValueError for a sheet."""
         if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
@@ -252,12 +255,13 @@ class Analyzer:
         src = self.source(rules)
         summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
         decisions: list[Decision] = []
-        for d in self.steps(rules, steps, game):
+        for d in self.steps(rules, steps, game, file):
             summaries[d.player].add(d)
             if keep_decisions:
                 decisions.append(d)
         over = bool(steps) and not steps[-1].in_progress and _game_over(rules, steps, data)
-        return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game)
+        return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game,
+                            file, line)
 
 
 def _game_over(rules: R.RuleSet, steps: Sequence[TurnStep], data: Mapping[str, Any]) -> bool:
@@ -276,11 +280,11 @@ def _game_over(rules: R.RuleSet, steps: Sequence[TurnStep], data: Mapping[str, A
 
 
 def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: Kind, inferred: bool,
-              game: int) -> Decision:
+              game: int, file: str) -> Decision:
     best = made if made.regret <= TIE else ev.best
     regret = made.regret if made.regret > TIE else 0.0
     return Decision(ev.rules, st.index, st.name, rnd, roll, kind, ev.dice, ev.rolls_left, made, best, regret,
-                    inferred, game)
+                    inferred, game, file)
 
 
 def analyze_game(data: Mapping[str, Any], *, until: int | None = None,
@@ -301,12 +305,12 @@ class Totals:
         self.players: dict[str, PlayerSummary] = {}
         self.games = 0
         self.exact = True
-        self.sources: dict[str, tuple[bool, str]] = {}  # rule set name -> (exact, value source label)
+        self.sources: dict[str, tuple[R.RuleSet, bool, str]] = {}  # fingerprint -> (rules, exact, source label)
 
     def add(self, ga: GameAnalysis) -> None:
         self.games += 1
         self.exact = self.exact and ga.exact
-        self.sources.setdefault(ga.rules.name, (ga.exact, ga.source))
+        self.sources.setdefault(ga.rules.fingerprint, (ga.rules, ga.exact, ga.source))
         for p in ga.players:
             acc = self.players.get(p.name)
             if acc is None:
@@ -333,6 +337,7 @@ def decision_dict(d: Decision) -> dict[str, Any]:
     rules = d.rules
     out: dict[str, Any] = {}
     if d.game:
+        out["file"] = d.file
         out["game"] = d.game
     out.update({
         "turn": d.index + 1, "path": f"/turns/{d.index}", "player": d.player, "round": d.round, "roll": d.roll,
@@ -355,12 +360,12 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
 
 
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
-    """A graded game as JSON data: rules, exact/source, per-player summaries, every decision."""
-    out: dict[str, Any] = {}
-    if ga.game:
-        out["game"] = ga.game
+    """A graded game as JSON data: where it was read, rules, exact/approximation, per-player summaries,
+    every decision."""
+    out: dict[str, Any] = {"file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
-        "rules": ga.rules.name, "exact": ga.exact, "source": ga.source, "turns": ga.turns, "game_over": ga.game_over,
+        "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
+        "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
         "decisions": [decision_dict(d) for d in ga.decisions],
     })
@@ -369,8 +374,10 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
 
 def totals_dict(t: Totals) -> dict[str, Any]:
     """Batch totals as JSON data (the last line of `replay --analyze --json` on a batch)."""
-    return {"summary": True, "games": t.games, "exact": t.exact,
-            "rules": [{"name": n, "exact": e, "source": src} for n, (e, src) in t.sources.items()],
+    notes = [f"{rs.name}: {src}" for rs, exact, src in t.sources.values() if not exact]
+    return {"summary": True, "games": t.games, "exact": t.exact, "approximation": "; ".join(notes) or None,
+            "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
+                          for rs, e, src in t.sources.values()],
             "players": [summary_dict(p, games=True) for p in t.players.values()]}
 
 
@@ -390,12 +397,9 @@ def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int, rolled: bool = False) 
 
 
 def _table(rows: list[list[str]], left: Sequence[int]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  " + "  ".join(cells).rstrip())
-    return out
+    from .render import table
+
+    return table(rows, left=set(left), indent="  ")
 
 
 def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
@@ -406,7 +410,8 @@ def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[
     for d in ds:
         n = len(d.dice)
         made = move_text(d.rules, d.made, n, rolled=d.kind == "keep") + (" *" if d.inferred else "")
-        rows.append(([str(d.game)] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
+        where = f"{d.file}:{d.game}" if d.file else str(d.game)
+        rows.append(([where] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
                     + ([d.player] if player else [])
                     + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
                        f"{d.best.value:.4f}", f"{d.regret:.4f}"])
@@ -459,8 +464,8 @@ def render_totals(t: Totals) -> str:
     """Batch totals as text: per player (by name) games, total and per-game expected loss, decisions,
     and the five worst decisions over all games (with their game number)."""
     lines = [f"{t.games} game{'s' if t.games != 1 else ''} graded"]
-    for name, (exact, src) in t.sources.items():
-        lines.append(_kind_line(exact, src, name))
+    for rs, exact, src in t.sources.values():
+        lines.append(_kind_line(exact, src, rs.name))
     rows = [["Player", "Games", "Expected loss", "Per game", "Decisions", "Inferred keeps"]]
     for p in t.players.values():
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",

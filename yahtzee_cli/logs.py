@@ -80,6 +80,77 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
 
+    @property
+    def code(self) -> str:
+        """A stable, machine-readable name of the kind of problem (see PROBLEM_CODES)."""
+        return problem_code(self.path, self.message)
+
+
+# The kind of every problem, first match wins: (code, pattern searched in "path: message"). The
+# codes are the names of the fixtures/invalid/ files that show each kind; scripts may rely on them.
+PROBLEM_CODES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((code, re.compile(pattern)) for code, pattern in (
+    ("too-many-problems", r"too many problems"),
+    ("poker-after-match-over", r"after the match is over"),
+    ("poker-four-rolls", r"rolls, but a hand has up to"),
+    ("poker-held-not-in-roll", r"^/rounds/.*held .* are not all in roll"),
+    ("poker-no-wins-needed", r"^/wins_needed: "),
+    ("poker-out-of-order", r"^/rounds/.*'s hand, not"),
+    ("poker-round-unfinished", r"only the last round may be unfinished"),
+    ("poker-six-dice", r"dice, but poker dice is played with"),
+    ("column-fill-down", r"column \d+'s boxes must be filled in order"),
+    ("column-fill-up", r"must be filled bottom to top"),
+    ("after-game-over", r"the game is already over"),
+    ("bad-face", r"die face .* is not one of"),
+    ("bad-setting", r"invalid setting|unknown setting|setting \w+ takes"),
+    ("bool-die", r"expected a whole number, got (true|false)"),
+    ("box-filled-in-column", r"is already filled in column"),
+    ("box-filled", r"is already filled"),
+    ("sheet-column-count", r"columns, but .* sheets have|sheets have \d+ columns: give"),
+    ("column-out-of-range", r"column -?\d+, but .* have \d+ columns"),
+    ("dice-count", r"dice, but .* is played with"),
+    ("duplicate-player", r"is listed twice"),
+    ("fill-in-order", r"boxes must be filled in order"),
+    ("held-count", r"held lists? for"),
+    ("held-not-in-next-roll", r"held dice must still show"),
+    ("held-not-in-previous-roll", r"held dice are kept from the roll before"),
+    ("huge-number", r"is too large|number too large"),
+    ("joker-forbidden", r"joker rule"),
+    ("missing-column", r"say which with \"column\""),
+    ("missing-rolls", r"rolls: missing required field"),
+    ("missing-field", r"missing required field"),
+    ("no-box-mid-game", r"only the last turn of a game may be unfinished"),
+    ("not-an-object", r"must be a JSON object"),
+    ("pass-must-zero", r"but must_zero is on"),
+    ("pass-while-scoring", r"may pass only when nothing scores"),
+    ("saved-rolls", r"rolls, but \d+ are allowed this turn \(.*saved"),
+    ("too-many-rolls", r"rolls, but \d+ (is|are) allowed this turn"),
+    ("sheet-bonus-not-multiple", r"is not a multiple of the extra bonus|pays no extra-Yahtzee bonus"),
+    ("sheet-bonus-too-many", r"extra Yahtzees, but each fills a box"),
+    ("sheet-bonus-without-yahtzee", r"extra Yahtzees earn a bonus only while"),
+    ("sheet-both-layouts", r"give either 'boxes'"),
+    ("sheet-duplicate-box", r"both name (box|the)"),
+    ("sheet-impossible-score", r"is a score no roll can write"),
+    ("sheet-total-wrong", r"but the (boxes|columns) make it"),
+    ("syntax-error", r"invalid JSON|not valid UTF-8|binary data|empty document|is longer than"),
+    ("turn-out-of-order", r"turn out of order"),
+    ("sheet-unknown-box", r"^/players/.*unknown box"),
+    ("unknown-box", r"unknown box"),
+    ("unknown-field", r"unknown field"),
+    ("unknown-format", r"^/format: "),
+    ("unknown-player", r"unknown player"),
+    ("unknown-preset", r"unknown preset"),
+    ("wrong-bonus", r"claimed bonus"),
+    ("wrong-score", r"claimed score"),
+))
+
+
+def problem_code(path: str, message: str) -> str:
+    text = f"{path}: {message}"
+    for code, pattern in PROBLEM_CODES:
+        if pattern.search(text):
+            return code
+    return "invalid-value"
+
 
 class GameError(ValueError):
     """A game that is not valid: all its problems (raised by functions that need a valid game)."""
@@ -306,6 +377,22 @@ def json_schema(kind: Kind) -> dict[str, Any]:
     }
 
 
+def rules_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a rules file (--rules FILE): a preset name, a preset with settings, or a custom
+    rule set; the read-only fields `yahtzee rules NAME --json` adds are allowed and ignored."""
+    from .rules import DERIVED_BOX_FIELDS, DERIVED_RULES_FIELDS
+
+    body = TypeAdapter(RulesSpec).json_schema()
+    defs = body.get("$defs", {})
+    note = {"readOnly": True, "description": "written by `yahtzee rules NAME --json`; ignored when read"}
+    if "Box" in defs:
+        defs["Box"]["properties"].update({k: dict(note) for k in DERIVED_BOX_FIELDS})
+    if "CustomRules" in defs:
+        defs["CustomRules"]["properties"].update({k: dict(note) for k in DERIVED_RULES_FIELDS})
+    return {"$schema": SCHEMA_DIALECT, "$id": "urn:yahtzee-cli:schema:rules", "title": "yahtzee-cli rules file",
+            **body}
+
+
 # --------------------------------------------------------------------------- schema problems
 
 
@@ -502,6 +589,14 @@ class Document:
     data: Any = None
     problem: Problem | None = None
     trusted: bool = False
+    raw: bytes | None = None  # the text of a multi-line document, to find the line of a problem
+
+    def line_of(self, path: str) -> int:
+        """The input line of the value at JSON Pointer `path` (its nearest existing ancestor): the
+        document's own line for a one-line (NDJSON) document."""
+        if self.raw is None or not path:
+            return self.line
+        return self.line + locate(self.raw, path) - 1
 
 
 _EXPONENT = re.compile(rb"e(?<=[0-9]e)")  # a digit then e; the literal first keeps the search fast
@@ -667,7 +762,7 @@ def iter_documents(
         except orjson.JSONDecodeError as exc:
             stripped = first.strip()
             if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
-                yield _whole_document(stream, first, lineno, max_document)
+                yield from _whole_document(stream, first, lineno, max_document)
                 return
             index += 1
             yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, first))
@@ -707,7 +802,9 @@ def iter_documents(
         yield Document(index, lineno, value, None, _trusted(line))
 
 
-def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: int) -> Document:
+def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: int) -> Iterator[Document]:
+    """The rest of an input that is not NDJSON: one pretty-printed document, or several written one
+    after the other (`cat a.json b.json`), each numbered with the line it starts on."""
     rest = stream.read(max_document + 1 - len(first))
     raw = first + rest
     if len(raw) > max_document:
@@ -718,8 +815,117 @@ def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: 
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        return Document(1, lineno, problem=_syntax_problem(exc, lineno - 1, raw))
-    return _checked(1, lineno, value, raw)
+        pieces = split_documents(raw)
+        if len(pieces) < 2:
+            yield Document(1, lineno, problem=_syntax_problem(exc, lineno - 1, raw))
+            return
+    else:
+        yield _with_raw(_checked(1, lineno, value, raw), raw)
+        return
+    for index, (start, piece) in enumerate(pieces, 1):
+        at = lineno + raw.count(b"\n", 0, start)
+        try:
+            value = orjson.loads(piece)
+        except orjson.JSONDecodeError as exc:
+            yield Document(index, at, problem=_syntax_problem(exc, at - 1, piece))
+            continue
+        yield _with_raw(_checked(index, at, value, piece), piece)
+
+
+def _with_raw(doc: Document, raw: bytes) -> Document:
+    """A multi-line document keeps its text, so a problem can name the line of the value it is about."""
+    if doc.problem is None:
+        doc.raw = raw
+    return doc
+
+
+# a JSON string, a bracket, a comma or colon, or a run of anything else (numbers, literals, junk)
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+
+
+def split_documents(raw: bytes) -> list[tuple[int, bytes]]:
+    """Concatenated JSON values as (offset, text) pieces, split where the bracket depth returns to 0."""
+    pieces: list[tuple[int, bytes]] = []
+    depth = 0
+    start: int | None = None
+    for m in _TOKEN.finditer(raw):
+        tok = m.group()
+        if start is None:
+            start = m.start()
+        if tok in (b"{", b"["):
+            depth += 1
+        elif tok in (b"}", b"]"):
+            depth -= 1
+        if depth <= 0:
+            pieces.append((start, raw[start:m.end()]))
+            start = None
+            depth = 0
+    if start is not None:
+        pieces.append((start, raw[start:]))
+    return pieces
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def locate(raw: bytes, path: str) -> int:
+    """The 1-based line in `raw` (one JSON document) where the value at JSON Pointer `path` starts, or
+    where its nearest existing ancestor starts. Only called for documents with problems."""
+    want = [_unescape(p) for p in path.split("/")[1:]]
+    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(raw)]
+    best = tokens[0][1] if tokens else 0
+    i = 0
+
+    def skip(i: int) -> int:
+        """Index after the value starting at token i."""
+        depth = 0
+        while i < len(tokens):
+            tok = tokens[i][0]
+            if tok in (b"{", b"["):
+                depth += 1
+            elif tok in (b"}", b"]"):
+                depth -= 1
+            i += 1
+            if depth <= 0:
+                return i
+        return i
+
+    for step in want:
+        if i >= len(tokens):
+            break
+        opener = tokens[i][0]
+        found = False
+        if opener == b"{":
+            j = i + 1
+            while j < len(tokens) and tokens[j][0] != b"}":
+                key_tok = tokens[j][0]
+                try:
+                    key = orjson.loads(key_tok) if key_tok.startswith(b'"') else None
+                except orjson.JSONDecodeError:
+                    key = None
+                j += 2  # the key and its colon
+                if key == step:
+                    i, found = j, True
+                    break
+                j = skip(j)
+                if j < len(tokens) and tokens[j][0] == b",":
+                    j += 1
+        elif opener == b"[" and step.isdigit():
+            j, n = i + 1, 0
+            while j < len(tokens) and tokens[j][0] != b"]":
+                if n == int(step):
+                    i, found = j, True
+                    break
+                j = skip(j)
+                n += 1
+                if j < len(tokens) and tokens[j][0] == b",":
+                    j += 1
+        if not found or i >= len(tokens):
+            break
+        best = tokens[i][1]
+    pos = best
+    return raw.count(b"\n", 0, pos) + 1
 
 
 def read_document(stream: IO[bytes]) -> Any:

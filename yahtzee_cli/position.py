@@ -302,10 +302,9 @@ class Evaluation:
     def to_dict(self, top: int | None = None) -> dict[str, Any]:
         opts = self.options if top is None else self.options[:top]
         out: dict[str, Any] = {
-            "rules": self.rules.name, "dice": list(self.dice), "rolls_left": self.rolls_left, "exact": self.exact,
+            "rules": self.rules.record(), "dice": list(self.dice), "rolls_left": self.rolls_left, "exact": self.exact,
+            "approximation": None if self.exact else self.source,
         }
-        if not self.exact:
-            out["approximation"] = self.source
         out["options"] = [o.to_dict(self.rules) for o in opts]
         return out
 

@@ -200,7 +200,7 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
     ip = rp.in_progress
     return {
         "format": LOG_FORMAT if rp.kind == "log" else SHEET_FORMAT,
-        "rules": {"name": rules.name, "settings": rules.settings.model_dump(mode="json")},
+        "rules": rules.record(),
         "overrides": dict(rp.overrides),
         "turns": rp.turns,
         "players": players,
@@ -213,7 +213,8 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
         "next": rp.next_player,
         "in_progress": None if ip is None else {
             "player": rp.players[ip.player].name,
-            "turn": ip.turn,
+            "turn": ip.turn + 1,
+            "path": f"/turns/{ip.turn}",
             "dice": list(ip.dice),
             "rolls_used": ip.rolls_used,
             "rolls_left": ip.rolls_left,
@@ -225,16 +226,13 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
 
 def _table(rows: list[list[str]]) -> list[str]:
     """Plain aligned columns: the first left-aligned, the rest right-aligned."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  ".join(cells).rstrip())
-    return out
+    from .render import table
+
+    return table(rows)
 
 
 def render(rp: Replay) -> str:
-    """The replay as text: the sheet (boxes x players, derived rows as on seed 002's worked example),
+    """The replay as text: the sheet (boxes x players, derived rows as on a paper sheet),
     then standings and the state of the game."""
     rules = rp.rules
     mults = rules.settings.multipliers
@@ -292,8 +290,9 @@ def render(rp: Replay) -> str:
 
 
 def _standings(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].rjust(widths[2])}  {r[3]}".rstrip() for r in rows]
+    from .render import table
+
+    return table(rows, left={0, 1, 3})
 
 
 def _setting_text(value: Any) -> str:

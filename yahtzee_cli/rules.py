@@ -364,6 +364,11 @@ class RuleSet(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=False)
 
+    def record(self) -> dict[str, Any]:
+        """The `rules` object of every JSON output: the name, every setting's effective value (house
+        rules and --set overrides included) and the fingerprint of everything that changes play."""
+        return {"name": self.name, "settings": self.settings.model_dump(mode="json"), "fingerprint": self.fingerprint}
+
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of everything that changes play (names and aliases excluded)."""
@@ -694,9 +699,26 @@ def preset_names() -> list[str]:
     return [*PRESETS, *PRESET_ALIASES]
 
 
+# What `yahtzee rules NAME --json` adds to a rule set for people to read; a rules file may carry them
+# (so that output is accepted as-is by --rules FILE) and they are ignored when it is read.
+DERIVED_RULES_FIELDS = ("sheet", "note", "fingerprint", "theoretical_max")
+DERIVED_BOX_FIELDS = ("section", "scores", "max")
+
+
+def _without_derived(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k not in DERIVED_RULES_FIELDS}
+    boxes = out.get("boxes")
+    if isinstance(boxes, list):
+        out["boxes"] = [{k: v for k, v in b.items() if k not in DERIVED_BOX_FIELDS} if isinstance(b, Mapping) else b
+                        for b in boxes]
+    return out
+
+
 def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     """A rule set from JSON data: a preset name, {"preset": ..., "settings": {...}}, or a custom
-    sheet {"name": ..., "dice": 5, "boxes": [...], "settings": {...}}. `overrides` (from --set) win."""
+    sheet {"name": ..., "dice": 5, "boxes": [...], "settings": {...}}. `overrides` (from --set) win.
+    The read-only fields of `yahtzee rules NAME --json` (fingerprint, theoretical maximum, each box's
+    section, description and maximum) are ignored, so that output reads back as the same rule set."""
     overrides = dict(overrides or {})
     if isinstance(data, str):
         return preset(data, overrides)
@@ -714,7 +736,7 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         raise RulesError("rules object needs 'preset' (one of: " + ", ".join(PRESETS) + ") or 'boxes'")
     merged = make_settings(settings, overrides)
     try:
-        return RuleSet.model_validate({**data, "settings": merged})
+        return RuleSet.model_validate({**_without_derived(data), "settings": merged})
     except ValidationError as exc:
         errs = "; ".join(
             "/" + "/".join(str(p) for p in e["loc"]) + ": " + e["msg"].removeprefix("Value error, ")
@@ -757,9 +779,10 @@ def parse_setting(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def load_rules(spec: str | None = None, sets: Sequence[str] = ()) -> RuleSet:
-    """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides."""
-    overrides = dict(parse_setting(s) for s in sets)
+def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[str, Any] | None = None) -> RuleSet:
+    """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides
+    (on top of `base` settings, e.g. a config file's house rules)."""
+    overrides = {**(base or {}), **dict(parse_setting(s) for s in sets)}
     if spec is None:
         return preset(DEFAULT_PRESET, overrides)
     name = normalize_name(spec).replace("_", "-")

@@ -66,10 +66,41 @@ def check_strategy(name: str) -> str:
     low = name.strip().lower()
     if low in BUILTIN:
         return low
+    if low.startswith(RISK):
+        return risk_name(risk_theta(low))
     if ":" in name:
         load_user_strategy(name.strip())
         return name.strip()
     raise StrategyError(f"unknown strategy {name!r}; valid: {', '.join(BUILTIN)}, or module:function")
+
+
+RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.distribution)
+
+
+def risk_theta(name: str) -> float:
+    """THETA of a "risk=THETA" strategy name (StrategyError when it is not a number)."""
+    text = name.strip()[len(RISK):]
+    try:
+        theta = float(text)
+    except ValueError:
+        raise StrategyError(f"risk strategies are risk=THETA, THETA a number (e.g. risk=0.02), got {name!r}") from None
+    if not -1.0 <= theta <= 1.0:
+        raise StrategyError(f"theta must be from -1 to 1 (useful values are a few hundredths), got {text}")
+    return theta
+
+
+def risk_name(theta: float) -> str:
+    return f"{RISK}{theta:g}"
+
+
+def objective(strategy: str) -> str | None:
+    """What a risk strategy maximises, for people and JSON (None for the others)."""
+    if not strategy.startswith(RISK):
+        return None
+    theta = risk_theta(strategy)
+    if theta == 0.0:
+        return "maximise the expected final score"
+    return f"maximise E[exp({theta:g} * final score)]: {'seeks' if theta > 0 else 'avoids'} variance"
 
 
 def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
@@ -80,6 +111,13 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
+    if strategy.startswith(RISK):
+        if record:
+            raise StrategyError("risk strategies do not write game logs yet; leave out --log-out")
+        dist: Any = importlib.import_module("yahtzee_cli.distribution")
+        with numba_threads(threads):
+            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat)
+        return risk_batch
     if strategy in COMPILED:
         try:
             solver: Any = importlib.import_module("yahtzee_cli.solver")
@@ -95,6 +133,13 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
     built once and cached), so the notes reach `say` and the run itself starts at full speed."""
     for strategy in dict.fromkeys(strategies):
+        if strategy.startswith(RISK):
+            dist: Any = importlib.import_module("yahtzee_cli.distribution")
+            try:
+                dist.get_risk_table(rules, risk_theta(strategy), say)
+            except dist.NotExact as exc:
+                raise StrategyError(f"strategy {strategy} needs an exact table: {exc}") from None
+            continue
         if strategy not in COMPILED:
             continue
         try:
@@ -130,10 +175,13 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
 
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
-    if strategy != "optimal":
-        return {}
+    """Whether a strategy plays as its name says (`exact`); only `optimal` without an exact table for
+    these rules plays an approximation, named in `approximation`; a risk strategy names its objective."""
+    goal = objective(strategy)
+    if goal is not None:
+        return {"exact": True, "approximation": None, "objective": goal}
     reason = approximate_reason(rules, strategy)
-    return {"exact": reason is None, **({"approximate": f"no exact table with {reason}"} if reason else {})}
+    return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 
 
 def choose_seed() -> int:
@@ -499,29 +547,33 @@ class Report:
         return self.seats[0].games if self.seats else 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of `simulate --json`: run facts, then the stats of the single seat at top level,
-        or `seats` (each with wins, ties, win_rate, tie_rate and its stats) for a match. Timing is left
+        """The JSON shape of `simulate --json`, the same for one strategy and for a match: run facts,
+        whether every seat's play is exact, then `seats` (each with its strategy, wins, ties, win and
+        tie rates -- null for a single seat, which has nobody to beat -- and its stats). Timing is left
         out on purpose: the same seed gives byte-identical output."""
-        head: dict[str, Any] = {
-            "rules": rules_spec(self.rules),
+        labels = [_optimal_label(self.rules, name) for name in self.strategies]
+        notes = [lab["approximation"] for lab in labels if lab["approximation"]]
+        solo = len(self.seats) == 1
+        seats = []
+        for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
+            n = max(summary.games, 1)
+            seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
+                          "strategy": name, **labels[s],
+                          "wins": None if solo else summary.wins, "ties": None if solo else summary.ties,
+                          "win_rate": summary.wins / n if summary.games and not solo else None,
+                          "tie_rate": summary.ties / n if summary.games and not solo else None,
+                          **seat_stats(self.rules, summary)})
+        return {
+            "rules": self.rules.record(),
             "seed": self.seed,
             "games": self.games,
             "games_requested": self.games_requested,
             "interrupted": self.interrupted,
+            "exact": not notes,
+            "approximation": "; ".join(dict.fromkeys(notes)) or None,
+            "players": list(self.strategies),
+            "seats": seats,
         }
-        if len(self.seats) == 1:
-            return {**head, "strategy": self.strategies[0], **_optimal_label(self.rules, self.strategies[0]),
-                    **seat_stats(self.rules, self.seats[0])}
-        seats = []
-        for s, (name, summary) in enumerate(zip(self.strategies, self.seats, strict=True)):
-            stats = seat_stats(self.rules, summary)
-            n = max(summary.games, 1)
-            seats.append({"seat": s + 1, "player": (self.names or default_names(self.strategies))[s],
-                          "strategy": name, **_optimal_label(self.rules, name), "wins": summary.wins,
-                          "ties": summary.ties,
-                          "win_rate": summary.wins / n if summary.games else None,
-                          "tie_rate": summary.ties / n if summary.games else None, **stats})
-        return {**head, "players": list(self.strategies), "seats": seats}
 
 
 def simulate(
@@ -770,6 +822,6 @@ def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatc
         merged = [turns[r] for r in range(max(len(t) for t in per_seat)) for turns in per_seat if r < len(turns)]
         meta = None
         if seed is not None:
-            meta = {"seed": seed, "game": first.first_game + g, "strategies": list(strategies)}
+            meta = {"seed": seed, "game": first.first_game + g + 1, "strategies": list(strategies)}
         out.append(dump_line(log_document(spec, list(names), merged, meta)))
     return b"".join(out)

@@ -310,8 +310,8 @@ class Position:
     dice        the dice showing, by position (after a reroll: the kept dice sorted, then the new ones)
     rolls_left  rerolls still allowed this turn (0: the answer must be a box)
     roll        which roll of the turn this is (1 = the first)
-    turn        the player's turn number in this game (0-based)
-    game, seat  the game's index in the run and the player's seat (0-based)
+    turn        the player's turn number in this game (1 = the first), as in every output
+    game, seat  the game's number in the run and the player's seat (1 = the first), as in every output
     options     every legal place for `dice` now (rules.options: box, score, bonus, column, joker)
     may_pass    a pass (answer None) is allowed: must_zero is off and nothing scores
     """
@@ -442,7 +442,7 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
     rec: list[list[tuple[list[list[int]], list[list[int]], int, int]]] = []
     for i in range(n_games):
         if should_stop is not None and should_stop():
-            raise ChunkCancelled(f"stopped before game {first_game + i}")
+            raise ChunkCancelled(f"stopped before game {first_game + i + 1}")
         game = first_game + i
         st = np.uint64(stream(seed, game, seat))
         columns = [R.Column.empty(rules) for _ in range(n_cols)]
@@ -451,9 +451,9 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
         t = 0
         while not all(c.is_full for c in columns):
             if t >= limit:
-                raise StrategyError(f"strategy {spec} passed too often: game {game}, seat {seat} is not over "
+                raise StrategyError(f"strategy {spec} passed too often: game {game + 1}, seat {seat + 1} is not over "
                                     f"after {limit} turns")
-            where = f"game {game}, seat {seat}, turn {t + 1}"
+            where = f"game {game + 1}, seat {seat + 1}, turn {t + 1}"
             budget = R.rolls_allowed(rules, saved)
             dice: list[int] = []
             for _ in range(rules.dice):
@@ -466,8 +466,8 @@ def user_play(rules: R.RuleSet, spec: str, seed: int, first_game: int, n_games: 
             while True:
                 d = tuple(dice)
                 opts = R.options(rules, columns, d)
-                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t, game, seat,
-                               tuple(opts), R.may_pass(rules, opts))
+                pos = Position(rules, tuple(columns), d, 0 if stopped else budget - used, used, t + 1, game + 1,
+                               seat + 1, tuple(opts), R.may_pass(rules, opts))
                 try:
                     answer = func(pos)
                 except (Exception, SystemExit) as exc:  # a crash (or sys.exit) in user code is the bot's error

@@ -100,11 +100,9 @@ class Tally:
             mean = t.mean
             rows.append((t.name, str(t.games), str(t.wins), str(t.ties), "-" if t.best is None else str(t.best),
                          "-" if mean is None else f"{mean:.1f}"))
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [f"summary of {self.games} finished game{'s' if self.games != 1 else ''}"]
-        for r in rows:
-            lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths,
-                                                                                                     strict=True))))
+        from .render import table
+
+        lines = table(rows, title=f"summary of {self.games} finished game{'s' if self.games != 1 else ''}")
         for name, best in self.solo_best.items():
             lines.append(f"personal best (solo) {name}: {best}")
         return "\n".join(lines)

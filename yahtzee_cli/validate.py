@@ -926,6 +926,11 @@ class GameReport:
     log: LogWalk | None = None
     sheet: SheetState | None = None
     match: Match | None = None  # a poker-dice match (poker-log/1)
+    doc: Document | None = None  # the document read, to find the line of each problem
+
+    def line_of(self, problem: Problem) -> int:
+        """The input line of the value a problem is about (the game's own line for NDJSON)."""
+        return self.doc.line_of(problem.path) if self.doc is not None else self.line
 
     @property
     def valid(self) -> bool:
@@ -986,7 +991,10 @@ def check_game(data: Any) -> list[Problem]:
 def report_document(doc: Document) -> GameReport:
     if doc.problem is not None:
         return GameReport(doc.index, doc.line, None, [doc.problem])
-    return check_document(doc.data, index=doc.index, line=doc.line, trusted=doc.trusted)
+    report = check_document(doc.data, index=doc.index, line=doc.line, trusted=doc.trusted)
+    if report.problems:
+        report.doc = doc
+    return report
 
 
 def validate_stream(stream: IO[bytes]) -> Iterator[GameReport]:

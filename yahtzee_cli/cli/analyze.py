@@ -1,84 +1,135 @@
-"""`yahtzee replay --analyze`: grade every decision of logged games against optimal play.
+"""`yahtzee analyze` (also `yahtzee replay --analyze`): grade every decision of logged games against
+optimal play.
 
-One game: its grading (text, or one JSON object with every decision). A batch (NDJSON, two games or
-more): games are streamed; the text is the per-player totals over all games (with `--verbose`, each
-game's grading first); `--json` writes one line per game (its grading with every decision, plus
-"game" and "line") and a last line with the totals (`"summary": true`). Invalid games: the
-validator's problems on stderr, the other games are still graded, exit 1.
+One game: its grading (text, or one JSON object with every decision). A batch (two games or more,
+from one input or many): games are streamed; the text is the per-player totals over all games (with
+`--verbose`, each game's grading first); `--json` writes one line per game (its grading with every
+decision, and its "file", "line" and "game") and a last line with the totals (`"summary": true`).
+Invalid games: the validator's problems on stderr, the other games are still graded, exit 1.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import IO
+from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, fail, peek_batch, progress_wanted, warn, write_json
-from .validate import source_name
+from .app import (
+    PROBLEM,
+    FilesArg,
+    JsonOpt,
+    QuietOpt,
+    app,
+    examples,
+    fail,
+    peek_batch,
+    progress_wanted,
+    warn,
+    write_json,
+)
+
+UntilOpt = Annotated[
+    int | None,
+    typer.Option("--until", min=0, metavar="TURNS", help="Only the first TURNS turns of each log.",
+                 show_default=False),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")
+]
 
 
-def run_analyze(file: IO[bytes], *, until: int | None, json: bool, verbose: bool) -> None:
+@app.command(short_help="Grade every decision against optimal play.", epilog=examples(
+    "yahtzee analyze game.json",
+    "yahtzee analyze -v game.json",
+    "yahtzee analyze logs/ --json | tail -n 1",
+    "yahtzee simulate -n 20 --strategy greedy --seed 1 --log-out - | yahtzee analyze -",
+))
+def analyze(
+    files: FilesArg,
+    until: UntilOpt = None,
+    json: JsonOpt = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Grade every decision of logged games against optimal play: expected points lost per player."""
+    from .validate import check_paths
+
+    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet)
+
+
+def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False) -> None:
     from .. import analyze as A
-    from ..logs import GameError, InputError, iter_documents
+    from ..inputs import Game, bad_game_record, read_all
+    from ..logs import GameError
     from ..position import PositionError
 
-    name = source_name(file)
     analyzer = A.Analyzer(warn)
     totals = A.Totals()
     failed = shown = 0
-    show_progress = progress_wanted()
+    show_progress = progress_wanted() and not quiet
+    batch, items = peek_batch(read_all(sources))
+    batch = batch or len(sources) > 1
     try:
-        batch, docs = peek_batch(iter_documents(file))
-        for doc in docs:
-            where = f"{name}:{doc.line}: game {doc.index}"
+        for item in items:
+            if not isinstance(item, Game):
+                sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
+                failed += 1
+                continue
+            doc = item.doc
             if doc.problem is not None:
-                sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
+                sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, [doc.problem]))
                 failed += 1
                 continue
             try:
-                ga = analyzer.game(doc.data, until=until, game=doc.index if batch else 0,
+                ga = analyzer.game(doc.data, until=until, game=doc.index, file=item.file, line=doc.line,
                                    keep_decisions=json or verbose)
             except GameError as exc:
                 for p in exc.problems:
-                    sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
+                    sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, exc.problems))
                 failed += 1
                 continue
             except (PositionError, ValueError) as exc:
-                sys.stderr.write(f"yahtzee: error: {where}: {exc}\n")
+                sys.stderr.write(f"yahtzee: error: {item.where}: {exc}\n")
+                if json and batch:
+                    write_json(bad_game_record(item.file, doc, [], "not-gradable", str(exc)))
                 failed += 1
                 continue
             except OSError as exc:
                 from .. import cache
 
                 fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+            shown += 1
             if not batch:
                 if json:
                     write_json(A.game_dict(ga))
-                else:
+                elif not quiet:
                     sys.stdout.write(A.render_game(ga, verbose=verbose) + "\n")
-                shown += 1
                 continue
             totals.add(ga)
             if json:
-                write_json({"line": doc.line, **A.game_dict(ga)})
-            elif verbose:
-                sys.stdout.write(f"{chr(10) if shown else ''}== {where} ==\n{A.render_game(ga, verbose=True)}\n")
+                write_json(A.game_dict(ga))
+            elif verbose and not quiet:
+                gap = "\n" if shown > 1 else ""
+                sys.stdout.write(f"{gap}== {item.where} ==\n{A.render_game(ga, verbose=True)}\n")
                 sys.stdout.flush()
-            shown += 1
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")
                 sys.stderr.flush()
-    except InputError as exc:
-        fail(f"{name}: {exc}", PROBLEM)
     except KeyboardInterrupt:
         fail("interrupted", 130)
     if show_progress and shown >= 10:
         sys.stderr.write("\r" + " " * 40 + "\r")
-    if batch:
+    if batch or (json and not shown):
         if json:
             write_json(A.totals_dict(totals))
-        else:
+        elif not quiet:
             sys.stdout.write(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n")
     sys.stdout.flush()
     if failed:

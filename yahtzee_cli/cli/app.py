@@ -23,17 +23,19 @@ if TYPE_CHECKING:
 
 # Every command, in help order: the module that defines it and the line `yahtzee --help` shows.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "poker": ("poker", "Rank poker-dice hands."),
+    # the everyday jobs first, then keeping score at the table, then strategy, then reference; groups last
+    "score": ("score", "Score a roll in every box."),
     "validate": ("validate", "Check games against their rules."),
-    "replay": ("replay", "Replay games into score sheets."),
+    "replay": ("replay", "Replay games into score sheets and standings."),
+    "analyze": ("analyze", "Grade every decision of played games against optimal play."),
+    "play": ("play", "Keep score of a game at the table."),
+    "simulate": ("simulate", "Simulate games with a strategy."),
+    "hint": ("solve", "Rank the options of a position."),
+    "solve": ("solve", "Build the optimal-strategy table."),
     "rules": ("rules_cmd", "List the presets or show a rule set."),
     "schema": ("schema", "Print the JSON Schema of a file format."),
-    "score": ("score", "Score a roll in every box."),
-    "simulate": ("simulate", "Simulate games with a strategy."),
-    "solve": ("solve", "Build the optimal-strategy table."),
-    "hint": ("solve", "Rank the options of a position."),
+    "poker": ("poker", "Rank poker-dice hands."),
     "log": ("log_cmd", "Keep a game log entry by entry."),
-    "play": ("play", "Keep score of a game at the table."),
 }
 
 
@@ -108,9 +110,35 @@ app = typer.Typer(
     add_completion=True,  # also registers the completion classes behind _YAHTZEE_COMPLETE=source_bash
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 T = TypeVar("T")
+
+
+def _argument_type(self: Any, ctx: Any) -> str | None:
+    """An argument with a metavar shows just that in help, as an option does (not `<list[str]>`)."""
+    return None if self.metavar is not None else _typer_argument_type(self, ctx)
+
+
+def _argument_usage(self: Any, ctx: Any) -> list[str]:
+    """The usage line spells a required argument as DICE... and an optional one as [DICE]..., the
+    usual Unix way, instead of {DICE}..."""
+    if self.metavar is None:
+        return list(_typer_argument_usage(self, ctx))
+    name = self.metavar + ("..." if self.nargs != 1 else "")
+    return [name if self.required else f"[{name}]"]
+
+
+_typer_argument_type = typer.core.TyperArgument.display_type_rich
+_typer_argument_usage = typer.core.TyperArgument.get_usage_pieces
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+typer.core.TyperArgument.get_usage_pieces = _argument_usage  # type: ignore[method-assign]
+
+
+def examples(*lines: str) -> str:
+    """An examples epilog for a command's help, kept line by line (\b stops the help rewrapping it)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
 USAGE = 2  # exit status for a usage error
 PROBLEM = 1  # exit status for a problem found in the input
@@ -158,27 +186,62 @@ RulesOpt = Annotated[
     typer.Option(
         "--rules",
         "-r",
+        metavar="NAME|FILE",
         help="Preset name (yahtzee, kniffel, yatzy, forced-yatzy, maxi-yatzy, triple-yahtzee, "
-        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.",
+        "triple-yatzy; yacht and generala play the yahtzee rules) or a rules JSON file.  "
+        "[default: $YAHTZEE_RULES, else the config file's, else yahtzee]",
         show_default=False,
         autocompletion=_complete_presets,
     ),
 ]
+def _complete_boxes(incomplete: str) -> list[str]:
+    from ..rules import PRESETS
+
+    keys = dict.fromkeys(b.key for p in PRESETS.values() for b in p["boxes"])
+    return [k for k in keys if k.startswith(incomplete)]
+
+
+def _complete_settings(incomplete: str) -> list[str]:
+    from ..rules import SETTING_NAMES
+
+    return [f"{k}=" for k in SETTING_NAMES if k.startswith(incomplete)]
+
+
+BoxOpt = Annotated[
+    str | None,
+    typer.Option("--box", "-b", metavar="BOX", help="Only this box (key, name or alias, e.g. full_house).",
+                 show_default=False, autocompletion=_complete_boxes),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--set", "-s", help="House-rule override key=value (repeatable), e.g. joker=free or "
-        "column_fill=down,up,free.", show_default=False
+        "--set", metavar="KEY=VALUE", help="House-rule override (repeatable), e.g. joker=free or "
+        "column_fill=down,up,free; see `yahtzee rules NAME` for the settings.", show_default=False,
+        autocompletion=_complete_settings,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
+FilesArg = Annotated[
+    list[str],
+    typer.Argument(metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one "
+                   "after another, or NDJSON with one game per line), directories (every *.json and *.ndjson "
+                   "inside, recursively), or '-' for stdin.", show_default=False),
+]
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
+    """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
     from ..rules import RulesError, load_rules
 
     try:
-        return load_rules(rules, sets or ())
+        if rules is not None:
+            return load_rules(rules, sets or ())
+        from ..config import load_defaults
+
+        d = load_defaults()
+        return load_rules(d.rules, sets or (), base=d.settings)
     except RulesError as exc:
         fail(str(exc))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, fail
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, examples, fail
 
 if TYPE_CHECKING:
     from ..scorekeeper import Keeper
@@ -20,10 +20,14 @@ log_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-app.add_typer(log_app, name="log")
+app.add_typer(log_app, name="log", short_help="Keep a game log entry by entry, from scripts.", epilog=examples(
+    "yahtzee log new game.json --players Anna,Ben",
+    "yahtzee log add game.json --dice 13356 --held 33 --dice 33322 --box full_house",
+    "yahtzee log undo game.json",
+))
 
-FileArg = Annotated[Path, typer.Argument(help="The game file (NDJSON: one game per line, the game in play last).",
-                                         show_default=False)]
+FileArg = Annotated[Path, typer.Argument(
+    metavar="FILE", help="The game file (NDJSON: one game per line, the game in play last).", show_default=False)]
 
 
 def split_players(values: list[str] | None) -> list[str]:
@@ -60,7 +64,8 @@ def _state(keeper: Keeper) -> str:
 @log_app.command("new")
 def log_new(
     file: FileArg,
-    players: Annotated[list[str] | None, typer.Option("--players", "-p", help="Player names in turn order, e.g. "
+    players: Annotated[list[str] | None, typer.Option(
+        "--players", metavar="NAMES", help="Player names in turn order, e.g. "
                                                        "Anna,Ben (repeatable).", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
@@ -86,17 +91,20 @@ def log_new(
 @log_app.command("add")
 def log_add(
     file: FileArg,
-    more: Annotated[list[str] | None, typer.Argument(help="The rest of the dice after --dice, as in "
+    more: Annotated[list[str] | None, typer.Argument(metavar="DICE", help="The rest of the dice after --dice, as in "
                                                      "--dice 3 3 3 2 2.", show_default=False)] = None,
-    dice: Annotated[list[str] | None, typer.Option("--dice", "-d", help="The dice after a roll: 33322 or '3 3 3 2 2' "
-                                                   "(repeat for each roll of the turn).", show_default=False)] = None,
-    held: Annotated[list[str] | None, typer.Option("--held", help="The dice kept before each reroll, e.g. 33 "
-                                                   "(repeat per reroll; '' keeps none).", show_default=False)] = None,
-    box: Annotated[str | None, typer.Option("--box", "-b", help="The box to fill (key, name or alias: full_house, "
-                                            "'Full House', fh, Kniffel...). Without it the turn stays in progress.",
-                                            show_default=False)] = None,
-    column: Annotated[int | None, typer.Option("--column", "-c", min=1, help="1-based column, when the box is "
-                                               "open in several columns.", show_default=False)] = None,
+    dice: Annotated[list[str] | None, typer.Option(
+        "--dice", "-d", metavar="DICE", help="The dice after a roll: 33322 or '3 3 3 2 2' (repeat for each roll of "
+        "the turn).", show_default=False)] = None,
+    held: Annotated[list[str] | None, typer.Option(
+        "--held", metavar="DICE", help="The dice kept before each reroll, e.g. 33 (repeat per reroll; '' keeps "
+        "none).", show_default=False)] = None,
+    box: Annotated[str | None, typer.Option(
+        "--box", "-b", metavar="BOX", help="The box to fill (key, name or alias: full_house, 'Full House', fh, "
+        "Kniffel...). Without it the turn stays in progress.", show_default=False)] = None,
+    column: Annotated[int | None, typer.Option(
+        "--column", "-c", metavar="N", min=1, help="1-based column, when the box is open in several columns.",
+        show_default=False)] = None,
     pass_: Annotated[bool, typer.Option("--pass", help="Pass the turn (only when nothing scores and must_zero "
                                         "is off).")] = False,
 ) -> None:
@@ -155,8 +163,8 @@ def log_undo(file: FileArg) -> None:
 @log_app.command("set")
 def log_set(
     file: FileArg,
-    setting: Annotated[str, typer.Argument(help="A house rule key=value, e.g. joker=free or upper_bonus=50.",
-                                           show_default=False)],
+    setting: Annotated[str, typer.Argument(
+        metavar="KEY=VALUE", help="A house rule key=value, e.g. joker=free or upper_bonus=50.", show_default=False)],
 ) -> None:
     """Change a house rule for the whole game in FILE and recalculate it. Refused (exit 1, moves
     listed) when moves already made would be illegal under the new rule."""

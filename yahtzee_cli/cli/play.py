@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, fail
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail
 from .log_cmd import split_players
 
 if TYPE_CHECKING:
@@ -313,19 +313,24 @@ def _wrap(prefix: str, items: list[str]) -> list[str]:
     return lines
 
 
-@app.command()
+@app.command(short_help="Keep score of a real game at the table.", epilog=examples(
+    "yahtzee play",
+    "yahtzee play tonight.ndjson --rules kniffel --players Anna,Ben",
+    "yahtzee play --resume tonight.ndjson",
+))
 def play(
-    file: Annotated[Path | None, typer.Argument(help="The game file (NDJSON, one game per line; earlier games give "
-                                                "personal bests). Default: games.ndjson in the user data directory.",
-                                                show_default=False)] = None,
+    file: Annotated[Path | None, typer.Argument(
+        metavar="FILE", help="The game file (NDJSON, one game per line; earlier games give personal bests).  "
+        "[default: games.ndjson in the user data directory]", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    players: Annotated[list[str] | None, typer.Option("--players", "-p", help="Player names in turn order, e.g. "
+    players: Annotated[list[str] | None, typer.Option(
+        "--players", metavar="NAMES", help="Player names in turn order, e.g. "
                                                        "Anna,Ben (asked for when left out).",
                                                        show_default=False)] = None,
     roll: Annotated[bool, typer.Option("--roll", help="Roll the dice for the players (Enter rolls; keep 33 "
                                        "rerolls the rest).")] = False,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for --roll (repeatable games).",
+    seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed for --roll (repeatable games).",
                                              show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
 ) -> None:

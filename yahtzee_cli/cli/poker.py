@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
 from ..poker import standings
 from ..rules import RulesError, parse_dice
-from .app import JsonOpt, app, console, fail, write_json
+from .app import JsonOpt, app, examples, fail, write_json
 
 
-@app.command()
+@app.command(short_help="Rank poker-dice hands.", epilog=examples(
+    "yahtzee poker 66622 55543 12345",
+    "yahtzee poker 66622 66622 --json",
+))
 def poker(
-    hands: Annotated[list[str], typer.Argument(help="One hand per player: '66622 55543 ...'.", show_default=False)],
+    hands: Annotated[
+        list[str], typer.Argument(metavar="HAND", help="One hand per player: '66622 55543 ...'.", show_default=False)
+    ],
     json: JsonOpt = False,
 ) -> None:
     """Rank poker-dice hands: five of a kind > four > full house > straight > three > two pairs > pair."""
@@ -34,18 +40,13 @@ def poker(
             }
         )
         return
-    from rich.table import Table
+    from ..render import text
 
-    table = Table()
-    for col in ("player", "dice", "hand", "rank"):
-        table.add_column(col)
+    rows: list[list[object]] = [["player", "dice", "hand", "rank"]]
     for s in sorted(result, key=lambda s: (s.rank, s.player)):
-        table.add_row(str(s.player + 1), " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "),
-                      str(s.rank))
-    out = console()
-    out.print(table)
+        rows.append([s.player + 1, " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "), s.rank])
     label = "tie between players" if len(winners) > 1 else "winner: player"
-    out.print(f"{label} {', '.join(map(str, winners))}")
+    sys.stdout.write(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
 
 
 def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, json: bool) -> None:
@@ -72,10 +73,11 @@ def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | No
         return
     out = [f"beat {' '.join(map(str, target.dice))} ({target.category.replace('_', ' ')}), "
            f"{left} roll{'s' if left != 1 else ''} left"]
+    from ..render import table
+
     rows = [("keep", "win", "tie")]
     for c in shown:
         keep = " ".join(map(str, c.keep)) if len(c.keep) < 5 else f"{' '.join(map(str, c.keep))} (stop)"
         rows.append((keep or "(reroll all)", f"{float(c.win):.2%} ({c.win})", f"{float(c.tie):.2%}"))
-    w = [max(len(r[i]) for r in rows) for i in range(3)]
-    out += [f"  {a:<{w[0]}}  {b:>{w[1]}}  {t:>{w[2]}}" for a, b, t in rows]
+    out += table(rows, indent="  ")
     typer.echo("\n".join(out))

@@ -1,4 +1,4 @@
-"""`yahtzee replay`: a game log or score sheet as score sheets, standings and the state of the game."""
+"""`yahtzee replay`: game logs or score sheets as score sheets, standings and the state of each game."""
 
 from __future__ import annotations
 
@@ -7,44 +7,63 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, SetOpt, app, fail, peek_batch, write_json
-from .validate import source_name
+from .analyze import UntilOpt
+from .app import (
+    PROBLEM,
+    USAGE,
+    CsvOpt,
+    FilesArg,
+    JsonOpt,
+    QuietOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    peek_batch,
+    write_json,
+)
+
+CSV_HEAD = b"file,line,game,rank,name,total,game_over\n"
 
 
-@app.command()
+@app.command(short_help="Score sheets, totals and standings of games.", epilog=examples(
+    "yahtzee replay game.json",
+    "yahtzee replay game.json --set joker=free",
+    "yahtzee replay logs/ --json | jq -c '{file, game, standings}'",
+    "yahtzee replay game.json --analyze      (the same as: yahtzee analyze game.json)",
+))
 def replay(
-    file: Annotated[
-        typer.FileBinaryRead,
-        typer.Argument(help="A game log or score sheet (JSON, or NDJSON with one game per line); '-' reads stdin.",
-                       show_default=False),
-    ],
+    files: FilesArg,
     set_: SetOpt = None,
-    until: Annotated[
-        int | None,
-        typer.Option("--until", min=0, help="Replay only the first N turns of a log.", show_default=False),
-    ] = None,
+    until: UntilOpt = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
     analyze: Annotated[
         bool,
-        typer.Option("--analyze", help="Grade every decision (keeps, stopping, boxes) against optimal play: expected "
-                     "points lost per player, the worst five; a batch gives per-player totals over all games."),
+        typer.Option("--analyze", help="The same as `yahtzee analyze`: grade every decision against optimal play."),
     ] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="With --analyze: a table of every decision, turn by turn.")
+        bool, typer.Option("--verbose", "-v", help="Every game's full score sheet in a batch (without it, one line "
+                           "of standings per game); with --analyze, every decision.")
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Replay games into score sheets with derived rows and standings; --set recalculates under other house rules;
-    --analyze grades every decision against optimal play."""
-    if analyze or verbose:
+    """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
+    from .validate import check_paths, csv_row
+
+    if json and csv:
+        fail("give --json or --csv, not both")
+
+    sources = check_paths(files)
+    if analyze:
         from .analyze import run_analyze
 
-        if not analyze:
-            fail("--verbose goes with --analyze", USAGE)
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(file, until=until, json=json, verbose=verbose)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
         return
-    from ..logs import POKER_FORMAT, GameError, InputError, iter_documents
+    from ..inputs import Game, bad_game_record, read_all
+    from ..logs import POKER_FORMAT, GameError
     from ..poker_log import check_match
     from ..poker_log import render as render_match
     from ..replay import render, replay_dict, replay_game
@@ -55,72 +74,113 @@ def replay(
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
     except RulesError as exc:
         fail(str(exc), USAGE)
-    name = source_name(file)
     failed = 0
     shown = 0
     tally = Tally()  # a batch ends with a per-player summary (wins, ties, best, mean, personal bests)
-    try:
-        batch, docs = peek_batch(iter_documents(file))
-        for doc in docs:
-            where = f"{name}:{doc.line}: game {doc.index}"
-            if doc.problem is not None:
-                sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
-                failed += 1
-                continue
-            if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
-                if overrides or until is not None:
-                    fail("a poker-dice match has no house-rule settings or turns: leave out --set and --until", USAGE)
-                match, problems = check_match(doc.data)
-                if match is None or problems:
-                    for p in problems:
-                        sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
-                    failed += 1
-                    continue
-                ranks = match.ranks()
-                counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
-                if json:
-                    data = match.as_dict()
-                    if batch:
-                        data["tally"] = counted.as_dict()
-                    write_json(data)
-                else:
-                    text = render_match(match)
-                    sys.stdout.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + text + "\n")
-                shown += 1
-                continue
-            try:
-                rp = replay_game(doc.data, overrides=overrides, until=until)
-            except GameError as exc:
-                for p in exc.problems:
-                    sys.stderr.write(f"yahtzee: error: {where}: {p}\n")
-                failed += 1
-                continue
-            except RulesError as exc:
-                fail(f"--set: {exc}", USAGE)
-            except ValueError as exc:
-                fail(str(exc), USAGE)
-            counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
+    batch, items = peek_batch(read_all(sources))
+    batch = batch or len(sources) > 1
+    out = sys.stdout
+
+    def standings_row(where: str, ranked: list[tuple[int, str, int]], over: bool) -> str:
+        state = "" if over else "  (unfinished)"
+        return f"{where}: " + ", ".join(f"{rank}. {name} {total}" for rank, name, total in ranked) + state + "\n"
+
+    for item in items:
+        if not isinstance(item, Game):
+            sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
             if json:
-                data = replay_dict(rp)
+                write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
+            failed += 1
+            continue
+        doc = item.doc
+        where = item.where
+        if doc.problem is not None:
+            sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
+            if json:
+                write_json(bad_game_record(item.file, doc, [doc.problem]))
+            failed += 1
+            continue
+        head = {"file": item.file, "line": doc.line, "game": doc.index}
+        if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
+            if overrides or until is not None:
+                fail("a poker-dice match has no house-rule settings or turns: leave out --set and --until", USAGE)
+            match, problems = check_match(doc.data)
+            if match is None or problems:
+                for p in problems:
+                    sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                if json:
+                    write_json(bad_game_record(item.file, doc, problems))
+                failed += 1
+                continue
+            ranks = match.ranks()
+            counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
+            ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
+            if json:
+                data = {**head, **match.as_dict()}
                 if batch:
                     data["tally"] = counted.as_dict()
                 write_json(data)
+            elif csv:
+                if not shown:
+                    sys.stdout.buffer.write(CSV_HEAD)
+                for rank, name, total in ranked:
+                    sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
+                                                     str(match.over).lower()]))
+            elif quiet:
+                pass
+            elif batch and not verbose:
+                out.write(standings_row(where, ranked, match.over))
             else:
-                text = render(rp)
-                if batch and counted.solo and counted.running_best is not None:
-                    text += (f"\npersonal best: {counted.running_best} (new)" if counted.personal_best
-                             else f"\npersonal best so far: {counted.running_best}")
-                if batch:
-                    text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
-                sys.stdout.write(text + "\n")
-                sys.stdout.flush()
+                text = render_match(match)
+                out.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + text + "\n")
             shown += 1
-    except InputError as exc:
-        fail(f"{name}: {exc}", PROBLEM)
-    if batch:
+            continue
+        try:
+            rp = replay_game(doc.data, overrides=overrides, until=until)
+        except GameError as exc:
+            for p in exc.problems:
+                sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+            if json:
+                write_json(bad_game_record(item.file, doc, exc.problems))
+            failed += 1
+            continue
+        except RulesError as exc:
+            fail(f"--set: {exc}", USAGE)
+        except ValueError as exc:
+            fail(str(exc), USAGE)
+        counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
+        ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
+        best = ""
+        if batch and counted.solo and counted.running_best is not None:
+            best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
+                    else f"personal best so far: {counted.running_best}")
+        if json:
+            data = {**head, **replay_dict(rp)}
+            if batch:
+                data["tally"] = counted.as_dict()
+            write_json(data)
+        elif csv:
+            if not shown:
+                sys.stdout.buffer.write(CSV_HEAD)
+            for rank, name, total in ranked:
+                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
+                                                 str(rp.game_over).lower()]))
+        elif quiet:
+            pass
+        elif batch and not verbose:
+            row = standings_row(where, ranked, rp.game_over)
+            out.write(row if not best else f"{row[:-1]}; {best}\n")
+        else:
+            text = render(rp) + (f"\n{best}" if best else "")
+            if batch:
+                text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
+            out.write(text + "\n")
+            out.flush()
+        shown += 1
+    if batch and not (csv or quiet):
         if json:
             write_json({"summary": tally.as_dict()})
         else:
-            sys.stdout.write(f"\n{tally.render()}\n")
+            out.write(f"\n{tally.render()}\n")
     if failed:
         raise typer.Exit(PROBLEM)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
 
 from ..rules import ALIAS_NOTE, PRESET_ALIASES, PRESETS, RuleSet, natural_score, rolls
-from .app import JsonOpt, SetOpt, app, console, get_rules, write_json
+from .app import JsonOpt, SetOpt, _complete_presets, app, examples, fail, get_rules, write_json
 
 _FILL_WORDS = {"down": "top to bottom", "up": "bottom to top", "free": "in any order"}
 
@@ -32,17 +33,19 @@ def sheet_words(rs: RuleSet) -> str:
 
 
 def describe_rules(rs: RuleSet) -> dict[str, Any]:
-    """A rule set as plain data: boxes with how they score and their best score, settings, sheet, maximum."""
+    """A rule set as plain data, readable back as a rules file (--rules FILE): name, dice, every box with
+    its kind and parameters, every setting; plus read-only fields for people (each box's section, how it
+    scores and its best score; the sheet, a note, the fingerprint and theoretical maximum), ignored when
+    read back."""
     all_rolls = list(rolls(rs.dice))
     info: dict[str, Any] = {
         "name": rs.name,
         "dice": rs.dice,
         "boxes": [
             {
-                "key": b.key,
+                **b.model_dump(mode="json", exclude_defaults=True),
                 "name": b.label,
                 "section": b.section,
-                "kind": b.kind,
                 "scores": b.describe(),
                 "max": max(natural_score(b, r) for r in all_rolls),
             }
@@ -50,6 +53,7 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
         ],
         "settings": rs.settings.model_dump(mode="json"),
         "sheet": describe_sheet(rs),
+        "fingerprint": rs.fingerprint,
         "theoretical_max": rs.theoretical_max,
     }
     if rs.name in PRESET_ALIASES:
@@ -57,14 +61,27 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     return info
 
 
-@app.command("rules")
+@app.command("rules", short_help="The presets, or one rule set's boxes and settings.", epilog=examples(
+    "yahtzee rules",
+    "yahtzee rules yatzy",
+    "yahtzee rules yahtzee --set joker=free --json > house.json && yahtzee score 66666 --rules house.json",
+    "YAHTZEE_RULES=yatzy yahtzee rules --show-defaults",
+))
 def rules_command(
-    name: Annotated[str | None, typer.Argument(help="A preset name or rules JSON file; none lists the presets.",
-                                               show_default=False)] = None,
+    name: Annotated[str | None, typer.Argument(metavar="NAME|FILE", help="A preset name or rules JSON file; none "
+                                               "lists the presets.", show_default=False,
+                                               autocompletion=_complete_presets)] = None,
     set_: SetOpt = None,
     json: JsonOpt = False,
+    show_defaults: Annotated[
+        bool, typer.Option("--show-defaults", help="The rule set commands use without --rules, and where it comes "
+                           "from ($YAHTZEE_RULES, the config file).")
+    ] = False,
 ) -> None:
     """List the presets, or show one rule set's boxes, settings and theoretical maximum."""
+    if show_defaults:
+        _show_defaults(json)
+        return
     if name is None and not set_:
         presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
         presets += [{"name": k, "about": f"another name for the {v} rules (historical {k.capitalize()} rules differ)"}
@@ -72,25 +89,41 @@ def rules_command(
         if json:
             write_json({"presets": presets})
         else:
-            for p in presets:
-                typer.echo(f"{p['name']:<16}{p['about']}")
+            from ..render import text
+
+            sys.stdout.write(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
         return
     info = describe_rules(get_rules(name, set_))
     if json:
         write_json(info)
         return
-    from rich.table import Table
+    from ..render import text
 
-    out = console()
-    table = Table(title=f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}",
-                  title_justify="left")
-    for col in ("box", "name", "section", "how it scores", "max"):
-        table.add_column(col, justify="right" if col == "max" else "left")
-    for b in info["boxes"]:
-        table.add_row(b["key"], b["name"], b["section"], b["scores"], str(b["max"]))
-    out.print(table)
-    out.print(f"sheet: {sheet_words(get_rules(name, set_))}", soft_wrap=True)
+    rows: list[list[object]] = [["box", "name", "section", "how it scores", "max"]]
+    rows += [[b["key"], b["name"], b["section"], b["scores"], b["max"]] for b in info["boxes"]]
+    title = f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}"
+    lines = [f"sheet: {sheet_words(get_rules(name, set_))}"]
     if "note" in info:
-        out.print(f"note: {info['note']}", soft_wrap=True)
-    for key, value in info["settings"].items():
-        out.print(f"{key} = {value}")
+        lines.append(f"note: {info['note']}")
+    lines += [f"{key} = {value}" for key, value in info["settings"].items()]
+    sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
+
+
+def _show_defaults(json: bool) -> None:
+    from ..config import load_defaults
+    from ..rules import RulesError, load_rules
+
+    try:
+        d = load_defaults()
+        rs = load_rules(d.rules, (), base=d.settings)
+    except RulesError as exc:
+        fail(str(exc))
+    where = str(d.config_path) + ("" if d.config_found else " (not found)")
+    if json:
+        write_json({"rules": rs.record(), "rules_from": d.rules_from, "settings_from_config": d.settings,
+                    "config_file": str(d.config_path), "config_found": d.config_found})
+        return
+    lines = [f"rules = {d.rules}  ({d.rules_from})"]
+    lines += [f"{k} = {v}  (config file)" for k, v in d.settings.items()]
+    lines.append(f"config file: {where}")
+    sys.stdout.write("\n".join(lines) + "\n")

@@ -2,37 +2,71 @@
 
 from __future__ import annotations
 
+import io
 import sys
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 
 from ..rules import RulesError, RuleSet, parse_dice, parse_setting, score_roll
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, console, fail, get_rules, write_json
+from .app import (
+    PROBLEM,
+    BoxOpt,
+    CsvOpt,
+    JsonOpt,
+    QuietOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    write_json,
+)
 
 
 def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
 
 
-@app.command()
+class _Discard(io.RawIOBase):
+    """--quiet: the batch is checked line by line, and nothing reaches stdout."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        return len(b)
+
+
+@app.command(short_help="What a roll scores in every box.", epilog=examples(
+    "yahtzee score 33322",
+    "yahtzee score 3 3 3 2 2 --rules yatzy --box full_house",
+    "yahtzee score 66666 --json | jq .scores.yahtzee",
+    "printf '12345\\n66655\\n' | yahtzee score - --csv",
+    "yahtzee score 12345 --rules <(yahtzee rules yatzy --json)",
+))
 def score(
     dice: Annotated[
         list[str],
-        typer.Argument(help="The dice: '3 3 3 2 2', '33322', or '-' to read one roll per line from stdin.",
-                       show_default=False),
+        typer.Argument(metavar="DICE", help="The dice: '3 3 3 2 2', '33322', or '-' to read one roll per line from "
+                       "stdin.", show_default=False),
     ],
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    box: Annotated[str | None, typer.Option("--box", "-b", help="Print only this box's score.")] = None,
+    box: BoxOpt = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
+    quiet: QuietOpt = False,
     sheet: Annotated[
         typer.FileBinaryRead | None,
-        typer.Option("--sheet", help="A partly filled one-player sheet (yahtzee-sheet/1) or game log: show the "
-                     "boxes legal now and what each would write.", show_default=False),
+        typer.Option("--sheet", metavar="FILE", help="A partly filled one-player sheet (yahtzee-sheet/1) or game "
+                     "log: show the boxes legal now and what each would write.", show_default=False),
     ] = None,
 ) -> None:
-    """Score a roll in every box of the rule set, or in the context of a partly filled sheet (--sheet)."""
+    """Score a roll in every box of the rule set (or on a partly filled sheet with --sheet)."""
+    if json and csv:
+        fail("give --json or --csv, not both")
     if sheet is not None:
         _on_sheet(sheet, dice, rules, set_, box, json)
         return
@@ -44,74 +78,100 @@ def score(
         except RulesError as exc:
             fail(str(exc))
     if dice == ["-"]:
-        _batch(rs, box_key, json)
+        _batch(rs, box_key, json, csv, quiet)
         return
     try:
-        scores = _one(rs, dice)
+        rec = score_record(rs, dice, None, box_key)
     except RulesError as exc:
         fail(str(exc))
-    faces = sorted(parse_dice(dice))
+    if quiet:
+        return
     if json:
-        payload: dict[str, object] = {"rules": rs.name, "dice": faces, "scores": scores}
-        if box_key is not None:
-            payload["box"] = box_key
-            payload["score"] = scores[box_key]
-        write_json(payload)
+        write_json(rec)
     elif box_key is not None:
-        typer.echo(scores[box_key])
+        typer.echo(rec["score"])
+    elif csv:
+        sys.stdout.buffer.write(_csv_head(rs) + _csv_line(rec))
     else:
-        _table(rs, faces, scores)
+        _table(rs, rec["dice"], rec["scores"])
+
+
+def score_record(rs: RuleSet, parts: list[str], line: int | None, box_key: str | None) -> dict[str, Any]:
+    """What a roll scores, as the JSON record `score` writes for one roll and for each line of a batch."""
+    scores = _one(rs, parts)
+    rec: dict[str, Any] = {"line": line, "dice": sorted(parse_dice(parts)), "rules": rs.record(), "scores": scores}
+    if box_key is not None:
+        rec["box"] = box_key
+        rec["score"] = scores[box_key]
+    return rec
 
 
 def _table(rs: RuleSet, faces: list[int], scores: dict[str, int]) -> None:
-    from rich.table import Table
+    from ..render import text
 
-    table = Table(title=f"{' '.join(map(str, faces))}  ({rs.name})", title_justify="left")
-    table.add_column("box")
-    table.add_column("name")
-    table.add_column("score", justify="right")
-    for b in rs.boxes:
-        table.add_row(b.key, b.label, str(scores[b.key]))
-    console().print(table)
+    rows: list[list[object]] = [["box", "name", "score"]]
+    rows += [[b.key, b.label, scores[b.key]] for b in rs.boxes]
+    sys.stdout.write(text(rows, left={0, 1}, title=f"{' '.join(map(str, faces))}  ({rs.name})"))
 
 
-def _batch(rs: RuleSet, box_key: str | None, json: bool) -> None:
-    """One result per input line; a bad line is reported with its number and skipped (exit 1)."""
+def _csv_head(rs: RuleSet) -> bytes:
+    return ("line,dice," + ",".join(rs.keys) + "\n").encode()
+
+
+def _csv_line(rec: dict[str, Any]) -> bytes:
+    line = "" if rec["line"] is None else str(rec["line"])
+    return (f"{line},{''.join(map(str, rec['dice']))}," + ",".join(map(str, rec["scores"].values())) + "\n").encode()
+
+
+def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool) -> None:
+    """One result per input line, in order; a bad line is reported with its number (on stderr, and in
+    its place as an error record with --json) and the batch goes on (exit 1)."""
+    from ..jsonio import dumps
     from ..logs import MAX_LINE, InputError, iter_lines
 
     bad = 0
-    out = sys.stdout
+    out: IO[bytes] | _Discard = sys.stdout.buffer if not quiet else _Discard()
+    widths = [max(len(k), 3) for k in rs.keys]
+    if csv:
+        out.write(_csv_head(rs))
+    elif not json and box_key is None:
+        out.write(("dice".ljust(2 * rs.dice - 1) + "  " + "  ".join(k.rjust(w) for k, w in zip(rs.keys, widths,
+                   strict=True)) + "\n").encode())
+
+    def bad_line(lineno: int, text: str, message: str, code: str) -> None:
+        nonlocal bad
+        sys.stderr.write(f"yahtzee: error: line {lineno}: {message}\n")
+        bad += 1
+        if json:
+            out.write(dumps({"line": lineno, "input": text, "code": code, "message": message}) + b"\n")
+
     try:
         for lineno, raw in iter_lines(sys.stdin.buffer):
             if raw is None:
-                sys.stderr.write(f"yahtzee: error: line {lineno}: longer than {MAX_LINE >> 20} MiB; a roll is "
-                                 "a few dice\n")
-                bad += 1
+                bad_line(lineno, "", f"longer than {MAX_LINE >> 20} MiB; a roll is a few dice", "line-too-long")
                 continue
             try:
                 line = raw.decode("utf-8").strip()
-                if not line or line.startswith("#"):
-                    continue
-                dice = parse_dice(line.split())
-                scores = _one(rs, [str(d) for d in dice])
             except UnicodeDecodeError:
-                sys.stderr.write(f"yahtzee: error: line {lineno}: not UTF-8 text\n")
-                bad += 1
+                bad_line(lineno, raw.decode("utf-8", "replace").strip(), "not UTF-8 text", "not-utf8")
                 continue
+            if not line or line.startswith("#"):
+                continue
+            try:
+                dice = parse_dice(line.split())
+                rec = score_record(rs, [str(d) for d in dice], lineno, box_key)
             except RulesError as exc:
-                sys.stderr.write(f"yahtzee: error: line {lineno}: {exc}\n")
-                bad += 1
+                bad_line(lineno, line, str(exc), "bad-dice")
                 continue
-            faces = sorted(dice)
             if json:
-                rec: dict[str, object] = {"line": lineno, "dice": faces, "scores": scores}
-                if box_key is not None:
-                    rec["score"] = scores[box_key]
-                write_json(rec)
+                out.write(dumps(rec) + b"\n")
+            elif csv:
+                out.write(_csv_line(rec))
             elif box_key is not None:
-                out.write(f"{scores[box_key]}\n")
+                out.write(f"{rec['score']}\n".encode())
             else:
-                out.write(" ".join(map(str, faces)) + "\t" + " ".join(f"{k}={v}" for k, v in scores.items()) + "\n")
+                out.write((" ".join(map(str, rec["dice"])) + "  " + "  ".join(
+                    str(v).rjust(w) for v, w in zip(rec["scores"].values(), widths, strict=True)) + "\n").encode())
     except InputError as exc:
         out.flush()
         fail(f"<stdin>: {exc}", PROBLEM)
@@ -165,7 +225,7 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
     else:
         hits = legal
     if json:
-        write_json({"rules": rs.name, "dice": list(choice.dice), "player": pos.player,
+        write_json({"line": None, "dice": list(choice.dice), "rules": rs.record(), "player": pos.player,
                     "scores": dict(zip(rs.keys, rs.natural_scores(choice.dice), strict=True)),
                     "legal": hits, "bonus": choice.bonus, "may_pass": choice.may_pass})
         return
@@ -175,21 +235,16 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         for o in hits:
             typer.echo(f"column {o['column']}: {o['score']}" if multi else o["score"])
         return
-    from rich.table import Table
+    from ..render import text
 
-    table = Table(title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})", title_justify="left")
-    table.add_column("box")
-    table.add_column("name")
-    if multi:
-        table.add_column("column", justify="right")
-    table.add_column("score", justify="right")
+    head: list[object] = ["box", "name", *(["column"] if multi else []), "score"]
+    rows: list[list[object]] = [head]
     for o in legal:
         label = rs.boxes[rs.keys.index(str(o["box"]))].label + (" (joker)" if o["joker"] else "")
-        cells = [str(o["box"]), label] + ([str(o["column"])] if multi else []) + [str(o["score"])]
-        table.add_row(*cells)
-    out = console()
-    out.print(table)
+        rows.append([o["box"], label] + ([o["column"]] if multi else []) + [o["score"]])
+    out = text(rows, left={0, 1}, title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})")
     if choice.bonus:
-        out.print(f"extra Yahtzee bonus: +{choice.bonus}")
+        out += f"extra Yahtzee bonus: +{choice.bonus}\n"
     if choice.may_pass:
-        out.print("nothing scores: the turn may be passed (must_zero is off)")
+        out += "nothing scores: the turn may be passed (must_zero is off)\n"
+    sys.stdout.write(out)

@@ -5,63 +5,113 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 from typing import IO, Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    USAGE,
+    CsvOpt,
+    JsonOpt,
+    QuietOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
+BUILT_IN = ("optimal", "greedy", "random")
 
 
-@app.command()
+class Backend(StrEnum):
+    local = "local"
+    dask = "dask"
+
+
+def _complete_strategy(incomplete: str) -> list[str]:
+    """Built-in strategies; after a comma (--players), the next seat's."""
+    head, _, last = incomplete.rpartition(",")
+    prefix = f"{head}," if head else ""
+    return [prefix + name for name in BUILT_IN if name.startswith(last)]
+
+
+@app.command(short_help="Play many games by a strategy or a match.", epilog=examples(
+    "yahtzee simulate -n 10000 --seed 1",
+    "yahtzee simulate --rules yatzy --strategy greedy --json | jq '.seats[0].mean'",
+    "yahtzee simulate --players optimal,greedy -n 2000 --csv",
+    "yahtzee simulate -S random -n 100 --log-out games.ndjson && yahtzee analyze games.ndjson",
+))
 def simulate(
     rules: RulesOpt = None,
     set_: SetOpt = None,
     strategy: Annotated[
         str | None,
-        typer.Option("--strategy", "-S", help="optimal, greedy, random, or a bot as module:function "
-                     "(or path/to/bot.py:function). Default: optimal.", show_default=False),
+        typer.Option("--strategy", "-S", metavar="STRATEGY", help="optimal, greedy, random, or a bot as "
+                     "module:function (or path/to/bot.py:function).  [default: optimal]", show_default=False,
+                     autocompletion=_complete_strategy),
     ] = None,
     players: Annotated[
         str | None,
-        typer.Option("--players", "-p", help="A match: one strategy per seat, comma-separated "
-                     "(e.g. optimal,greedy). Reports each seat's win rate.", show_default=False),
+        typer.Option("--players", metavar="STRATEGY,...", help="A match: one strategy per seat, comma-separated "
+                     "(e.g. optimal,greedy). Reports each seat's win rate.", show_default=False,
+                     autocompletion=_complete_strategy),
     ] = None,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games to play.")] = 10_000,
+    games: Annotated[int, typer.Option("--games", "-n", metavar="N", help="Games to play.")] = 10_000,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Seed of the dice (chosen and printed on stderr when omitted).",
+        typer.Option("--seed", metavar="SEED", help="Seed of the dice (chosen and printed on stderr when omitted).",
                      show_default=False),
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", help="Parallel workers (default: every core; 1 runs in-process): numba "
-                     "threads for optimal, greedy and random, spawned processes for bots.", show_default=False),
+        typer.Option("--workers", "-w", metavar="N", help="Parallel workers (default: every core; 1 runs "
+                     "in-process): numba threads for optimal, greedy and random, spawned processes for bots.",
+                     show_default=False),
     ] = None,
     backend: Annotated[
-        str, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
-    ] = "local",
+        Backend, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
+    ] = Backend.local,
     scheduler: Annotated[
         str | None,
-        typer.Option("--scheduler", help="Dask scheduler address (tcp://HOST:8786); without it --backend dask "
-                     "starts a local cluster.", show_default=False),
+        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without "
+                     "it --backend dask starts a local cluster.", show_default=False),
     ] = None,
     log_out: Annotated[
         str | None,
-        typer.Option("--log-out", help="Write every game as an NDJSON game log (yahtzee-log/1) to FILE, or - "
-                     "for stdout (the summary then goes to stderr). FILE is replaced only when the run ends.",
-                     show_default=False),
+        typer.Option("--log-out", metavar="FILE", help="Write every game as an NDJSON game log (yahtzee-log/1) "
+                     "to FILE, or - for stdout (the summary then goes to stderr). FILE is replaced only when the run "
+                     "ends.", show_default=False),
     ] = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
+    quiet: QuietOpt = False,
+    risk: Annotated[
+        float | None,
+        typer.Option("--risk", metavar="THETA",
+                     help="Play the strategy maximising E[exp(THETA * final score)] instead of the mean: "
+                     "THETA > 0 seeks variance, < 0 avoids it, 0 is optimal (also as a seat: risk=THETA).",
+                     show_default=False),
+    ] = None,
 ) -> None:
-    """Simulate games: mean, SD, percentiles, bonus rates, per-box means and a histogram."""
+    """Simulate games: mean, SD, percentiles, bonus rates, per-box means, a histogram; win rates in a match."""
     rs = get_rules(rules, set_)
     from ..simulate import MAX_SEED, SimulationError, StrategyError, check_strategy, choose_seed, prepare
     from ..simulate import simulate as run
 
     if strategy is not None and players is not None:
         fail("give --strategy or --players, not both")
+    if risk is not None:
+        if players is not None or (strategy is not None and strategy.strip().lower() != "optimal"):
+            fail("--risk plays the risk strategy alone; for a match give seats as risk=THETA in --players")
+        strategy = f"risk={risk!r}"
     names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
     if any(not n.strip() for n in names):
         if players is None:
@@ -80,12 +130,12 @@ def simulate(
     if workers is not None and not 1 <= workers <= max_workers():
         fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
              f"{WORKERS_PER_CORE} workers per core), got {workers}")
-    if backend not in ("local", "dask"):
-        fail(f"unknown backend {backend!r}; valid: local, dask")
-    if scheduler is not None and backend != "dask":
+    if json and csv:
+        fail("give --json or --csv, not both")
+    if scheduler is not None and backend is not Backend.dask:
         fail("--scheduler needs --backend dask")
-    if json and log_out == "-":
-        fail("--json and --log-out - both want stdout; write the logs to a file")
+    if (json or csv) and log_out == "-":
+        fail("--json/--csv and --log-out - both want stdout; write the logs to a file")
     try:
         prepare(rs, names, warn)
     except StrategyError as exc:
@@ -124,7 +174,7 @@ def simulate(
     failure: str | None = None
     try:
         with stop:
-            report = run(rs, names, games, seed, workers=workers, backend=backend, scheduler=scheduler,
+            report = run(rs, names, games, seed, workers=workers, backend=backend.value, scheduler=scheduler,
                          log_sink=sink if log_out is not None else None, on_progress=on_progress)
         completed = True
     except (StrategyError, SimulationError) as exc:
@@ -143,6 +193,10 @@ def simulate(
     data = report.to_dict()
     if json:
         write_json(data)
+    elif csv:
+        sys.stdout.buffer.write(seats_csv(data))
+    elif quiet:
+        pass
     else:
         out = sys.stderr if log_out == "-" else sys.stdout
         out.write(render(data, rs.name))
@@ -317,12 +371,11 @@ def _stats_block(s: dict[str, Any], indent: str = "") -> list[str]:
     if s.get("yahtzee_points") is not None:
         rows.append((f"P(yahtzee box scored {s['yahtzee_points']})", _pct(s["p_yahtzee"])))
         rows.append(("mean extra-Yahtzee bonus", _num(s["mean_extra_bonus"])))
-    width = max(len(k) for k, _ in rows)
-    lines = [f"{indent}{k:<{width}}  {v:>10}" for k, v in rows]
+    from ..render import table
+
+    lines = table(rows, indent=indent)
     lines.append(f"{indent}mean per box:")
-    boxes = s["mean_per_box"]
-    bw = max(len(k) for k in boxes)
-    lines += [f"{indent}  {k:<{bw}}  {v:8.2f}" for k, v in boxes.items()]
+    lines += table([(k, f"{v:.2f}") for k, v in s["mean_per_box"].items()], indent=indent + "  ")
     lines += _histogram(s["histogram"], indent)
     return lines
 
@@ -349,29 +402,43 @@ def _bin_label(b: dict[str, Any], width: int) -> str:
 
 def render(data: dict[str, Any], rules_name: str) -> str:
     """The human report: run line, stats (each seat's for a match, after a standings table)."""
-    what = data.get("strategy") or ",".join(data.get("players", []))
-    notes = [data.get("approximate")] + [s.get("approximate") for s in data.get("seats", [])]
-    note = next((n for n in notes if n), None)
-    if note:
-        what += f" (approximate: {note})"
+    from ..render import table
+
+    what = ",".join(data["players"])
+    if data["approximation"]:
+        what += f" (approximate: {data['approximation']})"
+    goal = data["seats"][0].get("objective") if len(data["seats"]) == 1 else None
+    if goal:
+        what += f" ({goal})"
     head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
     lines = [head]
-    if "seats" not in data:
-        lines += _stats_block(data)
+    if len(data["seats"]) == 1:
+        lines += _stats_block(data["seats"][0])
         return "\n".join(lines) + "\n"
     rows = [("seat", "player", "mean", "SD", "wins", "ties")]
     for s in data["seats"]:
         rows.append((str(s["seat"]), s["player"], _num(s["mean"]), _num(s["sd"]), _pct(s["win_rate"]),
                      _pct(s["tie_rate"])))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        lines.append("  ".join(cells))
+    lines += table(rows, left={0, 1})
     for s in data["seats"]:
         lines.append("")
         lines.append(f"seat {s['seat']}: {s['player']}")
         lines += _stats_block(s, "  ")
     return "\n".join(lines) + "\n"
+
+
+SEAT_COLUMNS = ("seat", "player", "strategy", "exact", "wins", "ties", "win_rate", "tie_rate", "mean", "sd", "sem",
+                "min", "max", "p_upper_bonus", "p_yahtzee", "mean_extra_bonus")
+
+
+def seats_csv(data: dict[str, Any]) -> bytes:
+    """`simulate --csv`: one row per seat with its headline figures."""
+    from .validate import csv_row
+
+    out = csv_row(SEAT_COLUMNS)
+    for s in data["seats"]:
+        out += csv_row([str(s[c]).lower() if isinstance(s[c], bool) else s[c] for c in SEAT_COLUMNS])
+    return out
 
 
 __all__ = ["simulate", "render", "USAGE"]

@@ -13,7 +13,21 @@ import typer
 
 from ..limits import TooBig
 from ..rules import RulesError, parse_dice, parse_setting
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, fail, get_rules, progress_wanted, warn, write_json
+from .app import (
+    PROBLEM,
+    USAGE,
+    JsonOpt,
+    QuietOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    progress_wanted,
+    warn,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from ..position import Evaluation
@@ -50,18 +64,93 @@ class _Bar:
             self.progress.stop()
 
 
-@app.command()
+RiskOpt = Annotated[
+    float | None,
+    typer.Option("--risk", help="The strategy maximising E[exp(THETA * final score)] instead of the mean: THETA > 0 "
+                 "seeks variance, < 0 avoids it, 0 is the expected-score optimum. Exact rule sets only.",
+                 show_default=False, min=-1.0, max=1.0, metavar="THETA"),
+]
+
+
+def _risk_solve(rs: RuleSet, theta: float, distribution: bool, target: int | None, json: bool,
+                rebuild: bool) -> None:
+    from .. import cache
+    from ..distribution import get_distribution, get_risk_table, summary
+    from ..simulate import objective, risk_name
+    from ..solver import NotExact
+
+    start = time.perf_counter()
+    bar = _Bar(f"solving {rs.name} for theta {theta:g}") if progress_wanted() else None
+    try:
+        tab = get_risk_table(rs, theta, _say, rebuild=rebuild, progress=bar)
+        d = get_distribution(rs, theta, _say, rebuild=rebuild, progress=bar)[0] if distribution else None
+    except NotExact as exc:
+        fail(f"--risk needs an exact table: {exc}", PROBLEM)
+    except OSError as exc:
+        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    finally:
+        if bar is not None:
+            bar.close()
+    goal = objective(risk_name(theta))
+    out: dict[str, Any] = {"rules": rs.record(), "exact": True, "approximation": None,
+                           "risk": theta, "objective": goal, "certainty_equivalent": tab.mean,
+                           "seconds": round(time.perf_counter() - start, 3)}
+    if d is not None:
+        out["expected"] = d.mean
+        out["sd"] = d.sd
+        out["distribution"] = summary(d, _targets(d, target))
+    if json:
+        write_json(out)
+        return
+    typer.echo(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
+    typer.echo(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
+    if d is not None:
+        _print_distribution(d, _targets(d, target))
+    else:
+        typer.echo("add --distribution for its mean, SD and chances of reaching a score")
+
+
+def _targets(d: Any, target: int | None) -> list[int]:
+    from ..distribution import thresholds
+
+    ts = thresholds(d)
+    return sorted(set(ts + [target])) if target is not None else ts
+
+
+def _print_distribution(d: Any, targets: list[int]) -> None:
+    from ..distribution import PERCENTILES, histogram_lines
+
+    typer.echo(f"mean {d.mean:.7f}, SD {d.sd:.4f} (exact distribution)")
+    typer.echo("percentiles: " + ", ".join(f"p{q} {d.percentile(q)}" for q in PERCENTILES))
+    typer.echo("chances: " + ", ".join(f"P(>= {x}) {100 * d.at_least(x):.2f}%" for x in targets))
+    typer.echo("\n".join(histogram_lines(d)))
+
+
+@app.command(short_help="Expected score of optimal play (builds the table).", epilog=examples(
+    "yahtzee solve",
+    "yahtzee solve --rules yatzy --json",
+))
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
     json: JsonOpt = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the table even when it is cached.")] = False,
+    quiet: QuietOpt = False,
+    distribution: Annotated[bool, typer.Option("--distribution", help="Also the exact distribution of the final "
+                                               "score: percentiles, chances, histogram (JSON: the pmf).")] = False,
+    risk: RiskOpt = None,
+    target: Annotated[int | None, typer.Option(
+        "--target", metavar="T", help="With --distribution: also show P(final >= T).",
+                                               show_default=False)] = None,
 ) -> None:
     """Build the optimal-strategy table (cached by rule set) and print the expected score and its SD.
 
     Rule sets without an exact table (several columns, saved rolls) prepare the approximate strategy
     instead and print its simulated mean, labelled approximate."""
     rs = get_rules(rules, set_)
+    if risk is not None:
+        _risk_solve(rs, risk, distribution, target, json, rebuild)
+        return
     from .. import cache, position
 
     start = time.perf_counter()
@@ -87,28 +176,54 @@ def solve(
     finally:
         if bar is not None:
             bar.close()
+    dist = None
+    if tab is not None and distribution:
+        from ..distribution import get_distribution
+
+        bar = _Bar(f"distribution of {rs.name}") if progress_wanted() else None
+        try:
+            dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild, progress=bar)
+        except OSError as exc:
+            fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+        finally:
+            if bar is not None:
+                bar.close()
+    elif distribution:
+        warn("no exact table for these rules, so no exact distribution (simulate shows a sampled one)")
     seconds = time.perf_counter() - start
     if tab is not None:
         path = cache.table_path(tab.fingerprint)
         stored = path.exists()  # not when the cache directory cannot be written
         out: dict[str, Any] = {
-            "rules": rs.name, "fingerprint": rs.fingerprint, "exact": True, "expected": tab.mean, "sd": tab.sd,
+            "rules": rs.record(), "exact": True, "approximation": None, "expected": tab.mean, "sd": tab.sd,
             "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if stored else None,
             "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
             "seconds": round(seconds, 3), "path": str(path) if stored else None,
         }
+        if dist is not None:
+            from ..distribution import summary
+
+            out["distribution"] = {**summary(dist, _targets(dist, target)), "exact": True, "approximation": None,
+                                   "built": dist_built,
+                                   "build_seconds": round(dist.seconds, 3) if dist_built else None}
         if json:
             write_json(out)
+            return
+        if quiet:
             return
         typer.echo(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
         typer.echo(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
+        if dist is not None:
+            _print_distribution(dist, _targets(dist, target))
         return
-    out = {"rules": rs.name, "fingerprint": rs.fingerprint, "exact": False, "expected": info["mean"],
-           "sd": info["sd"], "games": info["games"], "strategy": info["strategy"], "seconds": round(seconds, 3),
+    out = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
+           "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
     if json:
         write_json(out)
+        return
+    if quiet:
         return
     typer.echo(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
                f"{info['strategy']}; mean of {info['games']:,} simulated games)")
@@ -182,39 +297,58 @@ def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]
             what = f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
         regret = "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")
         rows.append((what, f"{o.value:.4f}", regret))
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    for what, value, regret in rows:
-        lines.append(f"  {what:<{w0}}  {value:>{w1}}  {regret}")
-    return lines
+    from ..render import table
+
+    return lines + table(rows, left={0, 2}, indent="  ")
 
 
-@app.command()
+@app.command(short_help="The best keep or box for a position.", epilog=examples(
+    "yahtzee hint 1 3 3 5 6",
+    "yahtzee hint 44444 --rolls-left 0 --sheet sheet.json --top 3",
+    "yahtzee hint --log game.json --player Anna --json",
+))
 def hint(
     dice: Annotated[
         list[str] | None,
-        typer.Argument(help="The dice showing: '1 3 3 5 6' or '13356' (optional with --log during a turn).",
+        typer.Argument(metavar="DICE", help="The dice showing: '1 3 3 5 6' or '13356' (optional with --log during a "
+                       "turn).",
                        show_default=False),
     ] = None,
     rolls_left: Annotated[
         int | None,
-        typer.Option("--rolls-left", "-n", help="Rerolls still allowed this turn: 2 (after the first roll), 1, or 0 "
-                     "(choose a box). Default 2, or what the --log turn has left.", show_default=False),
+        typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first "
+                     "roll), 1, or 0 (choose a box).  [default: 2, or what the --log turn has left]",
+                     show_default=False),
     ] = None,
-    top: Annotated[int | None, typer.Option("--top", "-k", help="Show only the K best options.", min=1)] = None,
+    top: Annotated[
+        int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)
+    ] = None,
     json: JsonOpt = False,
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    sheet: Annotated[Path | None, typer.Option("--sheet", help="A one-player score sheet (yahtzee-sheet/1): the "
-                                                 "position to advise.", show_default=False)] = None,
-    log: Annotated[Path | None, typer.Option("--log", help="A game log (yahtzee-log/1): advise --player after their "
-                                               "turns so far.", show_default=False)] = None,
-    player: Annotated[str | None, typer.Option("--player", "-p", help="Whose position in --log or --sheet.",
+    sheet: Annotated[Path | None, typer.Option(
+        "--sheet", metavar="FILE", help="A one-player score sheet (yahtzee-sheet/1): the position to advise.",
+        show_default=False)] = None,
+    log: Annotated[Path | None, typer.Option(
+        "--log", metavar="FILE", help="A game log (yahtzee-log/1): advise --player after their turns so far.",
+        show_default=False)] = None,
+    player: Annotated[str | None, typer.Option(
+        "--player", "-p", metavar="NAME", help="Whose position in --log or --sheet.", show_default=False)] = None,
+    saved: Annotated[int | None, typer.Option(
+        "--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules).", min=0,
+        show_default=False)] = None,
+    distribution: Annotated[bool, typer.Option("--distribution", help="Also each of the best options' exact chance "
+                                               "of a final score >= --target (default: a round score near the "
+                                               "median) under optimal play.")] = False,
+    target: Annotated[int | None, typer.Option(
+        "--target", metavar="T", help="Maximise P(final >= T) instead of the mean: the "
+                                               "best option and risk strategy (theta from a small cached grid) "
+                                               "by exact chance. With --distribution: the T to show.",
                                                show_default=False)] = None,
-    saved: Annotated[int | None, typer.Option("--saved", help="Rolls saved from earlier turns (saved_rolls rules).",
-                                              min=0, show_default=False)] = None,
-    beat: Annotated[str | None, typer.Option("--beat", help="Poker dice: rank the keeps by the exact chance of "
-                                             "beating this hand, e.g. 44422.", show_default=False)] = None,
+    risk: RiskOpt = None,
+    beat: Annotated[str | None, typer.Option(
+        "--beat", metavar="HAND", help="Poker dice: rank the keeps by the exact chance of beating this hand, "
+        "e.g. 44422.", show_default=False)] = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
@@ -228,6 +362,8 @@ def hint(
                  "--player and --saved", USAGE)
         if not dice:
             fail("give the dice showing, e.g. yahtzee hint 13356 --beat 44422", USAGE)
+        if distribution or target is not None or risk is not None:
+            fail("--beat ranks keeps by the chance of beating a hand; leave out --distribution, --target and --risk")
         poker_hint(dice, beat, rolls_left, top, json)
         return
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
@@ -257,6 +393,11 @@ def hint(
         rs.check_dice(faces)
     except RulesError as exc:
         fail(str(exc))
+    if distribution or target is not None or risk is not None:
+        if rs.settings.columns != 1 or not P.has_exact_table(rs):
+            fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
+        if risk is not None and target is not None and not distribution:
+            fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
     try:
         ev = P.evaluate(rs, columns, faces, left, n_saved, say=_say)
     except (P.PositionError, TooBig) as exc:
@@ -265,6 +406,9 @@ def hint(
         from .. import cache
 
         fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    if distribution or target is not None or risk is not None:
+        _chances(rs, columns[0], ev, top, who, json, distribution, target, risk)
+        return
     if json:
         out = ev.to_dict(top)
         if who is not None:
@@ -272,3 +416,107 @@ def hint(
         write_json(out)
         return
     _text(ev, top, who)
+
+
+def _left(n: int) -> str:
+    return "no rolls left" if n == 0 else f"{n} roll{'s' if n > 1 else ''} left"
+
+
+def _what(rs: RuleSet, o: Any) -> str:
+    if o.keep is not None:
+        return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
+    if o.box is None:
+        return "pass"
+    bonus = f" +{o.bonus} bonus" if o.bonus else ""
+    return f"{rs.keys[o.box]}: {o.score}{bonus}"
+
+
+def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: str | None, json: bool,
+             distribution: bool, target: int | None, risk: float | None) -> None:
+    """hint --distribution / --target / --risk: exact chances of reaching a score from the position."""
+    import math
+
+    import numpy as np
+
+    from .. import distribution as D
+    from ..simulate import objective, risk_name
+    from ..solver import NotExact
+
+    opts = [o for o in ev.options if not o.is_pass]
+    head: dict[str, Any] = {"rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left, "exact": True,
+                            "approximation": None}
+    if who is not None:
+        head["player"] = who
+    try:
+        if distribution or risk is not None:
+            theta = risk or 0.0
+            picked = opts if risk is not None else opts[: top or 3]
+            chances = D.position_chances(rs, column, ev.dice, ev.rolls_left, picked, theta, None, say=_say)
+            rows = list(zip(picked, chances, strict=True))
+            if risk is not None and theta != 0.0:
+                def ce(c: Any) -> float:
+                    d = c.dist
+                    x = d.scores.astype(float)
+                    ref = float(x[d.pmf > 0].max())
+                    return ref + math.log(float((d.pmf * np.exp(theta * (x - ref))).sum())) / theta
+
+                scored = sorted(((ce(c), o, c) for o, c in rows), key=lambda t: -t[0])
+                rows = [(o, c) for _, o, c in scored][: top or len(scored)]
+                values = [v for v, _, _ in scored]
+            else:
+                values = [o.value for o, _ in rows]
+            T = target if target is not None else D.round_target(rows[0][1].dist.percentile(50))
+            goal = objective(risk_name(theta))
+            out = {**head, "target": T, "risk": theta, "objective": goal, "options": []}
+            for (o, c), v in zip(rows, values, strict=False):
+                item = o.move_dict(rs)
+                item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
+                             "sd": round(c.dist.sd, 4)})
+                out["options"].append(item)
+            if json:
+                write_json(out)
+                return
+            label = "certainty equivalent" if theta else "expected"
+            names = [_what(rs, o) for o, _ in rows]
+            w = max(len(n) for n in names + ["option"])
+            pw = len(f"P(final >= {T})")
+            lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
+                     f"  {'option':<{w}}  {label:>{max(len(label), 10)}}  P(final >= {T})  median     SD"]
+            for item, name in zip(out["options"], names, strict=True):
+                lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
+                             f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
+            sys.stdout.write("\n".join(lines) + "\n")
+            return
+        assert target is not None
+        by_theta = []
+        best_opts = []
+        best: tuple[float, float, Any] | None = None
+        for theta in D.THETA_GRID:
+            ch = D.position_chances(rs, column, ev.dice, ev.rolls_left, opts, theta, target, say=_say)
+            k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
+            p = ch[k].at_least(target)
+            by_theta.append({"theta": theta, **opts[k].move_dict(rs), "probability": p})
+            best_opts.append(opts[k])
+            if best is None or p > best[0] + 1e-12:
+                best = (p, theta, opts[k])
+    except NotExact as exc:
+        fail(str(exc), PROBLEM)
+    except OSError as exc:
+        from .. import cache
+
+        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    assert best is not None
+    p, theta, o = best
+    goal = f"maximise P(final >= {target})"
+    out = {**head, "target": target, "objective": goal, "theta": theta, "best": {**o.move_dict(rs), "probability": p},
+           "by_theta": by_theta}
+    if json:
+        write_json(out)
+        return
+    lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
+             f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",
+             f"  (expected-score play: P = {100 * by_theta[D.THETA_GRID.index(0.0)]['probability']:.2f}%)",
+             "  by theta:"]
+    for row, th, opt in zip(by_theta, D.THETA_GRID, best_opts, strict=True):
+        lines.append(f"    {th:>6g}  {100 * row['probability']:6.2f}%  {_what(rs, opt)}")
+    sys.stdout.write("\n".join(lines) + "\n")

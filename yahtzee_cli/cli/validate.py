@@ -1,13 +1,20 @@
-"""`yahtzee validate`: every problem of a game log or score sheet (or an NDJSON batch of them)."""
+"""`yahtzee validate`: every problem of game logs and score sheets, across any number of inputs."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Any
 
 import typer
 
-from .app import PROBLEM, JsonOpt, app, fail, progress_wanted
+from .app import PROBLEM, USAGE, CsvOpt, FilesArg, JsonOpt, QuietOpt, app, examples, fail, progress_wanted
+
+EXAMPLES = examples(
+    "yahtzee validate game.json",
+    "yahtzee validate fixtures/logs/ more/*.ndjson",
+    "cat a.json b.json | yahtzee validate -",
+    "yahtzee validate --json games/ | jq -r '.errors[].code' | sort | uniq -c",
+)
 
 
 def source_name(stream: object) -> str:
@@ -15,73 +22,111 @@ def source_name(stream: object) -> str:
     return "<stdin>" if name in ("-", "<stdin>", 0) or not isinstance(name, str) else name
 
 
-@app.command()
-def validate(
-    file: Annotated[
-        typer.FileBinaryRead,
-        typer.Argument(help="A game log or score sheet: one JSON document, or NDJSON (one game per line); "
-                            "'-' reads stdin.", show_default=False),
-    ],
-    json: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No output; the exit status says it all.")] = False,
-) -> None:
-    """Check games against their rules: list every problem with its JSON Pointer (exit 1 if any)."""
-    from ..jsonio import dumps
-    from ..logs import InputError
-    from ..validate import validate_stream
+def check_paths(files: list[str]) -> list[Any]:
+    """The inputs a command names, expanded; a path that does not exist is a usage error."""
+    from ..inputs import expand
 
-    name = source_name(file)
+    sources = expand(files)
+    for src in sources:
+        if src.code == "unreadable":
+            fail(f"{src.name}: {src.error}", USAGE)
+    if sum(1 for s in sources if s.path == "-") > 1:
+        fail("'-' (stdin) can be read only once", USAGE)
+    return sources
+
+
+@app.command(short_help="Check games against their rules.", epilog=EXAMPLES)
+def validate(
+    files: FilesArg,
+    json: JsonOpt = False,
+    csv: CsvOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Check games against their rules: every problem with its file:line and JSON Pointer (exit 1 if any)."""
+    from ..inputs import Game, read_all
+    from ..jsonio import dumps
+    from ..validate import report_document
+
+    if json and csv:
+        fail("give --json or --csv, not both")
+    sources = check_paths(files)
     out = sys.stdout.buffer
     show_progress = progress_wanted() and not quiet
-    games = bad = problems = 0
-    unfinished: list[int] = []
+    games = bad = problems = unreadable = 0
+    unfinished: list[dict[str, Any]] = []
     first_error = True
-    started = False
-    try:
-        for rep in validate_stream(file):
-            games += 1
-            if json and not started:
-                out.write(b'{"errors":[')
-                started = True
-            if rep.problems:
-                bad += 1
-                problems += len(rep.problems)
-                for p in rep.problems:
-                    if json:
-                        rec = {"game": rep.index, "line": rep.line, "path": p.path, "message": p.message}
-                        out.write((b"" if first_error else b",") + dumps(rec))
-                        first_error = False
-                    elif not quiet:
-                        out.write(f"{name}:{rep.line}: game {rep.index}: {p}\n".encode())
-            elif not rep.finished:
-                unfinished.append(rep.index)
-            if show_progress and games % 10000 == 0:
-                sys.stderr.write(f"\rvalidated {games} games")
-                sys.stderr.flush()
-    except InputError as exc:
-        if started:
-            out.write(b"]}\n")
-        fail(f"{name}: {exc}", PROBLEM)
+    if json:
+        out.write(b'{"errors":[')
+    elif csv and not quiet:
+        out.write(b"file,line,game,path,code,message\n")
+
+    def emit(rec: dict[str, Any]) -> None:
+        nonlocal first_error
+        if json:
+            out.write((b"" if first_error else b",") + dumps(rec))
+            first_error = False
+        elif csv and not quiet:
+            out.write(csv_row(rec.values()))
+
+    for item in read_all(sources):
+        if not isinstance(item, Game):
+            unreadable += 1
+            sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+            emit({"file": item.source.name, "line": None, "game": None, "path": "", "code": item.code,
+                  "message": item.message})
+            continue
+        games += 1
+        rep = report_document(item.doc)
+        if rep.problems:
+            bad += 1
+            problems += len(rep.problems)
+            for p in rep.problems:
+                line = rep.line_of(p)
+                if json or csv:
+                    emit({"file": item.file, "line": line, "game": rep.index, "path": p.path, "code": p.code,
+                          "message": p.message})
+                elif not quiet:
+                    out.write(f"{item.file}:{line}: game {rep.index}: {p}\n".encode())
+        elif not rep.finished:
+            unfinished.append({"file": item.file, "line": rep.line, "game": rep.index})
+        if show_progress and games % 10000 == 0:
+            sys.stderr.write(f"\rvalidated {games} games")
+            sys.stderr.flush()
     if show_progress and games >= 10000:
         sys.stderr.write("\r" + " " * 40 + "\r")
+    valid = bad == 0 and unreadable == 0
     if json:
-        out.write(b"]," + dumps({"unfinished": unfinished, "games": games, "valid": bad == 0})[1:] + b"\n")
-    elif not quiet:
-        out.write((summary(name, games, bad, problems, len(unfinished)) + "\n").encode())
+        tail = {"unfinished": unfinished, "files": len(sources), "games": games, "valid": valid}
+        out.write(b"]," + dumps(tail)[1:] + b"\n")
+    elif not quiet and not csv and (games or len(sources) > 1):
+        name = sources[0].name if len(sources) == 1 else f"{len(sources)} files"
+        out.write((summary(name, games, bad, problems, len(unfinished), unreadable) + "\n").encode())
     out.flush()
-    if bad:
+    if not valid:
         raise typer.Exit(PROBLEM)
 
 
-def summary(name: str, games: int, bad: int, problems: int, unfinished: int) -> str:
+def csv_row(values: Any) -> bytes:
+    """One CSV row (RFC 4180 quoting) from plain values; None is an empty cell."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(["" if v is None else v for v in values])
+    return buf.getvalue().encode()
+
+
+def summary(name: str, games: int, bad: int, problems: int, unfinished: int, unreadable: int = 0) -> str:
     plural = "s" if problems != 1 else ""
-    if games == 1:
+    if games == 1 and not unreadable:
         if bad:
             return f"{name}: not valid ({problems} problem{plural})"
         return f"{name}: valid" + (", unfinished" if unfinished else "")
-    text = f"{name}: {games} games, {games - bad} valid"
+    text = f"{name}: {games} game{'s' if games != 1 else ''}, {games - bad} valid"
     if unfinished:
         text += f" ({unfinished} unfinished)"
     if bad:
         text += f", {bad} not valid ({problems} problem{plural})"
+    if unreadable:
+        text += f", {unreadable} input{'s' if unreadable != 1 else ''} unreadable"
     return text

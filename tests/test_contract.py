@@ -1,0 +1,258 @@
+"""The JSON contract of the README, enforced on real outputs of every command.
+
+One JSON Schema per record kind, shared by every command that writes that kind: the `rules` object,
+where a game came from (`file`, `line`, `game`), the strategy-quality pair (`exact`, `approximation`),
+a score record, a validation problem, a bad-input-line record. Each command's output is run and
+checked against them, so a key renamed in one place fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from yahtzee_cli.logs import PROBLEM_CODES
+from yahtzee_cli.rules import SETTING_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "fixtures"
+
+RULES = {
+    "type": "object",
+    "required": ["name", "settings", "fingerprint"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "settings": {"type": "object", "required": list(SETTING_NAMES), "additionalProperties": False,
+                     "properties": {k: {} for k in SETTING_NAMES}},
+        "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+    },
+}
+POSITIVE = {"type": "integer", "minimum": 1}
+WHERE = {  # every per-game record: where the game was read
+    "type": "object",
+    "required": ["file", "line", "game"],
+    "properties": {"file": {"type": "string"}, "line": POSITIVE, "game": POSITIVE},
+}
+QUALITY = {  # how good a strategy's figures are
+    "type": "object",
+    "required": ["exact", "approximation"],
+    "properties": {"exact": {"type": "boolean"}, "approximation": {"type": ["string", "null"]}},
+    "if": {"properties": {"exact": {"const": True}}},
+    "then": {"properties": {"approximation": {"type": "null"}}},
+    "else": {"properties": {"approximation": {"type": "string"}}},
+}
+CODE = {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}
+SCORE = {
+    "type": "object",
+    "required": ["line", "dice", "rules", "scores"],
+    "properties": {"line": {"type": ["integer", "null"]}, "dice": {"type": "array", "items": POSITIVE},
+                   "rules": RULES, "scores": {"type": "object", "additionalProperties": {"type": "integer"}}},
+}
+BAD_LINE = {
+    "type": "object",
+    "required": ["line", "input", "code", "message"],
+    "additionalProperties": False,
+    "properties": {"line": POSITIVE, "input": {"type": "string"}, "code": CODE, "message": {"type": "string"}},
+}
+PROBLEM = {
+    "type": "object",
+    "required": ["file", "line", "game", "path", "code", "message"],
+    "additionalProperties": False,
+    "properties": {"file": {"type": "string"}, "line": {"type": ["integer", "null"], "minimum": 1},
+                   "game": {"type": ["integer", "null"], "minimum": 1}, "path": {"type": "string"},
+                   "code": CODE, "message": {"type": "string"}},
+}
+BAD_GAME = {  # in place of a game a stream could not read or grade
+    "type": "object",
+    "required": ["file", "line", "game", "code", "message", "problems"],
+    "additionalProperties": False,
+    "properties": {"file": {"type": "string"}, "line": {"type": ["integer", "null"], "minimum": 1},
+                   "game": {"type": ["integer", "null"], "minimum": 1}, "code": CODE, "message": {"type": "string"},
+                   "problems": {"type": "array", "items": {
+                       "type": "object", "required": ["line", "path", "code", "message"],
+                       "properties": {"code": CODE}}}},
+}
+VALIDATE = {
+    "type": "object",
+    "required": ["valid", "files", "games", "errors", "unfinished"],
+    "properties": {"valid": {"type": "boolean"}, "files": {"type": "integer"}, "games": {"type": "integer"},
+                   "errors": {"type": "array", "items": PROBLEM},
+                   "unfinished": {"type": "array", "items": WHERE}},
+}
+GAME = {"allOf": [WHERE, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}
+GRADED = {"allOf": [GAME, QUALITY]}
+TOTALS = {"allOf": [QUALITY, {
+    "type": "object",
+    "required": ["summary", "games", "rule_sets", "players"],
+    "properties": {"rule_sets": {"type": "array", "items": {"allOf": [
+        QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}}},
+}]}
+ADVICE = {"allOf": [QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}
+SEAT = {"allOf": [QUALITY, {
+    "type": "object",
+    "required": ["seat", "player", "strategy", "wins", "ties", "win_rate", "tie_rate", "mean"],
+    "properties": {"seat": POSITIVE},
+}]}
+SIMULATION = {"allOf": [ADVICE, {
+    "type": "object",
+    "required": ["seed", "games", "players", "seats"],
+    "properties": {"seats": {"type": "array", "minItems": 1, "items": SEAT}},
+}]}
+
+
+def check(data: Any, schema: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator(schema).validate(data)
+
+
+def ndjson(text: str) -> list[Any]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+# --------------------------------------------------------------------------- the schemas can fail
+
+
+def test_the_schemas_reject_the_old_dialects() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        check({"rules": "yahtzee", "dice": [1, 2, 3, 4, 5], "scores": {}}, SCORE)  # rules as a name
+    with pytest.raises(jsonschema.ValidationError):
+        check({"exact": False, "approximate": "x"}, QUALITY)  # the other spelling
+    with pytest.raises(jsonschema.ValidationError):
+        check({"exact": True, "approximation": "x"}, QUALITY)  # exact but labelled approximate
+    with pytest.raises(jsonschema.ValidationError):
+        check({"file": "a.json", "line": 1, "game": 0}, WHERE)  # 0-based game numbers
+
+
+# --------------------------------------------------------------------------- every command
+
+
+def test_score_single_and_batch_records_have_one_shape(cli) -> None:
+    one = json.loads(cli(["score", "33322", "--json", "--set", "joker=free"]).stdout)
+    check(one, SCORE)
+    assert one["rules"]["settings"]["joker"] == "free"  # the override is part of the rules object
+    r = cli(["score", "-", "--json", "--box", "full_house"], input="33322\n\n1 2\n66666\n")
+    assert r.exit_code == 1
+    recs = ndjson(r.stdout)
+    assert [x["line"] for x in recs] == [1, 3, 4]  # a bad line keeps its place
+    check(recs[0], SCORE)
+    check(recs[2], SCORE)
+    check(recs[1], BAD_LINE)
+    assert recs[1]["code"] == "bad-dice" and recs[1]["input"] == "1 2"
+    assert set(recs[0]) == set(one) | {"box", "score"}
+
+
+def test_score_on_a_sheet(cli) -> None:
+    out = json.loads(cli(["score", "44444", "--sheet", str(FIX / "sheets/partial.json"), "--json"]).stdout)
+    check(out, SCORE)
+
+
+def test_validate_document_even_for_empty_or_unreadable_input(cli, tmp_path: Path) -> None:
+    for args, data in ((["-"], b""), (["-"], b"\x00\x01binary" * 100), ([str(FIX / "invalid")], None)):
+        r = cli(["validate", "--json", *args], input=data)
+        assert r.exit_code == 1
+        out = json.loads(r.stdout)
+        check(out, VALIDATE)
+        assert out["valid"] is False and out["errors"]
+    empty = json.loads(cli(["validate", "--json", "-"], input=b"").stdout)
+    assert empty["errors"][0]["code"] == "empty-input" and empty["games"] == 0
+
+
+def test_every_invalid_fixture_kind_is_a_problem_code(cli) -> None:
+    out = json.loads(cli(["validate", "--json", str(FIX / "invalid")]).stdout)
+    check(out, VALIDATE)
+    codes = {Path(e["file"]).stem: e["code"] for e in out["errors"]}
+    for stem, code in codes.items():
+        # the fixtures name the kinds; the two impossible-sheet-score fixtures show one kind
+        assert code == ("sheet-impossible-score" if stem.startswith("sheet-impossible-") else stem), stem
+    assert set(codes) == {p.stem for p in (FIX / "invalid").glob("*.json")}
+    assert {c for c, _ in PROBLEM_CODES} >= set(codes.values())
+
+
+def test_replay_records(cli) -> None:
+    r = cli(["replay", "--json", str(FIX / "logs/batch.ndjson"), str(FIX / "logs/yatzy.json")])
+    *recs, summary = ndjson(r.stdout)
+    assert set(summary) == {"summary"} and summary["summary"]["games"] == 5  # a batch ends with its tally
+    assert len(recs) == 6
+    for rec in recs:
+        check(rec, GAME)
+    assert [(Path(x["file"]).name, x["line"], x["game"]) for x in recs] == [
+        ("batch.ndjson", n, n) for n in range(1, 6)] + [("yatzy.json", 1, 1)]
+    house = json.loads(cli(["replay", "--json", str(FIX / "logs/yahtzee.json"), "--set", "joker=free"]).stdout)
+    assert house["rules"]["settings"]["joker"] == "free"
+
+
+def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> None:
+    good = (FIX / "logs/yahtzee.json").read_bytes()
+    bad = (FIX / "invalid/joker-forbidden.json").read_bytes()
+    (tmp_path / "empty.json").write_bytes(b"")
+    for command in ("replay", "analyze"):
+        r = cli([command, "--json", "-", str(tmp_path / "empty.json")], input=good + bad + b"{oops\n}\n" + good)
+        assert r.exit_code == 1
+        recs = ndjson(r.stdout)
+        if command == "analyze":
+            check(recs.pop(), TOTALS)
+        else:
+            assert "summary" in recs.pop()
+        assert [x.get("code") for x in recs] == [None, "joker-forbidden", "syntax-error", None, "empty-input"]
+        for rec in (recs[1], recs[2], recs[4]):
+            check(rec, BAD_GAME)
+        assert [x["game"] for x in recs] == [1, 2, 3, 4, None]
+        assert recs[1]["problems"][0]["line"] > recs[1]["line"]  # the line of the failing value
+
+
+def test_analyze_records(cli) -> None:
+    one = json.loads(cli(["analyze", "--json", str(FIX / "logs/yahtzee.json")]).stdout)
+    check(one, GRADED)
+    r = cli(["analyze", "--json", str(FIX / "logs/yahtzee.json"), str(FIX / "logs/kniffel.json")])
+    *games, totals = ndjson(r.stdout)
+    for g in games:
+        check(g, GRADED)
+    check(totals, TOTALS)
+    alias = cli(["replay", "--analyze", "--json", str(FIX / "logs/yahtzee.json")])
+    assert json.loads(alias.stdout) == one  # replay --analyze is the same command
+    empty = cli(["analyze", "--json", "-"], input=b"")
+    assert empty.exit_code == 1
+    check(json.loads(empty.stdout), TOTALS)  # still a JSON document
+
+
+def test_hint_and_solve(cli) -> None:
+    check(json.loads(cli(["hint", "13356", "--json", "--set", "joker=free"]).stdout), ADVICE)
+    check(json.loads(cli(["hint", "13356", "--json", "--rules", "triple-yahtzee", "--top", "2"]).stdout), ADVICE)
+    check(json.loads(cli(["solve", "--json"]).stdout), ADVICE)
+
+
+def test_simulate_one_strategy_and_a_match_share_one_shape(cli) -> None:
+    base = ["simulate", "-n", "50", "--seed", "3", "-w", "1", "--json"]
+    solo = json.loads(cli([*base, "-S", "random"]).stdout)
+    match = json.loads(cli([*base, "--players", "random,greedy"]).stdout)
+    check(solo, SIMULATION)
+    check(match, SIMULATION)
+    assert set(solo) == set(match) and set(solo["seats"][0]) == set(match["seats"][0])
+    house = json.loads(cli([*base, "-S", "random", "--set", "joker=free"]).stdout)
+    assert house["rules"]["settings"]["joker"] == "free"
+
+
+def test_rules_outputs(cli) -> None:
+    info = json.loads(cli(["rules", "yatzy", "--json", "--set", "must_zero=off"]).stdout)
+    check({k: info[k] for k in ("name", "settings", "fingerprint")}, RULES)
+    assert info["settings"]["must_zero"] is False
+    check(json.loads(cli(["rules", "--show-defaults", "--json"]).stdout)["rules"], RULES)
+
+
+@pytest.mark.parametrize("preset", ["yahtzee", "yatzy", "maxi-yatzy", "triple-yatzy"])
+def test_rules_json_is_a_rules_file(cli, preset: str, tmp_path: Path) -> None:
+    """`rules NAME --json` is accepted as-is by --rules FILE (the same rule set: same fingerprint) and
+    is valid under `schema rules`; a broken box is still refused."""
+    out = cli(["rules", preset, "--json", "--set", "must_zero=off"]).stdout
+    check(json.loads(out), json.loads(cli(["schema", "rules"]).stdout))
+    path = tmp_path / "rules.json"
+    path.write_text(out)
+    again = json.loads(cli(["rules", str(path), "--json"]).stdout)
+    assert again["fingerprint"] == json.loads(out)["fingerprint"] and again["settings"]["must_zero"] is False
+    data = json.loads(out)
+    data["boxes"][0]["kind"] = "nonsense"
+    path.write_text(json.dumps(data))
+    assert cli(["rules", str(path)]).exit_code == 2

@@ -1,0 +1,83 @@
+"""Default rules: from $YAHTZEE_RULES and from a config file, so a player of one game need not type
+`--rules` on every command.
+
+The config file is TOML, at $YAHTZEE_CONFIG or else `config.toml` in the platform's user config
+directory (platformdirs: ~/.config/yahtzee-cli on Linux)::
+
+    [defaults]
+    rules = "yatzy"        # a preset name or a rules JSON file
+    must_zero = false      # any setting of `yahtzee rules NAME`, as a house rule
+
+Precedence, highest first: --rules and --set on the command line; $YAHTZEE_RULES (the rule set only);
+the config file; the built-in default (yahtzee). The config file's settings belong to its default
+rule set: they apply whenever --rules is not given.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .rules import DEFAULT_PRESET, SETTING_NAMES, RulesError
+
+ENV_RULES = "YAHTZEE_RULES"
+ENV_CONFIG = "YAHTZEE_CONFIG"
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The default rule set and settings in force, and where each came from."""
+
+    rules: str = DEFAULT_PRESET
+    rules_from: str = "built-in default"
+    settings: dict[str, Any] = field(default_factory=dict)
+    config_path: Path | None = None
+    config_found: bool = False
+
+
+def config_path() -> Path:
+    env = os.environ.get(ENV_CONFIG)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("yahtzee-cli")) / "config.toml"
+
+
+def load_defaults() -> Defaults:
+    """The defaults from the environment and the config file. RulesError names a config file that
+    cannot be read or holds an unknown key."""
+    path = config_path()
+    rules, rules_from = DEFAULT_PRESET, "built-in default"
+    settings: dict[str, Any] = {}
+    found = path.is_file()
+    if found:
+        import tomllib
+
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as exc:
+            raise RulesError(f"cannot read config file {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError(f"config file {path} is not valid TOML: {exc}") from None
+        section = data.get("defaults", {})
+        unknown = [k for k in data if k != "defaults"]
+        if unknown or not isinstance(section, dict):
+            raise RulesError(f"config file {path}: expected only a [defaults] table, found {unknown or ['defaults']}")
+        for key, value in section.items():
+            if key == "rules":
+                if not isinstance(value, str):
+                    raise RulesError(f"config file {path}: rules must be a preset name or a file path")
+                rules, rules_from = value, f"config file {path}"
+            elif key.replace("-", "_") in SETTING_NAMES:
+                settings[key.replace("-", "_")] = value
+            else:
+                raise RulesError(f"config file {path}: unknown key {key!r} in [defaults]; valid: rules, "
+                                 + ", ".join(SETTING_NAMES))
+    env = os.environ.get(ENV_RULES)
+    if env:
+        rules, rules_from = env, f"${ENV_RULES}"
+    return Defaults(rules, rules_from, settings, path, found)

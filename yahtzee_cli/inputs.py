@@ -1,0 +1,130 @@
+"""Many inputs as one run: files, directories (recursing into *.json and *.ndjson) and `-` for stdin.
+
+`validate`, `replay` and `analyze` read every game of every input in order, each game named by its
+file, the line it starts on and its 1-based number within that file. An input that cannot be read
+at all (missing, a directory without games, empty, binary) is a `Source` with an `error`; the run
+goes on with the next one, so one summary and one exit status cover the whole run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .logs import Document, InputError, Problem, iter_documents
+
+GAME_SUFFIXES = (".json", ".ndjson")
+STDIN = "<stdin>"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input named on the command line (or found in a directory): its name as shown to users,
+    its path ('-' for stdin), and why it cannot be read (None when it can)."""
+
+    name: str
+    path: str
+    error: str | None = None
+    code: str | None = None
+
+
+def expand(paths: Sequence[str]) -> list[Source]:
+    """The inputs in order: a directory becomes its *.json and *.ndjson files (recursively, sorted by
+    path); a path that does not exist is kept as a Source with an error."""
+    out: list[Source] = []
+    for path in paths or ["-"]:
+        if path == "-":
+            out.append(Source(STDIN, "-"))
+        elif os.path.isdir(path):
+            found = sorted(
+                os.path.join(root, f)
+                for root, dirs, files in os.walk(path)
+                for f in files
+                if f.endswith(GAME_SUFFIXES)
+            )
+            if not found:
+                out.append(Source(path, path, "a directory with no *.json or *.ndjson files", "no-games"))
+            out.extend(Source(f, f) for f in found)
+        elif not os.path.exists(path):
+            out.append(Source(path, path, "no such file or directory", "unreadable"))
+        else:
+            out.append(Source(path, path))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game of a run: where it came from and the document read (or its reading problem)."""
+
+    source: Source
+    doc: Document
+
+    @property
+    def file(self) -> str:
+        return self.source.name
+
+    @property
+    def where(self) -> str:
+        return f"{self.source.name}:{self.doc.line}: game {self.doc.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """An input that holds no game to read: its source and the sentence saying why."""
+
+    source: Source
+    message: str
+    code: str
+
+
+def input_error_code(exc: InputError) -> str:
+    return "empty-input" if "empty" in str(exc) or "blank lines" in str(exc) else "unreadable"
+
+
+def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
+    """Every game of every source in order, and an Unreadable for each source that cannot be read."""
+    for src in sources:
+        if src.error is not None:
+            yield Unreadable(src, src.error, src.code or "unreadable")
+            continue
+        if src.path == "-":
+            yield from _read(src, sys.stdin.buffer)
+            continue
+        try:
+            fh = open(src.path, "rb")  # noqa: SIM115 - closed in the finally below
+        except OSError as exc:
+            yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+            continue
+        try:
+            yield from _read(src, fh)
+        finally:
+            fh.close()
+
+
+def _read(src: Source, stream: IO[bytes]) -> Iterator[Game | Unreadable]:
+    try:
+        for doc in iter_documents(stream):
+            yield Game(src, doc)
+    except InputError as exc:
+        yield Unreadable(src, str(exc), input_error_code(exc))
+    except OSError as exc:
+        yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+
+
+def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem], code: str | None = None,
+                    message: str | None = None) -> dict[str, Any]:
+    """The record an NDJSON stream (replay, analyze) writes in place of a game it could not read or
+    that is not valid: where it is, the first problem's code and sentence, and every problem."""
+    first = problems[0] if problems else None
+    return {
+        "file": file,
+        "line": doc.line if doc is not None else None,
+        "game": doc.index if doc is not None else None,
+        "code": code or (first.code if first is not None else "unreadable"),
+        "message": message or (str(first) if first is not None else ""),
+        "problems": [{"line": doc.line_of(p.path) if doc is not None else None, "path": p.path, "code": p.code,
+                      "message": p.message} for p in problems],
+    }
