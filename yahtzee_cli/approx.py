@@ -81,7 +81,7 @@ def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dic
         return None
     except cache.CorruptTable as exc:
         if say is not None:
-            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+            say(cache.ignored(exc))
         return None
     if got[0].get("kind") != "approx":
         if say is not None:

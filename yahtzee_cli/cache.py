@@ -46,6 +46,18 @@ class CorruptTable(ValueError):
     """A cached table that is truncated, altered or not for this rule set."""
 
 
+class UnreadableTable(CorruptTable):
+    """A cached table this user may not read (another user's file in a shared cache, or an I/O error)."""
+
+
+def ignored(exc: Exception) -> str:
+    """The warning when a cached table cannot be used and is built again: it names the file, and
+    says whether the file is damaged or only unreadable (then its permissions are to blame)."""
+    if isinstance(exc, UnreadableTable):
+        return f"warning: strategy table ignored ({exc}: check the file's permissions); rebuilding it"
+    return f"warning: damaged strategy table ignored ({exc}); rebuilding it"
+
+
 def cache_dir() -> Path:
     env = os.environ.get("YAHTZEE_CACHE_DIR")
     if env:
@@ -198,8 +210,8 @@ def _map(path: Path) -> tuple[Any, os.stat_result]:
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
-    FileNotFoundError when there is none; CorruptTable when it is damaged, unreadable or for another
-    rule set (every byte is checked before any is used)."""
+    FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set,
+    UnreadableTable (a CorruptTable) when the file cannot be read (every byte is checked before any is used)."""
     st: os.stat_result | None = None
     try:
         if path in _memory:
@@ -208,8 +220,8 @@ def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], di
             data, st = _map(path)
     except (FileNotFoundError, NotADirectoryError):
         data = _from_package(path)
-    except OSError as exc:
-        raise CorruptTable(f"cannot read {path}: {exc.strerror}") from None
+    except OSError as exc:  # the file is there: the file is to blame, not the directory
+        raise UnreadableTable(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) < 16 + DIGEST or data[:8] != MAGIC:
         raise CorruptTable(f"{path} is not a yahtzee-cli table of this version")
     body = memoryview(data)[:-DIGEST]

@@ -262,7 +262,7 @@ def _read_exact(rules: R.RuleSet, say: Callable[[str], None] | None) -> tuple[di
         pass
     except cache.CorruptTable as exc:
         if say is not None:
-            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+            say(cache.ignored(exc))
     from . import solver
 
     try:

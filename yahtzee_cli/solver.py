@@ -323,7 +323,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
             pass
         except (cache.CorruptTable, KeyError, ValueError) as exc:
             if say is not None:
-                say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+                say(cache.ignored(exc))
     if say is not None:
         where = f"; cached in {cache.cache_dir()}" if cache.writable() else ""
         say(f"building the {rules.name} strategy table (once{where})")
