@@ -40,8 +40,8 @@ def totals(path: str, **kw: object) -> dict[str, int]:
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum (seed 002)
-        ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum (seed 004)
+        ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum of Hasbro's rules
+        ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum of Scandinavian Yatzy
         ("logs/seed-002.json", {"Anna": 420, "Ben": 160}),
         ("sheets/seed-002.json", {"Anna": 420, "Ben": 160}),
         ("sheets/seed-002-with-totals.json", {"Anna": 420, "Ben": 160}),

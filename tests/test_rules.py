@@ -51,7 +51,7 @@ def yahtzee_expected(d):
         "fours": d.count(4) * 4,
         "fives": d.count(5) * 5,
         "sixes": d.count(6) * 6,
-        # of-a-kind boxes score every die, including the two that do not match (seed 002)
+        # of-a-kind boxes score every die, including the two that do not match (Hasbro's rules)
         "three_of_a_kind": sum(d) if most >= 3 else 0,
         "four_of_a_kind": sum(d) if most >= 4 else 0,
         # three of one number and two of another; five of a kind is not a full house
