@@ -108,8 +108,19 @@ def rules_command(
     lines = [f"sheet: {sheet_words(get_rules(name, set_))}"]
     if "note" in info:
         lines.append(f"note: {info['note']}")
-    lines += [f"{key} = {value}" for key, value in info["settings"].items()]
+    lines += [f"{key} = {_setting_words(value)}" for key, value in info["settings"].items()]
     sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
+
+
+def _setting_words(value: object) -> str:
+    """A setting's value as `--set` spells it (on/off, 1,2,3), never Python's repr; unset shows as -."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "-"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 def _show_defaults(json: bool) -> None:
