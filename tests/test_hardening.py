@@ -571,14 +571,16 @@ def test_an_unreadable_table_is_blamed_and_rebuilt(cli, tmp_path, own_cache, mon
     assert first.exit_code == 0, first.stderr
     expected = orjson.loads(first.stdout)["expected"]
     (table,) = own_cache.glob(f"{kind}-*.tbl")
-    real_read_bytes = Path.read_bytes
+    from yahtzee_cli import cache
 
-    def another_users_file(self: Path) -> bytes:  # (we run as root: simulate a file we may not read)
-        if self.name == table.name and self.exists() and self.stat().st_ino == denied["inode"]:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    real_map = cache._map
 
-    monkeypatch.setattr(Path, "read_bytes", another_users_file)
+    def another_users_file(path: Path) -> object:  # (we run as root: simulate a file we may not read)
+        if path.name == table.name and path.exists() and path.stat().st_ino == denied["inode"]:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_map(path)
+
+    monkeypatch.setattr(cache, "_map", another_users_file)
     for args in (["solve", "--rules", rules, "--json"], ["hint", "12345", "--rules", rules, "--json"]):
         denied = {"inode": table.stat().st_ino}  # the file now in place cannot be read; its rebuild can
         r = cli(args)
