@@ -4,7 +4,7 @@
 
 1. Writes benchmarks/out/<rules>-<players>p-<games>.ndjson once (reused on later runs): complete
    games of random legal play, with the simulator's random strategy (`yahtzee simulate -S random
-   --log-out`, compiled, fast) or, when that is missing, yahtzee_cli.replay.random_log.
+   --log-out`, compiled, fast) or, when that is missing, yahtzee_cli.formats.replay.random_log.
 2. Runs `yahtzee validate FILE --quiet` as a child process on one core (taskset when present) for
    the whole file and for a tenth of it: wall and CPU time, games/s, and the child's peak RSS
    (os.wait4), to show that memory does not grow with the file.

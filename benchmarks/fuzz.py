@@ -3,7 +3,9 @@
     python benchmarks/fuzz.py [EXAMPLES]     (default 2000 examples per property)
 
 Every property asserts: a documented exit status (0, 1, 2), at most one line on stderr for a failed
-command, never a traceback. The suite runs the same properties with 15 fixed examples each."""
+command, never a traceback; the memory property runs endless and oversized inputs and a batch of hostile
+command lines in one child process and bounds its peak RSS (YAHTZEE_FUZZ_SEED draws another batch).
+The suite runs the same properties with 15 fixed examples each."""
 
 from __future__ import annotations
 

@@ -1,16 +1,18 @@
 """Mutation testing of the pure layers: plant one small fault at a time and see whether the tests notice.
 
-    python benchmarks/mutate.py                      # every module below, a sample of each
+    python benchmarks/mutate.py rules --jobs 2       # a sample of 150 of the rules module's mutants
     python benchmarks/mutate.py rules --max 0        # every mutant of the rules module
     python benchmarks/mutate.py validate --max 60 --seed 3
 
 Each mutant changes one operator or constant in a copy of the project (`<` to `<=`, `+` to `-`, `and`
 to `or`, `not x` to `x`, an int n to n + 1, True to False, `+=` to `-=`, ...; docstrings, messages and
-type annotations are left alone), then runs that module's test files there with `pytest -x` and a
-timeout. A mutant is killed when a test fails (or the run times out); it survives when every test
-passes. The script prints each survivor (file:line, the original and the mutated code) and the kill
-rate per module. A survivor is either a missing test or an equivalent mutant (one that cannot change
-behaviour): kill the first with a test, explain the second. The working tree is never modified.
+type annotations are left alone), then runs that module's fast test files there with `pytest -x` and
+a timeout (`--jobs` copies of the project test mutants side by side). A mutant is killed when a test
+fails (or the run times out); it survives when every test passes. The script prints each survivor
+(file:line, the original and the mutated code) and the kill rate per module. A survivor is either a
+missing test or an equivalent mutant (one that cannot change behaviour): kill the first with a test,
+explain the second in EQUIVALENT below (the script prints the reason next to it and a second rate
+without them). The working tree is never modified.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import queue
 import random
 import shutil
 import subprocess
@@ -25,24 +28,55 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# module -> the test files that guard it (run in this order, stopping at the first failure)
-TARGETS: dict[str, list[str]] = {
-    "rules": ["tests/rules/test_rules.py", "tests/rules/test_rules_coverage.py", "tests/formats/test_replay.py",
-              "tests/formats/test_validate.py"],
-    "validate": ["tests/formats/test_validate.py", "tests/formats/test_replay.py"],
-    "logs": ["tests/formats/test_logs.py", "tests/formats/test_validate.py"],
-    "replay": ["tests/formats/test_replay.py"],
-    "position": ["tests/strategy/test_hint.py", "tests/solver/test_quality.py"],
+@dataclass(frozen=True)
+class Target:
+    sources: tuple[str, ...]  # where the module lives (the first that exists), relative to yahtzee_cli/
+    tests: tuple[str, ...]  # test files by name, wherever they sit under tests/ (run in this order, -x)
+    skip: str = ""  # pytest -k expression leaving out the slow tests (whole games, table builds)
+    sample: int = 40  # mutants per run unless --max says otherwise
+
+
+TARGETS: dict[str, Target] = {
+    "rules": Target(("rules.py", "rules/engine.py"),
+                    ("test_rules.py", "test_rules_coverage.py", "test_replay.py", "test_validate.py"),
+                    "not top_to_bottom and not random_play", 150),
+    "validate": Target(("validate.py", "formats/validate.py"), ("test_validate.py", "test_replay.py"), sample=60),
+    "logs": Target(("logs.py", "formats/logs.py"), ("test_logs.py", "test_validate.py")),
+    "replay": Target(("replay.py", "formats/replay.py"), ("test_replay.py",)),
+    "position": Target(("position.py", "strategy/turn.py"), ("test_hint.py", "test_quality.py"), sample=30),
 }
-# module -> its file in the package's layout
-FILES = {"rules": "rules/engine.py", "validate": "formats/validate.py", "logs": "formats/logs.py",
-         "replay": "formats/replay.py", "position": "strategy/turn.py"}
-DEFAULT_MAX = {"rules": 150, "validate": 60, "logs": 40, "replay": 40, "position": 30}
+
+# Survivors that cannot change behaviour, by (module, the source line stripped, original, mutated): why.
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("rules", 'JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}', "1", "2"):
+        "the forced code is only compared with JOKER_CODES['forced'] (FORCED in the kernels), never with 1",
+    ("rules", 'JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}', "2", "3"):
+        "the free code is only told apart from 0 and from the forced code",
+}
+
+
+def source_of(module: str, root: Path = ROOT) -> Path:
+    for rel in TARGETS[module].sources:
+        if (root / "yahtzee_cli" / rel).is_file():
+            return root / "yahtzee_cli" / rel
+    raise SystemExit(f"{module}: none of {', '.join(TARGETS[module].sources)} under yahtzee_cli/")
+
+
+def test_files(module: str) -> list[str]:
+    out = []
+    for name in TARGETS[module].tests:
+        found = sorted((ROOT / "tests").rglob(name))
+        if not found:
+            raise SystemExit(f"{module}: no tests/**/{name}")
+        out.append(str(found[0].relative_to(ROOT)))
+    return out
+
 
 SWAP: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -60,6 +94,13 @@ class Mutant:
     span: tuple[int, int, int, int]  # lineno, col_offset, end_lineno, end_col_offset of the replaced node
     original: str
     mutated: str
+    text: str  # the first source line of the mutated node, stripped (names the mutant across edits)
+
+    def label(self, rel: Path) -> str:
+        return f"{rel}:{self.line}: {self.original}  ->  {self.mutated}"
+
+    def why_equivalent(self) -> str | None:
+        return EQUIVALENT.get((self.module, self.text, self.original, self.mutated))
 
 
 def _skipped_nodes(tree: ast.AST) -> set[int]:
@@ -106,8 +147,8 @@ def _variants(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def mutants(module: str) -> list[Mutant]:
-    path = ROOT / "yahtzee_cli" / FILES[module]
-    source = path.read_text()
+    source = source_of(module).read_text()
+    lines = source.splitlines()
     tree = ast.parse(source)
     skip = _skipped_nodes(tree)
     out: list[Mutant] = []
@@ -123,7 +164,8 @@ def mutants(module: str) -> list[Mutant]:
                 mutated = f"({mutated})"  # a multi-line expression may rely on brackets outside the node
             if mutated != ast.unparse(node):
                 out.append(Mutant(module, node.lineno, (node.lineno, node.col_offset, node.end_lineno,
-                                                        node.end_col_offset), original, mutated))
+                                                        node.end_col_offset), original, mutated,
+                                  lines[node.lineno - 1].strip()))
     return out
 
 
@@ -137,15 +179,22 @@ def apply(source: str, m: Mutant) -> str:
 
 
 def copy_project(dest: Path) -> None:
-    for name in ("yahtzee_cli", "tests", "fixtures", "completions"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns(".hypothesis", ".pytest_cache"))
+    for name in ("yahtzee_cli", "tests", "fixtures", "completions", "docs"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns(".hypothesis", ".pytest_cache",
+                                                                                  "__pycache__"))
     for name in ("README.md", "pyproject.toml"):
         shutil.copy2(ROOT / name, dest / name)
 
 
-def run_tests(workdir: Path, tests: list[str], timeout: float, env: dict[str, str]) -> str:
+def run_tests(workdir: Path, module: str, timeout: float) -> str:
     """'killed', 'survived' or 'timeout' (counted as killed)."""
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0", *tests]
+    env = {**os.environ, "PYTHONPATH": str(workdir), "YAHTZEE_CACHE_DIR": str(workdir / "cache"),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("NUMBA_CACHE_DIR", None)  # compiled kernels of a mutant stay in its own copy
+    skip = TARGETS[module].skip
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0",
+           *(["-k", skip] if skip else []), *test_files(module)]
     try:
         p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -153,62 +202,98 @@ def run_tests(workdir: Path, tests: list[str], timeout: float, env: dict[str, st
     return "survived" if p.returncode == 0 else "killed"
 
 
+def try_mutant(workdir: Path, m: Mutant, source: str, timeout: float) -> str:
+    """Plant `m` in the copy at `workdir`, run the tests, put the module back."""
+    target = source_of(m.module, workdir)
+    mutated = apply(source, m)
+    try:
+        compile(mutated, str(target), "exec")
+    except SyntaxError:
+        return "killed"  # cannot even load: killed by the first import
+    target.write_text(mutated)
+    try:
+        return run_tests(workdir, m.module, timeout)
+    finally:
+        target.write_text(source)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("modules", nargs="*", default=list(TARGETS), help=f"modules of yahtzee_cli ({', '.join(TARGETS)})")
     ap.add_argument("--max", type=int, default=None, help="mutants per module, sampled (0: all; default per module)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
-    ap.add_argument("--timeout", type=float, default=180.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--timeout", type=float, default=90.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants tested side by side (one project copy each)")
     ap.add_argument("--list", action="store_true", help="only list the mutants")
+    ap.add_argument("--recheck", type=Path, default=None, metavar="OUTPUT",
+                    help="test again only the mutants an earlier run's OUTPUT lists as survivors (same sample: "
+                         "same --seed and --max, module unchanged since); the others count as killed then")
     args = ap.parse_args()
+    unknown = [m for m in args.modules if m not in TARGETS]
+    if unknown:
+        print(f"unknown module {unknown[0]!r}; choose from {', '.join(TARGETS)}", file=sys.stderr)
+        return 2
     rng = random.Random(args.seed)
-    totals: list[tuple[str, int, int]] = []
+    totals: list[tuple[str, int, int, int]] = []
     with tempfile.TemporaryDirectory(prefix="yahtzee-mutants-") as tmp:
-        work = Path(tmp)
-        copy_project(work)
-        env = {**os.environ, "PYTHONPATH": str(work), "YAHTZEE_CACHE_DIR": str(work / "cache"),
-               "PYTHONDONTWRITEBYTECODE": "1"}
+        copies: queue.Queue[Path] = queue.Queue()
+        for j in range(max(args.jobs, 1)):
+            copy_project(Path(tmp) / str(j))
+            copies.put(Path(tmp) / str(j))
+
+        def one(m: Mutant, source: str) -> tuple[Mutant, str]:
+            workdir = copies.get()
+            try:
+                return m, try_mutant(workdir, m, source, args.timeout)
+            finally:
+                copies.put(workdir)
+
         for module in args.modules:
-            if module not in TARGETS:
-                print(f"unknown module {module!r}; choose from {', '.join(TARGETS)}", file=sys.stderr)
-                return 2
             every = mutants(module)
-            limit = DEFAULT_MAX[module] if args.max is None else args.max
+            limit = TARGETS[module].sample if args.max is None else args.max
             chosen = sorted(rng.sample(every, limit) if 0 < limit < len(every) else every, key=lambda m: m.span)
+            rel = source_of(module).relative_to(ROOT)
             if args.list:
                 for m in chosen:
-                    print(f"yahtzee_cli/{FILES[module]}:{m.line}: {m.original!r} -> {m.mutated!r}")
+                    print(f"{rel}:{m.line}: {m.original!r} -> {m.mutated!r}")
                 continue
-            target = work / "yahtzee_cli" / FILES[module]
-            source = (ROOT / "yahtzee_cli" / FILES[module]).read_text()
-            if run_tests(work, TARGETS[module], args.timeout * 3, env) != "survived":
+            if run_tests(Path(tmp) / "0", module, args.timeout * 3) != "survived":
                 print(f"{module}: the tests fail without any mutant; fix them first", file=sys.stderr)
                 return 1
-            killed = 0
+            source = source_of(module).read_text()
+            killed = equivalent = 0
+            sample = chosen
+            if args.recheck is not None:
+                before = {line.removeprefix("  survived  ").split("  (equivalent: ", 1)[0]
+                          for line in args.recheck.read_text().splitlines() if line.startswith("  survived  ")}
+                again = [m for m in chosen if m.label(rel) in before]
+                killed = len(chosen) - len(again)
+                print(f"{module}: {killed} killed in {args.recheck}; testing its {len(again)} survivors again",
+                      flush=True)
+                chosen = again
             start = time.perf_counter()
-            print(f"{module}: {len(chosen)} of {len(every)} mutants, tests {' '.join(TARGETS[module])}", flush=True)
-            for m in chosen:
-                target.write_text(apply(source, m))
-                try:
-                    compile(target.read_text(), str(target), "exec")
-                except SyntaxError:
-                    killed += 1  # cannot even load: killed by the first import
-                    continue
-                outcome = run_tests(work, TARGETS[module], args.timeout, env)
-                if outcome == "survived":
-                    print(f"  survived  yahtzee_cli/{FILES[module]}:{m.line}: {m.original}  ->  {m.mutated}",
-                          flush=True)
-                else:
+            print(f"{module}: {len(chosen)} of {len(every)} mutants, {args.jobs} at a time, tests "
+                  f"{' '.join(test_files(module))}" + (f" -k '{TARGETS[module].skip}'" if TARGETS[module].skip
+                                                         else ""), flush=True)
+            with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+                results = list(pool.map(one, chosen, [source] * len(chosen)))
+            for m, outcome in results:
+                if outcome != "survived":
                     killed += 1
-            target.write_text(source)
-            n = len(chosen)
-            print(f"{module}: killed {killed} of {n} ({100 * killed / max(n, 1):.1f}%) in "
+                    continue
+                why = m.why_equivalent()
+                equivalent += why is not None
+                note = f"  (equivalent: {why})" if why else ""
+                print(f"  survived  {m.label(rel)}{note}", flush=True)
+            n = len(sample)
+            print(f"{module}: killed {killed} of {n} ({100 * killed / max(n, 1):.1f}%); {equivalent} equivalent, "
+                  f"{100 * killed / max(n - equivalent, 1):.1f}% of the others; "
                   f"{time.perf_counter() - start:.0f} s", flush=True)
-            totals.append((module, killed, n))
+            totals.append((module, killed, n, equivalent))
     if totals:
         k = sum(t[1] for t in totals)
         n = sum(t[2] for t in totals)
-        print("kill rate: " + ", ".join(f"{m} {100 * a / max(b, 1):.1f}% ({a}/{b})" for m, a, b in totals)
+        print("kill rate: " + ", ".join(f"{m} {100 * a / max(b, 1):.1f}% ({a}/{b})" for m, a, b, _ in totals)
               + f"; all {100 * k / max(n, 1):.1f}% ({k}/{n})")
     return 0
 

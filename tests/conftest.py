@@ -31,7 +31,7 @@ _SESSION_CACHE = None
 if "YAHTZEE_CACHE_DIR" not in os.environ:
     _SESSION_CACHE = os.environ["YAHTZEE_CACHE_DIR"] = tempfile.mkdtemp(prefix="yahtzee-test-cache-")
 # Compiled kernels too, whatever cache directory a test module or subprocess picks for its tables: the
-# compilation is paid once per session (numba's own knob, which yahtzee_cli.jit honours).
+# compilation is paid once per session (numba's own knob, which yahtzee_cli.solver.jit honours).
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.environ["YAHTZEE_CACHE_DIR"], "numba"))
 
 

@@ -75,6 +75,10 @@ class CorruptTable(YahtzeeError):
     """A stored strategy table that is truncated, altered or not for this rule set."""
 
 
+class UnreadableTable(CorruptTable):
+    """A stored table this user may not read (another user's file in a shared cache, or an I/O error)."""
+
+
 class NotExact(YahtzeeError):
     """The rule set has no exact strategy table (several columns, saved rolls, too many states)."""
 

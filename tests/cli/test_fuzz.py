@@ -27,8 +27,9 @@ TMP = Path(tempfile.mkdtemp(prefix="yahtzee-fuzz-"))
 
 # Text a careless or hostile user might type: digits of other scripts, control and right-to-left
 # characters, byte-order marks, separators, huge numbers, and plain dice.
-HOSTILE_CHARS = st.sampled_from(list("0123456789 ,\t-+.eE") + ["²", "٣", "３", "\ufeff", "\x1b", "\u202e",
-                                                               "\x00", "\n", "\u200b", "🎲", "Ⅴ"])
+HOSTILE_CHAR_LIST = list("0123456789 ,\t-+.eE") + ["²", "٣", "３", "\ufeff", "\x1b", "\u202e", "\x00", "\n",
+                                                      "\u200b", "🎲", "Ⅴ"]
+HOSTILE_CHARS = st.sampled_from(HOSTILE_CHAR_LIST)
 HOSTILE_TEXT = st.one_of(st.text(HOSTILE_CHARS, max_size=12), st.text(max_size=12),
                          st.sampled_from(["12345", "66666", "1 2 3 4 5", "-", "", "9" * 30, "-1"]))
 JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
@@ -134,9 +135,10 @@ def test_logs_and_sheets(raw: bytes) -> None:
             one_line_on_failure(r)
 
 
-WORDS = st.sampled_from(["score", "poker", "rules", "schema", "validate", "replay", "--json", "--rules", "--set",
+WORD_LIST = ["score", "poker", "rules", "schema", "validate", "replay", "--json", "--rules", "--set",
                          "--box", "-", "--help", "--version", "yahtzee", "maxi-yatzy", "joker=free", "columns=99",
-                         "log", "sheet", "12345", "--top", "--until", "--quiet", "--players", "--sheet"])
+                         "log", "sheet", "12345", "--top", "--until", "--quiet", "--players", "--sheet"]
+WORDS = st.sampled_from(WORD_LIST)
 
 
 @FUZZ
@@ -147,3 +149,82 @@ def test_command_lines(words: list[str], stdin: bytes) -> None:
     r = invoke(words, stdin)
     if words[0] not in ("validate", "score"):
         one_line_on_failure(r)
+
+
+# --------------------------------------------------------------------------- bounded memory
+
+# Runs in a child process (its peak RSS is its own): the inputs that once took gigabytes -- endless
+# lines, /dev/zero, deep nesting, rule sets too big for the solver, absurd counts -- then a batch of
+# hostile command lines. Each must end with a documented status and no traceback.
+MEMORY_DRIVER = r"""
+import io, resource, sys
+import typer.testing as typer_testing
+from typer.testing import CliRunner
+from yahtzee_cli.cli import app
+
+resource.setrlimit(resource.RLIMIT_AS, (__LIMIT__, __LIMIT__))  # a runaway fails here instead of swapping the machine
+
+class Endless(io.RawIOBase):  # b"1" forever: one line that never ends
+    def readable(self): return True
+    def readinto(self, b):
+        b[:] = b"1" * len(b)
+        return len(b)
+
+_bytes_input = typer_testing.make_input_stream  # the runner takes bytes; these inputs are endless streams
+typer_testing.make_input_stream = lambda i, charset: i if hasattr(i, "read") else _bytes_input(i, charset)
+runner = CliRunner()
+def run(args, stdin=None):
+    r = runner.invoke(app, args, input=stdin)
+    assert r.exit_code in (0, 1, 2) and "Traceback" not in r.stderr, (args, r.exit_code, r.stderr[-500:])
+
+wide = __TMP__ + "/wide.json"
+with open(wide, "w") as f:
+    f.write('{"name": "wide", "boxes": [' + ",".join('{"key": "c%d", "kind": "chance"}' % i for i in range(40)) + ']}')
+for args in (["score", "-", "--box", "chance"], ["validate", "-"], ["replay", "-"]):
+    run(args, io.BufferedReader(Endless()))
+    run(args, open("/dev/zero", "rb"))
+run(["validate", "-"], b"[" * 100000)
+run(["hint", "12345", "--rules", wide])
+run(["solve", "--rules", wide])
+run(["simulate", "-n", "10", "--seed", "1", "--rules", wide])
+run(["simulate", "--games", "9" * 30, "-S", "random"])
+for line in sys.stdin.read().split("\x1e")[:-1]:
+    run(line.split("\x1f"))
+# this process's own peak (ru_maxrss would count the forking test process's pages from before exec)
+print(next(x.split()[1] for x in open("/proc/self/status") if x.startswith("VmHWM:")))
+"""
+MEMORY_LIMIT = 3 << 30  # address space of the child (numpy and numba reserve more than they touch)
+PEAK_RSS_MIB = 400  # importing numpy, numba and the CLI takes about 110 MiB; the whole batch peaked at 133 MiB
+
+
+def _hostile_command_lines(n: int, seed: int) -> list[list[str]]:
+    """`n` command lines of the words and characters the properties above draw from (a fixed seed:
+    the memory test runs once, in one child process, so it is drawn here rather than by hypothesis)."""
+    import random
+
+    rng = random.Random(seed)
+
+    def word() -> str:
+        if rng.random() < 0.5:
+            return rng.choice(WORD_LIST)
+        return "".join(rng.choice(HOSTILE_CHAR_LIST) for _ in range(rng.randint(0, 12)))
+
+    lines = []
+    for _ in range(n):
+        w = [word() for _ in range(rng.randint(1, 6))]
+        lines.append(w if w[0] in ("score", "poker", "rules", "schema") else ["score", *w])
+    return lines
+
+
+def test_hostile_inputs_in_bounded_memory() -> None:
+    lines = _hostile_command_lines(60, seed=int(os.environ.get("YAHTZEE_FUZZ_SEED", "0")))
+    import subprocess
+    import sys
+
+    batch = "".join("\x1f".join(w) + "\x1e" for w in lines if not any(c in x for x in w for c in "\x1e\x1f\x00"))
+    code = MEMORY_DRIVER.replace("__LIMIT__", str(MEMORY_LIMIT)).replace("__TMP__", repr(str(TMP)))
+    child = subprocess.run([sys.executable, "-c", code], input=batch.encode("utf-8", "surrogatepass"),
+                           capture_output=True, timeout=300)
+    assert child.returncode == 0, child.stderr.decode(errors="replace")[-3000:]
+    peak_mib = int(child.stdout.split()[-1]) / 1024  # VmHWM, in KiB
+    assert peak_mib < PEAK_RSS_MIB, f"peak RSS {peak_mib:.0f} MiB"

@@ -1,4 +1,4 @@
-"""yahtzee_cli.logs: the formats, reading any input safely, schemas, writers for other commands."""
+"""yahtzee_cli.formats.logs: the formats, reading any input safely, schemas, writers for other commands."""
 
 from __future__ import annotations
 

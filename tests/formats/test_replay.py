@@ -1,4 +1,4 @@
-"""`yahtzee replay`, `score --sheet` and yahtzee_cli.replay: sheets, standings, recalculation, positions, steps."""
+"""`yahtzee replay`, `score --sheet` and yahtzee_cli.formats.replay: sheets, standings, recalculation, steps."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def totals(path: str, **kw: object) -> dict[str, int]:
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum (Hasbro rules)
-        ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum (Scandinavian Yatzy)
+        ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum of Hasbro's rules
+        ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum of Scandinavian Yatzy
         ("logs/seed-002.json", {"Anna": 420, "Ben": 160}),
         ("sheets/seed-002.json", {"Anna": 420, "Ben": 160}),
         ("sheets/seed-002-with-totals.json", {"Anna": 420, "Ben": 160}),

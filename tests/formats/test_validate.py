@@ -1,4 +1,4 @@
-"""`yahtzee validate` and yahtzee_cli.validate: every kind of problem, with its pointer and sentence."""
+"""`yahtzee validate` and yahtzee_cli.formats.validate: every kind of problem, with its pointer and sentence."""
 
 from __future__ import annotations
 

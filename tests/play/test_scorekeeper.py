@@ -1,4 +1,4 @@
-"""The score keeper (yahtzee_cli.scorekeeper), `yahtzee log new/add/undo/set`, and `yahtzee play` fed
+"""The score keeper (yahtzee_cli.play.scorekeeper), `yahtzee log new/add/undo/set`, and `yahtzee play` fed
 from a pipe. Expected scores are worked out from the rules' own sentences (Hasbro's Yahtzee: full
 house 25, a Yahtzee 50, each extra Yahtzee 100 while the Yahtzee box holds 50; forced joker)."""
 

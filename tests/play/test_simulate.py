@@ -535,9 +535,13 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
     p = subprocess.Popen([*yahtzee, "simulate", "-S", spec, "-n", "1000000000", "--seed", "3", "--json",
                           "-w", workers, "--log-out", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
+    def logged() -> int:  # the games go to a temporary file beside the log until the run ends
+        return sum(f.stat().st_size for f in tmp_path.glob(".games.ndjson.*.tmp"))
+
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size == 0):
-        time.sleep(0.2)  # wait until some games are finished (and logged)
+    while time.monotonic() < deadline and not logged():
+        time.sleep(0.1)  # wait until some games are finished (and logged)
+    assert logged(), "no game was logged within 120 s"
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130, err

@@ -42,3 +42,27 @@ def test_unreachable_scheduler_is_a_clear_error(cli, monkeypatch: pytest.MonkeyP
              "--scheduler", "tcp://127.0.0.1:9"])
     assert r.exit_code == 1
     assert r.stderr.splitlines()[-1].startswith("yahtzee: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+
+
+FAILING_BOT = """
+def play(pos):
+    if pos.rolls_left:
+        return list(pos.dice)
+    if pos.game >= 40:
+        raise RuntimeError("tired")
+    return pos.options[0]
+"""
+
+
+def test_a_failing_bot_on_a_local_cluster_is_one_line_without_distributed_noise(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    bot = tmp_path / "tired.py"
+    bot.write_text(FAILING_BOT)
+    r = subprocess.run([sys.executable, "-m", "yahtzee_cli", "simulate", "--backend", "dask", "--workers", "2",
+                        "-n", "200", "--seed", "1", "-S", f"{bot}:play"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    # was: each worker's "Compute Failed" log with the task's traceback, heartbeats to a closed scheduler
+    lines = [x for x in r.stderr.splitlines() if not x.startswith("yahtzee: compiling")]
+    assert len(lines) == 1 and "raised RuntimeError: tired" in lines[0], r.stderr

@@ -50,7 +50,7 @@ def yahtzee_expected(d):
         "fours": d.count(4) * 4,
         "fives": d.count(5) * 5,
         "sixes": d.count(6) * 6,
-        # of-a-kind boxes score every die, including the two that do not match (seed 002)
+        # of-a-kind boxes score every die, including the two that do not match (Hasbro's rules)
         "three_of_a_kind": sum(d) if most >= 3 else 0,
         "four_of_a_kind": sum(d) if most >= 4 else 0,
         # three of one number and two of another; five of a kind is not a full house
@@ -459,9 +459,10 @@ def test_box_descriptions(name, key):
     assert rs.boxes[rs.box_index(key)].describe() == DESCRIBED[(name, key)]
 
 
-@pytest.mark.parametrize(("field", "low", "high"), [("face", 1, 6), ("n", 1, 6), ("length", 2, 6), ("start", 1, 6)])
+@pytest.mark.parametrize(("field", "low", "high"), [("face", 1, 6), ("n", 1, 6), ("length", 2, 6), ("start", 1, 5)])
 def test_box_parameters_are_checked_at_their_bounds(field, low, high):
-    """Faces and counts are 1-6 (a straight is at least 2 long): the bounds are accepted, one beyond refused."""
+    """Faces and counts are 1-6 (a straight is at least 2 long, so a run of 2 starts at 5 at the latest):
+    the bounds are accepted, one beyond refused."""
     base = {"face": {"key": "b", "kind": "upper", "face": 1},
             "n": {"key": "b", "kind": "kind", "n": 3},
             "length": {"key": "b", "kind": "straight", "length": 4, "points": 30},
@@ -474,6 +475,65 @@ def test_box_parameters_are_checked_at_their_bounds(field, low, high):
     for bad in (low - 1, high + 1):
         with pytest.raises(RulesError):
             make(bad)
+
+
+def _custom(box, dice=5):
+    return rules_from_data({"name": "t", "dice": dice, "boxes": [box, {"key": "c", "kind": "chance"}]})
+
+
+@pytest.mark.parametrize(("length", "start", "ok"), [(2, 5, True), (2, 6, False), (5, 2, True), (5, 3, False),
+                                                     (6, 1, True), (6, 2, False), (4, 3, True), (4, 4, False)])
+def test_a_straight_from_start_must_end_by_six(length, start, ok):
+    """A straight is `length` faces in sequence from `start`; a die shows at most 6, so a run from 6 of
+    length 2 (6-7) could never score: the sheet is refused in one line saying where the run may start."""
+    box = {"key": "s", "kind": "straight", "length": length, "start": start, "points": 10}
+    if ok:
+        rs = _custom(box, dice=6)
+        run = tuple(range(start, start + length))
+        other = (run[0],) * (6 - length)
+        assert score_roll(rs, run + other)["s"] == 10
+    else:
+        with pytest.raises(RulesError, match=rf"runs past 6; start at most {7 - length}$") as err:
+            _custom(box, dice=6)
+        assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("box", "unused"), [
+    ({"key": "b", "kind": "chance", "face": 3}, "face"),
+    ({"key": "b", "kind": "kind", "n": 3, "face": 6}, "face"),
+    ({"key": "b", "kind": "yahtzee", "points": 50, "face": 6}, "face"),
+    ({"key": "b", "kind": "upper", "face": 2, "points": 10}, "points"),
+    ({"key": "b", "kind": "straight", "length": 4, "points": 30, "n": 4}, "n"),
+    ({"key": "b", "kind": "chance", "sizes": [3, 2]}, "sizes"),
+    ({"key": "b", "kind": "pairs", "n": 2, "start": 1}, "start"),
+    ({"key": "b", "kind": "groups", "sizes": [3, 2], "length": 5}, "length"),
+])
+def test_a_parameter_the_box_kind_never_reads_is_refused(box, unused):
+    """Each kind takes its own parameters (a lower box counts no `face`): a sheet that gives another one
+    would score differently from what its author wrote, so it is refused naming the parameter."""
+    with pytest.raises(RulesError, match=rf"takes no {unused};"):
+        _custom(box)
+
+
+@pytest.mark.parametrize("box", [
+    {"key": "b", "kind": "groups", "sizes": [3, 2], "points": 25},
+    {"key": "b", "kind": "groups", "sizes": [3, 2]},
+    {"key": "b", "kind": "straight", "length": 4, "start": 2, "points": 30},
+    {"key": "b", "kind": "kind", "n": 2, "scoring": "matching"},
+])
+def test_optional_parameters_of_a_kind_are_accepted(box):
+    assert _custom(box).boxes[0].kind == box["kind"]
+
+
+def test_joker_off_never_gives_a_yahtzee_a_fixed_value():
+    """Joker off: an extra Yahtzee scores only where it fits (a Yahtzee is a 3/4 of a kind, never a
+    full house or a straight), even after its own upper box and the Yahtzee box are filled."""
+    rs = preset("yahtzee", {"joker": "off"})
+    col = _fill(rs, yahtzee=50, sixes=24)
+    legal = _legal(rs, col, (6,) * 5)
+    assert len(legal) == 11  # every open box: no joker steers it
+    assert legal["full_house"] == (0, 100) and legal["small_straight"] == (0, 100)
+    assert legal["three_of_a_kind"] == (30, 100) and legal["chance"] == (30, 100)
 
 
 def test_boxes_are_immutable():

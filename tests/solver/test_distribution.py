@@ -13,7 +13,7 @@ import numpy as np
 import orjson
 import pytest
 
-from yahtzee_cli.play.hint import hint
+from yahtzee_cli.play.hint import hint, risk_source
 from yahtzee_cli.rules.engine import Column, RuleSet, rules_from_data
 from yahtzee_cli.solver import distribution as D
 from yahtzee_cli.solver import exact as solver
@@ -200,3 +200,129 @@ def test_cli_simulate_risk_says_what_it_optimises(cli: object, tmp_path: Path) -
     assert "seeks variance" in r.stdout.splitlines()[0]
     r = cli(["simulate", "--rules", f, "--risk", "0.05", "--players", "optimal,greedy"])  # type: ignore[operator]
     assert r.exit_code == 2
+
+
+# --------------------------------------------------------------------------- analyze --risk
+
+CHANCE_ONLY = {"boxes": [{"key": "chance", "kind": "chance"}],
+               "settings": {"upper_bonus": 0, "extra_yahtzee_bonus": 0}}
+
+
+def _die_ce(theta: float, values: list[float] | None = None) -> float:
+    """Certainty equivalent of one fair die (or of `values` by face): log(mean exp(theta * x)) / theta."""
+    xs = values if values is not None else [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    if theta == 0.0:
+        return sum(xs) / 6
+    return math.log(sum(math.exp(theta * x) for x in xs) / 6) / theta
+
+
+def _chance_log() -> dict[str, object]:
+    """One turn of a chance-only game: four 6s kept twice; at the last reroll the 4 is thrown again."""
+    return {"format": "yahtzee-log/1", "rules": CHANCE_ONLY, "players": ["Di"],
+            "turns": [{"player": "Di", "rolls": [[6, 6, 6, 6, 1], [6, 6, 6, 6, 4], [6, 6, 6, 6, 5]],
+                       "held": [[6, 6, 6, 6], [6, 6, 6, 6]], "box": "chance"}]}
+
+
+@pytest.mark.parametrize("theta", [-0.5, 0.0, 0.5])
+def test_analyze_risk_grades_a_reroll_by_its_certainty_equivalent(theta: float) -> None:
+    """Rerolling a 4 with one roll left is worth 24 + CE(die) against a sure 28: a loss of 0.5 at
+    theta 0 (the die's mean is 3.5), more when avoiding risk (CE(die) = 2.82 at -0.5), none when
+    seeking it (CE(die) = 4.18 at 0.5 beats the 4). With two rolls left a die is worth
+    CE(max(x, CE(die))): the first keep (the four 6s) is best at every theta."""
+    from yahtzee_cli.play.analyze import Analyzer, game_dict
+
+    ga = Analyzer(theta=theta).game(_chance_log())
+    first, second, box = ga.decisions
+    c1 = _die_ce(theta)
+    c2 = _die_ce(theta, [max(x, c1) for x in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)])
+    assert first.kind == "keep" and first.regret == 0.0 and first.made.value == pytest.approx(24 + c2, abs=1e-9)
+    assert second.made.keep == (6, 6, 6, 6)
+    assert second.made.value == pytest.approx(24 + c1, abs=1e-9)
+    assert second.best.value == pytest.approx(max(28.0, 24 + c1), abs=1e-9)
+    assert second.regret == pytest.approx(max(4.0 - c1, 0.0), abs=1e-9)
+    assert box.regret == 0.0 and box.made.value == 29
+    out = game_dict(ga)
+    assert out["exact"] is True and out["approximation"] is None
+    assert out["risk"] == theta and out["objective"].startswith("maximise")
+    losses = {t: Analyzer(theta=t).game(_chance_log()).decisions[1].regret for t in (-0.5, 0.5)}
+    assert losses[-0.5] == pytest.approx(4.0 - _die_ce(-0.5)) and losses[-0.5] > 1.1 and losses[0.5] == 0.0
+
+
+def test_analyze_risk_values_are_the_certainty_equivalents_of_the_exact_distribution(small: RuleSet) -> None:
+    """Mid-game on the small rules: each option's risk value is the CE of the exact final-score
+    distribution of that option followed by the risk strategy (an independent forward pass)."""
+    theta = -0.05
+    col = Column((None, None, 18, None, None, None))
+    dice = (1, 3, 3, 5, 6)
+    src = risk_source(small, theta)
+    for left in (2, 0):
+        ev = hint(small, [col], dice, left, source=src)
+        ch = D.position_chances(small, col, dice, left, ev.options[:6], theta)
+        for o, c in zip(ev.options[:6], ch, strict=True):
+            x = c.dist.scores.astype(float)
+            ce = math.log(float((c.dist.pmf * np.exp(theta * x)).sum())) / theta
+            assert o.value == pytest.approx(ce, abs=1e-9)
+
+
+def test_cli_analyze_risk_zero_grades_like_analyze(cli: object, tmp_path: Path) -> None:
+    """--risk 0 is the ordinary grading (to 1e-9), saying so; the replay alias takes --risk too."""
+    f = _rules_file(tmp_path)
+    logs = tmp_path / "greedy.ndjson"
+    r = cli(["simulate", "--rules", f, "-S", "greedy", "-n", "3", "--seed", "4", "-w", "1",  # type: ignore[operator]
+             "--log-out", str(logs)])
+    assert r.exit_code == 0, r.stderr
+    plain = [orjson.loads(x) for x in cli(["analyze", str(logs), "--json"]).stdout.splitlines()]  # type: ignore[operator]
+    r = cli(["analyze", str(logs), "--json", "--risk", "0"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    risk0 = [orjson.loads(x) for x in r.stdout.splitlines()]
+    assert len(plain) == len(risk0) == 4  # three games and the totals
+    for a, b in zip(plain, risk0, strict=True):
+        assert "risk" not in a and b["risk"] == 0.0 and b["objective"] == "maximise the expected final score"
+        assert b["exact"] is True and b["approximation"] is None
+        if "decisions" in a:
+            assert len(a["decisions"]) == len(b["decisions"]) > 10
+            for da, db in zip(a["decisions"], b["decisions"], strict=True):
+                assert abs(da["regret"] - db["regret"]) < 1e-9 and da["best"] == db["best"]
+    assert sum(d["regret"] for d in plain[0]["decisions"]) > 0  # greedy play loses something
+    r = cli(["replay", "--analyze", "--risk", "-0.05", str(logs)])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    assert "E[exp(-0.05 * final score)]" in r.stdout and "certainty equivalents" in r.stdout
+    r = cli(["replay", "--risk", "0.05", str(logs)])  # type: ignore[operator]
+    assert r.exit_code == 2 and "--analyze" in r.stderr
+    r = cli(["analyze", "--risk", "0.05", str(logs)])  # type: ignore[operator]
+    assert r.exit_code == 0 and "seeks variance" in r.stdout
+
+
+def test_analyze_risk_needs_an_exact_table(cli: object, tmp_path: Path) -> None:
+    log = tmp_path / "tri.json"
+    log.write_bytes(orjson.dumps({"format": "yahtzee-log/1", "rules": "triple-yahtzee", "players": ["Ed"],
+                                  "turns": [{"player": "Ed", "rolls": [[1, 2, 3, 4, 5]], "box": "chance",
+                                             "column": 1}]}))
+    r = cli(["analyze", "--risk", "0.05", str(log)])  # type: ignore[operator]
+    assert r.exit_code == 1 and "exact table" in r.stderr
+
+
+def test_cli_simulate_risk_writes_logs_that_validate_replay_and_grade_to_zero(cli: object, tmp_path: Path) -> None:
+    """Risk games as logs (with held dice): validate accepts them, replay reproduces the simulated
+    totals, and analyze --risk at the same theta finds no loss in them (at theta 0 it does)."""
+    f = _rules_file(tmp_path)
+    logs = tmp_path / "risk.ndjson"
+    args = ["simulate", "--rules", f, "--risk", "0.05", "-n", "20", "--seed", "7", "-w", "1"]
+    r = cli([*args, "--log-out", str(logs), "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    mean = orjson.loads(r.stdout)["seats"][0]["mean"]
+    games = [orjson.loads(x) for x in logs.read_bytes().splitlines()]
+    assert len(games) == 20 and all("held" in t for g in games for t in g["turns"] if len(t["rolls"]) > 1)
+    r = cli(["validate", str(logs)])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    r = cli(["replay", str(logs), "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    totals = [g["standings"][0]["total"] for g in map(orjson.loads, r.stdout.splitlines()) if "standings" in g]
+    assert len(totals) == 20 and sum(totals) / 20 == pytest.approx(mean, abs=1e-9)
+    batch = D.play_risk(rules_from_data(SMALL), 0.05, 7, 0, 20)
+    assert sorted(totals) == sorted(batch.totals.tolist())
+    r = cli(["analyze", str(logs), "--risk", "0.05", "--json"])  # type: ignore[operator]
+    assert r.exit_code == 0, r.stderr
+    assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] == 0.0
+    r = cli(["analyze", str(logs), "--json"])  # type: ignore[operator]
+    assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] > 0.0

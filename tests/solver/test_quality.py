@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from yahtzee_cli.play.hint import source_for
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import approx, policy
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.strategy import turn as position
+from yahtzee_cli.strategy.sources import ColumnState, HeuristicSource
 
 OPTIMAL_YAHTZEE = 254.5877287  # the published optimal expected score of solitaire Yahtzee
 
@@ -53,9 +55,9 @@ def test_heuristic_estimate_of_the_empty_sheet_is_near_its_simulated_mean(approx
     mean the strategy scores in simulated games. It is pessimistic, but not by more than 15%."""
     rules = mini_saved_rolls()
     info = approx.prepare(rules)
-    src = position.source_for(rules)
-    assert isinstance(src, position.HeuristicSource) and not src.exact
-    estimate = src.value(position.ColumnState(0, 0, False))
+    src = source_for(rules)
+    assert isinstance(src, HeuristicSource) and not src.exact
+    estimate = src.value(ColumnState(0, 0, False))
     assert 0.85 * info["mean"] <= estimate <= 1.05 * info["mean"], (estimate, info["mean"])
 
 
@@ -85,8 +87,8 @@ def test_triple_yahtzee_values_respond_to_the_multipliers() -> None:
     exact single-column hint)."""
     triple = R.preset("triple-yahtzee")
     single = R.preset("yahtzee")
-    tturn = position.Turn(triple, tuple(R.Column.empty(triple) for _ in range(3)), position.source_for(triple))
-    sturn = position.Turn(single, (R.Column.empty(single),), position.source_for(single))
+    tturn = position.Turn(triple, tuple(R.Column.empty(triple) for _ in range(3)), source_for(triple))
+    sturn = position.Turn(single, (R.Column.empty(single),), source_for(single))
     assert tturn.base == pytest.approx(6 * OPTIMAL_YAHTZEE, abs=1e-5)
     dice = [1, 3, 3, 5, 6]
     ones = sturn.evaluate(dice, 0)
@@ -97,5 +99,5 @@ def test_triple_yahtzee_values_respond_to_the_multipliers() -> None:
             assert many.find_box(box, c).value == pytest.approx(6 * OPTIMAL_YAHTZEE + (c + 1) * delta, abs=1e-4)
     # best of the columns instead of their sum: the empty sheet is worth the x3 column alone
     best = R.preset("triple-yahtzee", {"add_columns": False})
-    bturn = position.Turn(best, tuple(R.Column.empty(best) for _ in range(3)), position.source_for(best))
+    bturn = position.Turn(best, tuple(R.Column.empty(best) for _ in range(3)), source_for(best))
     assert bturn.base == pytest.approx(3 * OPTIMAL_YAHTZEE, abs=1e-5)

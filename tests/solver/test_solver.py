@@ -25,7 +25,7 @@ from yahtzee_cli.strategy import turn as position
 # the README gives (None: checked elsewhere) and the reachable turn-start states it claims.
 # The free-joker SD is what this solver computes, 59.6114; the published figure is 59.6117: options of
 # exactly equal value can differ in variance, and which one a solver picks is a tie-break.
-ANCHORS = [
+PUBLISHED = [
     ("yahtzee", {}, 254.5877287, None, None),
     ("yahtzee", {"joker": "free"}, 254.5896095, 59.6114, None),
     ("yahtzee", {"joker": "off"}, 253.9702412, 58.2034, None),
@@ -35,8 +35,8 @@ ANCHORS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "sets", "expected", "sd", "states"), ANCHORS,
-                         ids=[f"{a[0]}-{a[1]}" for a in ANCHORS])
+@pytest.mark.parametrize(("name", "sets", "expected", "sd", "states"), PUBLISHED,
+                         ids=[f"{a[0]}-{a[1]}" for a in PUBLISHED])
 def test_anchor_expected_scores(name: str, sets: dict[str, object], expected: float, sd: float | None,
                                 states: int | None) -> None:
     tab = solver.build(R.preset(name, sets), moments=sd is not None)

@@ -114,7 +114,7 @@ def test_chance_only_position_by_hand() -> None:
     rules = R.preset("yahtzee")
     scores = [0] * len(rules.boxes)
     scores[rules.box_index("chance")] = None  # type: ignore[call-overload]
-    turn = position.Turn(rules, (R.Column(tuple(scores)),), position.source_for(rules))
+    turn = position.Turn(rules, (R.Column(tuple(scores)),), source_for(rules))
     one = turn.evaluate([6, 6, 6, 2, 1], 1)
     assert one.best.keep == (6, 6, 6) and one.best.value == pytest.approx(25.0, abs=1e-9)
     assert one.find_keep([2, 6, 6, 6]).regret == pytest.approx(1.5, abs=1e-9)

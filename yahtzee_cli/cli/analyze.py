@@ -20,6 +20,7 @@ from .app import (
     FilesArg,
     JsonOpt,
     QuietOpt,
+    RiskOpt,
     app,
     examples,
     fail,
@@ -43,6 +44,7 @@ VerboseOpt = Annotated[
     "yahtzee analyze game.json",
     "yahtzee analyze -v game.json",
     "yahtzee analyze logs/ --json | tail -n 1",
+    "yahtzee analyze --risk -0.02 game.json",
     "yahtzee simulate -n 20 --strategy greedy --seed 1 --log-out - | yahtzee analyze -",
 ))
 def analyze(
@@ -50,20 +52,23 @@ def analyze(
     until: UntilOpt = None,
     json: JsonOpt = False,
     verbose: VerboseOpt = False,
+    risk: RiskOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Grade every decision of logged games against optimal play: expected points lost per player."""
+    """Grade every decision of logged games against optimal play: expected points lost per player
+    (--risk: certainty-equivalent points lost against the risk strategy of THETA)."""
     from .validate import check_paths
 
-    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet)
+    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
 
 
-def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False) -> None:
+def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
+                risk: float | None = None) -> None:
     from ..errors import GameError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record, read_all
     from ..play import analyze as A
 
-    analyzer = A.Analyzer(warn)
+    analyzer = A.Analyzer(warn, theta=risk)
     totals = A.Totals()
     failed = shown = 0
     show_progress = progress_wanted() and not quiet

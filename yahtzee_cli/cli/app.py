@@ -229,6 +229,12 @@ SetOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
 CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
+RiskOpt = Annotated[
+    float | None,
+    typer.Option("--risk", help="The strategy maximising E[exp(THETA * final score)] instead of the mean: THETA > 0 "
+                 "seeks variance, < 0 avoids it, 0 is the expected-score optimum. Exact rule sets only.",
+                 show_default=False, min=-1.0, max=1.0, metavar="THETA"),
+]
 FilesArg = Annotated[
     list[str],
     typer.Argument(metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one "

@@ -4,7 +4,7 @@
 by line); the command feeds it from prompt_toolkit at a terminal (line editing, history, completion
 of box names in the rules' own language) or from plain lines when stdin is a pipe. prompt_toolkit
 is imported only here, inside the command, so other commands start without it. Every entry goes
-through `yahtzee_cli.scorekeeper`, which checks it with the rules and saves the game file."""
+through `yahtzee_cli.play.scorekeeper`, which checks it with the rules and saves the game file."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from .app import (
     FilesArg,
     JsonOpt,
     QuietOpt,
+    RiskOpt,
     SetOpt,
     app,
     examples,
@@ -46,6 +47,7 @@ def replay(
         bool, typer.Option("--verbose", "-v", help="Every game's full score sheet in a batch (without it, one line "
                            "of standings per game); with --analyze, every decision.")
     ] = False,
+    risk: RiskOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
@@ -54,13 +56,15 @@ def replay(
     if json and csv:
         fail("give --json or --csv, not both")
 
+    if risk is not None and not analyze:
+        fail("--risk grades against a risk strategy: add --analyze")
     sources = check_paths(files)
     if analyze:
         from .analyze import run_analyze
 
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
         return
     from ..errors import GameError, RulesError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record, read_all
@@ -81,6 +85,30 @@ def replay(
     batch, items = peek_batch(read_all(sources))
     batch = batch or len(sources) > 1
     out = sys.stdout
+
+    def emit(record: dict[str, Any], counted: Any, ranked: list[tuple[int, str, int]], over: bool,
+             at: tuple[Any, int, int], where: str, text: str, best: str, shown: int) -> None:
+        """One game's output in the chosen form, for a yahtzee game and a poker match alike; `best` is
+        a solo player's personal-best remark, `at` the game's file, line and number."""
+        if json:
+            data = {**head, **record}
+            if batch:
+                data["tally"] = counted.as_dict()
+            write_json(data)
+        elif csv:
+            if not shown:
+                sys.stdout.buffer.write(CSV_HEAD)
+            for rank, name, total in ranked:
+                sys.stdout.buffer.write(csv_row([*at, rank, name, total, str(over).lower()]))
+        elif quiet:
+            pass
+        elif batch and not verbose:
+            row = standings_row(where, ranked, over)
+            out.write(row if not best else f"{row[:-1]}; {best}\n")
+        else:
+            body = text + (f"\n{best}" if best else "")
+            out.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + body + "\n")
+            out.flush()
 
     def standings_row(where: str, ranked: list[tuple[int, str, int]], over: bool) -> str:
         state = "" if over else "  (unfinished)"
@@ -116,24 +144,8 @@ def replay(
             ranks = match.ranks()
             counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
             ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
-            if json:
-                data = {**head, **match.as_dict()}
-                if batch:
-                    data["tally"] = counted.as_dict()
-                write_json(data)
-            elif csv:
-                if not shown:
-                    sys.stdout.buffer.write(CSV_HEAD)
-                for rank, name, total in ranked:
-                    sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
-                                                     str(match.over).lower()]))
-            elif quiet:
-                pass
-            elif batch and not verbose:
-                out.write(standings_row(where, ranked, match.over))
-            else:
-                text = render_match(match)
-                out.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + text + "\n")
+            emit(match.as_dict(), counted, ranked, match.over, (item.file, doc.line, doc.index), where,
+                 render_match(match) if not (json or csv or quiet or (batch and not verbose)) else "", "", shown)
             shown += 1
             continue
         try:
@@ -155,28 +167,8 @@ def replay(
         if batch and counted.solo and counted.running_best is not None:
             best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
                     else f"personal best so far: {counted.running_best}")
-        if json:
-            data = {**head, **replay_dict(rp)}
-            if batch:
-                data["tally"] = counted.as_dict()
-            write_json(data)
-        elif csv:
-            if not shown:
-                sys.stdout.buffer.write(CSV_HEAD)
-            for rank, name, total in ranked:
-                sys.stdout.buffer.write(csv_row([item.file, doc.line, doc.index, rank, name, total,
-                                                 str(rp.game_over).lower()]))
-        elif quiet:
-            pass
-        elif batch and not verbose:
-            row = standings_row(where, ranked, rp.game_over)
-            out.write(row if not best else f"{row[:-1]}; {best}\n")
-        else:
-            text = render(rp) + (f"\n{best}" if best else "")
-            if batch:
-                text = f"{chr(10) if shown else ''}== {where} ==\n{text}"
-            out.write(text + "\n")
-            out.flush()
+        emit(replay_dict(rp), counted, ranked, rp.game_over, (item.file, doc.line, doc.index), where,
+             render(rp) if not (json or csv or quiet or (batch and not verbose)) else "", best, shown)
         shown += 1
     if batch and not (csv or quiet):
         if json:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..rules.engine import ALIAS_NOTE, PRESET_ALIASES, PRESETS, RuleSet, natural_score, rolls
+from ..rules.preset_list import ALIAS_NOTE, PRESET_ALIASES, listing
 from .app import JsonOpt, SetOpt, _complete_presets, app, examples, get_rules, write_json
+
+if TYPE_CHECKING:
+    from ..rules.engine import RuleSet
 
 _FILL_WORDS = {"down": "top to bottom", "up": "bottom to top", "free": "in any order"}
 
@@ -37,6 +40,8 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     its kind and parameters, every setting; plus read-only fields for people (each box's section, how it
     scores and its best score; the sheet, a note, the fingerprint and theoretical maximum), ignored when
     read back."""
+    from ..rules.engine import natural_score, rolls
+
     all_rolls = list(rolls(rs.dice))
     info: dict[str, Any] = {
         "name": rs.name,
@@ -83,9 +88,7 @@ def rules_command(
         _show_defaults(json)
         return
     if name is None and not set_:
-        presets = [{"name": k, "about": v["about"]} for k, v in PRESETS.items()]
-        presets += [{"name": k, "about": f"another name for the {v} rules (historical {k.capitalize()} rules differ)"}
-                    for k, v in PRESET_ALIASES.items()]
+        presets = listing()  # the rule models are not needed (nor imported) for the list
         if json:
             write_json({"presets": presets})
         else:
@@ -105,8 +108,19 @@ def rules_command(
     lines = [f"sheet: {sheet_words(get_rules(name, set_))}"]
     if "note" in info:
         lines.append(f"note: {info['note']}")
-    lines += [f"{key} = {value}" for key, value in info["settings"].items()]
+    lines += [f"{key} = {_setting_words(value)}" for key, value in info["settings"].items()]
     sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
+
+
+def _setting_words(value: object) -> str:
+    """A setting's value as `--set` spells it (on/off, 1,2,3), never Python's repr; unset shows as -."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "-"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 def _show_defaults(json: bool) -> None:

@@ -147,18 +147,23 @@ def simulate(
         stop.check()
 
     completed = False
+    failure: str | None = None
     try:
         with stop:
             report = run(rs, names, games, seed, workers=workers, backend=backend.value, scheduler=scheduler,
                          log_sink=sink if log_out is not None else None, on_progress=on_progress)
         completed = True
     except (StrategyError, SimulationError) as exc:
-        fail(str(exc), PROBLEM)
+        failure = str(exc)
     finally:
         if progress is not None:
             progress.stop()
         if log_file is not None:
             log_file.close(keep=completed)
+    if failure is not None:
+        if log_file is not None:  # what the file holds once the run stopped mid-way
+            failure += f"; --log-out {log_out} {log_file.holds()}"
+        fail(failure, PROBLEM)
     _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None)
 
 
@@ -222,8 +227,8 @@ def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: s
     if timed and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if log_file is not None and log_file.error is not None:
-        fail(f"--log-out {log_out}: {log_file.error}; it holds the first {log_file.games:,} games, each whole "
-             "(the summary covers every game played)", PROBLEM)
+        fail(f"--log-out {log_out}: {log_file.error}; it {log_file.holds()} (the summary covers every game played)",
+             PROBLEM)
     if report.interrupted:
         warn(f"interrupted: the summary covers the {report.games:,} games finished of {report.games_requested:,}")
         raise typer.Exit(INTERRUPTED)
@@ -273,6 +278,12 @@ class LogFile:
             raise KeyboardInterrupt from None
         self.games += chunk.count(b"\n")
         self._size += len(chunk)
+
+    def holds(self) -> str:
+        """What the file holds after close(), for the error line of a run that stopped early."""
+        if self.games or self.tmp is None:
+            return f"holds the first {self.games:,} games, each whole"
+        return "was left as it was (no game finished)"
 
     def close(self, keep: bool) -> None:
         """Close; put the file in place when the run produced a result (`keep`) or any game, else drop it."""

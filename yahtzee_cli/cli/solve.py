@@ -18,6 +18,7 @@ from .app import (
     USAGE,
     JsonOpt,
     QuietOpt,
+    RiskOpt,
     RulesOpt,
     SetOpt,
     app,
@@ -64,12 +65,6 @@ class _Bar:
             self.progress.stop()
 
 
-RiskOpt = Annotated[
-    float | None,
-    typer.Option("--risk", help="The strategy maximising E[exp(THETA * final score)] instead of the mean: THETA > 0 "
-                 "seeks variance, < 0 avoids it, 0 is the expected-score optimum. Exact rule sets only.",
-                 show_default=False, min=-1.0, max=1.0, metavar="THETA"),
-]
 
 
 def _risk_solve(rs: RuleSet, theta: float, distribution: bool, target: int | None, json: bool,

@@ -17,6 +17,11 @@ lost by the move made). When the move made is one of the best (a tie), it is sho
 Values come from `hint.source_for`: the exact strategy table where the rule set has one, else
 an approximate source, and then every result says so (`exact` false, `source` its label).
 
+Risk-sensitive grading (`theta`, `analyze --risk THETA`): decisions are graded against the strategy
+maximising E[exp(theta * final score)] (`hint.risk_source`, exact rule sets only). Values are
+then certainty equivalents log E[exp(theta * final)] / theta of the final total (points written
+included) and the regret is certainty-equivalent points lost; theta = 0 is the ordinary grading.
+
 Batches: `Analyzer` keeps one value source per rule set and a small LRU of Turns (turn-start
 positions repeat across games: every game starts from the empty sheet), and `Totals` adds games up
 per player name, keeping only counts, sums and the five worst decisions (memory stays flat).
@@ -30,14 +35,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import InputError, PositionError
+from ..errors import InputError, NotExact, PositionError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
 from ..formats.render import table
 from ..formats.replay import TurnStep, walk_steps
 from ..rules import engine as R
 from ..strategy import turn as P
 from ..strategy.sources import Source
-from .hint import source_for
+from .hint import risk_source, source_for
 
 __all__ = [
     "Analyzer",
@@ -158,6 +163,7 @@ class GameAnalysis:
     game: int = 0
     file: str = ""
     line: int = 0
+    theta: float | None = None  # graded against the risk strategy of theta (None: not asked for)
 
 
 # --------------------------------------------------------------------------- the analyzer
@@ -167,11 +173,14 @@ class Analyzer:
     """Grades games. Holds one value source per rule set (the exact table, built on first use with
     a note to `say`, or the approximate source) and an LRU of up to `turn_cache` strategy.turn.Turn
     objects keyed by (rule set, sheet, saved rolls), so positions that recur across games (the empty
-    sheet of every first turn, common openings) are valued once."""
+    sheet of every first turn, common openings) are valued once. `theta`: grade against the risk
+    strategy of theta (certainty equivalents; None or 0: expected scores)."""
 
-    def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64) -> None:
+    def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64,
+                 theta: float | None = None) -> None:
         self.say = say
         self.turn_cache = turn_cache
+        self.theta = theta
         self._sources: dict[str, Source] = {}
         self._turns: OrderedDict[tuple[str, tuple[str, ...], tuple[R.Column, ...], int], P.Turn] = OrderedDict()
         self.turns_built = 0
@@ -181,7 +190,14 @@ class Analyzer:
         key = rules.fingerprint
         src = self._sources.get(key)
         if src is None:
-            src = self._sources[key] = source_for(rules, self.say)
+            if self.theta:
+                try:
+                    src = risk_source(rules, self.theta, self.say)
+                except NotExact as exc:  # no exact (risk) table for these rules
+                    raise NotExact(f"risk-sensitive grading needs an exact table: {exc}") from None
+            else:
+                src = source_for(rules, self.say)
+            self._sources[key] = src
         return src
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
@@ -263,7 +279,7 @@ class Analyzer:
                 decisions.append(d)
         over = bool(steps) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game,
-                            file, line)
+                            file, line, self.theta)
 
 
 def _decision(ev: P.Evaluation, made: P.Choice, st: TurnStep, rnd: int, roll: int, kind: DecisionKind, inferred: bool,
@@ -293,10 +309,12 @@ class Totals:
         self.games = 0
         self.exact = True
         self.sources: dict[str, tuple[R.RuleSet, bool, str]] = {}  # fingerprint -> (rules, exact, source label)
+        self.theta: float | None = None
 
     def add(self, ga: GameAnalysis) -> None:
         self.games += 1
         self.exact = self.exact and ga.exact
+        self.theta = ga.theta
         self.sources.setdefault(ga.rules.fingerprint, (ga.rules, ga.exact, ga.source))
         for p in ga.players:
             acc = self.players.get(p.name)
@@ -311,6 +329,16 @@ class Totals:
 def _r(x: float) -> float:
     v = round(x, DIGITS)
     return 0.0 if v == 0 else v
+
+
+def objective_dict(theta: float | None) -> dict[str, Any]:
+    """What the grading optimises, as simulate and solve say it: {"risk", "objective"} (empty when
+    no risk strategy was asked for)."""
+    if theta is None:
+        return {}
+    from .simulate import objective, risk_name  # numpy: only once a risk table is in use
+
+    return {"risk": theta, "objective": objective(risk_name(theta))}
 
 
 def choice_dict(rules: R.RuleSet, c: P.Choice) -> dict[str, Any]:
@@ -352,7 +380,7 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     out: dict[str, Any] = {"file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
-        "turns": ga.turns, "game_over": ga.game_over,
+        **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
         "decisions": [decision_dict(d) for d in ga.decisions],
     })
@@ -363,6 +391,7 @@ def totals_dict(t: Totals) -> dict[str, Any]:
     """Batch totals as JSON data (the last line of `replay --analyze --json` on a batch)."""
     notes = [f"{rs.name}: {src}" for rs, exact, src in t.sources.values() if not exact]
     return {"summary": True, "games": t.games, "exact": t.exact, "approximation": "; ".join(notes) or None,
+            **objective_dict(t.theta),
             "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
                           for rs, e, src in t.sources.values()],
             "players": [summary_dict(p, games=True) for p in t.players.values()]}
@@ -401,10 +430,20 @@ def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[
     return table(rows, left=left, indent="  ")
 
 
-def _kind_line(exact: bool, source: str, rules_name: str) -> str:
+def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = None) -> str:
+    if theta is not None:
+        goal = objective_dict(theta)["objective"]
+        return f"{rules_name}: graded against the risk strategy theta {theta:g} ({goal}; {source})"
     if exact:
         return f"{rules_name}: graded against optimal play (exact table)"
     return f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses are estimates"
+
+
+def _values_line(theta: float | None) -> str:
+    if theta:
+        return ("Values are certainty equivalents of the final score, log E[exp(theta * final)] / theta, playing on "
+                "by that strategy; loss = best - made.")
+    return "Values are expected final scores (solitaire optimal play from there); loss = best - made."
 
 
 INFERRED_NOTE = ("* keep inferred: the log has no held dice, so the keep is taken as the dice common to "
@@ -418,9 +457,9 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
     lines = []
     if title:
         lines.append(title)
-    lines.append(_kind_line(ga.exact, ga.source, rules.name))
-    lines.append("Values are expected final scores (solitaire optimal play from there); loss = best - made.")
-    rows = [["Player", "Expected loss", "Decisions", "Inferred keeps"]]
+    lines.append(_kind_line(ga.exact, ga.source, rules.name, ga.theta))
+    lines.append(_values_line(ga.theta))
+    rows = [["Player", "CE loss" if ga.theta else "Expected loss", "Decisions", "Inferred keeps"]]
     for p in ga.players:
         rows.append([p.name, f"{p.loss:.4f}", str(p.decisions), str(p.inferred)])
     lines.extend(table(rows, indent="  "))
@@ -448,8 +487,11 @@ def render_totals(t: Totals) -> str:
     and the five worst decisions over all games (with their game number)."""
     lines = [f"{t.games} game{'s' if t.games != 1 else ''} graded"]
     for rs, exact, src in t.sources.values():
-        lines.append(_kind_line(exact, src, rs.name))
-    rows = [["Player", "Games", "Expected loss", "Per game", "Decisions", "Inferred keeps"]]
+        lines.append(_kind_line(exact, src, rs.name, t.theta))
+    if t.theta:
+        lines.append(_values_line(t.theta))
+    rows = [["Player", "Games", "CE loss" if t.theta else "Expected loss", "Per game", "Decisions",
+             "Inferred keeps"]]
     for p in t.players.values():
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
                      str(p.decisions), str(p.inferred)])

@@ -31,6 +31,23 @@ def source_for(rules: R.RuleSet, say: Say | None = None) -> Source:
                            float(header["saved_value"]))
 
 
+def risk_source(rules: R.RuleSet, theta: float, say: Say | None = None) -> Source:
+    """The risk table of theta (solver.distribution.get_risk_table, built on first use) as a value
+    source: values are certainty equivalents log E[exp(theta * rest)] / theta of the points still to
+    come, and a Turn on it averages rerolls in that sense. theta = 0: source_for(rules).
+    NotExact when the rule set has no exact risk table."""
+    if theta == 0.0:
+        return source_for(rules, say)
+    from ..solver import distribution
+
+    tab = distribution.get_risk_table(rules, theta, say)
+    header = {"t": tab.t, "nyt": tab.nyt, "nb": tab.nb, "mean": tab.mean}
+    src = TableSource(header, {"masks": tab.masks.tolist(), "W": tab.W.ravel().tolist()}, True)
+    src.theta = theta
+    src.label = f"exact risk table for theta {theta:g}"
+    return src
+
+
 def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The stored table of `kind` ("exact" or "approx") for `rules`, made by the solver when missing."""
     path = tablefile.table_path(rules.fingerprint, kind)
@@ -38,7 +55,7 @@ def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any
         return tablefile.read(path, rules.fingerprint)
     except CorruptTable as exc:
         if say is not None:
-            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+            say(tablefile.ignored(exc))
     except OSError:  # missing, or an unreadable cache directory: build it
         pass
     if kind == "exact":

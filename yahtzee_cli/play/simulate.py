@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import logging
 import math
 import os
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -101,22 +103,21 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
          record: bool = False, threads: int | None = None,
          should_stop: Callable[[], bool] | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`.
-    `threads`: numba threads for the compiled strategies (None: numba's setting); never changes games.
+    `threads`: threads for the compiled strategies (None: one per core); never changes games.
     `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
-        if record:
-            raise StrategyError("risk strategies do not write game logs yet; play them without logs")
         dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
         with numba_threads(threads):
-            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat)
+            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
+                                                           record=record)
         return risk_batch
     if strategy in COMPILED:
         from ..solver import policy
 
-        with numba_threads(threads):
-            batch: GameBatch = policy.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record)
+        batch: GameBatch = policy.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record,
+                                       threads=threads)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
@@ -144,10 +145,10 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(str(exc)) from None
     compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
     if compiled:
-        from ..solver import jit, kernels
+        from ..solver import jit, play_kernel
         from . import strategies as compiled_strategies
 
-        needed = [compiled_strategies._random_kernel if s == "random" else kernels.play_games for s in compiled]
+        needed = [compiled_strategies._random_kernel if s == "random" else play_kernel.play_games for s in compiled]
         jit.note_compile(needed, "the simulator", say)
 
 
@@ -430,49 +431,82 @@ def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[
         except (OSError, TimeoutError, ValueError) as exc:
             raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                dashboard_address=None)
-    return dist.Client(cluster), cluster
+                                dashboard_address=None, silence_logs=QUIET)
+    try:
+        return dist.Client(cluster), cluster
+    except BaseException:
+        cluster.close()
+        raise
+
+
+QUIET = logging.CRITICAL + 1  # a level no record reaches
+
+
+@contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Silence distributed's own logging for a run, in this process and in the worker processes it
+    starts: a task that fails (a bot's error, which the CLI reports in one line), connections and
+    heartbeats cut at shutdown, workers slow to stop -- none of it is news to the user, and much of it
+    comes with tracebacks."""
+    import warnings
+
+    dask: Any = importlib.import_module("dask")
+    names = ("distributed", "tornado", "asyncio")
+    loggers = [logging.getLogger(n) for n in names] + [
+        logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    levels = [lg.level for lg in loggers]
+    handlers = [h for lg in loggers for h in lg.handlers]
+    handler_levels = [h.level for h in handlers]
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    # read by each worker process when it imports distributed, before it logs anything
+    environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
+    for lg in loggers:
+        lg.setLevel(QUIET)
+    for h in handlers:
+        h.setLevel(QUIET)
+    try:
+        with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            warnings.filterwarnings("ignore", module="distributed")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+        for h, level in zip(handlers, handler_levels, strict=True):
+            h.setLevel(level)
 
 
 def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
               processes: bool) -> Iterator[ChunkResult]:
-    client, cluster = _dask_client(scheduler, workers, processes)
-    as_completed: Any = importlib.import_module("distributed").as_completed
-    futures: list[Any] = []
-    try:
-        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
-        pending = as_completed()
-
-        def submit() -> None:
-            job = next(jobs, None)
-            if job is not None:
-                f = client.submit(run_chunk, job, pure=False)
-                futures.append(f)
-                pending.add(f)
-
-        for _ in range(width):
-            submit()
-        for fut in pending:
-            result: ChunkResult = fut.result()
-            futures.remove(fut)
-            submit()
-            yield result
-    finally:
-        # Shutting down, distributed logs (and sometimes prints tracebacks for) workers that are slow
-        # to stop or connections it closes itself: none of it concerns the results already in hand.
-        import logging
-
-        quiet = logging.getLogger("distributed")
-        level = quiet.level
-        quiet.setLevel(logging.CRITICAL + 1)
+    with _quiet_dask():
+        client, cluster = _dask_client(scheduler, workers, processes)
+        futures: list[Any] = []
         try:
-            if futures:
-                client.cancel(futures)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            as_completed: Any = importlib.import_module("distributed").as_completed
+            width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
+            pending = as_completed()
+
+            def submit() -> None:
+                job = next(jobs, None)
+                if job is not None:
+                    f = client.submit(run_chunk, job, pure=False)
+                    futures.append(f)
+                    pending.add(f)
+
+            for _ in range(width):
+                submit()
+            for fut in pending:
+                result: ChunkResult = fut.result()
+                futures.remove(fut)
+                submit()
+                yield result
         finally:
-            quiet.setLevel(level)
+            try:
+                if futures:
+                    client.cancel(futures)
+                client.close()
+            finally:
+                if cluster is not None:
+                    cluster.close()
 
 
 # --------------------------------------------------------------------------- runs
@@ -591,6 +625,7 @@ def simulate(
                 on_progress(seats[0].games)
     except KeyboardInterrupt:
         report.interrupted = True
+    finally:  # whatever stopped the loop: workers and clusters end now, not when the generator is collected
         close = getattr(results, "close", None)
         if close is not None:
             close()

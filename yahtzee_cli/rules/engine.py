@@ -25,6 +25,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import IllegalMove, RulesError, pointer, validation_errors
+from .preset_list import ABOUT, PRESET_ALIASES
 
 Dice = tuple[int, ...]
 BoxKind = Literal["upper", "kind", "pairs", "groups", "straight", "yahtzee", "chance"]
@@ -43,6 +44,11 @@ FILL_CODES: dict[str, int] = {"free": 0, "down": 1, "up": 2}
 
 
 # --------------------------------------------------------------------------- boxes
+
+
+# The parameters a box may carry (None when not given), and those a kind reads without needing them.
+PARAMS = ("face", "n", "sizes", "length", "start", "points")
+OPTIONAL_PARAMS: dict[str, tuple[str, ...]] = {"groups": ("points",), "straight": ("start",)}
 
 
 class Box(BaseModel):
@@ -87,6 +93,15 @@ class Box(BaseModel):
         missing = [p for p in need[self.kind] if getattr(self, p) is None]
         if missing:
             raise ValueError(f"box kind {self.kind!r} needs {', '.join(missing)}")
+        # A parameter the kind never reads is a mistake in the sheet (a `face` on a lower box would be ignored).
+        takes = (*need[self.kind], *OPTIONAL_PARAMS.get(self.kind, ()))
+        unused = [p for p in PARAMS if p not in takes and getattr(self, p) is not None]
+        if unused:
+            raise ValueError(f"box kind {self.kind!r} takes no {', '.join(unused)}; it takes "
+                             f"{', '.join(takes) or 'no parameters'}")
+        if self.start is not None and self.length is not None and self.start + self.length > 7:
+            raise ValueError(f"a straight of {self.length} from {self.start} runs past 6; start at most "
+                             f"{7 - self.length}")
         if self.sizes is not None and (len(self.sizes) < 2 or min(self.sizes) < 1 or sum(self.sizes) > 6):
             raise ValueError("sizes must list at least two group sizes adding up to at most 6")
         return self
@@ -614,35 +629,23 @@ def _maxi_boxes() -> tuple[Box, ...]:
 _YATZY_SETTINGS = {"upper_bonus": 50, "extra_yahtzee_bonus": 0, "joker": "off"}
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "yahtzee": {"boxes": _yahtzee_boxes(), "settings": {},
-                "about": "Hasbro Yahtzee: 13 boxes, 35 at 63, +100 per extra Yahtzee, forced joker"},
-    "kniffel": {"boxes": _yahtzee_boxes(german=True), "settings": {},
-                "about": "German Kniffel: Yahtzee's rules with the German box names"},
-    "yatzy": {"boxes": _yatzy_boxes(), "settings": _YATZY_SETTINGS,
-              "about": "Scandinavian Yatzy: 15 boxes, 50 at 63, no extra bonus"},
+    "yahtzee": {"boxes": _yahtzee_boxes(), "settings": {}},
+    "kniffel": {"boxes": _yahtzee_boxes(german=True), "settings": {}},
+    "yatzy": {"boxes": _yatzy_boxes(), "settings": _YATZY_SETTINGS},
     "forced-yatzy": {"boxes": _yatzy_boxes(),
-                     "settings": {**_YATZY_SETTINGS, "fill_in_order": True, "upper_bonus_threshold": 42},
-                     "about": "Forced Yatzy: filled strictly top to bottom, bonus at 42"},
+                     "settings": {**_YATZY_SETTINGS, "fill_in_order": True, "upper_bonus_threshold": 42}},
     "maxi-yatzy": {"boxes": _maxi_boxes(), "dice": 6,
                    "settings": {**_YATZY_SETTINGS, "upper_bonus_threshold": 84, "upper_bonus": 100,
-                                "saved_rolls": True},
-                   "about": "Maxi Yatzy: 6 dice, 20 boxes, 100 at 84, unused rolls saved for later turns"},
+                                "saved_rolls": True}},
     "triple-yahtzee": {"boxes": _yahtzee_boxes(),
-                       "settings": {"columns": 3, "column_multipliers": (1, 2, 3)},
-                       "about": "Triple Yahtzee: three columns counted x1, x2, x3"},
+                       "settings": {"columns": 3, "column_multipliers": (1, 2, 3)}},
     "triple-yatzy": {"boxes": _yatzy_boxes(),
-                     "settings": {**_YATZY_SETTINGS, "columns": 3, "column_multipliers": (1, 2, 3)},
-                     "about": "Triple Yatzy: three Scandinavian columns counted x1, x2, x3"},
+                     "settings": {**_YATZY_SETTINGS, "columns": 3, "column_multipliers": (1, 2, 3)}},
 }
+for _name in PRESETS:  # each preset's line, kept apart so `yahtzee rules` lists them without the models
+    PRESETS[_name]["about"] = ABOUT[_name]
 DEFAULT_PRESET = "yahtzee"
 
-# Other names the rules give the same game: Yacht, Kniffel and Generala "are the same game - the
-# rules and the score sheet above apply to all of them". Kniffel has its own preset (German box
-# names); Yacht and Generala play the Yahtzee preset. Historically they differ (Yacht's 12 boxes
-# without a bonus, Generala's served-roll bonuses and instant win), which is not modelled here.
-PRESET_ALIASES: dict[str, str] = {"yacht": "yahtzee", "generala": "yahtzee"}
-ALIAS_NOTE = ("historical Yacht and Generala rules differ (Yacht: 12 boxes, no bonuses; Generala: bonuses "
-              "for hands served on the first roll); here both names play the Yahtzee rules")
 # Named by the rules as a common variant, with no rules given.
 NAMED_WITHOUT_RULES = ("giant-yatzy",)
 

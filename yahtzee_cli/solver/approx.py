@@ -55,7 +55,7 @@ def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dic
         return None
     except CorruptTable as exc:
         if say is not None:
-            say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+            say(tablefile.ignored(exc))
         return None
     if got[0].get("kind") != "approx":
         if say is not None:

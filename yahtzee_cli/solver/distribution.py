@@ -2,9 +2,9 @@
 risk-sensitive tables (maximise E[exp(theta * final score)]).
 
 The policy of a turn-start state (filled mask, y, capped upper total u) is the one the simulator
-plays: the same final-roll values (kernels._column_final on the next states' values), the same keep
-tables (kernels._turn_tables) and the same tie-breaks (stopping wins ties, the first sub-keep in
-kernels.best_proper_keep's order, the first box in sheet order, a pass charged kernels.PASS_COST).
+plays: the same final-roll values (play_kernel._column_final on the next states' values), the same keep
+tables (play_kernel._turn_tables) and the same tie-breaks (stopping wins ties, the first sub-keep in
+play_kernel.best_proper_keep's order, the first box in sheet order, a pass charged play_kernel.PASS_COST).
 `_turn` turns that policy into the probability of ending the turn on each roll and the box each
 final roll goes to; everything here is built on it:
 
@@ -42,7 +42,8 @@ from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, roll_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import njit
-from .kernels import NEG, _column_final, _turn_tables, roll_legal
+from .kernels import NEG, roll_legal
+from .play_kernel import _column_final, _turn_tables
 from .rng import stream
 
 FloatArray = npt.NDArray[np.float64]
@@ -102,7 +103,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
 
     solver_ties: break ties as the solver's backward induction does (values absolute; a keep ties to
     the larger keep, keeping every die may wait for a later roll), so the distribution's moments are
-    the table's; otherwise as simulated games do (kernels.play_games), so they match game for game.
+    the table's; otherwise as simulated games do (play_kernel.play_games), so they match game for game.
 
     Fills Y (value of each final roll, in the domain keeps compare), EJ (keep values, j rolls left),
     Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax + variant of the box chosen
@@ -430,9 +431,11 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
           roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
           roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, nchunks: int,
-          scores: np.ndarray, ybonus: np.ndarray) -> None:
+          scores: np.ndarray, ybonus: np.ndarray, record: bool, rolls_out: np.ndarray, held_out: np.ndarray,
+          nrolls_out: np.ndarray, box_out: np.ndarray) -> None:
     """Play games first_game.. of one column by theta's policy (risk play; the dice convention of
-    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first)."""
+    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first). `record`:
+    the dice of each roll, the dice held before each reroll and the box, as play_kernel.play_games."""
     g_n = scores.shape[0]
     R = natT.shape[1]
     K = add_die.shape[0]
@@ -472,6 +475,9 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                       lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
                       NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
                 st = roll_dice(dice, kept, 0, st)
+                if record:
+                    for k in range(n):
+                        rolls_out[g, _turn_no, 0, k] = dice[k]
                 used = 1
                 while used <= J:
                     key = 0
@@ -494,6 +500,11 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                             kept[pos] = f + 1
                             pos += 1
                     st = roll_dice(dice, kept, pos, st)
+                    if record:
+                        for k in range(pos):
+                            held_out[g, _turn_no, used - 1, k] = kept[k]
+                        for k in range(n):
+                            rolls_out[g, _turn_no, used, k] = dice[k]
                     used += 1
                 key = 0
                 for k in range(n):
@@ -507,6 +518,9 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
                 v = sl % vmax
                 scores[g, 0, b] = sc
                 ybonus[g, 0] += bon
+                if record:
+                    nrolls_out[g, _turn_no] = used
+                    box_out[g, _turn_no] = b
                 m |= 1 << b
                 if is_upper[b]:
                     usum += sc
@@ -538,7 +552,7 @@ class Model:
 
 
 def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
-    """Per roll, its proper sub-keeps in kernels.best_proper_keep's order (ones varying fastest)."""
+    """Per roll, its proper sub-keeps in play_kernel.best_proper_keep's order (ones varying fastest)."""
     from .tables import dice_tables
 
     d = dice_tables(rules.dice)
@@ -1018,9 +1032,10 @@ def _variant(lay: Layout, b: int, score: int) -> int:
 
 
 def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games: int, seat: int = 0,
-              tab: Table | None = None, say: Callable[[str], None] | None = None) -> Any:
+              tab: Table | None = None, say: Callable[[str], None] | None = None, record: bool = False) -> Any:
     """Games first_game .. first_game + n_games - 1 of seat `seat` played by the policy maximising
-    E[exp(theta * final score)] (a games.GameBatch; no recorded turns)."""
+    E[exp(theta * final score)] (a games.GameBatch; `record`: with every turn's rolls, held dice and
+    box, as solver.play records them, for game logs)."""
     from .games import GameBatch
     from .totals import sheet_totals
 
@@ -1035,11 +1050,27 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     scores = np.empty((n_games, 1, lay.nb), dtype=np.int64)
     ybonus = np.zeros((n_games, 1), dtype=np.int64)
     is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+    nt = lay.nb  # must_zero on: one box a turn, no passes
+    rg, rt, rr = (n_games, nt, mod.J + 1) if record else (1, 1, 1)
+    rolls_out = np.zeros((rg, rt, rr, rules.dice), dtype=np.int64)
+    held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
+    nrolls = np.zeros((rg, rt), dtype=np.int64)
+    box = np.full((rg, rt), -1, dtype=np.int64)
     _call(_play, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
           lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
-          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus)
+          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus, record,
+          rolls_out, held_out, nrolls, box)
     totals, _ = sheet_totals(rules, scores, ybonus)
-    return GameBatch(first_game, scores, ybonus, totals)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        r_used = max(int(nrolls.max()) if n_games else 1, 1)
+        batch.rolls = rolls_out[:, :, :r_used].copy()
+        batch.held = held_out[:, :, : max(r_used - 1, 0)].copy()
+        batch.n_rolls = nrolls
+        batch.column = np.zeros((n_games, nt), dtype=np.int64)
+        batch.box = box
+        batch.n_turns = np.full(n_games, nt, dtype=np.int64)
+    return batch
 
 
 # --------------------------------------------------------------------------- presentation

@@ -9,6 +9,7 @@ replay --analyze) are in strategy.turn and never need numba.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -192,11 +193,11 @@ class Table:
 
     def value_to_go(self, exact: bool) -> ValueToGo:
         """The table's values for the play kernel (exact=False: a multi-column sheet's columns valued by it)."""
-        from . import kernels
+        from . import play_kernel
 
         midx = np.full(1 << self.nb, -1, dtype=np.int64)
         midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
-        return ValueToGo(kernels.FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
+        return ValueToGo(play_kernel.FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
                          np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
 
 
@@ -306,7 +307,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
             pass
         except (CorruptTable, KeyError, ValueError) as exc:
             if say is not None:
-                say(f"warning: damaged strategy table ignored ({exc}); rebuilding it")
+                say(tablefile.ignored(exc))
     if say is not None:
         where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
         say(f"building the {rules.name} strategy table (once{where})")
@@ -327,12 +328,23 @@ def nothing_cached(exc: OSError) -> str:
 # --------------------------------------------------------------------------- play
 
 
+def _read_only(*arrays: Any) -> tuple[Any, ...]:
+    """Read-only C-contiguous views: one compiled specialisation whether a table was just built
+    (writable) or read from a file (read-only)."""
+    out = []
+    for a in arrays:
+        v = np.ascontiguousarray(a).view()
+        v.flags.writeable = False
+        out.append(v)
+    return tuple(out)
+
+
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
     conventions of dice, ties and passes)."""
-    from . import kernels
-    from .totals import numba_threads, sheet_totals
+    from . import play_kernel
+    from .totals import sheet_totals
 
     s = rules.settings
 
@@ -360,16 +372,29 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
     bonus_rolls = _bonus_rolls(rules, sc)
     mult = np.array(s.multipliers, dtype=np.float64)
-    with numba_threads(threads):
-        kernels.play_games(
-            seed, first_game, seat, n_cols, mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper,
-            sc.yahtzee_roll, sc.own_bit, d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die,
-            nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker], sc.fill,
-            sc.lower_bits, s.must_zero, s.saved_rolls, s.add_columns, natT, jokT, vnatT, vjokT, bonus_rolls,
-            int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.W, fut.midx, fut.t, fut.nyt,
-            fut.h, fut.G, fut.yh, fut.sub_of, fut.saved_value, max_turns, 64, record, scores, ybonus, rolls_out,
-            held_out, nrolls, col, box, nturns,
-        )
+    ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+            sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns, int(s.must_zero),
+            int(s.saved_rolls), int(s.add_columns), int(record))
+    sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
+                       sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, bonus_rolls)
+    dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
+    fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+    out = (scores, ybonus, rolls_out, held_out, nrolls, col, box, nturns)
+
+    def games(g0: int, g1: int) -> None:
+        part = tuple(a[g0:g1] if record or a.shape[0] == n_games else a for a in out)
+        play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part)
+
+    workers = max(1, min(threads or os.cpu_count() or 1, n_games))
+    if workers == 1:
+        games(0, n_games)
+    else:  # the kernel releases the GIL: one thread per block of games (a game never depends on its block)
+        from concurrent.futures import ThreadPoolExecutor
+
+        games(0, 0)  # compile (or load) once, before the threads start
+        cuts = [n_games * w // workers for w in range(workers + 1)]
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(games, cuts[:-1], cuts[1:]))
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:

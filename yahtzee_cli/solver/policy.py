@@ -43,10 +43,10 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     `held` the sorted kept dice before each reroll (0-padded); a passed turn (must_zero off) has box -1.
 
     Decisions are deterministic: stopping wins ties against rerolling; ties between keeps go to the
-    first in kernels.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
+    first in play_kernel.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
-    `threads`: numba threads for this call (default: numba's setting)."""
+    `threads`: worker threads for this call (default: one per core); never changes the games."""
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     return play_with(rules, value_to_go_for(rules, strategy), seed, first_game, n_games, seat, record, threads)

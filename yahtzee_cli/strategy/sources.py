@@ -54,6 +54,7 @@ class Source:
     exact: bool = False
     saved_value: float = 0.0  # value of one saved roll (saved_rolls)
     label: str = ""
+    theta: float = 0.0  # 0: values are expected scores; else certainty equivalents (see play.hint.risk_source)
 
     def value(self, state: ColumnState) -> float:
         raise NotImplementedError

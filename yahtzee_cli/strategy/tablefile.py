@@ -9,6 +9,11 @@ everything before it, header included, so a truncated, corrupt or edited file is
 shared by a group stays readable to it); temporary files left by a killed writer are removed by
 the next write.
 
+Reading maps the file (mmap) rather than copying it. The checksum is checked on the first read of a
+file; a good file is then remembered by a stamp (size, inode, mtime and ctime, which any write, rename
+or touch changes) under `verified/` in the cache directory, and later reads of the unchanged file
+skip the hash. Where no stamp can be written, every read checks the whole file.
+
 File layout (no numpy needed to read it, so `hint` starts fast):
   8 bytes  magic b"YZTBL02\n"
   8 bytes  header length h, little-endian
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import mmap
 import os
 import struct
 import tempfile
@@ -30,12 +36,20 @@ from typing import Any
 
 import orjson
 
-from ..errors import CorruptTable
+from ..errors import CorruptTable, UnreadableTable
 
 MAGIC = b"YZTBL02\n"
 FORMAT = 2
 DIGEST = 32  # bytes of the SHA-256 trailer
 STALE_TMP_SECONDS = 600  # a temporary file this old belongs to a writer that died
+
+
+def ignored(exc: Exception) -> str:
+    """The warning when a cached table cannot be used and is built again: it names the file, and
+    says whether the file is damaged or only unreadable (then its permissions are to blame)."""
+    if isinstance(exc, UnreadableTable):
+        return f"warning: strategy table ignored ({exc}: check the file's permissions); rebuilding it"
+    return f"warning: damaged strategy table ignored ({exc}); rebuilding it"
 
 
 def cache_dir() -> Path:
@@ -154,22 +168,62 @@ def _from_package(path: Path) -> bytes:
     return data
 
 
+def _stamp_of(st: os.stat_result) -> bytes:
+    return f"{st.st_size} {st.st_ino} {st.st_dev} {st.st_mtime_ns} {st.st_ctime_ns}".encode()
+
+
+def _stamp_path(path: Path) -> Path:
+    return cache_dir() / "verified" / hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:32]
+
+
+def _verified(path: Path, st: os.stat_result) -> bool:
+    """Whether this very file (unchanged since) passed its checksum before."""
+    try:
+        return _stamp_path(path).read_bytes() == _stamp_of(st)
+    except OSError:
+        return False
+
+
+def _remember_verified(path: Path, st: os.stat_result) -> None:
+    try:
+        where = _stamp_path(path)
+        where.parent.mkdir(parents=True, exist_ok=True)
+        where.write_bytes(_stamp_of(st))
+    except OSError:  # nowhere to remember it: the next read checks the whole file again
+        pass
+
+
+def _map(path: Path) -> tuple[Any, os.stat_result]:
+    """The file's bytes (mapped read-only, not copied) and its status when opened."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        data: Any = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
+    return data, st
+
+
 def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
-    FileNotFoundError when there is none; CorruptTable when it is damaged, unreadable or for another
-    rule set (every byte is checked before any is used)."""
+    FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set,
+    UnreadableTable (a CorruptTable) when the file cannot be read (every byte is checked before any is used)."""
+    st: os.stat_result | None = None
     try:
-        data = _memory[path] if path in _memory else path.read_bytes()
+        if path in _memory:
+            data: Any = _memory[path]
+        else:
+            data, st = _map(path)
     except (FileNotFoundError, NotADirectoryError):
         data = _from_package(path)
-    except OSError as exc:
-        raise CorruptTable(f"cannot read {path}: {exc.strerror}") from None
+    except OSError as exc:  # the file is there: the file is to blame, not the directory
+        raise UnreadableTable(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) < 16 + DIGEST or data[:8] != MAGIC:
         raise CorruptTable(f"{path} is not a yahtzee-cli table of this version")
     body = memoryview(data)[:-DIGEST]
-    if hashlib.sha256(body).digest() != data[-DIGEST:]:
-        raise CorruptTable(f"{path} fails its checksum (truncated or altered)")
+    if st is None or not _verified(path, st):
+        if hashlib.sha256(body).digest() != data[-DIGEST:]:
+            raise CorruptTable(f"{path} fails its checksum (truncated or altered)")
+        if st is not None:
+            _remember_verified(path, st)
     (hlen,) = struct.unpack_from("<Q", data, 8)
     try:
         header = orjson.loads(body[16 : 16 + hlen])

@@ -16,6 +16,7 @@ V_j[r] = max(stop now, best proper keep of r). Stopping with j rolls left is the
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,15 @@ from .sources import ColumnState, Source, column_state, raw_points
 # the same (any policy that scores eventually is optimal). Playing and hints charge a pass this much,
 # as a tie-break towards progress, so games end; solved values do not include it.
 PASS_COST = 1e-6
+
+
+def ce_mean(values: Sequence[float], theta: float) -> float:
+    """The certainty equivalent of equally likely values: log(mean(exp(theta * v))) / theta (the mean
+    at theta = 0), computed relative to the largest exponent so nothing overflows."""
+    if theta == 0.0:
+        return sum(values) / len(values)
+    a = max(theta * v for v in values)
+    return (a + math.log(sum(math.exp(theta * v - a) for v in values) / len(values))) / theta
 
 
 # --------------------------------------------------------------------------- the turn
@@ -240,9 +250,12 @@ class Turn:
         kp = self.kp
         prev = list(self._final) if j == 1 else self._best_rows(j - 1)
         E = prev
+        theta = self.source.theta
         for k in range(len(kp.counts) - len(kp.rolls) - 1, -1, -1):
             a = kp.add[k]
-            E[k] = sum(E[i] for i in a) / 6.0
+            # a die rerolled: its six faces equally likely (risk tables: their certainty equivalent;
+            # nesting is exact, since exp(theta * CE) is the expectation it stands for)
+            E[k] = sum(E[i] for i in a) / 6.0 if theta == 0.0 else ce_mean([E[i] for i in a], theta)
         self._stages[j] = E
         return E
 

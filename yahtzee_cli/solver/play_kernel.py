@@ -1,0 +1,432 @@
+"""The simulator's compiled play kernel, lean on purpose so that a first `simulate` compiles in seconds.
+
+The solver's kernels (kernels.py) build tables once and are tuned for that: parallel=True and
+inline="always" helpers. Here neither: a worker is a Python thread running `play_games` (nogil) on its
+own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
+calls are compiled by `simulate` (the strategy table comes shipped or cached).
+
+`play_games(game, ints, sheet, dice_t, fut, saved_value, out)` takes its inputs bundled (built by
+solver.play_with; every array read-only except `out`):
+  game   (seed, first_game, seat): the dice streams rng.stream(seed, first_game + g, seat)
+  ints   (n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll,
+          kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns, record): the rules' numbers
+          (flags as 0/1), the value-to-go's kind (FUTURE_*), threshold and y lanes, the turn cap
+  sheet  (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT,
+          jokT, vnatT, vjokT, bonus_rolls): score tables (tables.score_tables) and box variants
+          (solver.box_variants), the T forms box-major
+  dice_t (keep_index, roll_of_keep, keep_of_roll, add_die, drop_die): the keep graph (tables.dice)
+  fut    (W, midx, h, G, yh, sub_of): the value-to-go (solver.Future)
+  out    (scores, ybonus, rolls, held, n_rolls, column, box, n_turns): per game, written; the
+          recorded ones ([game, turn, ...]) only when `record`
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import numpy as np
+
+from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
+from . import compiled, kernels
+from .compiled import extra_bonus_points, roll_budget, rolls_left_over
+from .jit import njit
+from .kernels import NEG, _bit_index
+from .rng import stream
+
+# Called from several places in the kernel: compiled once as plain functions, not inlined at each call.
+roll_legal: Any = njit(cache=True, nogil=True)(cast(Any, kernels.roll_legal).py_func)
+roll_dice: Any = njit(cache=True, nogil=True)(cast(Any, compiled.roll_dice).py_func)
+
+FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
+FUTURE_HEURISTIC = 1  # F = sum of h over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
+
+
+@njit(cache=True, nogil=True)
+def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
+           h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
+    """Value to go of a column at a turn start: the exact table, or the additive heuristic."""
+    uu = u if u < t else t
+    if kind == FUTURE_TABLE:
+        return float(W[midx[mask], y * (t + 1) + uu])
+    full = (1 << nb) - 1
+    open_ = full & ~mask
+    acc = G[sub_of[mask], uu]
+    n_open = 0
+    for b in range(nb):
+        if (open_ >> b) & 1:
+            acc += h[b]
+            n_open += 1
+    if y == 1:
+        acc += yh[n_open]
+    return float(acc)
+
+
+@njit(cache=True, nogil=True)
+def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.ndarray,
+                     kcnt: np.ndarray) -> tuple[float, int]:
+    """Best value Ej[k] over the keeps k strictly inside the roll with face counts `cnt`; the winner's
+    face counts go to kcnt (first best in enumeration order); returns (value, size)."""
+    total = 1
+    for f in range(6):
+        total *= cnt[f] + 1
+    best = NEG
+    best_idx = -1
+    best_size = 0
+    for idx in range(total):
+        rest = idx
+        key = 0
+        mul = 1
+        size = 0
+        for f in range(6):
+            c = rest % (cnt[f] + 1)
+            rest //= cnt[f] + 1
+            key += c * mul
+            mul *= 7
+            size += c
+        if size == n:
+            continue
+        v = Ej[keep_index[key]]
+        if v > best:
+            best = v
+            best_idx = idx
+            best_size = size
+    rest = best_idx
+    for f in range(6):
+        kcnt[f] = rest % (cnt[f] + 1)
+        rest //= cnt[f] + 1
+    return best, best_size
+
+
+@njit(cache=True, nogil=True)
+def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float,
+                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray) -> None:
+    """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values
+    (one state: the scalar form of the build's _expect / _best_sub stages)."""
+    R = Vfinal.shape[0]
+    K = add_die.shape[0]
+    first_full = K - R
+    sixth = 1.0 / 6.0
+    for r in range(R):
+        E[keep_of_roll[r]] = Vfinal[r]
+    for j in range(1, J + 1):
+        for k in range(first_full - 1, -1, -1):
+            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                    + E[add_die[k, 5]]) * sixth
+        for k in range(K):
+            EJ[j - 1, k] = E[k]
+        if j < J:
+            for k in range(1, K):
+                m = E[k]
+                for f in range(6):
+                    d = drop_die[k, f]
+                    if d >= 0 and E[d] > m:
+                        m = E[d]
+                E[k] = m
+            for r in range(R):
+                kr = keep_of_roll[r]
+                stop = Vfinal[r] + saved_value * j
+                if stop > E[kr]:
+                    E[kr] = stop
+
+
+@njit(cache=True, nogil=True)
+def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
+                  NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+                  nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
+                  base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int,
+                  want_nz: bool, vmax: int) -> None:
+    """Vc[r] = best placement of final roll r in one column: max over its legal boxes of
+    mc * (score + bonus) + NVc[box, variant]; nzc[r]: some legal placement scores (for passes).
+    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one."""
+    R = Vc.shape[0]
+    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    for r in range(R):
+        Vc[r] = NEG
+    if want_nz:
+        for r in range(R):
+            nzc[r] = False
+    sT = jokT if bfull else natT
+    vT = vjokT if bfull else vnatT
+    bb = bbits
+    while bb:
+        low = bb & -bb
+        bb ^= low
+        b = _bit_index(low)
+        sb = sT[b]
+        base = b * vmax
+        if nvar[b] == 1:
+            a = NVc[base]
+            for r in range(R):
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
+        else:
+            vb = vT[b]
+            nvb = nvar[b]
+            t0 = NVc[base]
+            t1 = NVc[base + 1]
+            t2 = NVc[base + 2] if nvb > 2 else t1
+            t3 = NVc[base + 3] if nvb > 3 else t1
+            t4 = NVc[base + 4] if nvb > 4 else t1
+            t5 = NVc[base + 5] if nvb > 5 else t1
+            t6 = NVc[base + 6] if nvb > 6 else t1
+            for r in range(R):
+                v = vb[r]
+                a = t0
+                a = t1 if v == 1 else a
+                a = t2 if v == 2 else a
+                a = t3 if v == 3 else a
+                a = t4 if v == 4 else a
+                a = t5 if v == 5 else a
+                a = t6 if v == 6 else a
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
+        if want_nz:
+            for r in range(R):
+                if sb[r] != 0.0:
+                    nzc[r] = True
+    for r in range(R):
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+        if bits == bbits and fullv == bfull:
+            continue
+        best = NEG
+        nz = False
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = _bit_index(low)
+            if fullv:
+                sc = jokT[b, r]
+                slot = b * vmax + vjokT[b, r]
+            else:
+                sc = natT[b, r]
+                slot = b * vmax + vnatT[b, r]
+            if sc != 0.0:
+                nz = True
+            c = mc * sc + NVc[slot]
+            if c > best:
+                best = c
+        Vc[r] = best
+        if want_nz:
+            nzc[r] = nz
+    for i in range(bonus_rolls.shape[0]):
+        r = bonus_rolls[i]
+        bon = extra_bonus_points(yroll[r], yfull, extra)
+        if bon != 0:
+            Vc[r] += mc * bon
+            if want_nz:
+                nzc[r] = True
+
+
+@njit(cache=True, nogil=True)
+def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any) -> None:
+    """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
+    play); the argument tuples are in the module docstring.
+
+    A placement in column c is worth, relative to staying put, mult[c] * (score + bonus + F(next) -
+    F(now)) when columns add up; with add_columns off, the best weighted column estimate
+    max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.play."""
+    seed, first_game, seat = game
+    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll = ints[:8]
+    kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns, record = ints[8:]
+    (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
+     vjokT, bonus_rolls) = sheet
+    keep_index, roll_of_keep, keep_of_roll, add_die, drop_die = dice_t
+    W, midx, h, G, yh, sub_of = fut
+    scores, ybonus, rolls_out, held_out, nrolls_out, col_out, box_out, nturns_out = out
+    g_n = scores.shape[0]
+    R = natural.shape[0]
+    K = add_die.shape[0]
+    n = rolls_out.shape[3]
+    vmax = du.shape[1]
+    full = (1 << nb) - 1
+    has_y = ybox >= 0
+    Vfinal = np.empty(R)
+    Vc = np.empty(R)
+    nzc = np.zeros(R, np.bool_)
+    nzr = np.zeros(R, np.bool_)
+    E = np.empty(K)
+    jmax = 64
+    EJ = np.empty((jmax, K))
+    NV = np.empty((n_cols, nb * vmax))
+    Fcur = np.empty(n_cols)
+    colraw = np.zeros(n_cols)
+    cmask = np.zeros(n_cols, np.int64)
+    usum = np.zeros(n_cols, np.int64)
+    yst = np.zeros(n_cols, np.int64)  # -1 open, 0 zero, 1 full points
+    dice = np.zeros(n, np.int64)
+    kept = np.zeros(n, np.int64)
+    cnt = np.zeros(6, np.int64)
+    kcnt = np.zeros(6, np.int64)
+    for g in range(g_n):
+        st = stream(seed, first_game + g, seat)
+        for c in range(n_cols):
+            cmask[c] = 0
+            usum[c] = 0
+            yst[c] = -1
+            colraw[c] = 0.0
+            ybonus[g, c] = 0
+            for b in range(nb):
+                scores[g, c, b] = -1
+        saved = 0
+        turn = 0
+        open_total = n_cols * nb
+        while open_total > 0:
+            may_pass_turn = (not must_zero) and (max_turns - turn > open_total)
+            # ---- value vectors of the states each (column, box, variant) leads to
+            base = NEG
+            best1 = NEG
+            best2 = NEG
+            arg1 = -1
+            for c in range(n_cols):
+                yv = 1 if (yst[c] == 1 and nyt == 2) else 0
+                Fcur[c] = future(kind, cmask[c], yv, usum[c], W, midx, t, h, G, yh, sub_of, nb)
+                cv = mult[c] * (colraw[c] + Fcur[c])
+                if cv > best1:
+                    best2 = best1
+                    best1 = cv
+                    arg1 = c
+                elif cv > best2:
+                    best2 = cv
+            base = best1
+            for c in range(n_cols):
+                yv = 1 if (yst[c] == 1 and nyt == 2) else 0
+                for b in range(nb):
+                    if (cmask[c] >> b) & 1:
+                        continue
+                    m2 = cmask[c] | (1 << b)
+                    for v in range(nvar[b]):
+                        y2 = yv if yn[b, v] < 0 else yn[b, v]
+                        if yn[b, v] >= 0 and nyt != 2:
+                            y2 = 0
+                        f2 = future(kind, m2, y2, usum[c] + du[b, v], W, midx, t, h, G, yh, sub_of, nb)
+                        if add_columns:
+                            NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
+                        else:
+                            NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
+            # ---- final-roll values (relative to staying put)
+            for r in range(R):
+                Vfinal[r] = NEG
+                nzr[r] = False
+            for c in range(n_cols):
+                _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
+                              vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
+                              fill[c], lower_bits, extra, may_pass_turn, vmax)
+                if not add_columns:
+                    others = best2 if c == arg1 else best1
+                    for r in range(R):
+                        Vc[r] = (Vc[r] if Vc[r] > others else others) - base
+                for r in range(R):
+                    Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
+                if may_pass_turn:
+                    for r in range(R):
+                        nzr[r] = nzr[r] or nzc[r]
+            if may_pass_turn:
+                for r in range(R):
+                    if not nzr[r] and -PASS_COST > Vfinal[r]:
+                        Vfinal[r] = -PASS_COST
+            budget = roll_budget(saved_rolls, saved)
+            J = budget - 1
+            if J > jmax:
+                J = jmax
+            _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
+            # ---- the turn itself
+            st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
+            if record:
+                for k in range(n):
+                    rolls_out[g, turn, 0, k] = dice[k]
+            used = 1
+            while used < budget:
+                for f in range(6):
+                    cnt[f] = 0
+                for k in range(n):
+                    cnt[dice[k] - 1] += 1
+                key = 0
+                for f in range(5, -1, -1):
+                    key = key * 7 + cnt[f]
+                r = roll_of_keep[keep_index[key]]
+                j = budget - used
+                jj = j if j <= J else J
+                stop = Vfinal[r] + saved_value * j
+                bv, kk = best_proper_keep(cnt, n, keep_index, EJ[jj - 1], kcnt)
+                if not bv > stop:
+                    break
+                # the kept dice sorted first, then the new dice drawn in order of position
+                pos = 0
+                for f in range(6):
+                    for _i in range(kcnt[f]):
+                        kept[pos] = f + 1
+                        pos += 1
+                st = roll_dice(dice, kept, kk, st)
+                if record:
+                    for k in range(kk):
+                        held_out[g, turn, used - 1, k] = kept[k]
+                    for k in range(n):
+                        rolls_out[g, turn, used, k] = dice[k]
+                used += 1
+            saved = rolls_left_over(saved_rolls, saved, used)
+            # ---- choose the box (or pass)
+            for f in range(6):
+                cnt[f] = 0
+            for k in range(n):
+                cnt[dice[k] - 1] += 1
+            key = 0
+            for f in range(5, -1, -1):
+                key = key * 7 + cnt[f]
+            r = roll_of_keep[keep_index[key]]
+            best = NEG
+            bc = -1
+            bb_ = -1
+            bs = 0
+            bbon = 0
+            allzero = True
+            for c in range(n_cols):
+                open_ = full & ~cmask[c]
+                yfilled = yst[c] >= 0
+                bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[c],
+                                         lower_bits)
+                bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
+                if bon != 0:
+                    allzero = False
+                while bits:
+                    low = bits & -bits
+                    bits ^= low
+                    b = 0
+                    while (1 << b) != low:
+                        b += 1
+                    if fullv:
+                        s = joker[r, b]
+                        v = var_jok[r, b]
+                    else:
+                        s = natural[r, b]
+                        v = var_nat[r, b]
+                    if s != 0:
+                        allzero = False
+                    cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+                    if not add_columns:
+                        others = best2 if c == arg1 else best1
+                        cand = (cand if cand > others else others) - base
+                    if cand > best:
+                        best = cand
+                        bc = c
+                        bb_ = b
+                        bs = s
+                        bbon = bon
+            if may_pass_turn and allzero and -PASS_COST > best:
+                bc = -1
+            if record:
+                nrolls_out[g, turn] = used
+                col_out[g, turn] = bc if bc >= 0 else 0
+                box_out[g, turn] = bb_ if bc >= 0 else -1
+            if bc >= 0:
+                scores[g, bc, bb_] = bs
+                ybonus[g, bc] += bbon
+                colraw[bc] += bs + bbon
+                cmask[bc] |= 1 << bb_
+                if is_upper[bb_]:
+                    usum[bc] += bs
+                if bb_ == ybox:
+                    yst[bc] = 1 if bs == ypoints else 0
+                open_total -= 1
+            turn += 1
+        nturns_out[g] = turn
+
