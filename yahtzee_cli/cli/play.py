@@ -45,9 +45,9 @@ COMMANDS = ("?", "hint", "undo", "sheet", "help", "quit", "pass", "keep ")
 def default_file() -> Path:
     """Where games go when no FILE is given: one file in the user's data directory, so earlier games
     (and personal bests) are found again."""
-    import platformdirs
+    from ..paths import user_dir
 
-    return Path(platformdirs.user_data_dir("yahtzee-cli")) / "games.ndjson"
+    return user_dir("data") / "games.ndjson"
 
 
 class Session:

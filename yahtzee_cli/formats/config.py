@@ -2,7 +2,7 @@
 `--rules` on every command.
 
 The config file is TOML, at $YAHTZEE_CONFIG or else `config.toml` in the platform's user config
-directory (platformdirs: ~/.config/yahtzee-cli on Linux)::
+directory (~/.config/yahtzee-cli on Linux, $XDG_CONFIG_HOME/yahtzee-cli when that is set)::
 
     [defaults]
     rules = "yatzy"        # a preset name or a rules JSON file
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RulesError
+from ..paths import user_dir
 from ..rules.engine import DEFAULT_PRESET, SETTING_NAMES
 
 ENV_RULES = "YAHTZEE_RULES"
@@ -42,9 +43,7 @@ def config_path() -> Path:
     env = os.environ.get(ENV_CONFIG)
     if env:
         return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("yahtzee-cli")) / "config.toml"
+    return user_dir("config") / "config.toml"
 
 
 def load_defaults() -> Defaults:

@@ -11,7 +11,6 @@ reading is a preset or a setting.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import re
@@ -381,6 +380,8 @@ class RuleSet(BaseModel):
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of everything that changes play (names and aliases excluded)."""
+        import hashlib  # (OpenSSL loads only for commands that need a fingerprint)
+
         payload = {
             "dice": self.dice,
             "boxes": [b.model_dump(mode="json", exclude={"name", "aliases", "key"}) for b in self.boxes],

@@ -1,6 +1,6 @@
 """The strategy-table cache: one file per rule set, keyed by `RuleSet.fingerprint`.
 
-Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (platformdirs); when it cannot be
+Directory: $YAHTZEE_CACHE_DIR, else the platform's user cache dir (paths.user_dir); when it cannot be
 written, a table is kept in memory for the process that built it (`write` still raises), and a table
 shipped with the package (prebuilt.py) is read when the directory has none. Writes are atomic
 (a temporary file in the same directory, then os.replace), and every file ends with the SHA-256 of
@@ -37,6 +37,7 @@ from typing import Any
 import orjson
 
 from ..errors import CorruptTable, UnreadableTable
+from ..paths import user_dir
 
 MAGIC = b"YZTBL02\n"
 FORMAT = 2
@@ -56,9 +57,7 @@ def cache_dir() -> Path:
     env = os.environ.get("YAHTZEE_CACHE_DIR")
     if env:
         return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("yahtzee-cli"))
+    return user_dir("cache")
 
 
 def writable() -> bool:
