@@ -89,6 +89,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "a shortcut: box_score refuses a filled box anyway (legal_bits picks from the open boxes only)",
     ("rules", "if i == 0 or w > best:", "w > best", "w >= best"):
         "on a tie best is set to the value it already holds",
+    ("validate", "static = all(R.saved_after(rules, 0, n) <= 0 for n in range(1, base + 1))",
+     "R.saved_after(rules, 0, n) <= 0", "R.saved_after(rules, 0, n) < 0"):
+        "saved_after is never negative, so fixed_rolls is always 0: the fast path counts each turn's rolls "
+        "the general way, which is right for every rule set (slower, same answers)",
+    ("validate", "if len(self.ctx_tables) >= 64:  # a custom rule set's odd Yahtzee values: stay small",
+     "len(self.ctx_tables) >= 64", "len(self.ctx_tables) > 64"):
+        "the size at which a cache is emptied; what it holds is recomputed the same",
+    ("validate", "_FULL = 1 << 24  # packed dice: set when they are a whole roll (n dice)", "1", "2"):
+        "any bit above the 24 bits of face counts serves as the whole-roll flag, and every use reads _FULL",
+    ("validate", "if type(turn) is not dict or not turn.keys() <= turn_keys:", "turn.keys() <= turn_keys",
+     "turn.keys() < turn_keys"):
+        "it only makes the fast path give up on a turn holding every key; the exact path then accepts "
+        "the same logs (slower, same answers)",
 }
 
 
