@@ -102,6 +102,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "turn.keys() < turn_keys"):
         "it only makes the fast path give up on a turn holding every key; the exact path then accepts "
         "the same logs (slower, same answers)",
+    ("logs", 'at = lineno + raw.count(b"\\n", 0, start)', "0", "1"):
+        "raw begins with the input's first non-blank line, so its first byte is never a newline",
 }
 
 
