@@ -17,24 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import simulated_logs
 
-from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.formats.replay import random_log
 from yahtzee_cli.play import analyze as A
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy.sources import HeuristicSource
-
-
-def _simulate(tmp: Path, strategy: str, games: int, seed: int) -> list[dict[str, Any]]:
-    from typer.testing import CliRunner
-
-    from yahtzee_cli.cli import app
-
-    out = tmp / f"{strategy}.ndjson"
-    r = CliRunner().invoke(app, ["simulate", "-S", strategy, "-n", str(games), "--seed", str(seed), "-w", "1",
-                                 "--log-out", str(out)], prog_name="yahtzee")
-    assert r.exit_code == 0, r.stderr
-    return [loads(line) for line in out.read_bytes().splitlines()]
 
 
 class Loaded(random.Random):
@@ -72,7 +60,7 @@ def _same(pure: A.Analyzer, fast: A.Analyzer, game: dict[str, Any], compiled: bo
 
 @pytest.mark.parametrize("strategy", ["optimal", "greedy", "random"])
 def test_simulated_games(tmp_path: Path, pure: A.Analyzer, fast: A.Analyzer, strategy: str) -> None:
-    for game in _simulate(tmp_path, strategy, 4, 7):
+    for game in simulated_logs(tmp_path, strategy, 4, 7):
         ga = _same(pure, fast, game)
         assert (sum(d.regret for d in ga.decisions) == 0) == (strategy == "optimal")
 
