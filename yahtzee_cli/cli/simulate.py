@@ -76,7 +76,7 @@ def simulate(
     workers: Annotated[
         int | None,
         typer.Option("--workers", "-w", metavar="N", help="Parallel workers (default: every core; 1 runs "
-                     "in-process): numba threads for optimal, greedy and random, spawned processes for bots.",
+                     "in-process): threads for optimal, greedy and random, spawned processes for bots.",
                      show_default=False),
     ] = None,
     backend: Annotated[

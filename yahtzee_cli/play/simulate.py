@@ -31,7 +31,7 @@ from ..formats.logs import dump_line, log_document, turn_entry
 from ..limits import MAX_GAMES, max_workers
 from ..rules import engine as R
 from ..solver.games import GameBatch
-from ..solver.totals import numba_threads, sheet_totals
+from ..solver.totals import sheet_totals
 from ..strategy.choice import plan
 from .strategies import (
     ChunkCancelled,
@@ -109,9 +109,8 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
         dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
-        with numba_threads(threads):
-            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
-                                                           record=record)
+        risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
+                                               record=record, threads=threads)
         return risk_batch
     if strategy in COMPILED:
         from ..solver import policy
@@ -240,7 +239,7 @@ class ChunkJob:
     n_games: int
     record: bool = False
     names: tuple[str, ...] = ()
-    threads: int | None = 1  # numba threads inside the chunk (results never depend on it)
+    threads: int | None = 1  # threads inside the chunk (results never depend on it)
 
 
 @dataclass
@@ -356,7 +355,7 @@ def chunk_plan(games: int, workers: int, record_limit: int | None = None,
 
 def local_mode(strategies: Sequence[str], workers: int, processes: bool | None = None) -> str:
     """How the local backend runs: "inline" (one worker), "threads" (compiled strategies only: one
-    process, numba threads, one copy of the strategy table, no start-up cost) or "processes"
+    process, threads running the nogil kernels, one copy of the strategy table, no start-up cost) or "processes"
     (spawned worker processes; always for Python user strategies). `processes` forces a choice."""
     if workers <= 1:
         return "inline"
@@ -577,7 +576,7 @@ def simulate(
 
     workers: local parallelism (default: every core; 1 runs in-process) or Dask workers of the local
     cluster started when `backend="dask"` and no `scheduler` is given. Locally, compiled strategies
-    run on `workers` numba threads in this process and user strategies in `workers` spawned processes
+    run on `workers` threads in this process and user strategies in `workers` spawned processes
     (see local_mode; `processes=True/False` forces one). No choice changes the results. `log_sink` receives NDJSON game
     logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
     (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""

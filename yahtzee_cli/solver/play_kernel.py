@@ -1,7 +1,7 @@
 """The simulator's compiled play kernel, lean on purpose so that a first `simulate` compiles in seconds.
 
-The solver's kernels (kernels.py) build tables once and are tuned for that: parallel=True and
-inline="always" helpers. Here neither: a worker is a Python thread running `play_games` (nogil) on its
+The solver's kernels (kernels.py) build tables once and are tuned for that: inline="always"
+helpers. Here none: a worker is a Python thread running `play_games` (nogil) on its
 own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
 calls are compiled by `simulate` (the strategy table comes shipped or cached).
 
