@@ -7,17 +7,21 @@ from typing import Annotated, Any
 
 import typer
 
-from .analyze import UntilOpt
+from .analyze import GradeWorkersOpt, UntilOpt
 from .app import (
     PROBLEM,
     USAGE,
+    Backend,
+    BackendOpt,
     CsvOpt,
     FilesArg,
     JsonOpt,
     QuietOpt,
     RiskOpt,
+    SchedulerOpt,
     SetOpt,
     app,
+    check_workers,
     examples,
     fail,
     peek_batch,
@@ -49,6 +53,9 @@ def replay(
     ] = False,
     risk: RiskOpt = None,
     quiet: QuietOpt = False,
+    workers: GradeWorkersOpt = None,
+    backend: BackendOpt = Backend.local,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
     from .validate import check_paths, csv_row
@@ -58,13 +65,17 @@ def replay(
 
     if risk is not None and not analyze:
         fail("--risk grades against a risk strategy: add --analyze")
+    check_workers(workers, backend, scheduler)
+    if workers is not None and not analyze:
+        fail("--workers grades games on several cores: add --analyze (a replay is quick on one)")
     sources = check_paths(files)
     if analyze:
         from .analyze import run_analyze
 
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
+                    backend=backend.value, scheduler=scheduler)
         return
     from ..errors import GameError, RulesError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record, read_all
