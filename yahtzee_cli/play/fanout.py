@@ -15,6 +15,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -151,6 +152,74 @@ def run_batch(fn: Callable[[Job], list[Done[R]]], sources: list[Source], *, work
                             local=local_job))
 
 
+# --------------------------------------------------------------------------- replay
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayJob:
+    job: Job
+    overrides: dict[str, Any]
+    until: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """One game of a replay: the game as read (without its data: where it is, its reading problem)
+    and its replay, or a poker-dice match (`poker`) checked, or why it cannot be replayed: the
+    problems of a game that is not valid, a house-rule setting or `until` that does not apply."""
+
+    item: Game | Unreadable
+    replay: Any = None  # formats.replay.Replay
+    poker: bool = False
+    match: Any = None  # formats.poker_log match
+    problems: tuple[Any, ...] = ()
+    rules_error: str | None = None
+    until_error: str | None = None
+
+
+def _replay_one(item: Game | Unreadable, rj: ReplayJob) -> Replayed:
+    from ..errors import RulesError
+    from ..formats.logs import POKER_FORMAT
+    from ..formats.poker_log import check_match
+    from ..formats.replay import replay_game
+
+    if not isinstance(item, Game):
+        return Replayed(item)
+    doc = item.doc
+    lean = Game(item.source, dataclasses.replace(doc, data=None))
+    if doc.problem is not None:
+        return Replayed(lean)
+    if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
+        if rj.overrides or rj.until is not None:
+            return Replayed(lean, poker=True)
+        match, problems = check_match(doc.data)
+        return Replayed(lean, poker=True, match=match, problems=tuple(problems))
+    try:
+        return Replayed(lean, replay_game(doc.data, overrides=rj.overrides, until=rj.until))
+    except GameError as exc:
+        return Replayed(lean, problems=tuple(exc.problems))
+    except RulesError as exc:
+        return Replayed(lean, rules_error=str(exc))
+    except YahtzeeError as exc:
+        return Replayed(lean, until_error=str(exc))
+
+
+def replay_job(rj: ReplayJob) -> list[Done[list[Replayed]]]:
+    """Replay a job's games (the task `replay` hands out)."""
+    return run_job(rj.job, lambda items: [_replay_one(item, rj) for item in items])
+
+
+def replayed(sources: list[Source], *, overrides: dict[str, Any], until: int | None = None,
+             backend: str = "local", scheduler: str | None = None, workers: int | None = None) -> Iterator[Replayed]:
+    """Every game of the inputs replayed, in order: here, or on a Dask cluster (a replay is quick:
+    locally it never pays to start workers)."""
+    mode, n = choose_mode(sources, workers if backend == "dask" else 1, backend, 0)
+    jobs = (ReplayJob(job, overrides, until) for job in plan(sources, CHUNK_BYTES))
+    for done in in_order(ordered(replay_job, jobs, mode=mode, workers=n, scheduler=scheduler,
+                                 local=lambda rj: rj.job.local)):
+        yield from done
+
+
 # --------------------------------------------------------------------------- grading (analyze)
 
 
@@ -183,27 +252,30 @@ class Graded:
     notes: tuple[str, ...] = ()  # what grading it had to say first (a table built or loaded)
 
 
-_ANALYZER: tuple[str, Any] | None = None  # (run, Analyzer) of the run this process grades for
-_NOTES: list[str] = []  # the Analyzer's notes since the last game
+# per thread (a Dask worker may run tasks on threads): the run it grades for, its Analyzer, and the
+# Analyzer's notes since the last game
+_GRADER = threading.local()
 
 
 def _analyzer(gj: GradeJob) -> Any:
-    global _ANALYZER
-    if _ANALYZER is None or _ANALYZER[0] != gj.run:
+    if getattr(_GRADER, "run", None) != gj.run:
         from .analyze import Analyzer
 
-        _ANALYZER = (gj.run, Analyzer(_NOTES.append, theta=gj.theta))
-    return _ANALYZER[1]
+        _GRADER.notes = []
+        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta)
+        _GRADER.run = gj.run
+    return _GRADER.analyzer
 
 
 def _with_notes(g: Graded) -> Graded:
     """The notes go with the game that caused them, so the command shows them in order, once, from
     whichever process graded it."""
-    if not _NOTES:
+    notes: list[str] = _GRADER.notes
+    if not notes:
         return g
-    notes = tuple(_NOTES)
-    _NOTES.clear()
-    return dataclasses.replace(g, notes=notes)
+    g = dataclasses.replace(g, notes=tuple(notes))
+    notes.clear()
+    return g
 
 
 def _grade_one(analyzer: Any, item: Game | Unreadable, gj: GradeJob) -> Graded:
