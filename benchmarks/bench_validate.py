@@ -119,18 +119,25 @@ def in_process(path: Path, sample: int) -> tuple[float, float, float]:
 def compare_workers(path: Path, tenth: Path, games: int, workers: int, repeat: int) -> None:
     """1 worker against `workers`, in alternating pairs; the best wall time of each."""
     best: dict[int, float] = {}
+    cpu: dict[int, float] = {}
     rss: dict[int, int] = {}
     for _ in range(repeat):
         for n in (1, workers):
-            wall, _cpu, peak, code = run_validate(path, n)
+            wall, used, peak, code = run_validate(path, n)
             if code != 0:
                 sys.exit(f"validate --workers {n} exited {code} on {path}")
             best[n] = min(best.get(n, float("inf")), wall)
+            cpu[n] = min(cpu.get(n, float("inf")), used)
             rss[n] = max(rss.get(n, 0), peak)
     one, many = games / best[1], games / best[workers]
     small = run_validate(tenth, workers)[2]
     print(f"yahtzee validate --workers 1: {one:,.0f} games/s; --workers {workers}: {many:,.0f} games/s "
           f"-> {many / one:.2f}x (best of {repeat} alternating pairs, wall time)")
+    # CPU of every process of the run: what the workers cost beyond the work itself. On a machine with
+    # `workers` idle cores the speed-up is at most workers x this efficiency (load does not change it).
+    print(f"CPU per game: {cpu[1] / games * 1e6:.1f} us with 1 worker, {cpu[workers] / games * 1e6:.1f} us with "
+          f"{workers} (all processes) -> efficiency {cpu[1] / cpu[workers]:.2f}, at most "
+          f"{workers * cpu[1] / cpu[workers]:.2f}x on {workers} idle cores")
     print(f"memory with --workers {workers}: peak RSS {small / 1024:.0f} MiB for a tenth of the file, "
           f"{rss[workers] / 1024:.0f} MiB for all of it")
 

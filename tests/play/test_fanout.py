@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from yahtzee_cli.play import executors as E
 from yahtzee_cli.play import fanout as F
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -62,7 +63,7 @@ def test_validate_is_the_same_on_two_workers(cli: Any, inputs: list[str], form: 
     if not form:
         assert "not valid" in one[1].splitlines()[-1]
     _force_processes(monkeypatch)
-    assert F.choose_mode([], 2, "local", F.VALIDATE_PROCESS_BYTES) == ("processes", 2)
+    assert E.choose_mode(0, 2, "local", F.VALIDATE_PROCESS_BYTES) == ("processes", 2)
     assert _run(cli, ["validate", *form, "-w", "2", *inputs]) == one
     assert _run(cli, ["validate", *form, "-w", "1", *inputs]) == one  # cut, in this process
 
@@ -77,12 +78,15 @@ def test_validate_of_valid_games_exits_0_on_workers(cli: Any, tmp_path: Path, mo
 
 
 def test_small_inputs_stay_in_this_process(inputs: list[str]) -> None:
+    from yahtzee_cli.formats.batch import input_bytes
     from yahtzee_cli.formats.inputs import expand
 
-    sources = expand(inputs)
-    assert F.choose_mode(sources, 2, "local", F.VALIDATE_PROCESS_BYTES) == ("inline", 1)
-    assert F.choose_mode(sources, 1, "local", 0) == ("inline", 1)
-    assert F.choose_mode(sources, None, "dask", 0)[0] == "dask"
+    size = input_bytes(expand(inputs))
+    assert 0 < size < F.VALIDATE_PROCESS_BYTES
+    assert E.choose_mode(size, 2, "local", F.VALIDATE_PROCESS_BYTES) == ("inline", 1)
+    assert E.choose_mode(size, None, "local", size) == ("processes", E.cores())
+    assert E.choose_mode(size, 1, "local", 0) == ("inline", 1)
+    assert E.choose_mode(size, None, "dask", 0)[0] == "dask"
 
 
 def _errors(run: tuple[int, str, str]) -> tuple[int, str, list[str]]:

@@ -13,6 +13,7 @@ from typing import Any
 import distributed  # in the test extra: an import error fails the file instead of skipping it
 import pytest
 
+from yahtzee_cli.play import executors as E
 from yahtzee_cli.play import fanout as F
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -107,7 +108,7 @@ def test_on_a_scheduler_and_worker_processes(cli: Any, inputs: list[str], tmp_pa
 
 
 def test_unreachable_scheduler_is_a_clear_error(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(F, "DASK_CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(E, "DASK_CONNECT_TIMEOUT", "1s")
     for cmd in ("validate", "replay", "analyze"):
         r = cli([cmd, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", str(FIXTURES / "logs" / "yatzy.json")])
         assert r.exit_code == 1, (cmd, r.stderr)

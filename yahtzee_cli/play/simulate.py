@@ -31,11 +31,11 @@ from ..rules import engine as R
 from ..solver.games import GameBatch
 from ..solver.totals import numba_threads, sheet_totals
 from ..strategy.choice import plan
-from .fanout import dask_client as _dask_client
-from .fanout import end_workers as _end_workers
-from .fanout import init_worker as _init_worker
-from .fanout import quiet_dask as _quiet_dask
-from .fanout import stop_requested as _stop_requested
+from .executors import dask_client as _dask_client
+from .executors import end_workers as _end_workers
+from .executors import init_worker as _init_worker
+from .executors import quiet_dask as _quiet_dask
+from .executors import stop_requested as _stop_requested
 from .strategies import (
     ChunkCancelled,
     load_user_strategy,
