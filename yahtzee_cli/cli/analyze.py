@@ -31,6 +31,7 @@ from .app import (
     fail,
     peek_batch,
     progress_wanted,
+    run_errors,
     warn,
     workers_option,
     write_json,
@@ -77,14 +78,13 @@ def analyze(
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                 risk: float | None = None, workers: int | None = None, backend: str = "local",
                 scheduler: str | None = None) -> None:
-    from ..errors import YahtzeeError
     from ..play import analyze as A
     from ..play.fanout import grade
 
     totals = A.Totals()
     failed = shown = 0
     show_progress = progress_wanted() and not quiet
-    try:
+    with run_errors():
         batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=json or verbose,
                                         workers=workers, backend=backend, scheduler=scheduler))
         batch = batch or len(sources) > 1
@@ -121,10 +121,6 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")
                 sys.stderr.flush()
-    except YahtzeeError as exc:
-        fail(str(exc), exc.exit_status)
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
     if show_progress and shown >= 10:
         sys.stderr.write("\r" + " " * 40 + "\r")
     if batch or (json and not shown):

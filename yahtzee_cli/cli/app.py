@@ -11,6 +11,7 @@ import itertools
 import os
 import sys
 from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -267,6 +268,18 @@ def workers_option(min_bytes: int) -> Any:
         help=f"Worker processes (default: every core). Files under {min_bytes >> 20 or min_bytes >> 10} "
         f"{'MiB' if min_bytes >> 20 else 'KiB'} in all (and stdin) are read in this process, where starting "
         "workers would cost more than they save; the output is the same whatever N.")
+
+
+@contextmanager
+def run_errors() -> Iterator[None]:
+    """A run over many games: a library error that stops it is one line with its exit status, Ctrl-C
+    is "interrupted" (130)."""
+    try:
+        yield
+    except YahtzeeError as exc:
+        fail(str(exc), exc.exit_status)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
 
 
 def check_workers(workers: int | None, backend: Backend, scheduler: str | None) -> None:

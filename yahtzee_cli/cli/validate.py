@@ -23,6 +23,7 @@ from .app import (
     examples,
     fail,
     progress_wanted,
+    run_errors,
     workers_option,
 )
 
@@ -63,7 +64,6 @@ def validate(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Check games against their rules: every problem with its file:line and JSON Pointer (exit 1 if any)."""
-    from ..errors import YahtzeeError
     from ..formats.batch import Invalid, Unfinished, check_job
     from ..formats.inputs import Unreadable
     from ..formats.jsonio import dumps
@@ -91,7 +91,7 @@ def validate(
         elif csv and not quiet:
             out.write(csv_row(rec.values()))
 
-    try:
+    with run_errors():
         for checked in run_batch(check_job, sources, workers=workers, backend=backend.value, scheduler=scheduler):
             for item in checked.found:
                 if isinstance(item, Unreadable):
@@ -115,10 +115,6 @@ def validate(
             if show_progress and games // 10000 > before // 10000:
                 sys.stderr.write(f"\rvalidated {games} games")
                 sys.stderr.flush()
-    except YahtzeeError as exc:
-        fail(str(exc), exc.exit_status)
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
     if show_progress and games >= 10000:
         sys.stderr.write("\r" + " " * 40 + "\r")
     valid = bad == 0 and unreadable == 0

@@ -102,23 +102,33 @@ def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: 
 
 def _on_dask(fn: Callable[[J], R], jobs: Iterator[J], workers: int, scheduler: str | None,
              local: Callable[[J], bool]) -> Iterator[R]:
+    with dask_session(scheduler, workers, True, DASK_CONNECT_TIMEOUT) as (client, futures):
+        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1) + 1
+
+        def submit(job: J) -> Any:
+            f = client.submit(fn, job, pure=False)
+            futures.append(f)
+            return f
+
+        def result(f: Any) -> R:
+            futures.remove(f)
+            value: R = f.result()
+            return value
+
+        yield from _in_order(submit, result, fn, jobs, width, local)
+
+
+@contextmanager
+def dask_session(scheduler: str | None, workers: int, processes: bool,
+                 timeout: str = DASK_CONNECT_TIMEOUT) -> Iterator[tuple[Any, list[Any]]]:
+    """A Dask client for one run (on the cluster at `scheduler`, or on a local cluster of `workers`
+    it starts), with Dask kept quiet, and the list where the run keeps its futures: those still
+    there when the run ends (interrupted, failed) are cancelled, then the client and cluster close."""
     with quiet_dask():
-        client, cluster = dask_client(scheduler, workers, True, DASK_CONNECT_TIMEOUT)
+        client, cluster = dask_client(scheduler, workers, processes, timeout)
         futures: list[Any] = []
         try:
-            width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1) + 1
-
-            def submit(job: J) -> Any:
-                f = client.submit(fn, job, pure=False)
-                futures.append(f)
-                return f
-
-            def result(f: Any) -> R:
-                futures.remove(f)
-                value: R = f.result()
-                return value
-
-            yield from _in_order(submit, result, fn, jobs, width, local)
+            yield client, futures
         finally:
             try:
                 if futures:

@@ -31,10 +31,9 @@ from ..rules import engine as R
 from ..solver.games import GameBatch
 from ..solver.totals import numba_threads, sheet_totals
 from ..strategy.choice import plan
-from .executors import dask_client as _dask_client
+from .executors import dask_session as _dask_session
 from .executors import end_workers as _end_workers
 from .executors import init_worker as _init_worker
-from .executors import quiet_dask as _quiet_dask
 from .executors import stop_requested as _stop_requested
 from .strategies import (
     ChunkCancelled,
@@ -363,36 +362,25 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
 
 def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
               processes: bool) -> Iterator[ChunkResult]:
-    with _quiet_dask():
-        client, cluster = _dask_client(scheduler, workers, processes, DASK_CONNECT_TIMEOUT)
-        futures: list[Any] = []
-        try:
-            as_completed: Any = importlib.import_module("distributed").as_completed
-            width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
-            pending = as_completed()
+    with _dask_session(scheduler, workers, processes, DASK_CONNECT_TIMEOUT) as (client, futures):
+        as_completed: Any = importlib.import_module("distributed").as_completed
+        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
+        pending = as_completed()
 
-            def submit() -> None:
-                job = next(jobs, None)
-                if job is not None:
-                    f = client.submit(run_chunk, job, pure=False)
-                    futures.append(f)
-                    pending.add(f)
+        def submit() -> None:
+            job = next(jobs, None)
+            if job is not None:
+                f = client.submit(run_chunk, job, pure=False)
+                futures.append(f)
+                pending.add(f)
 
-            for _ in range(width):
-                submit()
-            for fut in pending:
-                result: ChunkResult = fut.result()
-                futures.remove(fut)
-                submit()
-                yield result
-        finally:
-            try:
-                if futures:
-                    client.cancel(futures)
-                client.close()
-            finally:
-                if cluster is not None:
-                    cluster.close()
+        for _ in range(width):
+            submit()
+        for fut in pending:
+            result: ChunkResult = fut.result()
+            futures.remove(fut)
+            submit()
+            yield result
 
 
 # --------------------------------------------------------------------------- runs
