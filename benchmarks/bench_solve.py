@@ -80,8 +80,13 @@ def main() -> None:
             theirs: list[tuple[float, float, int]] = []
             info: dict[str, object] = {}
             for i in range(args.repeat):
-                env = {**os.environ, "YAHTZEE_CACHE_DIR": os.path.join(tmp, f"{name}-{i}")}
-                wall, rss, out = run([exe, "solve", "--rules", name, "--json", "--rebuild"], env)  # never the shipped table
+                # a fresh table cache each time, one numba cache for all (its kernels compiled once, below)
+                env = {**os.environ, "YAHTZEE_CACHE_DIR": os.path.join(tmp, f"{name}-{i}"),
+                       "NUMBA_CACHE_DIR": os.path.join(tmp, "numba")}
+                if i == 0:
+                    run([exe, "solve", "--rules", name, "--json", "--rebuild"], env)  # compile, untimed
+                # --rebuild: a build every time, never the table the package ships
+                wall, rss, out = run([exe, "solve", "--rules", name, "--json", "--rebuild"], env)
                 info = json.loads(out)
                 assert abs(info["expected"] - expected) < 5e-7, info  # type: ignore[operator]
                 ours.append((wall, float(info["build_seconds"]), rss))  # type: ignore[arg-type]

@@ -42,3 +42,30 @@ def test_a_first_hint_needs_no_build(cli, empty_cache: Path) -> None:  # noqa: A
     assert r.exit_code == 0, r.stderr
     assert r.stdout.splitlines()[1].split() == ["keep", "3", "3", "251.4054", "best"]
     assert "building" not in r.stderr
+
+
+@pytest.mark.parametrize("stale", [b"YZTBL01\n" + bytes(200), b"garbage", b""],
+                         ids=["earlier-format", "garbage", "empty"])
+def test_an_outdated_cached_copy_of_a_shipped_table_is_replaced_without_a_build(cli, empty_cache: Path,
+                                                                                 stale: bytes) -> None:  # noqa: ANN001
+    """A cache left by an earlier version (another file format) or a damaged copy: the shipped table
+    takes its place, with no build and no warning to act on."""
+    rules = R.preset("yahtzee")
+    path = empty_cache / cache.table_path(rules.fingerprint).name
+    path.write_bytes(stale)
+    for args in (["hint", "1", "3", "3", "5", "6"], ["solve", "--json"]):
+        r = cli(args)
+        assert r.exit_code == 0, r.stderr
+        assert "building" not in r.stderr and "warning" not in r.stderr, r.stderr
+    assert "251.4054" in cli(["hint", "1", "3", "3", "5", "6"]).stdout
+    assert path.read_bytes() == prebuilt.shipped(path.name)  # the cache holds the shipped copy now
+
+
+def test_a_damaged_table_that_is_not_shipped_is_still_rebuilt_with_a_warning(cli, empty_cache: Path) -> None:  # noqa: ANN001
+    rules = R.load_rules("yahtzee", ["joker=free"])
+    first = cli(["solve", "--set", "joker=free", "--json"])
+    assert first.exit_code == 0, first.stderr
+    path = empty_cache / cache.table_path(rules.fingerprint).name
+    path.write_bytes(b"YZTBL01\n" + bytes(200))
+    r = cli(["solve", "--set", "joker=free", "--json"])
+    assert r.exit_code == 0 and "ignored" in r.stderr and "building" in r.stderr, r.stderr

@@ -150,7 +150,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         from ..solver import jit, play_kernel
         from . import strategies as compiled_strategies
 
-        needed = [compiled_strategies._random_kernel if s == "random" else play_kernel.play_games for s in compiled]
+        needed = [compiled_strategies._random_block if s == "random" else play_kernel.play_games for s in compiled]
         jit.note_compile(needed, "the simulator", say)
 
 

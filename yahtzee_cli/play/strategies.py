@@ -30,7 +30,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
-from numba import prange, uint64
+from numba import uint64
 
 from ..errors import IllegalMove, RulesError, StrategyError
 from ..rules import engine as R
@@ -39,7 +39,7 @@ from ..solver.games import GameBatch
 from ..solver.jit import njit
 from ..solver.rng import mix, next_die, stream
 from ..solver.tables import Scores, score_tables
-from ..solver.totals import numba_threads, sheet_totals
+from ..solver.totals import on_threads, sheet_totals
 
 # --------------------------------------------------------------------------- compiled rules
 
@@ -75,24 +75,7 @@ def _uniform(state: np.uint64, n: int) -> tuple[int, np.uint64]:  # pragma: no c
             return int(m >> uint64(32)), state
 
 
-@njit(cache=True, parallel=True)
-def _random_kernel(seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any, yroll: Any,
-                   own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int, ypoints: int,
-                   extra: int, joker_code: int, fill: Any, saved_rolls: bool, record: bool,
-                   scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
-                   box_out: Any, n_blocks: int) -> None:  # pragma: no cover - compiled
-    """Games in `n_blocks` independent blocks run in parallel (numba threads): each game depends only
-    on its own streams, so the blocks never change the results."""
-    g_n = scores.shape[0]
-    nbk = max(1, min(g_n, n_blocks))
-    for blk in prange(nbk):
-        _random_block(blk * g_n // nbk, (blk + 1) * g_n // nbk, seed, first_game, seat, n_cols, natural, joker,
-                      yroll, own_bit, keep_index, roll_of_keep, lower_bits, ybox, ypoints, extra, joker_code,
-                      fill, saved_rolls, record, scores, ybonus, rolls_out, held_out, nrolls_out, col_out,
-                      box_out)
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any,
                   yroll: Any, own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int,
                   ypoints: int, extra: int, joker_code: int, fill: Any, saved_rolls: bool, record: bool,
@@ -196,7 +179,7 @@ def _score_tables(rules: R.RuleSet) -> Scores:
 def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat: int = 0,
                 record: bool = False, threads: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
-    `threads`: numba threads for this call (default: numba's setting); never changes the games."""
+    `threads`: threads for this call (default: one per core); never changes the games."""
     t = _score_tables(rules)
     d = t.dice
     n_cols = rules.settings.columns
@@ -211,11 +194,13 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
     nrolls = np.zeros((rg, rt), dtype=np.int64)
     col = np.zeros((rg, rt), dtype=np.int64)
     box = np.zeros((rg, rt), dtype=np.int64)
-    with numba_threads(threads):
-        _random_kernel(seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit, d.keep_index,
-                       d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus, t.joker_code,
-                       t.fill, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
-                       nrolls, col, box, 64)
+    def block(lo: int, hi: int) -> None:
+        _random_block(lo, hi, seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit,
+                      d.keep_index, d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus,
+                      t.joker_code, t.fill, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
+                      nrolls, col, box)
+
+    on_threads(block, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:

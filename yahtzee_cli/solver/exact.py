@@ -9,9 +9,9 @@ replay --analyze) are in strategy.turn and never need numba.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
+from ..limits import cores
 from ..rules.engine import JOKER_CODES, RuleSet, box_values, extra_bonus_points, most_rolls, rolls_allowed
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
@@ -233,22 +234,25 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
     bonus_rolls = _bonus_rolls(rules, sc)
     base_roll = int(np.argmin(sc.yahtzee_roll))
     cap = max(lane_cap, width)
+    args = (cap, n_lanes, lay.midx, lay.sub_of, lay.ulist, lay.ucount, lay.dlist, lay.dcount,
+            natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
+            sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, bonus_rolls, base_roll,
+            lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+            s.fill_codes[0], sc.lower_bits, moments, allow_pass, n_stages, W, W2)
+    kernels.solve_chunk(0, 1, lay.masks, 0, 0, *args)  # compile (or load) once, before the threads start
     done = 0
-    for p in range(lay.nb - 1, -1, -1):
-        start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
-        if end > start:
-            kernels.solve_layer(
-                lay.masks, start, end, nchunks, cap, n_lanes, lay.midx, lay.sub_of, lay.ulist, lay.ucount,
-                lay.dlist, lay.dcount,
-                natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
-                sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
-                bonus_rolls, base_roll,
-                lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
-                s.fill_codes[0], sc.lower_bits, moments, allow_pass, n_stages, W, W2,
-            )
-        done += end - start
-        if progress is not None:
-            progress(done, n)
+    # The masks of one popcount layer are independent: `nchunks` chunks of them run on one thread per
+    # core (the kernel releases the GIL), a layer at a time since each needs the next one solved.
+    with ThreadPoolExecutor(max(1, min(cores(), nchunks))) as pool:
+        for p in range(lay.nb - 1, -1, -1):
+            start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
+            nch = min(end - start, nchunks)
+            if nch > 0:
+                list(pool.map(lambda c, nch=nch, start=start, end=end:
+                              kernels.solve_chunk(c, nch, lay.masks, start, end, *args), range(nch)))
+            done += end - start
+            if progress is not None:
+                progress(done, n)
     order = np.argsort(lay.masks)
     masks_sorted = lay.masks[order]
     W = W[order]
@@ -344,7 +348,7 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
     conventions of dice, ties and passes)."""
     from . import play_kernel
-    from .totals import sheet_totals
+    from .totals import on_threads, sheet_totals
 
     s = rules.settings
 
@@ -385,16 +389,7 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
         part = tuple(a[g0:g1] if record or a.shape[0] == n_games else a for a in out)
         play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part)
 
-    workers = max(1, min(threads or os.cpu_count() or 1, n_games))
-    if workers == 1:
-        games(0, n_games)
-    else:  # the kernel releases the GIL: one thread per block of games (a game never depends on its block)
-        from concurrent.futures import ThreadPoolExecutor
-
-        games(0, 0)  # compile (or load) once, before the threads start
-        cuts = [n_games * w // workers for w in range(workers + 1)]
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(games, cuts[:-1], cuts[1:]))
+    on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:

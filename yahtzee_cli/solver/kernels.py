@@ -18,13 +18,12 @@ in place in increasing keep size). The turn-start value is sum_r P(r) V_2[r].
 
 The build kernel evaluates, per filled-box mask, every reachable (y, u) lane of that mask at once:
 all arrays are [keep, lane] with the lane contiguous, so the inner loops are SIMD over lanes.
-Masks of one popcount layer are independent and run in parallel (prange).
+Masks of one popcount layer are independent and run in parallel (solve_chunk on threads, GIL released).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .compiled import (
     FORCED,
@@ -512,8 +511,8 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, 
                     W2[row, y * tp1 + dlist[sub, i]] = v2
 
 
-@njit(cache=True, parallel=True)
-def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int, n_lanes: np.ndarray,
+@njit(cache=True, nogil=True)
+def solve_chunk(c: int, nch: int, order: np.ndarray, start: int, end: int, cap: int, n_lanes: np.ndarray,
                 midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
                 dlist: np.ndarray, dcount: np.ndarray,
                 natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
@@ -524,45 +523,44 @@ def solve_layer(order: np.ndarray, start: int, end: int, nchunks: int, cap: int,
                 nb: int, t: int, nyt: int, ybit: int, has_y: bool, extra: int, joker_code: int,
                 fill: int, lower_bits: int, moments: bool, allow_pass: bool, n_stages: int,
                 W: np.ndarray, W2: np.ndarray) -> None:
-    """Fill W (expected remaining score) and W2 (its second moment) for the masks order[start:end]
-    (one popcount layer: independent of each other, all their successors already done).
+    """Fill W (expected remaining score) and W2 (its second moment) for chunk `c` of `nch` of the masks
+    order[start:end] (one popcount layer: independent of each other, all their successors already
+    done): the masks order[start + c], order[start + c + nch], ...
 
-    W/W2: [mask index, y * (t + 1) + u]. Masks are dealt round-robin to `nchunks` parallel chunks;
-    a chunk solves its masks in batches of at most `cap` lanes (n_lanes[j]: lanes of order[j])."""
+    W/W2: [mask index, y * (t + 1) + u]. Chunks write disjoint rows, so the caller runs them on
+    threads at once (the GIL is released). A chunk solves its masks in batches of at most `cap` lanes
+    (n_lanes[j]: lanes of order[j])."""
     R = natT.shape[1]
     K = add_die.shape[0]
     vmax = du.shape[1]
-    cnt = end - start
-    nch = min(cnt, nchunks)
-    for c in prange(nch):
-        E = np.empty((K, cap))
-        S = np.empty((K if moments else 1, cap))
-        Q = np.empty((K if allow_pass else 1, cap))
-        X = np.empty(cap)
-        NVl = np.empty(nb * vmax)
-        NVl2 = np.empty(nb * vmax)
-        V = np.empty((8, R))
-        V2 = np.zeros((8, R))
-        Qb = np.zeros((8, R))
-        spec = np.empty(R, np.int64)
-        sbits = np.empty(R, np.int64)
-        sfull = np.empty(R, np.bool_)
-        az = np.zeros(R, np.bool_)
-        lu = np.empty(cap, np.int64)
-        ly = np.empty(cap, np.int64)
-        lrow = np.empty(cap, np.int64)
-        acc = np.empty(cap)
-        acc2 = np.empty(cap)
-        pacc = np.empty(cap)
-        j = start + c
-        while j < end:
-            j0 = j
-            tot = 0
-            while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
-                tot += n_lanes[j]
-                j += nch
-            _solve_batch(order, j0, j, nch, W, W2, midx, sub_of, ulist, ucount, dlist, dcount, natT, jokT, vnatT, vjokT,
-                         nvar, du, yn, yroll, own_bit, roll_prob, keep_of_roll, add_die, drop_die, bonus_rolls,
-                         base_roll, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
-                         allow_pass, n_stages, E, S, Q, X, NVl, NVl2, V, V2, Qb, spec, sbits, sfull, az, lu,
-                         ly, lrow, acc, acc2, pacc)
+    E = np.empty((K, cap))
+    S = np.empty((K if moments else 1, cap))
+    Q = np.empty((K if allow_pass else 1, cap))
+    X = np.empty(cap)
+    NVl = np.empty(nb * vmax)
+    NVl2 = np.empty(nb * vmax)
+    V = np.empty((8, R))
+    V2 = np.zeros((8, R))
+    Qb = np.zeros((8, R))
+    spec = np.empty(R, np.int64)
+    sbits = np.empty(R, np.int64)
+    sfull = np.empty(R, np.bool_)
+    az = np.zeros(R, np.bool_)
+    lu = np.empty(cap, np.int64)
+    ly = np.empty(cap, np.int64)
+    lrow = np.empty(cap, np.int64)
+    acc = np.empty(cap)
+    acc2 = np.empty(cap)
+    pacc = np.empty(cap)
+    j = start + c
+    while j < end:
+        j0 = j
+        tot = 0
+        while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
+            tot += n_lanes[j]
+            j += nch
+        _solve_batch(order, j0, j, nch, W, W2, midx, sub_of, ulist, ucount, dlist, dcount, natT, jokT, vnatT, vjokT,
+                     nvar, du, yn, yroll, own_bit, roll_prob, keep_of_roll, add_die, drop_die, bonus_rolls,
+                     base_roll, nb, t, nyt, ybit, has_y, extra, joker_code, fill, lower_bits, moments,
+                     allow_pass, n_stages, E, S, Q, X, NVl, NVl2, V, V2, Qb, spec, sbits, sfull, az, lu,
+                     ly, lrow, acc, acc2, pacc)

@@ -1,14 +1,16 @@
-"""Compiled helpers every strategy's games share: sheet totals of a batch of games (by the rules
-module's own int-only functions) and running a parallel kernel on a given number of numba threads."""
+"""What every compiled strategy's games share: sheet totals of a batch of games (by the rules
+module's own int-only functions), and running a kernel's blocks of games on threads at once."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from ..limits import cores
 from ..rules import engine as R
 from . import compiled
 from .jit import njit
@@ -49,6 +51,21 @@ def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper
             bonus_hit[g, c] = ub > 0
             col[c] = upper + ub + lower + ybonus[g, c]
         totals[g] = compiled.weighted_total(col, mult, add_columns)
+
+
+def on_threads(block: Callable[[int, int], None], n: int, threads: int | None = None) -> None:
+    """block(lo, hi) over the games [0, n), one piece per thread (default: one per core). The compiled
+    kernels release the GIL, so the pieces run at once; a game depends only on its own random
+    streams, so the cut never changes the games. block(0, 0) first compiles (or loads) the kernel,
+    once, before the threads start."""
+    workers = max(1, min(threads or cores(), n))
+    if workers == 1:
+        block(0, n)
+        return
+    block(0, 0)
+    cuts = [n * w // workers for w in range(workers + 1)]
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(block, cuts[:-1], cuts[1:]))
 
 
 @contextmanager

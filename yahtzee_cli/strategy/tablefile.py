@@ -204,7 +204,9 @@ def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], di
     """The header and the arrays (memoryviews cast to 'q' or 'd') of a table file.
 
     FileNotFoundError when there is none; CorruptTable when it is damaged or for another rule set,
-    UnreadableTable (a CorruptTable) when the file cannot be read (every byte is checked before any is used)."""
+    UnreadableTable (a CorruptTable) when the file cannot be read (every byte is checked before any is used).
+    A damaged or outdated cache file of a table the package ships (one left by an earlier version, say)
+    is replaced by the shipped copy instead: nothing to rebuild."""
     st: os.stat_result | None = None
     try:
         if path in _memory:
@@ -215,6 +217,22 @@ def read(path: Path, fingerprint: str | None = None) -> tuple[dict[str, Any], di
         data = _from_package(path)
     except OSError as exc:  # the file is there: the file is to blame, not the directory
         raise UnreadableTable(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return _parse(path, data, st, fingerprint)
+    except CorruptTable:
+        if st is None:
+            raise
+        try:
+            shipped = _from_package(path)
+        except FileNotFoundError:
+            shipped = None
+        if shipped is None:
+            raise
+        return _parse(path, shipped, None, fingerprint)
+
+
+def _parse(path: Path, data: Any, st: os.stat_result | None,
+           fingerprint: str | None) -> tuple[dict[str, Any], dict[str, memoryview]]:
     if len(data) < 16 + DIGEST or data[:8] != MAGIC:
         raise CorruptTable(f"{path} is not a yahtzee-cli table of this version")
     body = memoryview(data)[:-DIGEST]
