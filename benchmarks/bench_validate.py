@@ -62,10 +62,8 @@ def generate(path: Path, games: int, rules: str, players: int) -> str:
 def run_validate(path: Path, workers: int | None = None) -> tuple[float, float, int, int]:
     """(wall s, CPU s, peak RSS KiB, exit code) of `yahtzee validate PATH --quiet` in a child: pinned
     to one core, or with `workers` worker processes (CPU and RSS then include the workers')."""
-    cmd = [sys.executable, "-m", "yahtzee_cli", "validate", str(path), "--quiet"]
-    if workers is not None:
-        cmd += ["--workers", str(workers)]
-    elif shutil.which("taskset"):
+    cmd = [sys.executable, "-m", "yahtzee_cli", "validate", str(path), "--quiet", "--workers", str(workers or 1)]
+    if workers is None and shutil.which("taskset"):
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
     child = subprocess.Popen(cmd)
