@@ -130,16 +130,14 @@ def _cut(src: Source, number: int, chunk_bytes: int, nbytes: int) -> Iterator[Pi
             fh.seek(pos)
             block = fh.read(max(chunk_bytes, head if pos == 0 else 0))
             cut = block.rfind(b"\n")
-            while cut < 0:  # a line longer than a block: the piece runs to its end
-                more = fh.read(chunk_bytes)
-                if not more or len(block) > MAX_DOCUMENT:  # no end in sight: one reading reports it
-                    cut = -1
+            if cut < 0:  # a line longer than a block: the piece is that line
+                found = _line_end(fh, pos, block, chunk_bytes)
+                if found is None:  # no end in sight: one reading reports it
                     break
-                found = more.find(b"\n")
-                cut = len(block) + found if found >= 0 else -1
-                block += more
-            if cut < 0:
-                break
+                end, blank = found
+                yield Piece(src, number, pos, end, line, index)
+                line, index, pos = line + 1, index + (0 if blank else 1), end
+                continue
             yield Piece(src, number, pos, pos + cut + 1, line, index)
             lines = block.count(b"\n", 0, cut + 1)
             line += lines
@@ -150,6 +148,25 @@ def _cut(src: Source, number: int, chunk_bytes: int, nbytes: int) -> Iterator[Pi
         yield Piece(src, number)
     finally:
         fh.close()
+
+
+def _line_end(fh: IO[bytes], pos: int, block: bytes, chunk_bytes: int) -> tuple[int, bool] | None:
+    """Where the line that starts at `pos` (its first bytes in `block`, no newline among them) ends
+    (just after its newline), and whether it is a blank line; None when it runs past MAX_DOCUMENT
+    or to the end of the input. Reads on a block at a time, keeping none of it."""
+    length = len(block)
+    blank = not block.strip(_BLANK)
+    while length <= MAX_DOCUMENT:
+        more = fh.read(chunk_bytes)
+        if not more:
+            return None
+        found = more.find(b"\n")
+        part = more if found < 0 else more[:found]
+        blank = blank and not part.strip(_BLANK)
+        length += len(part)
+        if found >= 0:
+            return pos + length + 1, blank and length <= MAX_LINE
+    return None
 
 
 # a newline followed by a line of nothing but blanks (at most MAX_LINE of them: a longer one is a
