@@ -582,13 +582,7 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
     lines.extend(table(rows, indent="  "))
     any_inferred = any(p.inferred for p in ga.players)
     for p in ga.players:
-        worst = [d for d in p.worst if d.regret > 0]
-        lines.append("")
-        if not worst:
-            lines.append(f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet"))
-            continue
-        lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
-        lines.extend(_decision_rows(worst, player=False, game=False))
+        lines.extend(_worst_lines(p, game=False))
     if verbose and ga.decisions:
         lines.append("")
         lines.append("Every decision:")
@@ -597,6 +591,15 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
         lines.append("")
         lines.append(INFERRED_NOTE)
     return "\n".join(lines)
+
+
+def _worst_lines(p: PlayerSummary, game: bool) -> list[str]:
+    """A player's worst decisions (with their game number when `game`), after a blank line."""
+    worst = [d for d in p.worst if d.regret > 0]
+    if not worst:
+        return ["", f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet")]
+    return ["", f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}",
+            *_decision_rows(worst, player=False, game=game)]
 
 
 def render_totals(t: Totals) -> str:
@@ -614,13 +617,7 @@ def render_totals(t: Totals) -> str:
                      str(p.decisions), str(p.inferred)])
     lines.extend(table(rows, indent="  "))
     for p in t.players.values():
-        worst = [d for d in p.worst if d.regret > 0]
-        lines.append("")
-        if not worst:
-            lines.append(f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet"))
-            continue
-        lines.append(f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}")
-        lines.extend(_decision_rows(worst, player=False, game=True))
+        lines.extend(_worst_lines(p, game=True))
     if any(p.inferred for p in t.players.values()):
         lines.append("")
         lines.append(INFERRED_NOTE)

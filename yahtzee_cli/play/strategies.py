@@ -118,10 +118,7 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                 kept[:nk].sort()
                 st = compiled.roll_dice(dice, kept, nk, st)
                 if record:
-                    for k in range(nk):
-                        held_out[i, t, used - 1, k] = kept[k]
-                    for k in range(n_dice):
-                        rolls_out[i, t, used, k] = dice[k]
+                    compiled.record_reroll(held_out, rolls_out, i, t, used, kept, nk, dice)
                 used += 1
             saved = _rolls_left_over(saved_rolls, saved, used)
             counts[:] = 0

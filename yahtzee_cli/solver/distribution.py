@@ -40,7 +40,7 @@ from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
-from .compiled import extra_bonus_points, roll_dice
+from .compiled import extra_bonus_points, record_reroll, roll_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import njit
 from .kernels import NEG, roll_legal
@@ -499,10 +499,7 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
                         pos += 1
                 st = roll_dice(dice, kept, pos, st)
                 if record:
-                    for k in range(pos):
-                        held_out[g, _turn_no, used - 1, k] = kept[k]
-                    for k in range(n):
-                        rolls_out[g, _turn_no, used, k] = dice[k]
+                    record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
                 used += 1
             key = 0
             for k in range(n):

@@ -358,10 +358,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         pos += 1
                 st = roll_dice(dice, kept, kk, st)
                 if record:
-                    for k in range(kk):
-                        held_out[g, turn, used - 1, k] = kept[k]
-                    for k in range(n):
-                        rolls_out[g, turn, used, k] = dice[k]
+                    compiled.record_reroll(held_out, rolls_out, g, turn, used, kept, kk, dice)
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
