@@ -336,14 +336,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                     rolls_out[g, turn, 0, k] = dice[k]
             used = 1
             while used < budget:
-                for f in range(6):
-                    cnt[f] = 0
-                for k in range(n):
-                    cnt[dice[k] - 1] += 1
-                key = 0
-                for f in range(5, -1, -1):
-                    key = key * 7 + cnt[f]
-                r = roll_of_keep[keep_index[key]]
+                r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = budget - used
                 jj = j if j <= J else J
                 stop = Vfinal[r] + saved_value * j
@@ -362,14 +355,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
-            for f in range(6):
-                cnt[f] = 0
-            for k in range(n):
-                cnt[dice[k] - 1] += 1
-            key = 0
-            for f in range(5, -1, -1):
-                key = key * 7 + cnt[f]
-            r = roll_of_keep[keep_index[key]]
+            r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
             best = NEG
             bc = -1
             bb_ = -1
