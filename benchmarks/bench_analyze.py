@@ -1,16 +1,20 @@
-"""Benchmark: `yahtzee replay --analyze` on one game and on an NDJSON batch, with a cached table.
+"""Benchmark: `yahtzee replay --analyze` on one game and on an NDJSON batch, with a cached table;
+the compiled grading path side by side with the pure-Python one.
 
-    python benchmarks/bench_analyze.py [--games 1000] [--strategy greedy] [--rules yahtzee]
+    python benchmarks/bench_analyze.py [--games 1000] [--pure-games 100] [--strategy greedy] [--rules yahtzee]
 
 1. Makes sure the strategy table is cached (`yahtzee solve`; in $YAHTZEE_CACHE_DIR or the user
    cache dir) and writes benchmarks/out/analyze-<rules>-<strategy>-<games>.ndjson once (reused),
    complete one-player games from `yahtzee simulate -S <strategy> --log-out` (held dice included).
 2. One game: `yahtzee replay --analyze` on the first game, end to end in a child process (best of
-   3, interpreter start included), and in-process per game (mean over the first 20 games).
-3. The batch: `yahtzee replay --analyze FILE` in a child on one core (taskset when present), for a
-   tenth of the file and for all of it: wall, CPU, peak RSS (os.wait4), to show memory is flat.
-   Side by side, the same file through plain `yahtzee replay` (the log walk alone), with the ratio:
-   nothing on PyPI grades Yahtzee logs, so the replay of the same games is the reference.
+   3, interpreter start included), and in-process per game on each path.
+3. Games/s per core, in this process pinned to one core (CPU time): the compiled path
+   (Analyzer(compiled=True)) on every game, the pure-Python path (strategy.turn.Turn) on the first
+   --pure-games of them, the ratio, and the largest difference between their losses.
+4. The batch end to end: `yahtzee replay --analyze FILE` in a child on one core (taskset when
+   present), for a tenth of the file and for all of it: wall, CPU, peak RSS (os.wait4), to show
+   memory is flat. Side by side, the same file through plain `yahtzee replay` (the log walk alone),
+   with the ratio: nothing on PyPI grades Yahtzee logs, so the replay of the same games is the reference.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def child(args: list[str]) -> tuple[float, float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--pure-games", type=int, default=100)
     ap.add_argument("--strategy", default="greedy")
     ap.add_argument("--rules", default="yahtzee")
     args = ap.parse_args()
@@ -81,17 +86,24 @@ def main() -> None:
 
     from yahtzee_cli.play.analyze import Analyzer
 
-    an = Analyzer()
-    sample = [orjson.loads(x) for x in lines[:20]]
-    an.game(sample[0])  # the table read and the first Turn's caches
-    an = Analyzer()
-    t0 = time.process_time()
-    decisions = 0
-    for g in sample:
-        decisions += len(an.game(g).decisions)
-    per = (time.process_time() - t0) / len(sample)
-    print(f"in-process: {per * 1000:.0f} ms CPU per 13-turn game ({decisions / len(sample):.1f} decisions a game; "
-          f"{an.turns_built} turns valued, {an.turns_reused} reused from the turn cache)")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core: rates per core
+    games = [orjson.loads(x) for x in lines]
+    rates = {}
+    losses = {}
+    for label, compiled, sample in (("compiled", True, games), ("pure Python", False, games[: args.pure_games])):
+        an = Analyzer(compiled=compiled)
+        an.game(games[0])  # the table read (and the compiled kernel loaded)
+        t0 = time.process_time()
+        losses[label] = [an.game(g, keep_decisions=False).players[0].loss for g in sample]
+        cpu = time.process_time() - t0
+        rates[label] = len(sample) / cpu
+        print(f"in-process, {label} path: {len(sample):,} games in {cpu:.2f} s CPU -> {rates[label]:,.0f} games/s "
+              f"per core, {cpu / len(sample) * 1000:.2f} ms a game")
+    n = min(len(losses["compiled"]), len(losses["pure Python"]))
+    diff = max(abs(a - b) for a, b in zip(losses["compiled"][:n], losses["pure Python"][:n], strict=True))
+    print(f"compiled/pure ratio {rates['compiled'] / rates['pure Python']:.0f}x; largest difference in a game's "
+          f"loss over the first {n:,} games: {diff:.1e}")
 
     results = {}
     for label, p, n in (("tenth", tenth, max(2, args.games // 10)), ("all", path, args.games)):

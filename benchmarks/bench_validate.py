@@ -1,6 +1,6 @@
 """Benchmark: `yahtzee validate` on an NDJSON file of complete games, games per second and peak memory.
 
-    python benchmarks/bench_validate.py [--games 100000] [--rules yahtzee] [--players 1]
+    python benchmarks/bench_validate.py [--games 100000] [--rules yahtzee] [--players 1] [--workers 2]
 
 1. Writes benchmarks/out/<rules>-<players>p-<games>.ndjson once (reused on later runs): complete
    games of random legal play, with the simulator's random strategy (`yahtzee simulate -S random
@@ -8,7 +8,10 @@
 2. Runs `yahtzee validate FILE --quiet` as a child process on one core (taskset when present) for
    the whole file and for a tenth of it: wall and CPU time, games/s, and the child's peak RSS
    (os.wait4), to show that memory does not grow with the file.
-3. Side by side, in-process on a sample: JSON parsing alone (the floor) and the exact path
+3. With --workers N: `yahtzee validate FILE --quiet` with 1 worker and with N, run in alternating
+   pairs (the faster of `--repeat` pairs each), games/s of each and the ratio, and the peak RSS of
+   the N-worker run on the whole file and on a tenth of it (memory stays flat).
+4. Side by side, in-process on a sample: JSON parsing alone (the floor) and the exact path
    (pydantic schema + the worded rule walk, what validation costs without the fast path), with
    the ratio. Nothing on PyPI validates these logs, so the exact path is the reference.
 """
@@ -56,10 +59,11 @@ def generate(path: Path, games: int, rules: str, players: int) -> str:
     return "yahtzee_cli.formats.replay.random_log"
 
 
-def run_validate(path: Path) -> tuple[float, float, int, int]:
-    """(wall s, CPU s, peak RSS KiB, exit code) of `yahtzee validate PATH --quiet` in a child."""
-    cmd = [sys.executable, "-m", "yahtzee_cli", "validate", str(path), "--quiet"]
-    if shutil.which("taskset"):
+def run_validate(path: Path, workers: int | None = None) -> tuple[float, float, int, int]:
+    """(wall s, CPU s, peak RSS KiB, exit code) of `yahtzee validate PATH --quiet` in a child: pinned
+    to one core, or with `workers` worker processes (CPU and RSS then include the workers')."""
+    cmd = [sys.executable, "-m", "yahtzee_cli", "validate", str(path), "--quiet", "--workers", str(workers or 1)]
+    if workers is None and shutil.which("taskset"):
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
     child = subprocess.Popen(cmd)
@@ -110,12 +114,40 @@ def in_process(path: Path, sample: int) -> tuple[float, float, float]:
     return rates[0], rates[1], rates[2]
 
 
+def compare_workers(path: Path, tenth: Path, games: int, workers: int, repeat: int) -> None:
+    """1 worker against `workers`, in alternating pairs; the best wall time of each."""
+    best: dict[int, float] = {}
+    cpu: dict[int, float] = {}
+    rss: dict[int, int] = {}
+    for _ in range(repeat):
+        for n in (1, workers):
+            wall, used, peak, code = run_validate(path, n)
+            if code != 0:
+                sys.exit(f"validate --workers {n} exited {code} on {path}")
+            best[n] = min(best.get(n, float("inf")), wall)
+            cpu[n] = min(cpu.get(n, float("inf")), used)
+            rss[n] = max(rss.get(n, 0), peak)
+    one, many = games / best[1], games / best[workers]
+    small = run_validate(tenth, workers)[2]
+    print(f"yahtzee validate --workers 1: {one:,.0f} games/s; --workers {workers}: {many:,.0f} games/s "
+          f"-> {many / one:.2f}x (best of {repeat} alternating pairs, wall time)")
+    # CPU of every process of the run: what the workers cost beyond the work itself. On a machine with
+    # `workers` idle cores the speed-up is at most workers x this efficiency (load does not change it).
+    print(f"CPU per game: {cpu[1] / games * 1e6:.1f} us with 1 worker, {cpu[workers] / games * 1e6:.1f} us with "
+          f"{workers} (all processes) -> efficiency {cpu[1] / cpu[workers]:.2f}, at most "
+          f"{workers * cpu[1] / cpu[workers]:.2f}x on {workers} idle cores")
+    print(f"memory with --workers {workers}: peak RSS {small / 1024:.0f} MiB for a tenth of the file, "
+          f"{rss[workers] / 1024:.0f} MiB for all of it")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--rules", default="yahtzee")
     ap.add_argument("--players", type=int, default=1)
     ap.add_argument("--sample", type=int, default=5_000, help="games for the in-process comparison")
+    ap.add_argument("--workers", type=int, help="also compare 1 worker with this many, side by side")
+    ap.add_argument("--repeat", type=int, default=3, help="pairs of runs for --workers (the best of each)")
     args = ap.parse_args()
 
     path = OUT / f"{args.rules}-{args.players}p-{args.games}.ndjson"
@@ -142,6 +174,8 @@ def main() -> None:
     small = results["tenth"]
     print(f"memory: peak RSS {small[2] / 1024:.0f} MiB for {small[3]:,} games, {rss / 1024:.0f} MiB for {n:,} "
           f"(x{n / small[3]:.0f} the games, x{rss / small[2]:.2f} the memory)")
+    if args.workers:
+        compare_workers(path, tenth, args.games, args.workers, args.repeat)
     parse, exact, ours = in_process(path, args.sample)
     print(f"in-process on {args.sample:,} games (CPU): JSON parsing alone {parse:,.0f} games/s; exact path "
           f"(pydantic + worded rule walk) {exact:,.0f} games/s; validate {ours:,.0f} games/s "

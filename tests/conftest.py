@@ -75,6 +75,20 @@ def cli():
     return run
 
 
+def simulated_logs(tmp: Path, strategy: str, games: int, seed: int) -> list[dict[str, Any]]:
+    """The game logs of `yahtzee simulate -S STRATEGY -n GAMES --seed SEED --log-out` (run in-process)."""
+    from typer.testing import CliRunner
+
+    from yahtzee_cli.cli import app
+    from yahtzee_cli.formats.jsonio import loads
+
+    out = tmp / f"{strategy}.ndjson"
+    r = CliRunner().invoke(app, ["simulate", "-S", strategy, "-n", str(games), "--seed", str(seed), "-w", "1",
+                                 "--log-out", str(out)], prog_name="yahtzee")
+    assert r.exit_code == 0, r.stderr
+    return [loads(line) for line in out.read_bytes().splitlines()]
+
+
 def yahtzee_command() -> list[str]:
     """How to run the installed program from a subprocess, never skipping: the `yahtzee` script next to
     this interpreter (a venv or a plain install), else `python -m yahtzee_cli` with this interpreter

@@ -14,11 +14,11 @@ import copy
 import json
 import math
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import FIXTURES as FIX
+from conftest import simulated_logs
 
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.play import analyze as A
@@ -27,22 +27,10 @@ from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as P
 
 
-def _simulate(tmp: Path, strategy: str, games: int, seed: int) -> list[dict[str, Any]]:
-    from typer.testing import CliRunner
-
-    from yahtzee_cli.cli import app
-
-    out = tmp / f"{strategy}.ndjson"
-    r = CliRunner().invoke(app, ["simulate", "-S", strategy, "-n", str(games), "--seed", str(seed), "-w", "1",
-                                 "--log-out", str(out)], prog_name="yahtzee")
-    assert r.exit_code == 0, r.stderr
-    return [loads(line) for line in out.read_bytes().splitlines()]
-
-
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     tmp = tmp_path_factory.mktemp("analyze-logs")
-    return {s: _simulate(tmp, s, 3, 20 + i) for i, s in enumerate(("optimal", "greedy", "random"))}
+    return {s: simulated_logs(tmp, s, 3, 20 + i) for i, s in enumerate(("optimal", "greedy", "random"))}
 
 
 @pytest.fixture(scope="module")

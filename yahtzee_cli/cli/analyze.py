@@ -15,18 +15,25 @@ from typing import Annotated, Any
 
 import typer
 
+from ..limits import GRADE_PROCESS_BYTES
 from .app import (
     PROBLEM,
+    Backend,
+    BackendOpt,
     FilesArg,
     JsonOpt,
     QuietOpt,
     RiskOpt,
+    SchedulerOpt,
     app,
+    check_workers,
     examples,
     fail,
     peek_batch,
     progress_wanted,
+    run_errors,
     warn,
+    workers_option,
     write_json,
 )
 
@@ -35,6 +42,7 @@ UntilOpt = Annotated[
     typer.Option("--until", min=0, metavar="TURNS", help="Only the first TURNS turns of each log.",
                  show_default=False),
 ]
+GradeWorkersOpt = Annotated[int | None, workers_option(GRADE_PROCESS_BYTES)]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")
 ]
@@ -54,61 +62,48 @@ def analyze(
     verbose: VerboseOpt = False,
     risk: RiskOpt = None,
     quiet: QuietOpt = False,
+    workers: GradeWorkersOpt = None,
+    backend: BackendOpt = Backend.local,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Grade every decision of logged games against optimal play: expected points lost per player
     (--risk: certainty-equivalent points lost against the risk strategy of THETA)."""
     from .validate import check_paths
 
-    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
+    check_workers(workers, backend, scheduler)
+    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk,
+                workers=workers, backend=backend.value, scheduler=scheduler)
 
 
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
-                risk: float | None = None) -> None:
-    from ..errors import GameError, YahtzeeError
-    from ..formats.inputs import Game, bad_game_record, read_all
+                risk: float | None = None, workers: int | None = None, backend: str = "local",
+                scheduler: str | None = None) -> None:
     from ..play import analyze as A
+    from ..play.fanout import grade
 
-    analyzer = A.Analyzer(warn, theta=risk)
     totals = A.Totals()
     failed = shown = 0
     show_progress = progress_wanted() and not quiet
-    batch, items = peek_batch(read_all(sources))
-    batch = batch or len(sources) > 1
-    try:
-        for item in items:
-            if not isinstance(item, Game):
-                sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+    with run_errors():
+        batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=json or verbose,
+                                        workers=workers, backend=backend, scheduler=scheduler))
+        batch = batch or len(sources) > 1
+        noted: set[str] = set()
+        for g in items:
+            for note in g.notes:
+                if note not in noted:
+                    noted.add(note)
+                    warn(note)
+            if g.fatal is not None:
+                fail(g.fatal, PROBLEM)
+            ga = g.analysis
+            if ga is None:
+                for line in g.errors:
+                    sys.stderr.write(f"yahtzee: error: {line}\n")
                 if json and batch:
-                    write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
+                    write_json(g.record)
                 failed += 1
                 continue
-            doc = item.doc
-            if doc.problem is not None:
-                sys.stderr.write(f"yahtzee: error: {item.where}: {doc.problem}\n")
-                if json and batch:
-                    write_json(bad_game_record(item.file, doc, [doc.problem]))
-                failed += 1
-                continue
-            try:
-                ga = analyzer.game(doc.data, until=until, game=doc.index, file=item.file, line=doc.line,
-                                   keep_decisions=json or verbose)
-            except GameError as exc:
-                for p in exc.problems:
-                    sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
-                if json and batch:
-                    write_json(bad_game_record(item.file, doc, exc.problems))
-                failed += 1
-                continue
-            except YahtzeeError as exc:
-                sys.stderr.write(f"yahtzee: error: {item.where}: {exc}\n")
-                if json and batch:
-                    write_json(bad_game_record(item.file, doc, [], "not-gradable", str(exc)))
-                failed += 1
-                continue
-            except OSError as exc:
-                from ..strategy import tablefile as cache
-
-                fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
             shown += 1
             if not batch:
                 if json:
@@ -121,13 +116,11 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                 write_json(A.game_dict(ga))
             elif verbose and not quiet:
                 gap = "\n" if shown > 1 else ""
-                sys.stdout.write(f"{gap}== {item.where} ==\n{A.render_game(ga, verbose=True)}\n")
+                sys.stdout.write(f"{gap}== {g.where} ==\n{A.render_game(ga, verbose=True)}\n")
                 sys.stdout.flush()
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")
                 sys.stderr.flush()
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
     if show_progress and shown >= 10:
         sys.stderr.write("\r" + " " * 40 + "\r")
     if batch or (json and not shown):

@@ -11,6 +11,8 @@ import itertools
 import os
 import sys
 from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -241,6 +243,54 @@ FilesArg = Annotated[
                    "after another, or NDJSON with one game per line), directories (every *.json and *.ndjson "
                    "inside, recursively), or '-' for stdin.", show_default=False),
 ]
+
+
+class Backend(StrEnum):
+    local = "local"
+    dask = "dask"
+
+
+BackendOpt = Annotated[
+    Backend, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without "
+                 "it --backend dask starts a local cluster.", show_default=False),
+]
+
+
+def workers_option(min_bytes: int) -> Any:
+    """--workers of a command that reads game files (validate, analyze): processes only for inputs of
+    at least `min_bytes`."""
+    return typer.Option(
+        "--workers", "-w", metavar="N", show_default=False,
+        help=f"Worker processes (default: every core). Files under {min_bytes >> 20 or min_bytes >> 10} "
+        f"{'MiB' if min_bytes >> 20 else 'KiB'} in all (and stdin) are read in this process, where starting "
+        "workers would cost more than they save; the output is the same whatever N.")
+
+
+@contextmanager
+def run_errors() -> Iterator[None]:
+    """A run over many games: a library error that stops it is one line with its exit status, Ctrl-C
+    is "interrupted" (130)."""
+    try:
+        yield
+    except YahtzeeError as exc:
+        fail(str(exc), exc.exit_status)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+
+
+def check_workers(workers: int | None, backend: Backend, scheduler: str | None) -> None:
+    """--workers within what this machine allows; --scheduler only with --backend dask."""
+    from ..limits import WORKERS_PER_CORE, cores, max_workers
+
+    if workers is not None and not 1 <= workers <= max_workers():
+        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+             f"{WORKERS_PER_CORE} workers per core), got {workers}")
+    if scheduler is not None and backend is not Backend.dask:
+        fail("--scheduler needs --backend dask")
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:

@@ -7,17 +7,21 @@ from typing import Annotated, Any
 
 import typer
 
-from .analyze import UntilOpt
+from .analyze import GradeWorkersOpt, UntilOpt
 from .app import (
     PROBLEM,
     USAGE,
+    Backend,
+    BackendOpt,
     CsvOpt,
     FilesArg,
     JsonOpt,
     QuietOpt,
     RiskOpt,
+    SchedulerOpt,
     SetOpt,
     app,
+    check_workers,
     examples,
     fail,
     peek_batch,
@@ -49,6 +53,9 @@ def replay(
     ] = False,
     risk: RiskOpt = None,
     quiet: QuietOpt = False,
+    workers: GradeWorkersOpt = None,
+    backend: BackendOpt = Backend.local,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
     from .validate import check_paths, csv_row
@@ -58,21 +65,24 @@ def replay(
 
     if risk is not None and not analyze:
         fail("--risk grades against a risk strategy: add --analyze")
+    check_workers(workers, backend, scheduler)
+    if workers is not None and not analyze and backend is Backend.local:
+        fail("--workers grades games on several cores: add --analyze (a replay is quick on one core)")
     sources = check_paths(files)
     if analyze:
         from .analyze import run_analyze
 
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk)
+        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
+                    backend=backend.value, scheduler=scheduler)
         return
-    from ..errors import GameError, RulesError, YahtzeeError
-    from ..formats.inputs import Game, bad_game_record, read_all
-    from ..formats.logs import POKER_FORMAT
-    from ..formats.poker_log import check_match
+    from ..errors import RulesError, YahtzeeError
+    from ..formats.inputs import Game, bad_game_record
     from ..formats.poker_log import render as render_match
-    from ..formats.replay import render, replay_dict, replay_game
+    from ..formats.replay import render, replay_dict
     from ..formats.tallies import Tally
+    from ..play.fanout import replayed
     from ..rules.engine import parse_setting
 
     try:
@@ -82,7 +92,11 @@ def replay(
     failed = 0
     shown = 0
     tally = Tally()  # a batch ends with a per-player summary (wins, ties, best, mean, personal bests)
-    batch, items = peek_batch(read_all(sources))
+    try:
+        batch, items = peek_batch(replayed(sources, overrides=overrides, until=until, backend=backend.value,
+                                           scheduler=scheduler, workers=workers))
+    except YahtzeeError as exc:
+        fail(str(exc), exc.exit_status)
     batch = batch or len(sources) > 1
     out = sys.stdout
 
@@ -114,7 +128,8 @@ def replay(
         state = "" if over else "  (unfinished)"
         return f"{where}: " + ", ".join(f"{rank}. {name} {total}" for rank, name, total in ranked) + state + "\n"
 
-    for item in items:
+    for done in items:
+        item = done.item
         if not isinstance(item, Game):
             sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
             if json:
@@ -130,10 +145,10 @@ def replay(
             failed += 1
             continue
         head = {"file": item.file, "line": doc.line, "game": doc.index}
-        if isinstance(doc.data, dict) and doc.data.get("format") == POKER_FORMAT:
+        if done.poker:
             if overrides or until is not None:
                 fail("a poker-dice match has no house-rule settings or turns: leave out --set and --until", USAGE)
-            match, problems = check_match(doc.data)
+            match, problems = done.match, done.problems
             if match is None or problems:
                 for p in problems:
                     sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
@@ -148,19 +163,18 @@ def replay(
                  render_match(match) if not (json or csv or quiet or (batch and not verbose)) else "", "", shown)
             shown += 1
             continue
-        try:
-            rp = replay_game(doc.data, overrides=overrides, until=until)
-        except GameError as exc:
-            for p in exc.problems:
+        if done.rules_error is not None:
+            fail(f"--set: {done.rules_error}", USAGE)
+        if done.until_error is not None:
+            fail(f"--until: {done.until_error}", USAGE)
+        rp = done.replay
+        if rp is None:  # not a valid game
+            for p in done.problems:
                 sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
             if json:
-                write_json(bad_game_record(item.file, doc, exc.problems))
+                write_json(bad_game_record(item.file, doc, done.problems))
             failed += 1
             continue
-        except RulesError as exc:
-            fail(f"--set: {exc}", USAGE)
-        except YahtzeeError as exc:
-            fail(f"--until: {exc}", USAGE)
         counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
         best = ""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import StrEnum
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -13,12 +12,16 @@ import typer
 from .app import (
     PROBLEM,
     USAGE,
+    Backend,
+    BackendOpt,
     CsvOpt,
     JsonOpt,
     QuietOpt,
     RulesOpt,
+    SchedulerOpt,
     SetOpt,
     app,
+    check_workers,
     examples,
     fail,
     get_rules,
@@ -32,11 +35,6 @@ if TYPE_CHECKING:
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 BUILT_IN = ("optimal", "greedy", "random")
-
-
-class Backend(StrEnum):
-    local = "local"
-    dask = "dask"
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
@@ -76,17 +74,11 @@ def simulate(
     workers: Annotated[
         int | None,
         typer.Option("--workers", "-w", metavar="N", help="Parallel workers (default: every core; 1 runs "
-                     "in-process): numba threads for optimal, greedy and random, spawned processes for bots.",
+                     "in-process): threads for optimal, greedy and random, spawned processes for bots.",
                      show_default=False),
     ] = None,
-    backend: Annotated[
-        Backend, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
-    ] = Backend.local,
-    scheduler: Annotated[
-        str | None,
-        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without "
-                     "it --backend dask starts a local cluster.", show_default=False),
-    ] = None,
+    backend: BackendOpt = Backend.local,
+    scheduler: SchedulerOpt = None,
     log_out: Annotated[
         str | None,
         typer.Option("--log-out", metavar="FILE", help="Write every game as an NDJSON game log (yahtzee-log/1) "
@@ -191,20 +183,16 @@ def _seats(strategy: str | None, players: str | None, risk: float | None) -> lis
 
 def _check_options(games: int, seed: int | None, workers: int | None, backend: Backend, scheduler: str | None,
                    json: bool, csv: bool, log_out: str | None) -> None:
-    from ..limits import MAX_GAMES, WORKERS_PER_CORE, cores, max_workers
+    from ..limits import MAX_GAMES
     from ..play.simulate import MAX_SEED
 
     if not 1 <= games <= MAX_GAMES:
         fail(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {games}")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
-    if workers is not None and not 1 <= workers <= max_workers():
-        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
-             f"{WORKERS_PER_CORE} workers per core), got {workers}")
+    check_workers(workers, backend, scheduler)
     if json and csv:
         fail("give --json or --csv, not both")
-    if scheduler is not None and backend is not Backend.dask:
-        fail("--scheduler needs --backend dask")
     if (json or csv) and log_out == "-":
         fail("--json/--csv and --log-out - both want stdout; write the logs to a file")
 

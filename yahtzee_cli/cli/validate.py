@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, CsvOpt, FilesArg, JsonOpt, QuietOpt, app, examples, fail, progress_wanted
+from ..limits import VALIDATE_PROCESS_BYTES
+from .app import (
+    PROBLEM,
+    USAGE,
+    Backend,
+    BackendOpt,
+    CsvOpt,
+    FilesArg,
+    JsonOpt,
+    QuietOpt,
+    SchedulerOpt,
+    app,
+    check_workers,
+    examples,
+    fail,
+    progress_wanted,
+    run_errors,
+    workers_option,
+)
 
 EXAMPLES = examples(
     "yahtzee validate game.json",
@@ -41,14 +59,19 @@ def validate(
     json: JsonOpt = False,
     csv: CsvOpt = False,
     quiet: QuietOpt = False,
+    workers: Annotated[int | None, workers_option(VALIDATE_PROCESS_BYTES)] = None,
+    backend: BackendOpt = Backend.local,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Check games against their rules: every problem with its file:line and JSON Pointer (exit 1 if any)."""
-    from ..formats.inputs import Game, read_all
+    from ..formats.batch import Invalid, Unfinished, check_job
+    from ..formats.inputs import Unreadable
     from ..formats.jsonio import dumps
-    from ..formats.validate import report_document
+    from ..play.fanout import run_batch
 
     if json and csv:
         fail("give --json or --csv, not both")
+    check_workers(workers, backend, scheduler)
     sources = check_paths(files)
     out = sys.stdout.buffer
     show_progress = progress_wanted() and not quiet
@@ -68,30 +91,30 @@ def validate(
         elif csv and not quiet:
             out.write(csv_row(rec.values()))
 
-    for item in read_all(sources):
-        if not isinstance(item, Game):
-            unreadable += 1
-            sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
-            emit({"file": item.source.name, "line": None, "game": None, "path": "", "code": item.code,
-                  "message": item.message})
-            continue
-        games += 1
-        rep = report_document(item.doc)
-        if rep.problems:
-            bad += 1
-            problems += len(rep.problems)
-            for p in rep.problems:
-                line = rep.line_of(p)
-                if json or csv:
-                    emit({"file": item.file, "line": line, "game": rep.index, "path": p.path, "code": p.code,
-                          "message": p.message})
-                elif not quiet:
-                    out.write(f"{item.file}:{line}: game {rep.index}: {p}\n".encode())
-        elif not rep.finished:
-            unfinished.append({"file": item.file, "line": rep.line, "game": rep.index})
-        if show_progress and games % 10000 == 0:
-            sys.stderr.write(f"\rvalidated {games} games")
-            sys.stderr.flush()
+    with run_errors():
+        for checked in run_batch(check_job, sources, workers=workers, backend=backend.value, scheduler=scheduler):
+            for item in checked.found:
+                if isinstance(item, Unreadable):
+                    unreadable += 1
+                    sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+                    emit({"file": item.source.name, "line": None, "game": None, "path": "", "code": item.code,
+                          "message": item.message})
+                elif isinstance(item, Invalid):
+                    bad += 1
+                    problems += len(item.problems)
+                    for line, p in item.problems:
+                        if json or csv:
+                            emit({"file": item.file, "line": line, "game": item.game, "path": p.path, "code": p.code,
+                                  "message": p.message})
+                        elif not quiet:
+                            out.write(f"{item.file}:{line}: game {item.game}: {p}\n".encode())
+                elif isinstance(item, Unfinished):
+                    unfinished.append({"file": item.file, "line": item.line, "game": item.game})
+            before = games
+            games += checked.games
+            if show_progress and games // 10000 > before // 10000:
+                sys.stderr.write(f"\rvalidated {games} games")
+                sys.stderr.flush()
     if show_progress and games >= 10000:
         sys.stderr.write("\r" + " " * 40 + "\r")
     valid = bad == 0 and unreadable == 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -92,7 +92,7 @@ def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
             yield Unreadable(src, src.error, src.code or "unreadable")
             continue
         if src.path == "-":
-            yield from _read(src, sys.stdin.buffer)
+            yield from read_stream(src, sys.stdin.buffer)
             continue
         try:
             fh = open(src.path, "rb")  # noqa: SIM115 - closed in the finally below
@@ -100,14 +100,15 @@ def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
             yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
             continue
         try:
-            yield from _read(src, fh)
+            yield from read_stream(src, fh)
         finally:
             fh.close()
 
 
-def _read(src: Source, stream: IO[bytes]) -> Iterator[Game | Unreadable]:
+def read_stream(src: Source, stream: IO[bytes],
+          documents: Callable[[IO[bytes]], Iterator[Document]] = iter_documents) -> Iterator[Game | Unreadable]:
     try:
-        for doc in iter_documents(stream):
+        for doc in documents(stream):
             yield Game(src, doc)
     except InputError as exc:
         yield Unreadable(src, str(exc), input_error_code(exc))

@@ -729,6 +729,43 @@ def iter_documents(
         else:
             index += 1
             yield _checked(index, lineno, value, first)
+    yield from iter_ndjson(stream, lineno + 1, index + 1, max_line=max_line)
+
+
+def is_ndjson(stream: IO[bytes], *, max_line: int = MAX_LINE) -> bool:
+    """Whether iter_documents reads this input as NDJSON (its first non-blank line is a complete JSON
+    value, looks like one, or is too long for anything else); False for a single document and for an
+    input iter_documents refuses as a whole. Reads the stream up to that line."""
+    lineno = 0
+    try:
+        while True:
+            first, too_long = _read_line(stream, max_line)
+            lineno += 1
+            if too_long:
+                return True
+            if not first:
+                return False
+            if lineno == 1:
+                first = _check_start(first)
+            if first.strip():
+                break
+    except InputError:
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        stripped = first.strip()
+        return stripped.startswith(b"{") and stripped.endswith(b"}")
+    return True
+
+
+def iter_ndjson(stream: IO[bytes], first_line: int, first_index: int, *,
+                max_line: int = MAX_LINE) -> Iterator[Document]:
+    """The games of NDJSON text read from the start of line `first_line` of an input, numbered from
+    `first_index` on: the rest of iter_documents' NDJSON reading, also for a part of a big file cut
+    at a line boundary (the lines and games before it counted by the caller)."""
+    lineno = first_line - 1
+    index = first_index - 1
     readline = stream.readline
     loads = orjson.loads
     while True:

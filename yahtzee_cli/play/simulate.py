@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import logging
 import math
 import os
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -31,8 +29,12 @@ from ..formats.logs import dump_line, log_document, turn_entry
 from ..limits import MAX_GAMES, max_workers
 from ..rules import engine as R
 from ..solver.games import GameBatch
-from ..solver.totals import numba_threads, sheet_totals
+from ..solver.totals import sheet_totals
 from ..strategy.choice import plan
+from .executors import dask_session as _dask_session
+from .executors import end_workers as _end_workers
+from .executors import init_worker as _init_worker
+from .executors import stop_requested as _stop_requested
 from .strategies import (
     ChunkCancelled,
     load_user_strategy,
@@ -109,9 +111,8 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
         dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
-        with numba_threads(threads):
-            risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
-                                                           record=record)
+        risk_batch: GameBatch = dist.play_risk(rules, risk_theta(strategy), seed, first_game, n_games, seat,
+                                               record=record, threads=threads)
         return risk_batch
     if strategy in COMPILED:
         from ..solver import policy
@@ -240,7 +241,7 @@ class ChunkJob:
     n_games: int
     record: bool = False
     names: tuple[str, ...] = ()
-    threads: int | None = 1  # numba threads inside the chunk (results never depend on it)
+    threads: int | None = 1  # threads inside the chunk (results never depend on it)
 
 
 @dataclass
@@ -283,52 +284,6 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     return ChunkResult(job.first_game, job.n_games, summaries, log, time.perf_counter() - start)
 
 
-_STOP: Any = None  # in worker processes: the pool's stop event (set by the parent to cancel chunks)
-PARENT_POLL_SECONDS = 0.5  # how often a worker checks that the command that started it is alive
-
-
-def _init_worker(stop: Any, parent: int) -> None:  # pragma: no cover - runs in worker processes
-    """Workers leave Ctrl-C to the parent, which cancels their chunks through `stop`, and never
-    outlive it: on Linux the kernel kills them with the parent (PR_SET_PDEATHSIG); everywhere a
-    watchdog thread ends the process once its parent is gone, whatever the bot is doing."""
-    import signal
-    import threading
-
-    global _STOP
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _STOP = stop
-    _die_with_parent()
-    if os.getppid() != parent:  # the parent died before the line above took effect
-        os._exit(1)
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_SECONDS)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in worker processes
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
-
-
-def _stop_requested() -> bool:
-    return _STOP is not None and bool(_STOP.is_set())
-
-
 RECORD_BYTES = 64 << 20  # recorded play (for logs) held per chunk and seat, about
 
 
@@ -356,7 +311,7 @@ def chunk_plan(games: int, workers: int, record_limit: int | None = None,
 
 def local_mode(strategies: Sequence[str], workers: int, processes: bool | None = None) -> str:
     """How the local backend runs: "inline" (one worker), "threads" (compiled strategies only: one
-    process, numba threads, one copy of the strategy table, no start-up cost) or "processes"
+    process, threads running the nogil kernels, one copy of the strategy table, no start-up cost) or "processes"
     (spawned worker processes; always for Python user strategies). `processes` forces a choice."""
     if workers <= 1:
         return "inline"
@@ -404,109 +359,27 @@ def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[Ch
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _end_workers(pool: Any, grace: float = 0.3) -> None:
-    """Stop a pool's worker processes now: a bot that hangs or ignores SIGTERM must not keep the
-    command (or its processes) alive. SIGTERM first, SIGKILL for whatever is left after `grace` s."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + grace
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
-
-
-def _dask_client(scheduler: str | None, workers: int, processes: bool) -> tuple[Any, Any]:
-    try:
-        dist: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise SimulationError("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
-    if scheduler:
-        try:
-            return dist.Client(scheduler, timeout=DASK_CONNECT_TIMEOUT), None
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-    cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                dashboard_address=None, silence_logs=QUIET)
-    try:
-        return dist.Client(cluster), cluster
-    except BaseException:
-        cluster.close()
-        raise
-
-
-QUIET = logging.CRITICAL + 1  # a level no record reaches
-
-
-@contextmanager
-def _quiet_dask() -> Iterator[None]:
-    """Silence distributed's own logging for a run, in this process and in the worker processes it
-    starts: a task that fails (a bot's error, which the CLI reports in one line), connections and
-    heartbeats cut at shutdown, workers slow to stop -- none of it is news to the user, and much of it
-    comes with tracebacks."""
-    import warnings
-
-    dask: Any = importlib.import_module("dask")
-    names = ("distributed", "tornado", "asyncio")
-    loggers = [logging.getLogger(n) for n in names] + [
-        logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
-    levels = [lg.level for lg in loggers]
-    handlers = [h for lg in loggers for h in lg.handlers]
-    handler_levels = [h.level for h in handlers]
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
-    # read by each worker process when it imports distributed, before it logs anything
-    environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
-    for lg in loggers:
-        lg.setLevel(QUIET)
-    for h in handlers:
-        h.setLevel(QUIET)
-    try:
-        with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-            warnings.filterwarnings("ignore", module="distributed")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
-        for h, level in zip(handlers, handler_levels, strict=True):
-            h.setLevel(level)
-
-
 def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
               processes: bool) -> Iterator[ChunkResult]:
-    with _quiet_dask():
-        client, cluster = _dask_client(scheduler, workers, processes)
-        futures: list[Any] = []
-        try:
-            as_completed: Any = importlib.import_module("distributed").as_completed
-            width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
-            pending = as_completed()
+    with _dask_session(scheduler, workers, processes, DASK_CONNECT_TIMEOUT) as (client, futures):
+        as_completed: Any = importlib.import_module("distributed").as_completed
+        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
+        pending = as_completed()
 
-            def submit() -> None:
-                job = next(jobs, None)
-                if job is not None:
-                    f = client.submit(run_chunk, job, pure=False)
-                    futures.append(f)
-                    pending.add(f)
+        def submit() -> None:
+            job = next(jobs, None)
+            if job is not None:
+                f = client.submit(run_chunk, job, pure=False)
+                futures.append(f)
+                pending.add(f)
 
-            for _ in range(width):
-                submit()
-            for fut in pending:
-                result: ChunkResult = fut.result()
-                futures.remove(fut)
-                submit()
-                yield result
-        finally:
-            try:
-                if futures:
-                    client.cancel(futures)
-                client.close()
-            finally:
-                if cluster is not None:
-                    cluster.close()
+        for _ in range(width):
+            submit()
+        for fut in pending:
+            result: ChunkResult = fut.result()
+            futures.remove(fut)
+            submit()
+            yield result
 
 
 # --------------------------------------------------------------------------- runs
@@ -577,7 +450,7 @@ def simulate(
 
     workers: local parallelism (default: every core; 1 runs in-process) or Dask workers of the local
     cluster started when `backend="dask"` and no `scheduler` is given. Locally, compiled strategies
-    run on `workers` numba threads in this process and user strategies in `workers` spawned processes
+    run on `workers` threads in this process and user strategies in `workers` spawned processes
     (see local_mode; `processes=True/False` forces one). No choice changes the results. `log_sink` receives NDJSON game
     logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
     (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""

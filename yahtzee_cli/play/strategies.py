@@ -118,19 +118,10 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                 kept[:nk].sort()
                 st = compiled.roll_dice(dice, kept, nk, st)
                 if record:
-                    for k in range(nk):
-                        held_out[i, t, used - 1, k] = kept[k]
-                    for k in range(n_dice):
-                        rolls_out[i, t, used, k] = dice[k]
+                    compiled.record_reroll(held_out, rolls_out, i, t, used, kept, nk, dice)
                 used += 1
             saved = _rolls_left_over(saved_rolls, saved, used)
-            counts[:] = 0
-            for k in range(n_dice):
-                counts[dice[k] - 1] += 1
-            key = 0
-            for f in range(5, -1, -1):
-                key = key * 7 + counts[f]
-            r = roll_of_keep[keep_index[key]]
+            r = compiled.roll_of_dice(dice, counts, keep_index, roll_of_keep)
             total = 0
             for c in range(n_cols):
                 filled = 0

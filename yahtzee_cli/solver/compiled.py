@@ -24,6 +24,31 @@ rolls_left_over: Any = njit(cache=True, inline="always")(rules.rolls_left_over)
 FORCED = rules.JOKER_CODES["forced"]
 
 
+@njit(cache=True, nogil=True)
+def roll_of_dice(dice: Any, cnt: Any, keep_index: Any, roll_of_keep: Any) -> int:  # pragma: no cover - compiled
+    """The index of the roll `dice` (in any order) in the dice tables (tables.dice_tables: keep_index
+    by face counts in base 7, ones varying fastest); cnt[f] is left holding the count of face f + 1."""
+    for f in range(6):
+        cnt[f] = 0
+    for k in range(dice.shape[0]):
+        cnt[dice[k] - 1] += 1
+    key = 0
+    for f in range(5, -1, -1):
+        key = key * 7 + cnt[f]
+    return int(roll_of_keep[keep_index[key]])
+
+
+@njit(cache=True, nogil=True)
+def record_reroll(held_out: Any, rolls_out: Any, g: int, turn: int, used: int, kept: Any, nk: int,
+                  dice: Any) -> None:  # pragma: no cover - compiled
+    """What every compiled strategy's game logs keep of a reroll: the nk dice held before it (sorted)
+    in held_out[g, turn, used - 1], the dice after it by position in rolls_out[g, turn, used]."""
+    for k in range(nk):
+        held_out[g, turn, used - 1, k] = kept[k]
+    for k in range(dice.shape[0]):
+        rolls_out[g, turn, used, k] = dice[k]
+
+
 @njit(cache=True, inline="always")
 def roll_dice(dice: Any, kept: Any, nk: int, st: Any) -> Any:  # pragma: no cover - compiled
     """The dice convention of every strategy, so a game depends only on (seed, game, seat) and the

@@ -27,19 +27,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import prange
 
 from ..errors import CorruptTable, NotExact
+from ..limits import cores
 from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
-from .compiled import extra_bonus_points, roll_dice
+from .compiled import extra_bonus_points, record_reroll, roll_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import njit
 from .kernels import NEG, roll_legal
@@ -290,47 +291,47 @@ def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarra
     return q
 
 
-@njit(cache=True, parallel=True)
-def _risk_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float, W: np.ndarray,
+@njit(cache=True, nogil=True)
+def _risk_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float,
+                W: np.ndarray,
                 midx: np.ndarray, t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray,
                 var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
                 vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray,
                 own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool,
                 fill: int, lower_bits: int, extra: int, ybit: int, J: int, roll_prob: np.ndarray,
                 keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
-                nsub: np.ndarray, solver_ties: bool, nchunks: int, out: np.ndarray) -> None:
+                nsub: np.ndarray, solver_ties: bool, out: np.ndarray) -> None:
     """out[i] = value of state i (smask, sy, su) under theta, from W's later layers."""
     n = smask.shape[0]
     R = natT.shape[1]
     K = add_die.shape[0]
     vmax = du.shape[1]
-    nch = min(n, nchunks)
-    for c in prange(nch):
-        NV = np.zeros(nb * vmax)
-        Vc = np.empty(R)
-        nzc = np.zeros(R, np.bool_)
-        Y = np.empty(R)
-        EJ = np.empty((max(J, 1), K))
-        E = np.empty(K)
-        P = np.empty(R)
-        Pk = np.empty(K)
-        Pfin = np.empty(R)
-        slot = np.empty(R, np.int64)
-        pts = np.empty(R, np.int64)
-        M = np.empty(K)
-        A = np.empty(K, np.int64)
-        Y2 = np.empty(R)
-        for i in range(c, n, nch):
-            _, val = _turn(smask[i], sy[i], su[i], theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok,
-                           natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
-                           joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
-                           add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                           solver_ties, M, A, Y2)
-            out[i] = val
+    NV = np.zeros(nb * vmax)
+    Vc = np.empty(R)
+    nzc = np.zeros(R, np.bool_)
+    Y = np.empty(R)
+    EJ = np.empty((max(J, 1), K))
+    E = np.empty(K)
+    P = np.empty(R)
+    Pk = np.empty(K)
+    Pfin = np.empty(R)
+    slot = np.empty(R, np.int64)
+    pts = np.empty(R, np.int64)
+    M = np.empty(K)
+    A = np.empty(K, np.int64)
+    Y2 = np.empty(R)
+    for i in range(c, n, nch):
+        _, val = _turn(smask[i], sy[i], su[i], theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok,
+                       natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
+                       joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
+                       add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
+                       solver_ties, M, A, Y2)
+        out[i] = val
 
 
-@njit(cache=True, parallel=True)
-def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarray, length: np.ndarray,
+@njit(cache=True, nogil=True)
+def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarray,
+               length: np.ndarray,
                H: np.ndarray, Hn: np.ndarray, sid_next: np.ndarray, off_next: np.ndarray, len_next: np.ndarray,
                eff: np.ndarray, sub_of: np.ndarray, cap: int, theta: float, W: np.ndarray, midx: np.ndarray,
                t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray,
@@ -339,7 +340,7 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
                bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: int,
                lower_bits: int, extra: int, allow_pass: bool, ybit: int, J: int, roll_prob: np.ndarray,
                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
-               nsub: np.ndarray, solver_ties: bool, max_pts: int, nchunks: int) -> None:
+               nsub: np.ndarray, solver_ties: bool, max_pts: int) -> None:
     """H[off[i]:off[i] + length[i]] = pmf of the remaining points of state i, from the next layer's
     Hn (sid_next[row, lane]: a state's index in that layer). Cell `cap` holds P(remaining >= cap)."""
     n = smask.shape[0]
@@ -348,90 +349,89 @@ def _pmf_layer(smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarra
     vmax = du.shape[1]
     tp1 = t + 1
     nslot = nb * vmax
-    nch = min(n, nchunks)
-    for c in prange(nch):
-        NV = np.zeros(nslot)
-        Vc = np.empty(R)
-        nzc = np.zeros(R, np.bool_)
-        Y = np.empty(R)
-        EJ = np.empty((max(J, 1), K))
-        E = np.empty(K)
-        P = np.empty(R)
-        Pk = np.empty(K)
-        Pfin = np.empty(R)
-        slot = np.empty(R, np.int64)
-        pts = np.empty(R, np.int64)
-        acc = np.zeros((nslot, max_pts + 1))
-        touched = np.empty(R, np.int64)
-        M = np.empty(K)
-        A = np.empty(K, np.int64)
-        Y2 = np.empty(R)
-        for i in range(c, n, nch):
-            m = smask[i]
-            y = sy[i]
-            u = su[i]
-            qpass, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT,
-                             vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
-                             fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
-                             drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                             solver_ties, M, A, Y2)
-            # gather the turn's outcomes (slot, points)
-            nt = 0
-            for r in range(R):
-                if slot[r] < 0 or Pfin[r] == 0.0:
-                    continue
-                if acc[slot[r], pts[r]] == 0.0:
-                    touched[nt] = slot[r] * (max_pts + 1) + pts[r]
-                    nt += 1
-                acc[slot[r], pts[r]] += Pfin[r]
-            scale = 1.0 / (1.0 - qpass)
-            o = off[i]
-            L = length[i]
-            for x in range(L):
-                H[o + x] = 0.0
-            for k in range(nt):
-                sl = touched[k] // (max_pts + 1)
-                pt = touched[k] % (max_pts + 1)
-                p = acc[sl, pt] * scale
-                acc[sl, pt] = 0.0
-                b = sl // vmax
-                v = sl % vmax
-                m2 = m | (1 << b)
-                y2 = y if yn[b, v] < 0 else yn[b, v]
-                if yn[b, v] >= 0 and nyt != 2:
-                    y2 = 0
-                u2 = u + du[b, v]
-                if u2 > t:
-                    u2 = t
-                u2 = eff[sub_of[m2], u2]
-                j2 = sid_next[midx[m2], y2 * tp1 + u2]
-                o2 = off_next[j2]
-                L2 = len_next[j2]
-                lin = L2
-                if cap - pt < lin:
-                    lin = cap - pt
-                if lin < 0:
-                    lin = 0
-                base = o + pt
-                for x in range(lin):
-                    H[base + x] += p * Hn[o2 + x]
-                if lin < L2:
-                    tail = 0.0
-                    for x in range(lin, L2):
-                        tail += Hn[o2 + x]
-                    H[o + cap] += p * tail
+    NV = np.zeros(nslot)
+    Vc = np.empty(R)
+    nzc = np.zeros(R, np.bool_)
+    Y = np.empty(R)
+    EJ = np.empty((max(J, 1), K))
+    E = np.empty(K)
+    P = np.empty(R)
+    Pk = np.empty(K)
+    Pfin = np.empty(R)
+    slot = np.empty(R, np.int64)
+    pts = np.empty(R, np.int64)
+    acc = np.zeros((nslot, max_pts + 1))
+    touched = np.empty(R, np.int64)
+    M = np.empty(K)
+    A = np.empty(K, np.int64)
+    Y2 = np.empty(R)
+    for i in range(c, n, nch):
+        m = smask[i]
+        y = sy[i]
+        u = su[i]
+        qpass, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT,
+                         vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
+                         fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
+                         drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
+                         solver_ties, M, A, Y2)
+        # gather the turn's outcomes (slot, points)
+        nt = 0
+        for r in range(R):
+            if slot[r] < 0 or Pfin[r] == 0.0:
+                continue
+            if acc[slot[r], pts[r]] == 0.0:
+                touched[nt] = slot[r] * (max_pts + 1) + pts[r]
+                nt += 1
+            acc[slot[r], pts[r]] += Pfin[r]
+        scale = 1.0 / (1.0 - qpass)
+        o = off[i]
+        L = length[i]
+        for x in range(L):
+            H[o + x] = 0.0
+        for k in range(nt):
+            sl = touched[k] // (max_pts + 1)
+            pt = touched[k] % (max_pts + 1)
+            p = acc[sl, pt] * scale
+            acc[sl, pt] = 0.0
+            b = sl // vmax
+            v = sl % vmax
+            m2 = m | (1 << b)
+            y2 = y if yn[b, v] < 0 else yn[b, v]
+            if yn[b, v] >= 0 and nyt != 2:
+                y2 = 0
+            u2 = u + du[b, v]
+            if u2 > t:
+                u2 = t
+            u2 = eff[sub_of[m2], u2]
+            j2 = sid_next[midx[m2], y2 * tp1 + u2]
+            o2 = off_next[j2]
+            L2 = len_next[j2]
+            lin = L2
+            if cap - pt < lin:
+                lin = cap - pt
+            if lin < 0:
+                lin = 0
+            base = o + pt
+            for x in range(lin):
+                H[base + x] += p * Hn[o2 + x]
+            if lin < L2:
+                tail = 0.0
+                for x in range(lin, L2):
+                    tail += Hn[o2 + x]
+                H[o + cap] += p * tail
 
 
-@njit(cache=True, parallel=True)
-def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int,
+@njit(cache=True, nogil=True)
+def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, midx: np.ndarray,
+          t: int, nyt: int,
           nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
           natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray,
           du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
           base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, ybit: int, J: int,
           roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
-          roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, nchunks: int,
-          scores: np.ndarray, ybonus: np.ndarray, record: bool, rolls_out: np.ndarray, held_out: np.ndarray,
+          roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, scores: np.ndarray,
+          ybonus: np.ndarray, record: bool, rolls_out: np.ndarray, held_out: np.ndarray,
           nrolls_out: np.ndarray, box_out: np.ndarray) -> None:
     """Play games first_game.. of one column by theta's policy (risk play; the dice convention of
     solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first). `record`:
@@ -442,95 +442,102 @@ def _play(seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, mi
     vmax = du.shape[1]
     n = keeps[K - 1].sum()
     full = (1 << nb) - 1
-    nch = min(g_n, nchunks)
-    for ch in prange(nch):
-        NV = np.zeros(nb * vmax)
-        Vc = np.empty(R)
-        nzc = np.zeros(R, np.bool_)
-        Y = np.empty(R)
-        EJ = np.empty((max(J, 1), K))
-        E = np.empty(K)
-        P = np.empty(R)
-        Pk = np.empty(K)
-        Pfin = np.empty(R)
-        slot = np.empty(R, np.int64)
-        pts = np.empty(R, np.int64)
-        M = np.empty(K)
-        A = np.empty(K, np.int64)
-        Y2 = np.empty(R)
-        dice = np.zeros(n, np.int64)
-        kept = np.zeros(n, np.int64)
-        for g in range(ch, g_n, nch):
-            st = stream(seed, first_game + g, seat)
-            m = 0
-            y = 0
-            usum = 0
-            ybonus[g, 0] = 0
-            for b in range(nb):
-                scores[g, 0, b] = -1
-            for _turn_no in range(nb):
-                u = usum if usum < t else t
-                _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
-                      vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill,
-                      lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
-                      NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
-                st = roll_dice(dice, kept, 0, st)
-                if record:
-                    for k in range(n):
-                        rolls_out[g, _turn_no, 0, k] = dice[k]
-                used = 1
-                while used <= J:
-                    key = 0
-                    for k in range(n):
-                        key += 7 ** (dice[k] - 1)
-                    r = roll_of_keep[keep_index[key]]
-                    j = J + 1 - used
-                    bv = NEG
-                    bk = -1
-                    for i in range(nsub[r]):
-                        k = subkeeps[r, i]
-                        if EJ[j - 1, k] > bv:
-                            bv = EJ[j - 1, k]
-                            bk = k
-                    if not bv > Y[r]:
-                        break
-                    pos = 0
-                    for f in range(6):
-                        for _i in range(keeps[bk, f]):
-                            kept[pos] = f + 1
-                            pos += 1
-                    st = roll_dice(dice, kept, pos, st)
-                    if record:
-                        for k in range(pos):
-                            held_out[g, _turn_no, used - 1, k] = kept[k]
-                        for k in range(n):
-                            rolls_out[g, _turn_no, used, k] = dice[k]
-                    used += 1
+    NV = np.zeros(nb * vmax)
+    Vc = np.empty(R)
+    nzc = np.zeros(R, np.bool_)
+    Y = np.empty(R)
+    EJ = np.empty((max(J, 1), K))
+    E = np.empty(K)
+    P = np.empty(R)
+    Pk = np.empty(K)
+    Pfin = np.empty(R)
+    slot = np.empty(R, np.int64)
+    pts = np.empty(R, np.int64)
+    M = np.empty(K)
+    A = np.empty(K, np.int64)
+    Y2 = np.empty(R)
+    dice = np.zeros(n, np.int64)
+    kept = np.zeros(n, np.int64)
+    for g in range(ch, g_n, nch):
+        st = stream(seed, first_game + g, seat)
+        m = 0
+        y = 0
+        usum = 0
+        ybonus[g, 0] = 0
+        for b in range(nb):
+            scores[g, 0, b] = -1
+        for _turn_no in range(nb):
+            u = usum if usum < t else t
+            _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
+                  vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill,
+                  lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
+                  NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
+            st = roll_dice(dice, kept, 0, st)
+            if record:
+                for k in range(n):
+                    rolls_out[g, _turn_no, 0, k] = dice[k]
+            used = 1
+            while used <= J:
                 key = 0
                 for k in range(n):
                     key += 7 ** (dice[k] - 1)
                 r = roll_of_keep[keep_index[key]]
-                bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, yroll, own_bit, joker_code, has_y, fill,
-                                         lower_bits)
-                bon = extra_bonus_points(yroll[r], y == 1, extra)
-                sl, sc, _, _ = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax, False)
-                b = sl // vmax
-                v = sl % vmax
-                scores[g, 0, b] = sc
-                ybonus[g, 0] += bon
+                j = J + 1 - used
+                bv = NEG
+                bk = -1
+                for i in range(nsub[r]):
+                    k = subkeeps[r, i]
+                    if EJ[j - 1, k] > bv:
+                        bv = EJ[j - 1, k]
+                        bk = k
+                if not bv > Y[r]:
+                    break
+                pos = 0
+                for f in range(6):
+                    for _i in range(keeps[bk, f]):
+                        kept[pos] = f + 1
+                        pos += 1
+                st = roll_dice(dice, kept, pos, st)
                 if record:
-                    nrolls_out[g, _turn_no] = used
-                    box_out[g, _turn_no] = b
-                m |= 1 << b
-                if is_upper[b]:
-                    usum += sc
-                if yn[b, v] >= 0:
-                    y = yn[b, v] if nyt == 2 else 0
+                    record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
+                used += 1
+            key = 0
+            for k in range(n):
+                key += 7 ** (dice[k] - 1)
+            r = roll_of_keep[keep_index[key]]
+            bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, yroll, own_bit, joker_code, has_y, fill,
+                                     lower_bits)
+            bon = extra_bonus_points(yroll[r], y == 1, extra)
+            sl, sc, _, _ = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax, False)
+            b = sl // vmax
+            v = sl % vmax
+            scores[g, 0, b] = sc
+            ybonus[g, 0] += bon
+            if record:
+                nrolls_out[g, _turn_no] = used
+                box_out[g, _turn_no] = b
+            m |= 1 << b
+            if is_upper[b]:
+                usum += sc
+            if yn[b, v] >= 0:
+                y = yn[b, v] if nyt == 2 else 0
 
 
 def _call(kernel: Any, *args: Any) -> Any:
     """Call a compiled kernel (its rule-set arrays come as one tuple, Model.args)."""
     return kernel(*args)
+
+
+def _on_chunks(kernel: Any, n: int, nchunks: int, *args: Any, threads: int | None = None) -> None:
+    """kernel(c, nch, *args) for the chunks c of n independent items (items c, c + nch, ...), on
+    `threads` threads (default: one per core): the kernels release the GIL and each chunk writes its
+    own items only, so the thread count never changes a result."""
+    nch = min(n, nchunks)
+    if nch <= 0:
+        return
+    kernel(n, 1, *args)  # compile (or load) once, before the threads start: items n.. are none
+    with ThreadPoolExecutor(max(1, min(threads or cores(), nch))) as pool:
+        list(pool.map(lambda c: kernel(c, nch, *args), range(nch)))
 
 
 # --------------------------------------------------------------------------- setup
@@ -728,10 +735,11 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         length2 = np.minimum(_max_rest(mod, sm2, sy2, su2), capv) + 1
         off2 = np.concatenate([[0], np.cumsum(length2)[:-1]]).astype(np.int64)
         H2 = np.empty(int(length2.sum()))
-        _call(_pmf_layer, sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, theta, W,
+        _on_chunks(_pmf_layer, len(sm2), 64, sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff,
+                   lay.sub_of, capv, theta, W,
                    lay.midx, lay.t, lay.nyt, nb, *mod.args, s.extra_yahtzee_bonus, allow_pass, lay.ybit, mod.J,
                    lay.scores.dice.roll_prob, lay.scores.dice.keep_of_roll, lay.scores.dice.add_die,
-                   lay.scores.dice.drop_die, mod.subkeeps, mod.nsub, solver_ties, max_pts, 64)
+                   lay.scores.dice.drop_die, mod.subkeeps, mod.nsub, solver_ties, max_pts)
         sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
         sid[lay.midx[sm2], sy2 * tp1 + su2] = np.arange(len(sm2))
         H, off, length = H2, off2, length2
@@ -789,9 +797,10 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     for p in range(lay.nb - 1, -1, -1):
         sm, sy, su = _states(mod, p)
         out = np.empty(len(sm))
-        _call(_risk_layer, sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+        _on_chunks(_risk_layer, len(sm), 64, sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
+                   s.extra_yahtzee_bonus,
                     lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub,
-                    solver_ties, 64, out)
+                    solver_ties, out)
         rows = lay.midx[sm]
         W[rows, sy * tp1 + su] = out
         # dead upper totals share their representative's value
@@ -1032,10 +1041,11 @@ def _variant(lay: Layout, b: int, score: int) -> int:
 
 
 def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games: int, seat: int = 0,
-              tab: Table | None = None, say: Callable[[str], None] | None = None, record: bool = False) -> Any:
+              tab: Table | None = None, say: Callable[[str], None] | None = None, record: bool = False,
+              threads: int | None = None) -> Any:
     """Games first_game .. first_game + n_games - 1 of seat `seat` played by the policy maximising
     E[exp(theta * final score)] (a games.GameBatch; `record`: with every turn's rolls, held dice and
-    box, as solver.play records them, for game logs)."""
+    box, as solver.play records them, for game logs). `threads`: default one per core."""
     from .games import GameBatch
     from .totals import sheet_totals
 
@@ -1056,10 +1066,11 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
     nrolls = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
-    _call(_play, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
+    _on_chunks(_play, n_games, 64, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
+               s.extra_yahtzee_bonus,
           lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
-          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, 64, scores, ybonus, record,
-          rolls_out, held_out, nrolls, box)
+          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, scores, ybonus, record,
+          rolls_out, held_out, nrolls, box, threads=threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:

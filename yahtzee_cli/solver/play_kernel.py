@@ -1,7 +1,7 @@
 """The simulator's compiled play kernel, lean on purpose so that a first `simulate` compiles in seconds.
 
-The solver's kernels (kernels.py) build tables once and are tuned for that: parallel=True and
-inline="always" helpers. Here neither: a worker is a Python thread running `play_games` (nogil) on its
+The solver's kernels (kernels.py) build tables once and are tuned for that: inline="always"
+helpers. Here none: a worker is a Python thread running `play_games` (nogil) on its
 own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
 calls are compiled by `simulate` (the strategy table comes shipped or cached).
 
@@ -336,14 +336,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                     rolls_out[g, turn, 0, k] = dice[k]
             used = 1
             while used < budget:
-                for f in range(6):
-                    cnt[f] = 0
-                for k in range(n):
-                    cnt[dice[k] - 1] += 1
-                key = 0
-                for f in range(5, -1, -1):
-                    key = key * 7 + cnt[f]
-                r = roll_of_keep[keep_index[key]]
+                r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = budget - used
                 jj = j if j <= J else J
                 stop = Vfinal[r] + saved_value * j
@@ -358,21 +351,11 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         pos += 1
                 st = roll_dice(dice, kept, kk, st)
                 if record:
-                    for k in range(kk):
-                        held_out[g, turn, used - 1, k] = kept[k]
-                    for k in range(n):
-                        rolls_out[g, turn, used, k] = dice[k]
+                    compiled.record_reroll(held_out, rolls_out, g, turn, used, kept, kk, dice)
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
-            for f in range(6):
-                cnt[f] = 0
-            for k in range(n):
-                cnt[dice[k] - 1] += 1
-            key = 0
-            for f in range(5, -1, -1):
-                key = key * 7 + cnt[f]
-            r = roll_of_keep[keep_index[key]]
+            r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
             best = NEG
             bc = -1
             bb_ = -1

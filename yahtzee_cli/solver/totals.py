@@ -3,9 +3,8 @@ module's own int-only functions), and running a kernel's blocks of games on thre
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -66,21 +65,3 @@ def on_threads(block: Callable[[int, int], None], n: int, threads: int | None = 
     cuts = [n * w // workers for w in range(workers + 1)]
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(block, cuts[:-1], cuts[1:]))
-
-
-@contextmanager
-def numba_threads(threads: int | None) -> Iterator[None]:
-    """Run a parallel kernel on `threads` numba threads (None: numba's current setting)."""
-    if threads is None:
-        yield
-        return
-    import numba
-
-    config: Any = numba.config
-    old = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(threads, int(config.NUMBA_NUM_THREADS))))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
-

@@ -34,18 +34,14 @@ def keeps(n: int) -> Keeps:
     sizes = [sum(c) for c in counts]
     add: list[list[int]] = []
     drop: list[list[int]] = []
-    for c in counts:
+    for c, size in zip(counts, sizes, strict=True):
         a: list[int] = []
         d: list[int] = []
         for f in range(6):
-            if sum(c) < n:
-                up = list(c)
-                up[f] += 1
-                a.append(index[tuple(up)])
+            if size < n:
+                a.append(index[c[:f] + (c[f] + 1,) + c[f + 1 :]])
             if c[f]:
-                down = list(c)
-                down[f] -= 1
-                d.append(index[tuple(down)])
+                d.append(index[c[:f] + (c[f] - 1,) + c[f + 1 :]])
         add.append(a)
         drop.append(d)
     full = [i for i, s in enumerate(sizes) if s == n]
@@ -53,7 +49,7 @@ def keeps(n: int) -> Keeps:
 
 
 def counts_of(dice: Sequence[int]) -> Counts:
-    return tuple(sum(1 for d in dice if d == f) for f in FACES)
+    return tuple(dice.count(f) for f in FACES)
 
 
 def dice_of(counts: Counts) -> list[int]:

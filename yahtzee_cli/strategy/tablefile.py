@@ -25,11 +25,11 @@ File layout (no numpy needed to read it, so `hint` starts fast):
 from __future__ import annotations
 
 import errno
-import hashlib
 import mmap
 import os
 import struct
 import tempfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,8 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
     chunks = [MAGIC, struct.pack("<Q", len(text)), text, payload]
+    import hashlib  # (loads OpenSSL: only where a checksum is computed, not on a verified read)
+
     digest = hashlib.sha256()
     for chunk in chunks:
         digest.update(chunk)
@@ -167,18 +169,21 @@ def _from_package(path: Path) -> bytes:
     return data
 
 
-def _stamp_of(st: os.stat_result) -> bytes:
-    return f"{st.st_size} {st.st_ino} {st.st_dev} {st.st_mtime_ns} {st.st_ctime_ns}".encode()
+def _stamp_of(path: Path, st: os.stat_result) -> bytes:
+    """What identifies this very file as it was when it passed its checksum: its path and its stat."""
+    facts = f"\n{st.st_size} {st.st_ino} {st.st_dev} {st.st_mtime_ns} {st.st_ctime_ns}"
+    return os.fsencode(path.absolute()) + facts.encode()
 
 
 def _stamp_path(path: Path) -> Path:
-    return cache_dir() / "verified" / hashlib.sha256(os.fsencode(path.absolute())).hexdigest()[:32]
+    # the file's name plus a short hash of where it is; the stamp itself holds the whole path
+    return cache_dir() / "verified" / f"{path.name}.{zlib.crc32(os.fsencode(path.absolute())):08x}"
 
 
 def _verified(path: Path, st: os.stat_result) -> bool:
     """Whether this very file (unchanged since) passed its checksum before."""
     try:
-        return _stamp_path(path).read_bytes() == _stamp_of(st)
+        return _stamp_path(path).read_bytes() == _stamp_of(path, st)
     except OSError:
         return False
 
@@ -187,7 +192,7 @@ def _remember_verified(path: Path, st: os.stat_result) -> None:
     try:
         where = _stamp_path(path)
         where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_bytes(_stamp_of(st))
+        where.write_bytes(_stamp_of(path, st))
     except OSError:  # nowhere to remember it: the next read checks the whole file again
         pass
 
@@ -237,6 +242,8 @@ def _parse(path: Path, data: Any, st: os.stat_result | None,
         raise CorruptTable(f"{path} is not a yahtzee-cli table of this version")
     body = memoryview(data)[:-DIGEST]
     if st is None or not _verified(path, st):
+        import hashlib
+
         if hashlib.sha256(body).digest() != data[-DIGEST:]:
             raise CorruptTable(f"{path} fails its checksum (truncated or altered)")
         if st is not None:

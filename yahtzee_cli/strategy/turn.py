@@ -197,8 +197,9 @@ class Turn:
         best = float("-inf")
         for c, filled, open_boxes, ys, m, fc in self._cols:
             ctx = R.roll_context(rules, dice, ys)
+            natural = ctx.scores if R.any_open_box(rules, ctx, c) else None  # then every open box takes it
             for b in open_boxes:
-                sc = R.box_score(rules, ctx, filled, b, dice, c)
+                sc = natural[b] if natural is not None else R.box_score(rules, ctx, filled, b, dice, c)
                 if sc is None:
                     continue
                 key = (c, b, sc)

@@ -1,0 +1,157 @@
+"""The compiled grading path (solver.grade_kernel) against the pure-Python one (strategy.turn.Turn).
+
+Both value the same decisions from the same table, so every decision must come out identical: the
+same values (to the last bit, hence well within 1e-9), regrets, best moves and tie-breaks. Games:
+simulated optimal, greedy and random games with their logs, random legal games with and without
+held dice (inferred keeps), dice loaded towards sixes (Yahtzees: jokers, extra bonuses, keeping
+every die and rolling again), passes with must_zero off, boxes filled in order (a sparse table),
+three-column sheets whose columns add up or whose best column counts. Where the compiled path does
+not apply (approximate values, saved rolls, risk grading) the pure path grades, with the same output.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import simulated_logs
+
+from yahtzee_cli.formats.replay import random_log
+from yahtzee_cli.play import analyze as A
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.strategy.sources import HeuristicSource
+
+
+class Loaded(random.Random):
+    """Dice that show a six more than half the time: Yahtzees (jokers, extra bonuses) are common."""
+
+    def randint(self, a: int, b: int) -> int:
+        return 6 if (a, b) == (1, 6) and self.random() < 0.55 else super().randint(a, b)
+
+
+@pytest.fixture(scope="module")
+def pure() -> A.Analyzer:
+    return A.Analyzer(compiled=False)
+
+
+@pytest.fixture(scope="module")
+def fast() -> A.Analyzer:
+    return A.Analyzer(compiled=True)
+
+
+def _same(pure: A.Analyzer, fast: A.Analyzer, game: dict[str, Any], compiled: bool = True) -> A.GameAnalysis:
+    before = fast.compiled_games
+    want = pure.game(game)
+    got = fast.game(game)
+    assert fast.compiled_games == before + compiled
+    assert len(got.decisions) == len(want.decisions) > 0
+    for w, g in zip(want.decisions, got.decisions, strict=True):
+        assert math.isclose(g.made.value, w.made.value, rel_tol=0, abs_tol=1e-9)
+        assert math.isclose(g.best.value, w.best.value, rel_tol=0, abs_tol=1e-9)
+        assert math.isclose(g.regret, w.regret, rel_tol=0, abs_tol=1e-9)
+        assert g == w  # and everything else: moves, best moves, kinds, rolls left
+    assert [p.loss for p in got.players] == [p.loss for p in want.players]
+    assert A.game_dict(got) == A.game_dict(want)
+    return got
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "greedy", "random"])
+def test_simulated_games(tmp_path: Path, pure: A.Analyzer, fast: A.Analyzer, strategy: str) -> None:
+    for game in simulated_logs(tmp_path, strategy, 4, 7):
+        ga = _same(pure, fast, game)
+        assert (sum(d.regret for d in ga.decisions) == 0) == (strategy == "optimal")
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_random_games_with_and_without_held_dice(pure: A.Analyzer, fast: A.Analyzer, held: bool) -> None:
+    for seed in range(4):
+        ga = _same(pure, fast, random_log("yahtzee", seed, ("A", "B"), held=held))
+        assert any(d.inferred for d in ga.decisions) != held
+
+
+def test_yahtzees_jokers_and_every_die_kept(pure: A.Analyzer, fast: A.Analyzer) -> None:
+    seen: dict[str, int] = {"joker": 0, "bonus": 0, "again": 0}
+    for seed in range(6):
+        game = random_log("yahtzee", Loaded(seed), ("A",))
+        ga = _same(pure, fast, game)
+        for d in ga.decisions:
+            seen["bonus"] += d.kind == "box" and d.made.bonus > 0
+            seen["again"] += d.kind == "keep" and d.made.keep is not None and len(d.made.keep) == len(d.dice)
+            seen["joker"] += (d.kind == "box" and R.preset("yahtzee").is_yahtzee(d.dice)
+                              and d.made.box != R.preset("yahtzee").yahtzee_index)
+    assert all(seen.values()), seen
+
+
+def test_passes_with_must_zero_off(pure: A.Analyzer, fast: A.Analyzer) -> None:
+    spec = {"preset": "yahtzee", "settings": {"must_zero": False}}
+    rules = R.preset("yahtzee", spec["settings"])
+    passes = 0
+    for seed in range(6):
+        ga = _same(pure, fast, random_log(rules, Loaded(seed) if seed % 2 else seed, ("A",), spec=spec))
+        passes += sum(d.made.is_pass for d in ga.decisions)
+    assert passes
+
+
+def test_boxes_filled_in_order(pure: A.Analyzer, fast: A.Analyzer) -> None:
+    spec = {"preset": "yahtzee", "settings": {"fill_in_order": True, "joker": "off"}}
+    rules = R.preset("yahtzee", spec["settings"])
+    for seed in range(3):
+        _same(pure, fast, random_log(rules, seed, ("A",), spec=spec))
+
+
+@pytest.mark.parametrize("add_columns", [True, False])
+def test_three_columns(pure: A.Analyzer, fast: A.Analyzer, add_columns: bool) -> None:
+    spec = {"preset": "triple-yahtzee", "settings": {"add_columns": add_columns}}
+    rules = R.preset("triple-yahtzee", spec["settings"])
+    for seed in range(2):
+        ga = _same(pure, fast, random_log(rules, Loaded(seed), ("A",), spec=spec))
+        assert {d.made.column for d in ga.decisions if d.kind == "box"} == {0, 1, 2}
+
+
+def test_unfinished_games_and_until(pure: A.Analyzer, fast: A.Analyzer) -> None:
+    game = random_log("yahtzee", 11, ("A", "B"), turns=9)
+    for key in ("box", "score", "bonus"):  # a turn in progress: its keeps only
+        game["turns"][-1].pop(key, None)
+    _same(pure, fast, game)
+    whole = random_log("yahtzee", 12, ("A",))
+    assert fast.game(whole, until=5).decisions == pure.game(whole, until=5).decisions
+
+
+def test_where_the_compiled_path_does_not_apply(pure: A.Analyzer) -> None:
+    """Approximate values (here a made-up additive value to go) and risk grading stay on the pure path."""
+    rules = R.preset("yahtzee")
+    nb = len(rules.boxes)
+    made_up = HeuristicSource(rules, [float(b) for b in range(nb)], [0.0] * 64 * 64, [0.0] * (nb + 1), 63, 0.0)
+    game = random_log("yahtzee", 3)
+    for an in (A.Analyzer(compiled=True), A.Analyzer(compiled=True, theta=0.01)):
+        an._sources[rules.fingerprint] = made_up if not an.theta else pure.source(rules)
+        ga = an.game(game)
+        assert an.compiled_games == 0 and ga.decisions
+        if not an.theta:
+            want = A.Analyzer(compiled=False)
+            want._sources[rules.fingerprint] = made_up
+            assert want.game(game).decisions == ga.decisions
+
+
+def test_the_default_loads_the_compiled_path_after_a_few_games() -> None:
+    an = A.Analyzer()
+    games = [random_log("yahtzee", seed) for seed in range(A.COMPILED_AFTER + 2)]
+    for g in games:
+        an.game(g, keep_decisions=False)
+    assert an.compiled_games == 2
+
+
+def test_an_illegal_box_is_reported_as_the_pure_path_does(fast: A.Analyzer) -> None:
+    from yahtzee_cli.errors import YahtzeeError
+
+    game = random_log("yahtzee", 5)
+    game["rules"] = {"preset": "yahtzee", "settings": {"fill_in_order": True, "joker": "off"}}
+    errors = []
+    for an in (A.Analyzer(compiled=False), fast):
+        with pytest.raises(YahtzeeError) as exc:
+            an.game(game)
+        errors.append(str(exc.value))
+    assert errors[0] == errors[1]

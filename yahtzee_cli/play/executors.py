@@ -1,0 +1,258 @@
+"""Running jobs on worker processes or a Dask cluster: in job order (`ordered`, for validate, replay
+and analyze) and the machinery `simulate` uses for its own workers too (worker set-up, stopping
+them, the Dask client, Dask's logging kept quiet). At most a few jobs per worker are in flight, so
+memory stays flat however many jobs there are.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from ..errors import SimulationError
+from ..limits import cores
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+BACKENDS = ("local", "dask")
+DASK_CONNECT_TIMEOUT = "10s"
+
+
+def choose_mode(nbytes: int, workers: int | None, backend: str, min_bytes: int) -> tuple[str, int]:
+    """(mode, workers): "dask" for the dask backend; "processes" when more than one worker is asked
+    for (default: every core) and the input (`nbytes`) comes to at least `min_bytes`; else "inline"
+    (this process)."""
+    if backend not in BACKENDS:
+        raise SimulationError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    n = workers if workers is not None else cores()
+    if backend == "dask":
+        return "dask", n
+    if n <= 1 or nbytes < min_bytes:
+        return "inline", 1
+    return "processes", n
+
+
+def ordered(fn: Callable[[J], R], jobs: Iterator[J], *, mode: str, workers: int,
+            scheduler: str | None = None, local: Callable[[J], bool] = lambda job: False) -> Iterator[R]:
+    """fn(job) for every job, in job order: in this process ("inline"), on `workers` spawned processes
+    ("processes") or on a Dask cluster ("dask": at `scheduler`, or a local cluster of `workers`
+    processes). A job for which `local(job)` is true (one that reads stdin) runs in this process when
+    its turn comes. `fn` and the jobs must pickle (a module-level function, plain data)."""
+    if mode == "inline":
+        yield from map(fn, jobs)
+    elif mode == "processes":
+        yield from _on_processes(fn, jobs, workers, local)
+    elif mode == "dask":
+        yield from _on_dask(fn, jobs, workers, scheduler, local)
+    else:
+        raise SimulationError(f"unknown mode {mode!r}")
+
+
+def _in_order(submit: Callable[[J], Any], result: Callable[[Any], R], fn: Callable[[J], R], jobs: Iterator[J],
+              width: int, local: Callable[[J], bool]) -> Iterator[R]:
+    """At most `width` jobs in flight, their results taken in order; a local job after the ones before it."""
+    pending: deque[Any] = deque()
+    for job in jobs:
+        if local(job):
+            while pending:
+                yield result(pending.popleft())
+            yield fn(job)
+            continue
+        pending.append(submit(job))
+        while len(pending) >= width:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
+def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: Callable[[J], bool]) -> Iterator[R]:
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker,
+                               initargs=(stop, os.getpid()))
+
+    def result(fut: Future[R]) -> R:
+        try:
+            return fut.result()
+        except BrokenProcessPool:
+            raise SimulationError("a worker process died (out of memory?)") from None
+
+    finished = False
+    try:
+        yield from _in_order(lambda job: pool.submit(fn, job), result, fn, jobs, 2 * workers + 1, local)
+        finished = True
+    finally:
+        if not finished:
+            stop.set()
+            end_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _on_dask(fn: Callable[[J], R], jobs: Iterator[J], workers: int, scheduler: str | None,
+             local: Callable[[J], bool]) -> Iterator[R]:
+    with dask_session(scheduler, workers, True, DASK_CONNECT_TIMEOUT) as (client, futures):
+        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1) + 1
+
+        def submit(job: J) -> Any:
+            f = client.submit(fn, job, pure=False)
+            futures.append(f)
+            return f
+
+        def result(f: Any) -> R:
+            futures.remove(f)
+            value: R = f.result()
+            return value
+
+        yield from _in_order(submit, result, fn, jobs, width, local)
+
+
+@contextmanager
+def dask_session(scheduler: str | None, workers: int, processes: bool,
+                 timeout: str = DASK_CONNECT_TIMEOUT) -> Iterator[tuple[Any, list[Any]]]:
+    """A Dask client for one run (on the cluster at `scheduler`, or on a local cluster of `workers`
+    it starts), with Dask kept quiet, and the list where the run keeps its futures: those still
+    there when the run ends (interrupted, failed) are cancelled, then the client and cluster close."""
+    with quiet_dask():
+        client, cluster = dask_client(scheduler, workers, processes, timeout)
+        futures: list[Any] = []
+        try:
+            yield client, futures
+        finally:
+            try:
+                if futures:
+                    client.cancel(futures)
+                client.close()
+            finally:
+                if cluster is not None:
+                    cluster.close()
+
+
+_STOP: Any = None  # in worker processes: the pool's stop event (set by the parent to cancel chunks)
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that the command that started it is alive
+
+
+def init_worker(stop: Any, parent: int) -> None:  # pragma: no cover - runs in worker processes
+    """Workers leave Ctrl-C to the parent, which cancels their chunks through `stop`, and never
+    outlive it: on Linux the kernel kills them with the parent (PR_SET_PDEATHSIG); everywhere a
+    watchdog thread ends the process once its parent is gone, whatever the bot is doing."""
+    import signal
+    import threading
+
+    global _STOP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP = stop
+    die_with_parent()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in worker processes
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def stop_requested() -> bool:
+    return _STOP is not None and bool(_STOP.is_set())
+
+
+
+
+def end_workers(pool: Any, grace: float = 0.3) -> None:
+    """Stop a pool's worker processes now: a bot that hangs or ignores SIGTERM must not keep the
+    command (or its processes) alive. SIGTERM first, SIGKILL for whatever is left after `grace` s."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: str = "10s") -> tuple[Any, Any]:
+    try:
+        dist: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise SimulationError("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
+    if scheduler:
+        try:
+            return dist.Client(scheduler, timeout=timeout), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                dashboard_address=None, silence_logs=QUIET)
+    try:
+        return dist.Client(cluster), cluster
+    except BaseException:
+        cluster.close()
+        raise
+
+
+QUIET = logging.CRITICAL + 1  # a level no record reaches
+
+
+@contextmanager
+def quiet_dask() -> Iterator[None]:
+    """Silence distributed's own logging for a run, in this process and in the worker processes it
+    starts: a task that fails (a bot's error, which the CLI reports in one line), connections and
+    heartbeats cut at shutdown, workers slow to stop -- none of it is news to the user, and much of it
+    comes with tracebacks."""
+    import warnings
+
+    dask: Any = importlib.import_module("dask")
+    names = ("distributed", "tornado", "asyncio")
+    loggers = [logging.getLogger(n) for n in names] + [
+        logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    levels = [lg.level for lg in loggers]
+    handlers = [h for lg in loggers for h in lg.handlers]
+    handler_levels = [h.level for h in handlers]
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    # read by each worker process when it imports distributed, before it logs anything
+    environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
+    for lg in loggers:
+        lg.setLevel(QUIET)
+    for h in handlers:
+        h.setLevel(QUIET)
+    try:
+        with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            warnings.filterwarnings("ignore", module="distributed")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+        for h, level in zip(handlers, handler_levels, strict=True):
+            h.setLevel(level)
+
+

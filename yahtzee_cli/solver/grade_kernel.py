@@ -1,0 +1,320 @@
+"""Grading at simulation speed: the values of logged decisions from an exact table, compiled.
+
+`analyze` grades each decision of a game against optimal play. strategy.turn.Turn values a turn in
+pure Python; this kernel computes the very same numbers for every turn of a game in one call: per
+turn the final-roll values and the keep values with j rolls left (the same arithmetic, in the same
+order, as Turn, so values agree to the last bit and ties break alike), then per decision the value
+of the move made and the best move. play.analyze decides when it applies (an exact-table source,
+no risk grading) and turns the numbers into Decisions.
+
+`grade_turns(cols, stages, asks, ints, sheet, dice_t, W, midx, saved_value, vals, picks)`:
+  cols    [T, C, 4] per turn and column: filled mask, upper total, Yahtzee box (-1 open, 0 zero,
+          1 full points), points written without the upper bonus
+  stages  [T] the most rolls left any decision of the turn asks about
+  asks    [D, 5] per decision: turn, kind (ASK_*), key of the roll (base-7 face counts), rolls left,
+          key of the dice kept (ASK_KEEP) or column * boxes + box written (-1 a pass; ASK_BOX)
+  ints    (n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, t, nyt, must_zero, add_columns)
+  sheet   (mult, natural, natT, joker, is_upper, yroll, own_bit, fill): tables.score_tables (natT:
+          natural transposed, box-major)
+  dice_t  (keep_index, keep_of_roll, roll_of_keep, add_die, drop_die, keeps): tables.dice_tables
+  W, midx the table's values and its mask -> row index (-1: a mask the table does not hold)
+Written: vals [D, 2] (value of the move made, of the best move: expected final grand totals) and
+picks [D, 6] (the best keep's index, or the best column, box, score, bonus, -1 box for a pass; then
+the score and bonus the move made wrote). Returns 0, or 1 when a decision cannot be graded here (a
+box the rules forbid, a sheet the table does not hold): Turn then says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..strategy.turn import PASS_COST
+from .compiled import extra_bonus_points
+from .jit import njit
+from .play_kernel import roll_legal  # compiled once as a plain function (shared with the simulator)
+
+ASK_KEEP = 0  # dice kept for a reroll, or a stop (the keep of every die)
+ASK_AGAIN = 1  # every die kept, yet rolled again: the same dice with one roll fewer
+ASK_BOX = 2  # the box written after the last roll, or a pass
+
+NEG = -np.inf  # Turn starts its maxima at float("-inf")
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _after(c: int, b: int, sc: int, bon: int, u: int, raw: int, fcur: np.ndarray, others: np.ndarray, base: float,
+           mult: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, t: int, nyt: int, add_columns: bool,
+           W: np.ndarray, rows: np.ndarray, lanes: np.ndarray) -> float:
+    """Turn._after: the expected final total after writing `sc` (+ `bon`) in box b of column c,
+    relative to the position's value; `rows`/`lanes` [C, B] the table row of the column with box b
+    filled and its Yahtzee lane (the Yahtzee box's own lane follows the score written)."""
+    u2 = u + sc if is_upper[b] else u
+    lane = lanes[c, b]
+    if b == ybox:
+        lane = t + 1 if sc == ypoints and nyt == 2 else 0
+    f2 = W[rows[c, b], lane + (u2 if u2 < t else t)]
+    if add_columns:
+        return float(mult[c] * (float(sc + bon) + f2 - fcur[c]))
+    new = (float(raw + sc + bon) + f2) * mult[c]
+    return float((new if new > others[c] else others[c]) - base)
+
+
+@njit(cache=True, nogil=True)
+def _roll_options(r: int, cols: Any, opt_v: Any, opt_i: Any, fcur: Any, others: Any, base: float, ints: Any,
+                  sheet: Any, W: Any, rows: Any, lanes: Any) -> tuple[int, bool]:
+    """Every legal placement of roll r (Turn._options, in its order: by column, then box) with its
+    value relative to the position's (opt_v) and its column, box, score and bonus (opt_i). Returns
+    (count, whether one scores: no pass then), count -1 when the table lacks a state it leads to."""
+    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, t, nyt, must_zero, add_columns = ints
+    mult, natural, natT, joker, is_upper, yroll, own_bit, fill = sheet
+    full = (1 << nb) - 1
+    n = 0
+    scoring = False
+    for c in range(n_cols):
+        mask, u, ys, raw = cols[c, 0], cols[c, 1], cols[c, 2], cols[c, 3]
+        bits, fullv = roll_legal(full & ~mask, ys >= 0, r, yroll, own_bit, joker_code, ybox >= 0, fill[c], lower_bits)
+        bon = extra_bonus_points(yroll[r], ys == 1, extra)
+        for b in range(nb):
+            if not (bits >> b) & 1:
+                continue
+            if rows[c, b] < 0:
+                return -1, scoring
+            sc = joker[r, b] if fullv else natural[r, b]
+            scoring = scoring or sc != 0 or bon != 0
+            opt_v[n] = _after(c, b, sc, bon, u, raw, fcur, others, base, mult, is_upper, ybox, ypoints, t, nyt,
+                              add_columns, W, rows, lanes)
+            opt_i[n, 0], opt_i[n, 1], opt_i[n, 2], opt_i[n, 3] = c, b, sc, bon
+            n += 1
+    return n, scoring
+
+
+@njit(cache=True, nogil=True)
+def _best_keep(r: int, j: int, base: float, final: np.ndarray, EJ: np.ndarray, saved_value: float,
+               keeps: np.ndarray, keep_index: np.ndarray, keep_of_roll: np.ndarray, n: int) -> tuple[float, int]:
+    """Turn.evaluate's best keep of roll r with j rolls left: the largest value (base + value), then
+    the most dice kept, then the first in itertools.product order of the face counts."""
+    cnt = keeps[keep_of_roll[r]]
+    sub = np.zeros(6, np.int64)
+    best = NEG
+    best_k = -1
+    best_size = -1
+    while True:
+        key = 0
+        size = 0
+        for f in range(5, -1, -1):
+            key = key * 7 + sub[f]
+            size += sub[f]
+        k = keep_index[key]
+        v = base + (final[r] + saved_value * j if size == n else EJ[j - 1, k])
+        if v > best or (v == best and size > best_size):
+            best = v
+            best_k = k
+            best_size = size
+        f = 5  # the odometer: the last face counts fastest, as itertools.product
+        while f >= 0 and sub[f] == cnt[f]:
+            sub[f] = 0
+            f -= 1
+        if f < 0:
+            return best, best_k
+        sub[f] += 1
+
+
+@njit(cache=True, nogil=True)
+def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t: Any, W: Any, midx: Any,
+                saved_value: float, vals: Any, picks: Any) -> int:
+    """Value every decision of `asks` (see the module docstring)."""
+    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, t, nyt, must_zero, add_columns = ints
+    mult, natural, natT, joker, is_upper, yroll, own_bit, fill = sheet
+    keep_index, keep_of_roll, roll_of_keep, add_die, drop_die, keeps = dice_t
+    R = natural.shape[0]
+    K = add_die.shape[0]
+    nfull = K - R
+    n = keeps[K - 1].sum()
+    full = (1 << nb) - 1
+    has_y = ybox >= 0
+    T = cols.shape[0]
+    fcur = np.empty(n_cols)
+    others = np.empty(n_cols)
+    rows = np.zeros((n_cols, nb), np.int64)
+    lanes = np.zeros((n_cols, nb), np.int64)
+    final = np.empty(R)
+    scoring = np.zeros(R, np.bool_)
+    opt_v = np.empty(n_cols * nb)  # one roll's legal placements: value, (column, box, score, bonus)
+    opt_i = np.empty((n_cols * nb, 4), np.int64)
+    base_roll = 0  # a roll that is no Yahtzee
+    while yroll[base_roll]:
+        base_roll += 1
+    EJ = np.empty((max(stages.max(), 1) if T else 1, K))
+    cur = np.empty(K)
+    i = 0  # the next decision (grouped by turn, in order)
+    for tt in range(T):
+        # ---- the position: each column's value to go, the sheet's value (Turn.__post_init__)
+        base = 0.0
+        for c in range(n_cols):
+            mask, u, ys, raw = cols[tt, c, 0], cols[tt, c, 1], cols[tt, c, 2], cols[tt, c, 3]
+            row = midx[mask]
+            if row < 0:
+                return 1
+            fcur[c] = W[row, (1 if ys == 1 and nyt == 2 else 0) * (t + 1) + (u if u < t else t)]
+            w = (raw + fcur[c]) * mult[c]
+            if add_columns:
+                base += w
+            elif c == 0 or w > base:
+                base = w
+        for c in range(n_cols):  # where each open box leads: the table row of the next state
+            mask, ys = cols[tt, c, 0], cols[tt, c, 2]
+            for b in range(nb):
+                rows[c, b] = 0
+                lanes[c, b] = t + 1 if ys == 1 and nyt == 2 else 0
+                if not (mask >> b) & 1:
+                    rows[c, b] = midx[mask | (1 << b)]  # -1: not in the table (then never legal)
+        for c in range(n_cols):  # the best other column (add_columns off keeps the best one)
+            others[c] = NEG
+            for c2 in range(n_cols):
+                w = (cols[tt, c2, 3] + fcur[c2]) * mult[c2]
+                if c2 != c and w > others[c]:
+                    others[c] = w
+        # ---- final-roll values (Turn._roll_final), relative to the position's value. Every roll but a
+        # Yahtzee may go in the same boxes at its natural score with no bonus: box by box over all rolls
+        # (the maximum does not depend on the order); then the Yahtzee rolls one by one.
+        for r in range(R):
+            final[r] = NEG
+            scoring[r] = False
+        for c in range(n_cols):
+            mask, u, ys, raw = cols[tt, c, 0], cols[tt, c, 1], cols[tt, c, 2], cols[tt, c, 3]
+            bits, _ = roll_legal(full & ~mask, ys >= 0, base_roll, yroll, own_bit, joker_code, has_y, fill[c],
+                                 lower_bits)
+            for b in range(nb):
+                if not (bits >> b) & 1:
+                    continue
+                if rows[c, b] < 0:
+                    return 1
+                for r in range(R):
+                    sc = natT[b, r]
+                    v = _after(c, b, sc, 0, u, raw, fcur, others, base, mult, is_upper, ybox, ypoints, t, nyt,
+                               add_columns, W, rows, lanes)
+                    final[r] = v if v > final[r] else final[r]
+                    scoring[r] = scoring[r] or sc != 0
+        for r in range(R):
+            if yroll[r]:
+                n_opt, scoring[r] = _roll_options(r, cols[tt], opt_v, opt_i, fcur, others, base, ints, sheet, W,
+                                                  rows, lanes)
+                if n_opt < 0:
+                    return 1
+                best = NEG
+                for o in range(n_opt):
+                    best = opt_v[o] if opt_v[o] > best else best
+                final[r] = best
+        if not must_zero:
+            for r in range(R):
+                if final[r] < -PASS_COST and not scoring[r]:
+                    final[r] = -PASS_COST  # a pass: the same position next turn
+        # ---- keep values with j rolls left (Turn.stage and Turn._best_rows)
+        for k in range(nfull, K):
+            cur[k] = final[roll_of_keep[k]]
+        for j in range(1, stages[tt] + 1):
+            if j > 1:
+                for k in range(1, K):
+                    m = cur[k] if k < nfull else NEG
+                    for f in range(6):
+                        d = drop_die[k, f]
+                        if d >= 0 and cur[d] > m:
+                            m = cur[d]
+                    if k >= nfull:
+                        stop = final[roll_of_keep[k]] + saved_value * (j - 1)
+                        m = stop if stop > m else m
+                    cur[k] = m
+            for k in range(nfull - 1, -1, -1):
+                s = cur[add_die[k, 0]]
+                for f in range(1, 6):
+                    s += cur[add_die[k, f]]
+                cur[k] = s / 6.0
+            EJ[j - 1, :] = cur
+        # ---- the turn's decisions
+        while i < asks.shape[0] and asks[i, 0] == tt:
+            kind, rkey, j, made = asks[i, 1], asks[i, 2], asks[i, 3], asks[i, 4]
+            r = roll_of_keep[keep_index[rkey]]
+            if kind != ASK_BOX:
+                bv, bk = _best_keep(r, j, base, final, EJ, saved_value, keeps, keep_index, keep_of_roll, n)
+                picks[i, 0] = bk
+                vals[i, 1] = bv
+                if kind == ASK_KEEP:
+                    km = keep_index[made]
+                    vals[i, 0] = base + (final[r] + saved_value * j if km == keep_of_roll[r] else EJ[j - 1, km])
+                elif j > 1:
+                    vals[i, 0] = _best_keep(r, j - 1, base, final, EJ, saved_value, keeps, keep_index,
+                                            keep_of_roll, n)[0]
+                else:
+                    vals[i, 0] = base + final[r]
+                i += 1
+                continue
+            # the box written (Turn.evaluate with no rolls left): options by column then box, a pass last
+            best = NEG
+            vals[i, 0] = np.nan
+            n_opt, any_score = _roll_options(r, cols[tt], opt_v, opt_i, fcur, others, base, ints, sheet, W, rows,
+                                             lanes)
+            if n_opt < 0:
+                return 1
+            for o in range(n_opt):
+                v = base + opt_v[o]
+                c, b, sc, bon = opt_i[o, 0], opt_i[o, 1], opt_i[o, 2], opt_i[o, 3]
+                if v > best:
+                    best = v
+                    picks[i, 0], picks[i, 1], picks[i, 2], picks[i, 3] = c, b, sc, bon
+                if made == c * nb + b:
+                    vals[i, 0] = v
+                    picks[i, 4], picks[i, 5] = sc, bon
+            if not must_zero and not any_score:
+                v = base - PASS_COST
+                if v > best:
+                    best = v
+                    picks[i, 0], picks[i, 1], picks[i, 2], picks[i, 3] = 0, -1, 0, 0
+                if made < 0:
+                    vals[i, 0] = v
+                    picks[i, 4], picks[i, 5] = 0, 0
+            if vals[i, 0] != vals[i, 0]:
+                return 1  # the box made is not a legal choice (or a pass where none is allowed)
+            vals[i, 1] = best
+            i += 1
+    return 0
+
+
+class Grader:
+    """One rule set's arrays for grade_turns, built once (the table's W and rows, the score tables,
+    the keep graph)."""
+
+    def __init__(self, rules: Any, W: Any, masks: Any, t: int, nyt: int, saved_value: float) -> None:
+        from ..rules.engine import JOKER_CODES
+        from .exact import _read_only
+        from .tables import score_tables
+
+        s = rules.settings
+        sc = score_tables(rules)
+        d = sc.dice
+        nb = sc.n_boxes
+        masks_a = np.asarray(masks, dtype=np.int64)
+        midx = np.full(1 << nb, -1, dtype=np.int64)
+        midx[masks_a] = np.arange(len(masks_a), dtype=np.int64)
+        width = nyt * (t + 1)
+        self.nb = nb
+        self.ints = (s.columns, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+                     sc.lower_bits, t, nyt, int(s.must_zero), int(s.add_columns))
+        is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+        self.sheet = _read_only(np.array(s.multipliers, dtype=np.float64), sc.natural, sc.natural.T, sc.joker, is_upper,
+                                sc.yahtzee_roll, sc.own_bit, sc.fill)
+        self.dice_t = _read_only(d.keep_index, d.keep_of_roll, d.roll_of_keep, d.add_die, d.drop_die, d.keeps)
+        self.W, self.midx = _read_only(np.asarray(W, dtype=np.float64).reshape(len(masks_a), width), midx)
+        self.saved_value = float(saved_value)
+
+    def grade(self, cols: list[list[tuple[int, int, int, int]]], stages: list[int],
+              asks: list[tuple[int, int, int, int, int]]) -> tuple[Any, Any] | None:
+        """(vals, picks) of grade_turns as lists of rows, or None when some decision cannot be graded here."""
+        n_cols = self.ints[0]
+        cols_a = np.array(cols, dtype=np.int64).reshape(len(cols), n_cols, 4)
+        asks_a = np.array(asks, dtype=np.int64).reshape(len(asks), 5)
+        vals = np.empty((len(asks), 2))
+        picks = np.zeros((len(asks), 6), dtype=np.int64)
+        status = grade_turns(cols_a, np.array(stages, dtype=np.int64), asks_a, self.ints, self.sheet, self.dice_t,
+                             self.W, self.midx, self.saved_value, vals, picks)
+        return None if status else (vals.tolist(), picks.tolist())
