@@ -44,7 +44,8 @@ class Target:
 
 TARGETS: dict[str, Target] = {
     "rules": Target(("rules.py", "rules/engine.py"),
-                    ("test_rules.py", "test_rules_coverage.py", "test_replay.py", "test_validate.py"),
+                    ("test_rules.py", "test_rules_coverage.py", "test_rules_edges.py", "test_replay.py",
+                     "test_validate.py"),
                     "not top_to_bottom and not random_play", 150),
     "validate": Target(("validate.py", "formats/validate.py"), ("test_validate.py", "test_replay.py"), sample=60),
     "logs": Target(("logs.py", "formats/logs.py"), ("test_logs.py", "test_validate.py")),
@@ -58,6 +59,51 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the forced code is only compared with JOKER_CODES['forced'] (FORCED in the kernels), never with 1",
     ("rules", 'JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}', "2", "3"):
         "the free code is only told apart from 0 and from the forced code",
+    ("rules", 'run = "-".join(str(f) for f in range(self.start, self.start + (self.length or 0)))', "0", "1"):
+        "a straight always has a length (the box check requires one), so `or 0` never applies",
+    ("rules", "best = -1", "1", "2"):
+        "best only marks 'no grouping found' for `best < 0`; a grouping found sums to at least 1 + 2 = 3",
+    ("rules", "if best < 0:", "0", "1"):
+        "best is -1 (no grouping) or a sum of at least 3, so `< 1` splits them as `< 0` does",
+    ("rules", "starts = [box.start] if box.start is not None else range(1, 8 - box.length)", "8 - box.length",
+     "8 + box.length"):
+        "the extra starts run past 6 and `s + box.length <= 7` on the next line drops them before a die is counted",
+    ("rules", "return box.points if len(dice) and c[dice[0]] == len(dice) else 0", "0", "1"):
+        "dice[0] -> dice[1]: a roll has 5 or 6 dice, all alike exactly when the first face's count or the "
+        "second's is all of them (`else 0 -> 1`, same label, is killed)",
+    ("rules", "column = sum(max(b.points or 0, most) + s.extra_yahtzee_bonus for b in self.boxes) + s.upper_bonus",
+     "0", "1"):
+        "`b.points or 1` only meets 6 x dice >= 30 in the max, which 1 never beats",
+    ("rules", "if y is None or (code == 0 and s.extra_yahtzee_bonus == 0):", "0", "1"):
+        "extra bonus == 1: sheets with no joker and no extra bonus go through the search instead of the shortcut, "
+        "and it finds the same sum of maxima (`code == 1`, same label, is killed)",
+    ("rules", "if m & ybit and code:", "m & ybit and code", "m & ybit or code"):
+        "the joker's legal_bits are a subset of the open boxes a free column allows anyway, and fill rules "
+        "ignore the joker: the same masks are reached",
+    ("rules", "extra = list(aliases) or [()] * 6", "6", "7"):
+        "every caller of _upper passes aliases, so the six empty tuples are never built",
+    ("rules", "open_ = ((1 << len(rules.boxes)) - 1) & ~filled", "1 << len(rules.boxes)", "1 >> len(rules.boxes)"):
+        "in box_value open_ only meets own_bit, a box's bit, where ~filled and the column's mask agree "
+        "(in legal_mask and box_score, same text, open_ reaches legal_bits and the tests kill it)",
+    ("rules", "if filled >> box & 1:", "filled >> box", "filled << box"):
+        "a shortcut: box_score refuses a filled box anyway (legal_bits picks from the open boxes only)",
+    ("rules", "if i == 0 or w > best:", "w > best", "w >= best"):
+        "on a tie best is set to the value it already holds",
+    ("validate", "static = all(R.saved_after(rules, 0, n) <= 0 for n in range(1, base + 1))",
+     "R.saved_after(rules, 0, n) <= 0", "R.saved_after(rules, 0, n) < 0"):
+        "saved_after is never negative, so fixed_rolls is always 0: the fast path counts each turn's rolls "
+        "the general way, which is right for every rule set (slower, same answers)",
+    ("validate", "if len(self.ctx_tables) >= 64:  # a custom rule set's odd Yahtzee values: stay small",
+     "len(self.ctx_tables) >= 64", "len(self.ctx_tables) > 64"):
+        "the size at which a cache is emptied; what it holds is recomputed the same",
+    ("validate", "_FULL = 1 << 24  # packed dice: set when they are a whole roll (n dice)", "1", "2"):
+        "any bit above the 24 bits of face counts serves as the whole-roll flag, and every use reads _FULL",
+    ("validate", "if type(turn) is not dict or not turn.keys() <= turn_keys:", "turn.keys() <= turn_keys",
+     "turn.keys() < turn_keys"):
+        "it only makes the fast path give up on a turn holding every key; the exact path then accepts "
+        "the same logs (slower, same answers)",
+    ("logs", 'at = lineno + raw.count(b"\\n", 0, start)', "0", "1"):
+        "raw begins with the input's first non-blank line, so its first byte is never a newline",
 }
 
 

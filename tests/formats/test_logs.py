@@ -265,3 +265,14 @@ def test_random_logs_are_valid_for_every_preset_and_house_rule() -> None:
             game = random_log(rs, seed, ("A", "B"), spec=spec)
             assert check_game(game) == [], (spec, seed)
             assert check_game(orjson.loads(orjson.dumps(game))) == []
+
+
+def test_pretty_documents_written_one_after_the_other_are_numbered_by_their_first_line() -> None:
+    # `cat a.json b.json` after two blank lines: the first game starts on line 3, the second on the line
+    # after the first game's last line.
+    one = json.dumps(GAME, indent=2).encode()
+    raw = b"\n\n" + one + b"\n" + one
+    first_lines = one.count(b"\n") + 1
+    got = docs(raw)
+    assert [(d.index, d.line) for d in got] == [(1, 3), (2, 3 + first_lines)]
+    assert all(d.data == GAME for d in got)
