@@ -429,3 +429,11 @@ def test_random_maxi_logs_use_saved_rolls() -> None:
 
 def test_random_log_seed_defaults_to_zero() -> None:
     assert random_log("yahtzee") == random_log("yahtzee", 0)
+
+
+def test_random_logs_name_the_column_whenever_there_are_several() -> None:
+    # two columns (a setting, no preset has it): every written turn says which, 1 or 2, and validates
+    spec = {"preset": "triple-yahtzee", "settings": {"columns": 2, "column_multipliers": [1, 2]}}
+    log = random_log(R.rules_from_data(spec), 0, ("A",), spec=spec)
+    assert validate_check_game(log) == []
+    assert {t.get("column") for t in log["turns"]} == {1, 2}
