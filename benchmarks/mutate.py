@@ -119,6 +119,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "R.may_pass(rs, R.options(rs, p.columns, roll)):",
      "rng.random() < 0.5", "rng.random() <= 0.5"):
         "random() is exactly 0.5 once in 2**53 draws: seeded logs come out the same",
+    ("replay", "saved: int = 0", "0", "1"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "rolls_left: int = 3", "3", "4"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "turns_taken: int = 0", "0", "1"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "finished: bool = False  # the player's sheet is full", "False", "True"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
     ("logs", 'at = lineno + raw.count(b"\\n", 0, start)', "0", "1"):
         "raw begins with the input's first non-blank line, so its first byte is never a newline",
 }
