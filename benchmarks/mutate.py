@@ -102,6 +102,31 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "turn.keys() < turn_keys"):
         "it only makes the fast path give up on a turn holding every key; the exact path then accepts "
         "the same logs (slower, same answers)",
+    ("validate", "if bi is None:", "bi is None", "bi is not None"):
+        "a known name is looked up again by tb.box (the same index); an unknown one reaches `filled >> None`, "
+        "a TypeError that sends the game to the exact path as `return None` does (slower, same answers)",
+    ("validate", "return _bonus_unit(self.rules) > 0", "0", "1"):
+        "the extra bonus is 0 or a multiple of 25 (the setting refuses anything else), never 1",
+    ("validate", 'others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")', "0", "1"):
+        "a nonzero bonus unit needs a Yahtzee box, and unit_src has the boxes of rules, so y is never None here",
+    ("validate", "return 0", "0", "1"):
+        "_sheet_bonus's count only lands in SheetState.extra_yahtzees, which nothing reads",
+    ("replay", 'for c, t, m, b in zip(p.columns, p.totals, mults, bo, strict=True)],', "True", "False"):
+        "columns, totals, multipliers and bonus_open all hold one entry per column, so strict never fires",
+    ("replay", "keep = [d for d in dice if rng.random() < 0.5]", "rng.random() < 0.5", "rng.random() <= 0.5"):
+        "random() is exactly 0.5 once in 2**53 draws: seeded logs come out the same",
+    ("replay", "if not rs.settings.must_zero and rng.random() < 0.5 and "
+     "R.may_pass(rs, R.options(rs, p.columns, roll)):",
+     "rng.random() < 0.5", "rng.random() <= 0.5"):
+        "random() is exactly 0.5 once in 2**53 draws: seeded logs come out the same",
+    ("replay", "saved: int = 0", "0", "1"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "rolls_left: int = 3", "3", "4"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "turns_taken: int = 0", "0", "1"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
+    ("replay", "finished: bool = False  # the player's sheet is full", "False", "True"):
+        "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
     ("logs", 'at = lineno + raw.count(b"\\n", 0, start)', "0", "1"):
         "raw begins with the input's first non-blank line, so its first byte is never a newline",
 }
@@ -273,7 +298,8 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="only list the mutants")
     ap.add_argument("--recheck", type=Path, default=None, metavar="OUTPUT",
                     help="test again only the mutants an earlier run's OUTPUT lists as survivors (same sample: "
-                         "same --seed and --max, module unchanged since); the others count as killed then")
+                         "the same modules in the same order, same --seed and --max, module unchanged since; "
+                         "refused otherwise); the others count as killed then")
     args = ap.parse_args()
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
@@ -312,6 +338,14 @@ def main() -> int:
             if args.recheck is not None:
                 before = {line.removeprefix("  survived  ").split("  (equivalent: ", 1)[0]
                           for line in args.recheck.read_text().splitlines() if line.startswith("  survived  ")}
+                # the samples share one random stream, so they depend on the modules named before this one:
+                # an earlier survivor missing from this sample means a different sample, not a kill
+                lost = {b for b in before if b.startswith(f"{rel}:")} - {m.label(rel) for m in chosen}
+                if lost:
+                    print(f"{module}: {len(lost)} survivors in {args.recheck} are not in this sample (it needs the "
+                          "same modules in the same order, --seed, --max and source): run the module afresh",
+                          file=sys.stderr)
+                    return 1
                 again = [m for m in chosen if m.label(rel) in before]
                 killed = len(chosen) - len(again)
                 print(f"{module}: {killed} killed in {args.recheck}; testing its {len(again)} survivors again",

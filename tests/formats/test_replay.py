@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from yahtzee_cli.formats.replay import (
     roll_choices,
     turn_steps,
 )
+from yahtzee_cli.formats.validate import check_game as validate_check_game
 from yahtzee_cli.rules import engine as R
 
 
@@ -81,6 +83,11 @@ def test_empty_yahtzee_bonus_box_leaves_the_sheet_unfinished() -> None:
     assert [p.total for p in rp.players] == [420, 160] and rp.winners == ("Anna",)
     d = replay_dict(rp)
     assert d["players"][1]["columns"][0]["yahtzee_bonus"] is None and d["winners"] == [] and d["leaders"] == ["Anna"]
+    # Anna's sheet is whole, her 100 bonus written; only Ben's empty bonus box leaves his open
+    assert [p.finished for p in rp.players] == [True, False]
+    assert d["players"][0]["columns"][0]["yahtzee_bonus"] == 100 and d["players"][0]["finished"] is True
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rp.players[0].total = 0  # type: ignore[misc]
 
 
 def test_yatzy_sheets_need_no_bonus_box() -> None:
@@ -89,6 +96,7 @@ def test_yatzy_sheets_need_no_bonus_box() -> None:
     sheet = {"format": SHEET_FORMAT, "rules": "yatzy", "players": [{"name": "A", "boxes": boxes}]}
     rp = replay_game(sheet)
     assert rp.game_over and not rp.bonus_box
+    assert rp.players[0].finished  # every box filled, and Yatzy has no bonus box to wait for
 
 
 def test_ties_share_a_rank() -> None:
@@ -148,6 +156,11 @@ def test_set_recalculates_the_match(path: str, overrides: dict, expected: dict[s
     assert dict(rp.overrides) == overrides
 
 
+def test_the_title_names_list_settings_by_their_values() -> None:
+    rp = replay_game(load("logs/triple-yahtzee.json"), overrides={"column_multipliers": [3, 2, 1]})
+    assert render(rp).splitlines()[0] == "triple-yahtzee with column_multipliers=3,2,1, 39 turns"
+
+
 def test_set_reports_moves_that_become_illegal_and_where() -> None:
     rp = replay_game(load("logs/seed-002.json"), overrides={"fill_in_order": True})
     assert rp.illegal and all(p.path.startswith("/turns/") and p.path.endswith("/box") for p in rp.illegal)
@@ -193,6 +206,11 @@ def test_position_between_turns_and_after_the_game() -> None:
 def test_position_from_a_sheet() -> None:
     pos = position_from_sheet(load("sheets/partial.json"))
     assert pos.player == "Anna" and not pos.finished and pos.rolls_left == 3 and pos.turns_taken == 5
+    assert pos.saved == 0 and pos.rolls_used == 0 and pos.dice is None  # between turns, nothing rolled or saved
+    # Maxi Yatzy: a sheet records no saved rolls, so the next turn has the plain three
+    maxi = {"format": SHEET_FORMAT, "rules": "maxi-yatzy", "players": [{"name": "A", "boxes": {"ones": 3}}]}
+    mpos = position_from_sheet(maxi)
+    assert (mpos.saved, mpos.rolls_left, mpos.turns_taken) == (0, 3, 1)
     assert pos.columns[0].scores[pos.rules.box_index("fours")] == 16
     with pytest.raises(ValueError, match="2 players"):
         position_from_sheet(load("sheets/seed-002.json"))
@@ -365,3 +383,57 @@ def test_cli_score_sheet_fill_order_and_columns(cli, tmp_path: Path) -> None:
     assert [(o["box"], o["column"], o["score"]) for o in d["legal"]] == [("chance", 2, 28), ("chance", 3, 28)]
     r = cli(["score", "66655", "--sheet", str(tmp_path / "t.json"), "--box", "chance"])
     assert r.stdout == "column 2: 28\ncolumn 3: 28\n"
+
+
+# --------------------------------------------------------------------------- random_log's games
+
+
+def _roll_counts(log: dict) -> list[int]:
+    return [len(t["rolls"]) for t in log["turns"]]
+
+
+@pytest.mark.parametrize("preset", ["yahtzee", "triple-yatzy", "maxi-yatzy"])
+def test_random_logs_are_whole_legal_games(preset: str) -> None:
+    # every box of every column filled (13 boxes x 3 columns in Triple Yatzy) and nothing the
+    # validator objects to: no turn rolls more often than the rules allow or than it records
+    for seed in range(3):
+        log = random_log(preset, seed, ("A", "B"))
+        assert validate_check_game(log) == []
+        rs = R.preset(preset)
+        boxes = len(rs.boxes) * rs.settings.columns
+        written = [t for t in log["turns"] if not t.get("passed")]
+        assert len(written) == 2 * boxes
+
+
+def test_random_logs_roll_one_to_three_times_and_every_face() -> None:
+    # Yahtzee: one, two or three rolls a turn, all three seen over a few games; the held dice are
+    # taken from the roll before; each face 1-6 comes up in the first rolls
+    counts: set[int] = set()
+    faces: set[int] = set()
+    for seed in range(3):
+        log = random_log("yahtzee", seed)
+        counts.update(_roll_counts(log))
+        for t in log["turns"]:
+            faces.update(t["rolls"][0])
+            for before, held in zip(t["rolls"], t["held"], strict=False):
+                assert all(held.count(d) <= before.count(d) for d in held)
+    assert counts == {1, 2, 3}
+    assert faces == {1, 2, 3, 4, 5, 6}
+
+
+def test_random_maxi_logs_use_saved_rolls() -> None:
+    # Maxi Yatzy saves unused rolls: some turns roll a fourth time, none rolls zero times
+    counts = [c for seed in range(3) for c in _roll_counts(random_log("maxi-yatzy", seed))]
+    assert min(counts) == 1 and max(counts) >= 4
+
+
+def test_random_log_seed_defaults_to_zero() -> None:
+    assert random_log("yahtzee") == random_log("yahtzee", 0)
+
+
+def test_random_logs_name_the_column_whenever_there_are_several() -> None:
+    # two columns (a setting, no preset has it): every written turn says which, 1 or 2, and validates
+    spec = {"preset": "triple-yahtzee", "settings": {"columns": 2, "column_multipliers": [1, 2]}}
+    log = random_log(R.rules_from_data(spec), 0, ("A",), spec=spec)
+    assert validate_check_game(log) == []
+    assert {t.get("column") for t in log["turns"]} == {1, 2}

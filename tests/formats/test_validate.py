@@ -448,3 +448,45 @@ def test_hand_written_maxi_log_counts_every_saved_roll() -> None:
     game["turns"][2]["score"] = 6
     assert [str(p) for p in check_game(game)] == [
         "/turns/2/rolls: 6 rolls, but 5 are allowed this turn (3 plus 2 saved)"]
+
+
+# --------------------------------------------------------------------------- sheet and pass details
+
+
+def test_impossible_scores_name_the_possible_ones_as_runs() -> None:
+    # Yatzy's full house scores the five dice, 3a + 2b with a != b: 7, 8, 9, 11 to 24 and 26 to 28
+    # (10 and 25 cannot be made), or 0; runs of three or more are written as ranges
+    rs = R.preset("yatzy")
+    boxes = dict.fromkeys(rs.keys, 0) | {"full_house": 10}
+    sheet = {"format": "yahtzee-sheet/1", "rules": "yatzy", "players": [{"name": "A", "boxes": boxes}]}
+    [p] = check_game(sheet)
+    assert p.path == "/players/0/boxes/full_house"
+    assert p.message.endswith("(possible: 0, 7-9, 11-24, 26-28)")
+
+
+def test_a_written_player_total_must_match_the_columns() -> None:
+    sheet = orjson.loads((FIX / "sheets/seed-002.json").read_bytes())
+    sheet["players"][0]["total"] = 420  # Anna's sheet: 105 upper + 315 lower
+    assert check_game(sheet) == []
+    sheet["players"][0]["total"] = 421
+    assert [(p.path, p.message) for p in check_game(sheet)] == [
+        ("/players/0/total", "total is 421, but the columns make it 420")]
+
+
+def test_a_pass_with_a_non_number_bonus_is_refused() -> None:
+    log = orjson.loads((FIX / "logs/pass.json").read_bytes())
+    [t] = [t for t in log["turns"] if t.get("box", "") is None]
+    t["bonus"] = False
+    assert [p.path for p in check_game(log)] == [f"/turns/{log['turns'].index(t)}/bonus"]
+
+
+def test_an_illegal_pass_names_the_best_score_bonus_included() -> None:
+    # Triple Yahtzee with passes allowed: column 1 holds a 50 Yahtzee, so a second 6 6 6 6 6 earns a
+    # 100 bonus there and (forced joker) goes in its Sixes: 30 + 100 = 130 beats the 50 the other
+    # columns' Yahtzee boxes would give
+    rules = {"preset": "triple-yahtzee", "settings": {"must_zero": False}}
+    turns = [{"player": "A", "rolls": [[6, 6, 6, 6, 6]], "box": "yahtzee", "column": 1},
+             {"player": "A", "rolls": [[6, 6, 6, 6, 6]], "box": None}]
+    log = {"format": "yahtzee-log/1", "rules": rules, "players": ["A"], "turns": turns}
+    [p] = check_game(log)
+    assert p.path == "/turns/1/box" and "6 6 6 6 6 scores 130 in sixes" in p.message
