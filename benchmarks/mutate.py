@@ -109,8 +109,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "the extra bonus is 0 or a multiple of 25 (the setting refuses anything else), never 1",
     ("validate", 'others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")', "0", "1"):
         "a nonzero bonus unit needs a Yahtzee box, and unit_src has the boxes of rules, so y is never None here",
-    ("validate", "return 0", "0", "1"):
-        "_sheet_bonus's count only lands in SheetState.extra_yahtzees, which nothing reads",
     ("replay", 'for c, t, m, b in zip(p.columns, p.totals, mults, bo, strict=True)],', "True", "False"):
         "columns, totals, multipliers and bonus_open all hold one entry per column, so strict never fires",
     ("replay", "keep = [d for d in dice if rng.random() < 0.5]", "rng.random() < 0.5", "rng.random() <= 0.5"):

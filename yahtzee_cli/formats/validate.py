@@ -753,12 +753,11 @@ def _all_ints(lists: list[Any]) -> bool:
 @dataclass
 class SheetState:
     """A score sheet as read: each player's columns (as PlayerState), whether each column's bonus box
-    was left empty, the number of extra Yahtzees each column's bonus stands for, and problems."""
+    was left empty, and problems."""
 
     rules: RuleSet
     players: list[PlayerState]
     bonus_open: list[list[bool]]
-    extra_yahtzees: list[list[int]]
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -822,7 +821,7 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
     tb = tables(rules)
     s = rules.settings
     ncols = s.columns
-    state = SheetState(rules, [], [], [])
+    state = SheetState(rules, [], [])
     problems = state.problems
     seen_names: dict[str, int] = {}
     for pi, player in enumerate(data["players"]):
@@ -834,9 +833,7 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
         ps = PlayerState.new(name, rules)
         state.players.append(ps)
         bonus_open = [True] * ncols
-        extras = [0] * ncols
         state.bonus_open.append(bonus_open)
-        state.extra_yahtzees.append(extras)
         if player.get("columns") is not None:
             cols = [(f"{base}/columns/{c}/boxes", col["boxes"]) for c, col in enumerate(player["columns"])]
             if len(cols) != ncols:
@@ -851,8 +848,8 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
             given, bonus_key, bonus_value = _sheet_boxes(tb, ps, ci, path, boxes, problems)
             if bonus_value is not None:
                 bonus_open[ci] = False
-                extras[ci] = _sheet_bonus(rules, ps, ci, path + pointer([bonus_key]), bonus_value,
-                                          reprice_from or rules, problems)
+                _sheet_bonus(rules, ps, ci, path + pointer([bonus_key]), bonus_value, reprice_from or rules,
+                             problems)
             if given:
                 _sheet_derived_rows(rules, ps, ci, given, problems)
         if player.get("total") is not None and len(cols) == ncols:
@@ -912,10 +909,10 @@ def _sheet_boxes(tb: _Tables, ps: PlayerState, ci: int, path: str, boxes: Mappin
 
 
 def _sheet_bonus(rules: RuleSet, ps: PlayerState, ci: int, bpath: str, bonus_value: int, unit_src: RuleSet,
-                 problems: list[Problem]) -> int:
+                 problems: list[Problem]) -> None:
     """The extra-Yahtzee bonus written in a column: a multiple of the extra bonus (as `unit_src`
     paid it), paid only while the Yahtzee box holds its full value, no more extra Yahtzees than
-    other filled boxes. Writes the bonus (priced under `rules`) into `ps`; returns the extra Yahtzees."""
+    other filled boxes. Writes the bonus (priced under `rules`) into `ps`."""
     y = rules.yahtzee_index
     ys = ps.scores[ci][y] if y is not None else None
     unit = _bonus_unit(unit_src)
@@ -940,8 +937,6 @@ def _sheet_bonus(rules: RuleSet, ps: PlayerState, ci: int, bpath: str, bonus_val
                                     f"Yahtzees, but each fills a box and only {others} other boxes "
                                     "are filled"))
         ps.bonus[ci] = n_extra * _unit_for(rules, ys)
-        return n_extra
-    return 0
 
 
 def _sheet_derived_rows(rules: RuleSet, ps: PlayerState, ci: int, given: Mapping[str, tuple[str, int]],
