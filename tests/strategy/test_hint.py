@@ -188,3 +188,22 @@ def test_hint_with_a_cached_table_never_imports_numpy(table_cache: Path) -> None
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode == 0, res.stderr
     assert "251.4054" in res.stdout
+
+
+def test_certainty_equivalent_of_a_die_by_hand() -> None:
+    """ce_mean of the six faces: at theta 0 the mean 3.5; otherwise log(mean(exp(theta * face))) /
+    theta, worked out here term by term (a risk seeker values a die above 3.5, a risk avoider below),
+    and a single sure value is its own certainty equivalent at any theta."""
+    import math
+
+    faces = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert position.ce_mean(faces, 0.0) == 3.5
+    for theta in (-0.5, 0.5, 2.0):
+        by_hand = math.log((math.exp(theta) + math.exp(2 * theta) + math.exp(3 * theta) + math.exp(4 * theta)
+                            + math.exp(5 * theta) + math.exp(6 * theta)) / 6) / theta
+        assert position.ce_mean(faces, theta) == pytest.approx(by_hand, abs=1e-12)
+        assert position.ce_mean([7.0], theta) == pytest.approx(7.0, abs=1e-12)
+    # the faces are symmetric about 3.5, so seeking and avoiding risk by the same theta mirror each other
+    assert position.ce_mean(faces, 0.5) + position.ce_mean(faces, -0.5) == pytest.approx(7.0, abs=1e-12)
+    assert position.ce_mean(faces, -0.5) < 3.5 < position.ce_mean(faces, 0.5)
+    assert position.ce_mean([0.0, 1000.0], 5.0) == pytest.approx(1000 - math.log(2) / 5, abs=1e-9)  # no overflow
