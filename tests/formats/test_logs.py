@@ -344,3 +344,21 @@ def test_locate_finds_array_items_by_index_and_counts_lines_from_one() -> None:
     raw = b'{\n "a": [\n  1,\n  {"b": 2}\n ]\n}'
     assert (locate(raw, "/a"), locate(raw, "/a/0"), locate(raw, "/a/1/b")) == (2, 3, 4)
     assert locate(b'\n{"a": 1}', "/a") == 2
+
+
+def test_locate_stops_at_the_end_of_an_array() -> None:
+    from yahtzee_cli.formats.logs import locate
+
+    # /a has one item: /a/1 does not exist, so its nearest ancestor /a (line 1) is the answer
+    raw = b'{"a": [\n1\n],\n"b": 2}'
+    assert locate(raw, "/a/1") == 1
+
+
+def test_a_utf8_sequence_cut_at_the_end_of_the_sniffed_4096_bytes_is_not_binary() -> None:
+    from yahtzee_cli.formats.logs import _check_start
+
+    # the first 4096 bytes are sniffed; a bad byte among their last four may be a character cut short
+    cut = b"x" * 4092 + b"\xff" + b"a" * 10
+    assert _check_start(cut) == cut
+    with pytest.raises(InputError, match="not UTF-8"):
+        _check_start(b"x" * 4091 + b"\xff" + b"a" * 10)
