@@ -117,6 +117,35 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
      "R.may_pass(rs, R.options(rs, p.columns, roll)):",
      "rng.random() < 0.5", "rng.random() <= 0.5"):
         "random() is exactly 0.5 once in 2**53 draws: seeded logs come out the same",
+    ("replay", "return y is not None and R.extra_bonus(self.rules, (1,) * self.rules.dice, "
+     "self.rules.boxes[y].points) > 0", "1", "2"):
+        "extra_bonus asks only whether the dice are all alike, never their face: ones and twos earn the same",
+    ("replay", "return y is not None and R.extra_bonus(self.rules, (1,) * self.rules.dice, "
+     "self.rules.boxes[y].points) > 0", "0", "1"):
+        "the extra bonus is 0 or a multiple of 25 (the setting refuses anything else), never 1",
+    ("replay", "for (name, cols, fin, bo), total, rank in zip(players, totals, ranks, strict=True)", "True", "False"):
+        "totals and ranks are built from players, one entry per player, so strict never fires",
+    ("replay", "for p, bo in zip(sheet.players, sheet.bonus_open, strict=True)],", "True", "False"):
+        "check_sheet appends one bonus_open entry with each player, so strict never fires",
+    ("replay", '"boxes": dict(zip(rules.keys, col.scores, strict=True)),', "True", "False"):
+        "a column holds one score per box of the rules, so strict never fires",
+    ("replay", "lines.extend(table(standing, left=(0, 1, 3)))", "3", "4"):
+        "the mark column holds only winner or leader (six letters each) or blanks, which table trims, so "
+        "left and right alignment print the same",
+    ("replay", "walk = walk_log(data, rules, until=until, check_claims=not overrides)",
+     "not overrides", "overrides"):
+        "checking claims only adds problems, which a Position does not carry (without overrides the whole "
+        "log's claims were already checked)",
+    ("replay", "nrolls = min(allowed, rng.choice((1, 2, 3, 3, 3)) + (allowed > 3 and rng.random() < 0.2))",
+     "rng.random() < 0.2", "rng.random() <= 0.2"):
+        "random() returns multiples of 2**-53 and the double 0.2 (an odd multiple of 2**-54) is not one",
+    ("replay", "p.turns += 1", "p.turns += 1", "p.turns -= 1"):
+        "random_log never reads p.turns: the log it returns counts no turns",
+    ("replay", "p.turns += 1", "1", "2"):
+        "random_log never reads p.turns: the log it returns counts no turns",
+    ("replay", "p.bonus[ci] += opt.bonus", "p.bonus[ci] += opt.bonus", "p.bonus[ci] -= opt.bonus"):
+        "random_log never reads p.bonus: options and placement look only at the scores, and the bonus it "
+        "writes is opt.bonus",
     ("replay", "saved: int = 0", "0", "1"):
         "every Position built in the package (replay and scorekeeper) passes it, so the default is never used",
     ("replay", "rolls_left: int = 3", "3", "4"):

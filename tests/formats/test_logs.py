@@ -276,3 +276,89 @@ def test_pretty_documents_written_one_after_the_other_are_numbered_by_their_firs
     got = docs(raw)
     assert [(d.index, d.line) for d in got] == [(1, 3), (2, 3 + first_lines)]
     assert all(d.data == GAME for d in got)
+
+
+# --------------------------------------------------------------------------- mutation survivors (logs)
+
+
+def test_rules_errors_point_into_the_rules_without_the_union_tag() -> None:
+    from yahtzee_cli.formats.logs import check_schema
+
+    doc = {"format": LOG_FORMAT, "rules": {"boxes": [{"key": "x", "kind": "nope"}]}, "players": ["A"], "turns": []}
+    kind, problems = check_schema(doc)
+    assert kind == "log"
+    assert [p.path for p in problems] == ["/rules/boxes/0/kind"]
+
+
+def test_a_format_that_is_not_a_string_is_named_without_a_version_hint() -> None:
+    from yahtzee_cli.formats.logs import document_kind
+
+    kind, problem = document_kind({"format": 5})
+    assert kind is None and problem is not None
+    assert problem.path == "/format" and "format 5 is not one" in problem.message
+    assert "newer version" not in problem.message
+
+
+def test_only_the_first_4096_bytes_are_sniffed_for_binary_data() -> None:
+    from yahtzee_cli.formats.logs import _check_start
+
+    head = b"{" + b" " * 4095 + b"\x00"  # the NUL is byte 4097
+    assert _check_start(head) == head
+    with pytest.raises(InputError, match="binary"):
+        _check_start(b"{" + b" " * 4094 + b"\x00")  # byte 4096
+
+
+def test_iter_lines_counts_from_one_and_drops_only_a_leading_bom() -> None:
+    from yahtzee_cli.formats.logs import iter_lines
+
+    raw = b"\xef\xbb\xbfab\n\xef\xbb\xbfcd\nef\n"
+    assert list(iter_lines(io.BytesIO(raw))) == [(1, b"ab\n"), (2, b"\xef\xbb\xbfcd\n"), (3, b"ef\n")]
+
+
+def test_is_ndjson_after_a_bom_and_blank_lines() -> None:
+    from yahtzee_cli.formats.logs import is_ndjson
+
+    assert is_ndjson(io.BytesIO(b'\xef\xbb\xbf{"a": 1}\n{"b": 2}\n'))
+    assert is_ndjson(io.BytesIO(b'{"a": 1}\n'))
+    assert is_ndjson(io.BytesIO(b'\n\n{"a": 1}\n'))
+    assert not is_ndjson(io.BytesIO(b'{\n  "a": 1\n}\n'))
+
+
+def test_three_documents_one_after_the_other_are_three_pieces() -> None:
+    from yahtzee_cli.formats.logs import split_documents
+
+    raw = b'{"a":1}{"b":2}{"c":3}'
+    assert split_documents(raw) == [(0, b'{"a":1}'), (7, b'{"b":2}'), (14, b'{"c":3}')]
+
+
+def test_a_syntax_error_in_a_later_document_names_the_file_line() -> None:
+    # pretty documents: the first fills lines 1-3, the second starts on line 4, its doubled comma on line 5
+    got = docs(b'{\n "a": 1\n}\n{"b": [1,\n 2,,]}\n')
+    assert [(d.index, d.line) for d in got] == [(1, 1), (2, 4)]
+    assert got[1].problem is not None and "at line 5," in got[1].problem.message
+
+
+def test_locate_finds_array_items_by_index_and_counts_lines_from_one() -> None:
+    from yahtzee_cli.formats.logs import locate
+
+    raw = b'{\n "a": [\n  1,\n  {"b": 2}\n ]\n}'
+    assert (locate(raw, "/a"), locate(raw, "/a/0"), locate(raw, "/a/1/b")) == (2, 3, 4)
+    assert locate(b'\n{"a": 1}', "/a") == 2
+
+
+def test_locate_stops_at_the_end_of_an_array() -> None:
+    from yahtzee_cli.formats.logs import locate
+
+    # /a has one item: /a/1 does not exist, so its nearest ancestor /a (line 1) is the answer
+    raw = b'{"a": [\n1\n],\n"b": 2}'
+    assert locate(raw, "/a/1") == 1
+
+
+def test_a_utf8_sequence_cut_at_the_end_of_the_sniffed_4096_bytes_is_not_binary() -> None:
+    from yahtzee_cli.formats.logs import _check_start
+
+    # the first 4096 bytes are sniffed; a bad byte among their last four may be a character cut short
+    cut = b"x" * 4092 + b"\xff" + b"a" * 10
+    assert _check_start(cut) == cut
+    with pytest.raises(InputError, match="not UTF-8"):
+        _check_start(b"x" * 4091 + b"\xff" + b"a" * 10)

@@ -437,3 +437,115 @@ def test_random_logs_name_the_column_whenever_there_are_several() -> None:
     log = random_log(R.rules_from_data(spec), 0, ("A",), spec=spec)
     assert validate_check_game(log) == []
     assert {t.get("column") for t in log["turns"]} == {1, 2}
+
+
+# --------------------------------------------------------------------------- mutation survivors (replay)
+
+
+def test_replay_position_and_roll_choices_are_immutable() -> None:
+    rp = replay_game(load("logs/seed-002.json"))
+    pos = position_from_log(load("logs/in-progress.json"))
+    choices = roll_choices(pos, [1, 2, 3, 4, 5])
+    for obj, name in ((rp, "game_over"), (pos, "player"), (choices, "bonus")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, name, None)
+
+
+def test_replay_json_says_who_won_and_what_is_unfinished() -> None:
+    # seed-002: Anna 420 beats Ben 160, the game is over; in-progress.json: nobody has won yet
+    done = replay_game(load("logs/seed-002.json"))
+    assert done.unfinished is None
+    data = replay_dict(done)
+    assert data["format"] == "yahtzee-log/1"
+    assert {p["name"]: p["winner"] for p in data["players"]} == {"Anna": True, "Ben": False}
+    # a log has no bonus box left empty: Hasbro's bonus row is a number in every column
+    assert all(isinstance(c["yahtzee_bonus"], int) for p in data["players"] for c in p["columns"])
+    going = replay_game(load("logs/in-progress.json"))
+    assert going.unfinished == "the game is in progress"
+    assert [p["winner"] for p in replay_dict(going)["players"]] == [False, False]
+    assert replay_dict(replay_game(load("sheets/seed-002.json")))["format"] == SHEET_FORMAT
+
+
+def test_in_progress_state_line_counts_rolls_out_of_three() -> None:
+    log = load("logs/in-progress.json")
+    used = len(log["turns"][-1]["rolls"])  # the unfinished last turn: Hasbro allows three rolls
+    text = render(replay_game(log))
+    assert f"(roll {used} of 3, {3 - used} left)." in text
+
+
+def test_two_column_games_render_multipliers_and_counted() -> None:
+    spec = {"preset": "triple-yahtzee", "settings": {"columns": 2, "column_multipliers": [1, 2]}}
+    log = random_log(R.rules_from_data(spec), 0, ("A",), spec=spec)
+    text = render(replay_game(log))
+    assert "A x1" in text and "A x2" in text
+    assert any(line.startswith("Counted ") for line in text.splitlines())
+
+
+def test_walk_steps_under_new_settings_do_not_check_the_old_claims() -> None:
+    # joker.json claims +100 per extra Yahtzee; at 50 those claims are stale, not illegal moves
+    from yahtzee_cli.formats.replay import walk_steps
+
+    _, walk = walk_steps(load("logs/joker.json"), overrides={"extra_yahtzee_bonus": 50})
+    assert not [p for p in walk.problems if "claimed" in p.message]
+    assert replay_game(load("logs/joker.json"), overrides={"extra_yahtzee_bonus": 50}).players[0].total < 626
+
+
+def test_random_log_turns_stops_after_exactly_that_many() -> None:
+    assert len(random_log("yahtzee", 1, ("A", "B"), turns=3)["turns"]) == 3
+
+
+def test_random_logs_reroll_every_face_and_leave_one_column_unnamed() -> None:
+    faces: set[int] = set()
+    for seed in range(3):
+        log = random_log("yahtzee", seed)
+        assert all("column" not in t for t in log["turns"])  # one column: no column to name
+        # by default each written turn claims its score (checked by the validator)
+        assert all(isinstance(t["score"], int) for t in log["turns"] if t["box"] is not None)
+        for t in log["turns"]:
+            for held, roll in zip(t["held"], t["rolls"][1:], strict=True):
+                # the dice thrown again: the roll less the dice held
+                thrown = list(roll)
+                for d in held:
+                    thrown.remove(d)
+                faces.update(thrown)
+    assert faces == {1, 2, 3, 4, 5, 6}
+
+
+# a custom game with no Yahtzee box where most rolls score nothing: four of a kind, a large straight
+SPARSE = {"name": "sparse", "dice": 5, "boxes": [
+    {"key": "four", "kind": "kind", "n": 4, "scoring": "matching"},
+    {"key": "run", "kind": "straight", "length": 5, "points": 40}]}
+
+
+def test_random_logs_pass_only_where_the_rules_allow() -> None:
+    # must_zero off: a turn whose roll scores nowhere may pass (box null), and such logs validate
+    spec = {**SPARSE, "settings": {"must_zero": False}}
+    rs = R.rules_from_data(spec)
+    passes = 0
+    for seed in range(4):
+        log = random_log(rs, seed, spec=spec)
+        assert validate_check_game(log) == []
+        passes += sum(1 for t in log["turns"] if "box" in t and t["box"] is None)  # a pass
+    assert passes > 0
+
+
+def test_random_logs_of_games_without_a_yahtzee_box() -> None:
+    # no Yahtzee box (no joker, no extra bonus); in order, each turn has one legal box
+    for settings in ({}, {"fill_in_order": True}):
+        spec = {**SPARSE, "settings": settings}
+        for seed in range(3):
+            log = random_log(R.rules_from_data(spec), seed, ("A", "B"), spec=spec)
+            assert validate_check_game(log) == []
+            assert len([t for t in log["turns"] if t["box"] is not None]) == 2 * 2
+
+
+@pytest.mark.parametrize("preset", ["forced-yatzy", "triple-yahtzee"])
+def test_random_logs_follow_fill_order_and_joker(preset: str) -> None:
+    for seed in range(3):
+        assert validate_check_game(random_log(preset, seed, ("A", "B"))) == []
+
+
+def test_a_full_sheet_has_no_place_and_no_bonus_for_a_roll() -> None:
+    pos = position_from_log(load("logs/yahtzee-perfect.json"))
+    choices = roll_choices(pos, [6, 6, 6, 6, 6])
+    assert choices.legal == () and choices.bonus == 0
