@@ -549,3 +549,43 @@ def test_a_full_sheet_has_no_place_and_no_bonus_for_a_roll() -> None:
     pos = position_from_log(load("logs/yahtzee-perfect.json"))
     choices = roll_choices(pos, [6, 6, 6, 6, 6])
     assert choices.legal == () and choices.bonus == 0
+
+
+def test_random_logs_roll_as_their_docstring_says() -> None:
+    """A random turn rolls once (1 in 5), twice (1 in 5) or three times (3 in 5), and one roll more
+    (1 in 5) only when saved rolls allow more than three: on seeded games, within 0.03 of those
+    shares (1,950 turns), never more than four rolls, and the fourth roll seen with exactly four allowed."""
+    from collections import Counter
+
+    counts = Counter(len(t["rolls"]) for seed in range(150) for t in random_log("yahtzee", seed)["turns"])
+    total = sum(counts.values())
+    assert set(counts) == {1, 2, 3}
+    for n, share in ((1, 0.2), (2, 0.2), (3, 0.6)):
+        assert abs(counts[n] / total - share) < 0.03, (n, counts[n] / total)
+    maxi = R.preset("maxi-yatzy")
+    seen: Counter[tuple[int, int]] = Counter()
+    for seed in range(60):
+        saved: dict[str, int] = {}
+        for t in random_log(maxi, seed, ("A", "B"))["turns"]:
+            before = saved.get(t["player"], 0)
+            allowed, n = R.rolls_allowed(maxi, before), len(t["rolls"])
+            assert n <= min(allowed, 4), (allowed, n)
+            seen[allowed, n] += 1
+            saved[t["player"]] = R.saved_after(maxi, before, n)
+    assert seen[4, 4] > 0 and any(seen[a, 4] for a in range(5, 25))
+
+
+def test_random_logs_without_claims_write_no_bonus_either() -> None:
+    """claims=False leaves out every claimed score and extra-Yahtzee bonus; dice that always show six
+    make sure bonuses happen (the same game with claims has some)."""
+    import random
+
+    class Sixes(random.Random):
+        def randint(self, a: int, b: int) -> int:
+            return 6
+
+    claimed = random_log("yahtzee", Sixes(3))
+    assert any(t.get("bonus") == 100 for t in claimed["turns"])
+    bare = random_log("yahtzee", Sixes(3), claims=False)
+    assert [t["box"] for t in bare["turns"]] == [t["box"] for t in claimed["turns"]]
+    assert all("score" not in t and "bonus" not in t for t in bare["turns"])

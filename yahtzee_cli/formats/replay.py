@@ -452,8 +452,10 @@ def random_log(
     claims: bool = True,
 ) -> dict[str, Any]:
     """A random legal yahtzee-log/1 (random holds, a random legal box each turn), for tests,
-    benchmarks and examples. `turns`: stop after that many turns (an unfinished game). `spec`: the
-    `rules` value to write (default: the rule set's preset name)."""
+    benchmarks and examples. A turn rolls once (1 in 5), twice (1 in 5) or three times (3 in 5), at
+    most the rolls allowed, and one roll more (1 in 5) when saved rolls allow more than three.
+    `turns`: stop after that many turns (an unfinished game). `spec`: the `rules` value to write
+    (default: the rule set's preset name). `claims`: write each turn's score and bonus."""
     rs = R.preset(rules) if isinstance(rules, str) else rules
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     ncols, n = rs.settings.columns, rs.dice
