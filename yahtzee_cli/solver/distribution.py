@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +34,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..limits import cores
 from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
@@ -46,6 +44,7 @@ from .jit import njit
 from .kernels import NEG, roll_legal
 from .play_kernel import _column_final, _turn_tables
 from .rng import stream
+from .totals import on_chunks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -529,15 +528,8 @@ def _call(kernel: Any, *args: Any) -> Any:
 
 
 def _on_chunks(kernel: Any, n: int, nchunks: int, *args: Any, threads: int | None = None) -> None:
-    """kernel(c, nch, *args) for the chunks c of n independent items (items c, c + nch, ...), on
-    `threads` threads (default: one per core): the kernels release the GIL and each chunk writes its
-    own items only, so the thread count never changes a result."""
-    nch = min(n, nchunks)
-    if nch <= 0:
-        return
-    kernel(n, 1, *args)  # compile (or load) once, before the threads start: items n.. are none
-    with ThreadPoolExecutor(max(1, min(threads or cores(), nch))) as pool:
-        list(pool.map(lambda c: kernel(c, nch, *args), range(nch)))
+    """kernel(c, nch, *args) over the chunks of n independent items (totals.on_chunks)."""
+    on_chunks(lambda c, nch: kernel(c, nch, *args), n, nchunks, threads)
 
 
 # --------------------------------------------------------------------------- setup

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..limits import cores
 from ..rules.engine import JOKER_CODES, RuleSet, box_values, extra_bonus_points, most_rolls, rolls_allowed
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
@@ -206,6 +204,7 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
           progress: Callable[[int, int], None] | None = None) -> Table:
     """Solve a single-column rule set exactly (NotExact when it has no exact table)."""
     from . import kernels
+    from .totals import on_chunks
 
     t0 = time.perf_counter()
     lay = layout(rules)
@@ -239,20 +238,19 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
             sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, bonus_rolls, base_roll,
             lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
             s.fill_codes[0], sc.lower_bits, moments, allow_pass, n_stages, W, W2)
-    kernels.solve_chunk(0, 1, lay.masks, 0, 0, *args)  # compile (or load) once, before the threads start
     done = 0
     # The masks of one popcount layer are independent: `nchunks` chunks of them run on one thread per
-    # core (the kernel releases the GIL), a layer at a time since each needs the next one solved.
-    with ThreadPoolExecutor(max(1, min(cores(), nchunks))) as pool:
-        for p in range(lay.nb - 1, -1, -1):
-            start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
-            nch = min(end - start, nchunks)
-            if nch > 0:
-                list(pool.map(lambda c, nch=nch, start=start, end=end:
-                              kernels.solve_chunk(c, nch, lay.masks, start, end, *args), range(nch)))
-            done += end - start
-            if progress is not None:
-                progress(done, n)
+    # core, a layer at a time since each needs the next one solved.
+    for p in range(lay.nb - 1, -1, -1):
+        start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
+
+        def chunk(c: int, nch: int, start: int = start, end: int = end) -> None:
+            kernels.solve_chunk(c, nch, lay.masks, start, end, *args)
+
+        on_chunks(chunk, end - start, nchunks)
+        done += end - start
+        if progress is not None:
+            progress(done, n)
     order = np.argsort(lay.masks)
     masks_sorted = lay.masks[order]
     W = W[order]

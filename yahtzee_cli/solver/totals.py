@@ -52,6 +52,19 @@ def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper
         totals[g] = compiled.weighted_total(col, mult, add_columns)
 
 
+def on_chunks(chunk: Callable[[int, int], None], n: int, nchunks: int, threads: int | None = None) -> None:
+    """chunk(c, nch) for the nch = min(n, nchunks) round-robin chunks of n independent items (chunk c
+    takes items c, c + nch, ...), on `threads` threads (default: one per core). The compiled kernels
+    release the GIL and a chunk writes its own items only, so the thread count never changes a
+    result. chunk(n, 1), which owns no item, first compiles (or loads) the kernel, once."""
+    nch = min(n, nchunks)
+    if nch <= 0:
+        return
+    chunk(n, 1)
+    with ThreadPoolExecutor(max(1, min(threads or cores(), nch))) as pool:
+        list(pool.map(chunk, range(nch), [nch] * nch))
+
+
 def on_threads(block: Callable[[int, int], None], n: int, threads: int | None = None) -> None:
     """block(lo, hi) over the games [0, n), one piece per thread (default: one per core). The compiled
     kernels release the GIL, so the pieces run at once; a game depends only on its own random
