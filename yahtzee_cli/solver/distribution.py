@@ -38,7 +38,7 @@ from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
-from .compiled import extra_bonus_points, record_reroll, roll_dice
+from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import njit
 from .kernels import NEG, roll_legal
@@ -457,6 +457,7 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
     Y2 = np.empty(R)
     dice = np.zeros(n, np.int64)
     kept = np.zeros(n, np.int64)
+    cnt = np.zeros(6, np.int64)
     for g in range(ch, g_n, nch):
         st = stream(seed, first_game + g, seat)
         m = 0
@@ -477,10 +478,7 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
                     rolls_out[g, _turn_no, 0, k] = dice[k]
             used = 1
             while used <= J:
-                key = 0
-                for k in range(n):
-                    key += 7 ** (dice[k] - 1)
-                r = roll_of_keep[keep_index[key]]
+                r = roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = J + 1 - used
                 bv = NEG
                 bk = -1
@@ -500,10 +498,7 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
                 if record:
                     record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
                 used += 1
-            key = 0
-            for k in range(n):
-                key += 7 ** (dice[k] - 1)
-            r = roll_of_keep[keep_index[key]]
+            r = roll_of_dice(dice, cnt, keep_index, roll_of_keep)
             bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, yroll, own_bit, joker_code, has_y, fill,
                                      lower_bits)
             bon = extra_bonus_points(yroll[r], y == 1, extra)
