@@ -4,9 +4,11 @@ Each expected value is written from the seed's sentence, independently of rules.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import Counter
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,7 +16,9 @@ from hypothesis import strategies as st
 from yahtzee_cli.errors import IllegalMove, RulesError
 from yahtzee_cli.rules.engine import (
     PRESETS,
+    Box,
     Column,
+    RuleSet,
     column_options,
     column_totals,
     load_rules,
@@ -630,3 +634,27 @@ def test_weighted_total_adds_or_keeps_the_best_column():
     assert weighted_total([10, 20, 30], [1, 2, 3], False) == 90
     assert weighted_total([50, 10], [1, 1], False) == 50  # the best column may be the first
     assert weighted_total([0, 0], [1, 1], True) == 0
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_is_a_valid_rule_set(name):
+    # presets are built without validation (start-up): each must pass it unchanged
+    rs = preset(name)
+    checked = RuleSet.model_validate(rs.to_dict())
+    assert checked == rs
+    assert [Box.model_validate(b.model_dump()) for b in rs.boxes] == list(rs.boxes)
+    assert checked.fingerprint == rs.fingerprint
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_fingerprint_hashes_the_json_of_everything_that_changes_play(name):
+    # the stored tables are found by fingerprint: it must stay the hash of the rules' JSON form
+    for rs in (preset(name), preset(name, {"upper_bonus": 40, "joker": "off"})):
+        payload = {
+            "dice": rs.dice,
+            "boxes": [b.model_dump(mode="json", exclude={"name", "aliases", "key"}) for b in rs.boxes],
+            "settings": rs.settings.model_dump(mode="json"),
+        }
+        digest = hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+        assert rs.fingerprint == digest
+    assert preset("yahtzee").fingerprint == "56d190f5438625ea"  # the shipped table's

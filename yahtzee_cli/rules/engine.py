@@ -64,7 +64,7 @@ class Box(BaseModel):
       chance                    sum of all dice
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     key: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     name: str = ""
@@ -146,8 +146,11 @@ def _counts(dice: Dice) -> list[int]:
 
 def _groups_score(box: Box, c: list[int]) -> int:
     sizes = box.sizes or ()
+    # only faces that can fill the smallest group can fill any (few: this runs for every roll)
+    least = min(sizes, default=0)
+    candidates = [f for f in FACES if c[f] >= least]
     best = -1
-    for faces in itertools.permutations(FACES, len(sizes)):
+    for faces in itertools.permutations(candidates, len(sizes)):
         if all(c[f] >= s for f, s in zip(faces, sizes, strict=True)):
             best = max(best, sum(f * s for f, s in zip(faces, sizes, strict=True)))
     if best < 0:
@@ -157,7 +160,11 @@ def _groups_score(box: Box, c: list[int]) -> int:
 
 def natural_score(box: Box, dice: Dice) -> int:
     """What `dice` scores in `box` on its own merits (no joker)."""
-    c = _counts(dice)
+    return _natural(box, dice, _counts(dice))
+
+
+def _natural(box: Box, dice: Dice, c: list[int]) -> int:
+    """natural_score with the dice's face counts `c` (_counts) given, so a roll counts its faces once."""
     k = box.kind
     if k == "upper":
         assert box.face is not None
@@ -215,7 +222,7 @@ class Settings(BaseModel):
     """House-rule settings (the eight players argue about, plus column multipliers, saved rolls and
     per-column fill rules)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     upper_bonus_threshold: int = Field(63, ge=0, le=105)
     upper_bonus: int = Field(35, ge=0, le=100, multiple_of=5)
@@ -290,7 +297,7 @@ SETTING_NAMES = tuple(Settings.model_fields)
 class RuleSet(BaseModel):
     """A complete rule set: dice, boxes in sheet order, settings."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = "custom"
     dice: int = Field(5, ge=5, le=6)
@@ -382,10 +389,13 @@ class RuleSet(BaseModel):
         """A stable hash of everything that changes play (names and aliases excluded)."""
         import hashlib  # (OpenSSL loads only for commands that need a fingerprint)
 
+        # The fields as model_dump(mode="json") gives them (orjson writes tuples as arrays), read
+        # directly so a preset's fingerprint builds no serializer.
+        unhashed = ("key", "name", "aliases")
         payload = {
             "dice": self.dice,
-            "boxes": [b.model_dump(mode="json", exclude={"name", "aliases", "key"}) for b in self.boxes],
-            "settings": self.settings.model_dump(mode="json"),
+            "boxes": [{f: getattr(b, f) for f in Box.model_fields if f not in unhashed} for b in self.boxes],
+            "settings": {f: getattr(self.settings, f) for f in Settings.model_fields},
         }
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
@@ -408,7 +418,8 @@ class RuleSet(BaseModel):
         """Every box's natural score for sorted `dice` (memoised: there are only 252 or 462 rolls)."""
         cached = self._score_cache.get(dice)
         if cached is None:
-            cached = self._score_cache[dice] = tuple(natural_score(b, dice) for b in self.boxes)
+            c = _counts(dice)
+            cached = self._score_cache[dice] = tuple(_natural(b, dice, c) for b in self.boxes)
         return cached
 
     def is_yahtzee(self, dice: Dice) -> bool:
@@ -529,11 +540,17 @@ def rolls(n: int) -> Iterable[Dice]:
 # --------------------------------------------------------------------------- presets
 
 
+def _box(**fields: Any) -> Box:
+    """A preset's box, built without validation: presets are trusted data (the tests validate every
+    one), and skipping it keeps the validators unbuilt for commands that never validate a rule set."""
+    return Box.model_construct(**fields)
+
+
 def _upper(names: Sequence[str], aliases: Sequence[Sequence[str]] = ()) -> list[Box]:
     keys = ("ones", "twos", "threes", "fours", "fives", "sixes")
     extra = list(aliases) or [()] * 6
     return [
-        Box(key=k, name=n, kind="upper", face=f, aliases=(f"{f}s", *a))
+        _box(key=k, name=n, kind="upper", face=f, aliases=(f"{f}s", *a))
         for f, k, n, a in zip(FACES, keys, names, extra, strict=True)
     ]
 
@@ -559,18 +576,18 @@ def _yahtzee_boxes(german: bool = False) -> tuple[Box, ...]:
     )
     upper = _upper(_DE_UPPER if german else _HASBRO_UPPER, _UPPER_ALIASES)
     lower = [
-        Box(key="three_of_a_kind", name=n[0], kind="kind", n=3, scoring="all",
+        _box(key="three_of_a_kind", name=n[0], kind="kind", n=3, scoring="all",
             aliases=("3k", "3oak", "3x", "three_kind", "dreierpasch", "Three of a kind")),
-        Box(key="four_of_a_kind", name=n[1], kind="kind", n=4, scoring="all",
+        _box(key="four_of_a_kind", name=n[1], kind="kind", n=4, scoring="all",
             aliases=("4k", "4oak", "4x", "four_kind", "viererpasch", "Four of a kind")),
-        Box(key="full_house", name=n[2], kind="groups", sizes=(3, 2), points=25, aliases=("fh", "house")),
-        Box(key="small_straight", name=n[3], kind="straight", length=4, points=30,
+        _box(key="full_house", name=n[2], kind="groups", sizes=(3, 2), points=25, aliases=("fh", "house")),
+        _box(key="small_straight", name=n[3], kind="straight", length=4, points=30,
             aliases=("ss", "sm_straight", "small", "kleine_strasse", "kl_strasse", "Small straight")),
-        Box(key="large_straight", name=n[4], kind="straight", length=5, points=40,
+        _box(key="large_straight", name=n[4], kind="straight", length=5, points=40,
             aliases=("ls", "lg_straight", "large", "grosse_strasse", "gr_strasse", "Large straight")),
-        Box(key="yahtzee", name=n[5], kind="yahtzee", points=50,
+        _box(key="yahtzee", name=n[5], kind="yahtzee", points=50,
             aliases=("kniffel", "yatzy", "yacht", "five_of_a_kind", "5k")),
-        Box(key="chance", name=n[6], kind="chance", aliases=("ch",)),
+        _box(key="chance", name=n[6], kind="chance", aliases=("ch",)),
     ]
     return tuple(upper + lower)
 
@@ -579,19 +596,19 @@ def _yatzy_boxes() -> tuple[Box, ...]:
     return tuple(
         _upper(_EN_UPPER, _UPPER_ALIASES)
         + [
-            Box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
-            Box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
-            Box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
+            _box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
+            _box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
+            _box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
                 aliases=("3k", "3oak")),
-            Box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
+            _box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
                 aliases=("4k", "4oak")),
-            Box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
+            _box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
                 aliases=("ss", "small")),
-            Box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
+            _box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
                 aliases=("ls", "large")),
-            Box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
-            Box(key="chance", name="Chance", kind="chance"),
-            Box(key="yatzy", name="Yatzy", kind="yahtzee", points=50, aliases=("yahtzee", "5k")),
+            _box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
+            _box(key="chance", name="Chance", kind="chance"),
+            _box(key="yatzy", name="Yatzy", kind="yahtzee", points=50, aliases=("yahtzee", "5k")),
         ]
     )
 
@@ -603,26 +620,26 @@ def _maxi_boxes() -> tuple[Box, ...]:
     return tuple(
         _upper(_EN_UPPER, _UPPER_ALIASES)
         + [
-            Box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
-            Box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
-            Box(key="three_pairs", name="Three pairs", kind="pairs", n=3, aliases=("3p",)),
-            Box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
+            _box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
+            _box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
+            _box(key="three_pairs", name="Three pairs", kind="pairs", n=3, aliases=("3p",)),
+            _box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
                 aliases=("3k",)),
-            Box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
+            _box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
                 aliases=("4k",)),
-            Box(key="five_of_a_kind", name="Five of a kind", kind="kind", n=5, scoring="matching",
+            _box(key="five_of_a_kind", name="Five of a kind", kind="kind", n=5, scoring="matching",
                 aliases=("5k",)),
-            Box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
+            _box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
                 aliases=("ss",)),
-            Box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
+            _box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
                 aliases=("ls",)),
-            Box(key="full_straight", name="Full straight", kind="straight", length=6, start=1, points=21,
+            _box(key="full_straight", name="Full straight", kind="straight", length=6, start=1, points=21,
                 aliases=("fs",)),
-            Box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
-            Box(key="castle", name="Castle", kind="groups", sizes=(3, 3), aliases=("villa",)),
-            Box(key="tower", name="Tower", kind="groups", sizes=(4, 2), aliases=("torn",)),
-            Box(key="chance", name="Chance", kind="chance"),
-            Box(key="maxi_yatzy", name="Maxi Yatzy", kind="yahtzee", points=100, aliases=("yatzy", "maxi")),
+            _box(key="full_house", name="Full house", kind="groups", sizes=(3, 2), aliases=("fh", "house")),
+            _box(key="castle", name="Castle", kind="groups", sizes=(3, 3), aliases=("villa",)),
+            _box(key="tower", name="Tower", kind="groups", sizes=(4, 2), aliases=("torn",)),
+            _box(key="chance", name="Chance", kind="chance"),
+            _box(key="maxi_yatzy", name="Maxi Yatzy", kind="yahtzee", points=100, aliases=("yatzy", "maxi")),
         ]
     )
 
@@ -691,7 +708,10 @@ def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     p = PRESETS.get(PRESET_ALIASES.get(key, key))
     if p is None:
         raise RulesError(f"unknown preset {name!r}; valid presets: {', '.join(preset_names())}")
-    settings = make_settings(p["settings"], overrides or {})
+    if not overrides:  # a preset as it stands is valid (tested): no validation, no validator built
+        return RuleSet.model_construct(name=key, dice=p.get("dice", 5), boxes=p["boxes"],
+                                       settings=Settings.model_construct(**p["settings"]))
+    settings = make_settings(p["settings"], overrides)
     return RuleSet(name=key, dice=p.get("dice", 5), boxes=p["boxes"], settings=settings)
 
 
