@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     examples = sys.argv[1] if len(sys.argv) > 1 else "2000"
     env = {**os.environ, "YAHTZEE_FUZZ_EXAMPLES": examples}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "test_fuzz.py")]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "cli" / "test_fuzz.py")]
     return subprocess.call(cmd, env=env, cwd=ROOT)
 
 

@@ -291,7 +291,8 @@ def run_tests(workdir: Path, module: str, timeout: float) -> str:
            "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("NUMBA_CACHE_DIR", None)  # compiled kernels of a mutant stay in its own copy
     skip = TARGETS[module].skip
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0",
+    # -n 0: one process per mutant (--jobs runs mutants side by side, not the suite's worker per core)
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0",
            *(["-k", skip] if skip else []), *test_files(module)]
     try:
         p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, timeout=timeout, check=False)
