@@ -4,7 +4,6 @@ Commands live in sibling modules that register on `app` when imported. `yahtzee`
 module only when that command runs (COMMANDS below), and heavy imports (the rules' pydantic models,
 numpy, the solver) stay inside the commands that need them, so start-up stays near Typer's own."""
 
-from __future__ import annotations
 
 import importlib
 import itertools
@@ -293,7 +292,7 @@ def check_workers(workers: int | None, backend: Backend, scheduler: str | None) 
         fail("--scheduler needs --backend dask")
 
 
-def get_rules(rules: str | None, sets: list[str] | None) -> RuleSet:
+def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
     """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
     from ..rules.engine import load_rules
 

@@ -2,7 +2,6 @@
 of a position by expected final score). Heavy imports stay inside the commands; `hint` with a cached
 table never imports numpy or numba."""
 
-from __future__ import annotations
 
 import sys
 import time
@@ -67,7 +66,7 @@ class _Bar:
 
 
 
-def _risk_solve(rs: RuleSet, theta: float, distribution: bool, target: int | None, json: bool,
+def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | None, json: bool,
                 rebuild: bool) -> None:
     from ..errors import NotExact
     from ..play.simulate import objective, risk_name
@@ -224,7 +223,7 @@ def solve(
 
 
 def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log: Path | None,
-              player: str | None) -> tuple[RuleSet, list[Column], str | None, Any]:
+              player: str | None) -> tuple["RuleSet", list["Column"], str | None, Any]:
     """Rules, columns, player name and (log) the replay Position."""
     from ..rules.engine import Column
 
@@ -260,11 +259,11 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
     return pos.rules, list(pos.columns), pos.player, pos
 
 
-def _text(ev: Evaluation, top: int | None, player: str | None) -> None:
+def _text(ev: "Evaluation", top: int | None, player: str | None) -> None:
     sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
 
 
-def hint_lines(ev: Evaluation, top: int | None, player: str | None) -> list[str]:
+def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
     """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
     kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
@@ -407,7 +406,7 @@ def _left(n: int) -> str:
     return "no rolls left" if n == 0 else f"{n} roll{'s' if n > 1 else ''} left"
 
 
-def _what(rs: RuleSet, o: Any) -> str:
+def _what(rs: "RuleSet", o: Any) -> str:
     if o.keep is not None:
         return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
     if o.box is None:
@@ -416,7 +415,7 @@ def _what(rs: RuleSet, o: Any) -> str:
     return f"{rs.keys[o.box]}: {o.score}{bonus}"
 
 
-def _chances(rs: RuleSet, column: Column, ev: Evaluation, top: int | None, who: str | None, json: bool,
+def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None, json: bool,
              distribution: bool, target: int | None, risk: float | None) -> None:
     """hint --distribution / --target / --risk: exact chances of reaching a score from the position."""
     import math

@@ -160,39 +160,46 @@ def _groups_score(box: Box, c: list[int]) -> int:
 
 def natural_score(box: Box, dice: Dice) -> int:
     """What `dice` scores in `box` on its own merits (no joker)."""
-    return _natural(box, dice, _counts(dice))
+    return _box_scores(box, [(dice, _counts(dice))])[0]
 
 
-def _natural(box: Box, dice: Dice, c: list[int]) -> int:
-    """natural_score with the dice's face counts `c` (_counts) given, so a roll counts its faces once."""
+def _box_scores(box: Box, rolls_: Sequence[tuple[Dice, list[int]]]) -> list[int]:
+    """natural_score of each roll (its dice and face counts, _counts) in one box: the kind's branch is
+    taken once for a whole table of rolls (a hint's first position scores 252 rolls in every box)."""
     k = box.kind
     if k == "upper":
-        assert box.face is not None
-        return box.face * c[box.face]
+        face = box.face
+        assert face is not None
+        return [face * c[face] for _, c in rolls_]
     if k == "chance":
-        return sum(dice)
+        return [sum(dice) for dice, _ in rolls_]
     if k == "kind":
-        assert box.n is not None
-        alike = [f for f in FACES if c[f] >= box.n]
-        if not alike:
-            return 0
-        return sum(dice) if box.scoring == "all" else box.n * max(alike)
+        n = box.n
+        assert n is not None
+        best = [max((f for f in FACES if c[f] >= n), default=0) for _, c in rolls_]
+        if box.scoring == "all":
+            return [sum(dice) if f else 0 for f, (dice, _) in zip(best, rolls_, strict=True)]
+        return [n * f for f in best]
     if k == "pairs":
-        assert box.n is not None
-        paired = [f for f in FACES if c[f] >= 2]
-        if len(paired) < box.n:
-            return 0
-        return 2 * sum(sorted(paired)[-box.n :])
+        n = box.n
+        assert n is not None
+        out = []
+        for _, c in rolls_:
+            paired = [f for f in FACES if c[f] >= 2]
+            out.append(2 * sum(paired[-n:]) if len(paired) >= n else 0)
+        return out
     if k == "groups":
-        return _groups_score(box, c)
+        return [_groups_score(box, c) for _, c in rolls_]
     if k == "straight":
-        assert box.length is not None and box.points is not None
-        starts = [box.start] if box.start is not None else range(1, 8 - box.length)
-        ok = any(s + box.length <= 7 and all(c[f] for f in range(s, s + box.length)) for s in starts)
-        return box.points if ok else 0
+        length, points = box.length, box.points
+        assert length is not None and points is not None
+        starts = [box.start] if box.start is not None else range(1, 8 - length)
+        runs = [range(s, s + length) for s in starts if s + length <= 7]
+        return [points if any(all(c[f] for f in run) for run in runs) else 0 for _, c in rolls_]
     # yahtzee
-    assert box.points is not None
-    return box.points if len(dice) and c[dice[0]] == len(dice) else 0
+    points = box.points
+    assert points is not None
+    return [points if len(dice) and c[dice[0]] == len(dice) else 0 for dice, c in rolls_]
 
 
 def joker_value(box: Box, dice: Dice) -> int:
@@ -411,16 +418,21 @@ class RuleSet(BaseModel):
         return out
 
     @cached_property
-    def _score_cache(self) -> dict[Dice, tuple[int, ...]]:
-        return {}
+    def _score_table(self) -> dict[Dice, tuple[int, ...]]:
+        """Every roll's natural scores, box by box: made once, at the first roll asked (there are only
+        252 or 462 rolls, and scoring them box by box costs about what a few dozen one at a time do)."""
+        table = [(dice, _counts(dice)) for dice in rolls(self.dice)]
+        by_box = [_box_scores(b, table) for b in self.boxes]
+        return dict(zip((dice for dice, _ in table), zip(*by_box, strict=True), strict=True))
 
     def natural_scores(self, dice: Dice) -> tuple[int, ...]:
-        """Every box's natural score for sorted `dice` (memoised: there are only 252 or 462 rolls)."""
-        cached = self._score_cache.get(dice)
-        if cached is None:
+        """Every box's natural score for sorted `dice` (a roll of the rules' dice count; others are
+        scored on their own)."""
+        got = self._score_table.get(dice)
+        if got is None:
             c = _counts(dice)
-            cached = self._score_cache[dice] = tuple(_natural(b, dice, c) for b in self.boxes)
-        return cached
+            return tuple(_box_scores(b, [(dice, c)])[0] for b in self.boxes)
+        return got
 
     def is_yahtzee(self, dice: Dice) -> bool:
         return len(dice) == self.dice and len(set(dice)) == 1
@@ -1072,8 +1084,7 @@ def place(rules: RuleSet, column: Column, box: int, dice: Dice, index: int = 0) 
     return Column(tuple(scores), column.yahtzee_bonus + chosen.bonus), chosen
 
 
-@dataclass(frozen=True)
-class ColumnTotals:
+class ColumnTotals(NamedTuple):
     upper_sum: int
     upper_bonus: int
     upper_total: int

@@ -18,8 +18,7 @@ up) the sheet only its prefixes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..rules.engine import RuleSet
 
@@ -77,8 +76,7 @@ def same_fill(rules: RuleSet) -> bool:
     return len(set(rules.settings.fills)) == 1
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """How `rules` is valued: `strategy`, the rules whose exact table it reads (`table_rules`: the
     rules themselves, their single column, or None) and why it is not exact (`why`, None when exact)."""
 

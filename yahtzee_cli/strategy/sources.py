@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import PositionError
 from ..rules import engine as R
 
 
-@dataclass(frozen=True)
-class ColumnState:
+class ColumnState(NamedTuple):
     """What a column's value to go depends on: filled boxes, upper total, Yahtzee box holding its
     full points (so later Yahtzees earn the extra bonus)."""
 
