@@ -4,6 +4,7 @@ respond to the column multipliers as the rules say (Triple Yahtzee: column c cou
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from yahtzee_cli.play.hint import source_for
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import approx, policy
 from yahtzee_cli.solver import exact as solver
+from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy import turn as position
 from yahtzee_cli.strategy.sources import ColumnState, HeuristicSource
 
@@ -33,6 +35,12 @@ def approx_cache(approx_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture
+def heuristic_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No exact table for anything: every rule set gets the fitted heuristic (as far larger ones do)."""
+    monkeypatch.setattr(choice, "MAX_EXACT_STATES", 0)
+
+
 def mini_saved_rolls() -> R.RuleSet:
     """Six of Yahtzee's boxes with saved rolls (so no exact table): the heuristic strategy's test bed."""
     keys = ["ones", "twos", "threes", "three_of_a_kind", "chance", "yahtzee"]
@@ -41,7 +49,7 @@ def mini_saved_rolls() -> R.RuleSet:
                               "settings": {"saved_rolls": True, "upper_bonus_threshold": 12}})
 
 
-def test_heuristic_with_saved_rolls_beats_greedy_by_15_points(approx_cache: Path) -> None:
+def test_heuristic_with_saved_rolls_beats_greedy_by_15_points(approx_cache: Path, heuristic_only: None) -> None:
     """Saved rolls: the heuristic averages 120.2 on these 4,000 games, greedy 93.6. Without its value to
     go the heuristic is greedy in all but name (about 93), so the margin is what the value to go earns."""
     rules = mini_saved_rolls()
@@ -50,7 +58,8 @@ def test_heuristic_with_saved_rolls_beats_greedy_by_15_points(approx_cache: Path
     assert heuristic >= greedy + 15, (heuristic, greedy)
 
 
-def test_heuristic_estimate_of_the_empty_sheet_is_near_its_simulated_mean(approx_cache: Path) -> None:
+def test_heuristic_estimate_of_the_empty_sheet_is_near_its_simulated_mean(approx_cache: Path,
+                                                                         heuristic_only: None) -> None:
     """The additive value to go of an empty sheet (what hints rank with) against a second method: the
     mean the strategy scores in simulated games. It is pessimistic, but not by more than 15%."""
     rules = mini_saved_rolls()
@@ -61,7 +70,7 @@ def test_heuristic_estimate_of_the_empty_sheet_is_near_its_simulated_mean(approx
     assert 0.85 * info["mean"] <= estimate <= 1.05 * info["mean"], (estimate, info["mean"])
 
 
-def test_heuristic_on_plain_yahtzee_is_near_optimal_and_beats_greedy(approx_cache: Path) -> None:
+def test_heuristic_on_plain_yahtzee_is_near_optimal_and_beats_greedy(approx_cache: Path, heuristic_only: None) -> None:
     """Where the exact answer is known: the heuristic (fitted on Yahtzee as if it had no table) scores
     242.2 on these 4,000 games, within 15 points of the optimum 254.59 and 20 above greedy (217.7)."""
     rules = R.preset("yahtzee")
@@ -69,6 +78,24 @@ def test_heuristic_on_plain_yahtzee_is_near_optimal_and_beats_greedy(approx_cach
     heuristic = solver.play_with(rules, fut, 7, 0, 4000).totals.mean()
     greedy = policy.play(rules, "greedy", 7, 0, 4000).totals.mean()
     assert heuristic >= OPTIMAL_YAHTZEE - 15 and heuristic >= greedy + 20, (heuristic, greedy)
+
+
+def test_saved_rolls_play_from_the_exact_table_without_them(approx_cache: Path) -> None:
+    """With saved rolls, the strategy is the exact table of the rules without them plus a fitted value
+    per saved roll: it may leave saved rolls unused, so the exact no-save optimum is a floor."""
+    rules = mini_saved_rolls()
+    p = choice.plan(rules)
+    assert p.strategy == "saved" and p.table_rules is not None and not p.table_rules.settings.saved_rolls
+    floor = solver.get_table(p.table_rules)[0].mean
+    info = approx.prepare(rules)
+    assert info["strategy"] == "saved" and info["saved_value"] in approx.SAVED_CANDIDATES
+    src = source_for(rules)
+    assert not src.exact and src.saved_value == info["saved_value"] and "without saved rolls" in src.label
+    totals = policy.play(rules, "optimal", 7, 0, 4000).totals
+    mean, sem = totals.mean(), totals.std() / math.sqrt(len(totals))
+    assert mean >= floor - 3 * sem, (mean, sem, floor)
+    print(f"saved-rolls strategy {mean:.2f} +- {sem:.2f}, exact without saved rolls {floor:.4f}, "
+          f"saved roll worth {info['saved_value']}")
 
 
 def test_triple_yahtzee_approximation_uses_the_multipliers_in_play() -> None:

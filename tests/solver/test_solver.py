@@ -18,6 +18,7 @@ from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.solver import kernels, policy, rng
 from yahtzee_cli.solver.tables import score_tables
+from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy import tablefile as cache
 from yahtzee_cli.strategy import turn as position
 
@@ -70,6 +71,45 @@ def test_no_exact_table_for_columns_or_saved_rolls() -> None:
     for name in ("triple-yahtzee", "maxi-yatzy"):
         with pytest.raises(solver.NotExact):
             solver.layout(R.preset(name))
+
+
+def test_maxi_yatzy_without_saved_rolls_has_an_exact_table_and_with_them_plays_from_it() -> None:
+    no_save = R.preset("maxi-yatzy", {"saved_rolls": False})
+    assert choice.exact_reason(no_save) is None
+    assert choice.exact_states(no_save) == (1 << 20) * 85
+    p = choice.plan(R.preset("maxi-yatzy"))
+    assert (p.strategy, p.exact, p.why) == ("saved", False, "saved rolls")
+    assert p.table_rules is not None and p.table_rules.fingerprint == no_save.fingerprint
+    from yahtzee_cli.solver import distribution
+
+    with pytest.raises(solver.NotExact, match="limited to 8,388,608 states; maxi-yatzy has 89,128,960"):
+        distribution.model(no_save)  # a score pmf per state would not fit: the expected score is exact
+
+
+def test_an_exact_table_that_would_not_fit_in_memory_is_not_attempted(monkeypatch: pytest.MonkeyPatch) -> None:
+    no_save = R.preset("maxi-yatzy", {"saved_rolls": False})
+    monkeypatch.setattr(choice, "memory_budget", lambda: 1 << 30)
+    why = choice.exact_reason(no_save)
+    assert why is not None and "needs 2.0 GiB to build" in why and "gives 1.0 GiB" in why
+    assert choice.plan(no_save).strategy == "heuristic"
+    assert choice.exact_reason(R.preset("yahtzee")) is None  # 1 M states: 24 MiB
+
+
+def test_large_tables_are_stored_as_float32_to_within_a_ten_thousandth(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = R.preset("yatzy", {"fill_in_order": True})
+    tab, _ = solver.get_table(rules, rebuild=True)
+    assert not solver.stored_as_float32(tab.W)  # small: float64, exact
+    monkeypatch.setattr(solver, "FLOAT32_CELLS", 0)  # as if it were large
+    assert solver.stored_as_float32(tab.W)
+    solver._to_file(rules, tab)
+    path = cache.table_path(rules.fingerprint)
+    header, arrays = cache.read(path, rules.fingerprint)
+    assert header["arrays"]["W"] == ["f", tab.W.size] and arrays["W"].format == "f"
+    again = solver._from_file(rules)
+    assert again.W.dtype == np.float64 and again.mean == tab.mean
+    assert float(np.abs(again.W - tab.W).max()) <= 2.0**-15 < 1e-4
+    assert not solver.stored_as_float32(tab.W + 1024.0)  # values float32 would hold too coarsely
+    solver.get_table(rules, rebuild=True)  # leave the session's copy as it was
 
 
 def test_must_zero_off_is_at_least_must_zero_on() -> None:
@@ -199,6 +239,32 @@ def test_writes_are_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert [p.name for p in tmp_path.iterdir()] == ["t.tbl"]  # no temporary left behind
     with pytest.raises(cache.CorruptTable):
         cache.read(path, "another rule set")
+
+
+def test_arrays_of_every_dtype_stay_aligned_and_a_bad_layout_is_damage(tmp_path: Path) -> None:
+    import hashlib
+
+    import orjson
+
+    path = tmp_path / "t.tbl"
+    arrays = {"f": ("f", np.array([0.5, 1.5, 2.5], dtype="<f4").tobytes()),  # 12 bytes: padded to 16
+              "q": ("q", np.array([7, -8], dtype="<i8").tobytes()),
+              "d": ("d", np.array([0.25], dtype="<f8").tobytes())}
+    cache.write(path, {"fingerprint": "x"}, arrays)
+    header, got = cache.read(path, "x")
+    assert header["payload_bytes"] == 16 + 16 + 8
+    assert (list(got["f"]), list(got["q"]), list(got["d"])) == ([0.5, 1.5, 2.5], [7, -8], [0.25])
+    good = path.read_bytes()
+    hlen = int.from_bytes(good[8:16], "little")
+    payload = good[16 + hlen:-32]
+    for bad in (["h", 3], ["f", -1], ["f", "3"], ["f", 99]):
+        # the header edited and the checksum redone: only the layout check can tell
+        text = orjson.dumps({**header, "arrays": {**header["arrays"], "f": bad}})
+        text += b" " * (-len(text) % 8)
+        body = good[:8] + len(text).to_bytes(8, "little") + text + payload
+        path.write_bytes(body + hashlib.sha256(body).digest())
+        with pytest.raises(cache.CorruptTable, match="damaged header"):
+            cache.read(path, "x")
 
 
 # --------------------------------------------------------------------------- play

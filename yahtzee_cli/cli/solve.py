@@ -48,12 +48,13 @@ class _Bar:
 
     def __call__(self, done: int, total: int) -> None:
         if self.progress is None:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             from .app import console
 
             self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                      TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                                     TextColumn("ETA"), TimeRemainingColumn(),
                                      console=console(stderr=True), transient=True)
             self.progress.start()
             self.task = self.progress.add_task(self.label, total=total)

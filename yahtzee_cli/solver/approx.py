@@ -10,7 +10,10 @@ estimate F of each column's value to go at the next turn start:
   ignoring that every roll may go to whichever column suits it best, so its values are pessimistic
   (Triple Yahtzee: 1527.5 for the empty sheet, while this strategy averages about 1846 in play);
   the decisions it ranks are still sensible, each column's own future being valued exactly.
-* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): an additive value to go
+* saved rolls on rules whose exact table fits without them ("saved", Maxi Yatzy): F is that exact
+  no-save table's value, plus `saved_value` per saved roll, picked among a few candidates by
+  simulated mean (the candidates include 0, so the strategy can always leave its saved rolls unused).
+* anything else ("heuristic"): an additive value to go
       F = sum over open boxes of h[box] + upper bonus x P(bonus | filled upper boxes, upper total)
           (+ yh[open boxes] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)
   plus `saved_value` per saved roll. The parameters come from self-play (approximate policy
@@ -24,6 +27,7 @@ Parameters and simulated means are cached next to the exact tables (kind "approx
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -62,6 +66,10 @@ def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dic
             say(f"warning: damaged strategy table ignored ({path} is not an approximate strategy); "
                 "rebuilding it")
         return None
+    if got[0].get("strategy") != plan(rules).strategy:  # made by a version that played these rules otherwise
+        if say is not None:
+            say(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
+        return None
     return got
 
 
@@ -83,12 +91,18 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
         got = tablefile.read(path, rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
-            "why": header["why"], "path": str(path) if path.exists() else None}
+            "why": header["why"], "saved_value": float(header.get("saved_value", 0.0)),
+            "path": str(path) if path.exists() else None}
 
 
 def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:
     """The value to go the compiled play kernel uses for the approximate strategy."""
     p = plan(rules)
+    if p.strategy == "saved":
+        info = prepare(rules, say)
+        assert p.table_rules is not None
+        tab, _ = get_table(p.table_rules, say)
+        return dataclasses.replace(tab.value_to_go(exact=False), saved_value=float(info["saved_value"]))
     if p.table_rules is not None:
         tab, _ = get_table(p.table_rules, say)
         return tab.value_to_go(exact=False)
@@ -133,6 +147,14 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str,
     p = plan(rules)
     header: dict[str, Any] = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name,
                               "strategy": p.strategy, "why": p.why}
+    if p.strategy == "saved":
+        assert p.table_rules is not None
+        table_fut = get_table(p.table_rules, say)[0].value_to_go(exact=False)
+        saved_value = _best_saved_value(rules, lambda v: dataclasses.replace(table_fut, saved_value=v))
+        batch = play_with(rules, dataclasses.replace(table_fut, saved_value=saved_value), SEED + 99, 0, EVAL_GAMES)
+        header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=0,
+                      saved_value=saved_value)
+        return header, {}
     if p.strategy == "columns":
         fut = value_to_go(rules, say)
         batch = play_with(rules, fut, SEED, 0, EVAL_GAMES)
@@ -190,11 +212,15 @@ def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
             rate = float(batch.yahtzee_bonus.sum()) / open_at if open_at else 0.0
             yh = rate * np.arange(nb + 1, dtype=np.float64)
     if s.saved_rolls:
-        best = (-math.inf, 0.0)
-        for cand in SAVED_CANDIDATES:
-            fut = vtg.heuristic(rules, h, G, yh, cand)
-            mean = float(play_with(rules, fut, SEED + 50, 0, FIT_GAMES).totals.mean())
-            if mean > best[0]:
-                best = (mean, cand)
-        saved_value = best[1]
+        saved_value = _best_saved_value(rules, lambda v: vtg.heuristic(rules, h, G, yh, v))
     return h, G, yh, saved_value
+
+
+def _best_saved_value(rules: RuleSet, with_value: Callable[[float], ValueToGo]) -> float:
+    """The candidate value of one saved roll whose strategy scores best over the same seeded games."""
+    best = (-math.inf, 0.0)
+    for cand in SAVED_CANDIDATES:
+        mean = float(play_with(rules, with_value(cand), SEED + 50, 0, FIT_GAMES).totals.mean())
+        if mean > best[0]:
+            best = (mean, cand)
+    return best[1]

@@ -36,6 +36,7 @@ import numpy.typing as npt
 from ..errors import CorruptTable, NotExact
 from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
+from ..strategy.choice import exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
@@ -577,8 +578,15 @@ def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
     return out, cnt
 
 
+MAX_STATES = 1 << 23  # the distributions keep a score pmf per state: larger tables (Maxi Yatzy) have none
+
+
 def model(rules: RuleSet) -> Model:
-    """NotExact when the rule set has no exact table."""
+    """NotExact when the rule set has no exact table, or one too large for distributions."""
+    states = exact_states(rules)
+    if exact_reason(rules) is None and states > MAX_STATES:
+        raise NotExact(f"exact score distributions and risk tables are limited to {MAX_STATES:,} states; "
+                       f"{rules.name} has {states:,} (its expected score is exact: yahtzee solve)")
     lay = layout(rules)
     sc = lay.scores
     s = rules.settings

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from ..errors import CorruptTable, NotExact
 from ..rules.engine import JOKER_CODES, RuleSet, box_values, extra_bonus_points, most_rolls, rolls_allowed
 from ..strategy import tablefile
-from ..strategy.choice import exact_reason, upper_lanes, yahtzee_lanes
+from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
 from .games import GameBatch
 from .tables import Scores, score_tables
@@ -279,8 +279,20 @@ def _to_file(rules: RuleSet, tab: Table) -> None:
         "rules": rules.to_dict(), "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
         "sd": tab.sd if math.isfinite(tab.sd) else None, "build_seconds": tab.build_seconds, **tab.meta,
     }
-    arrays = {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": ("d", tab.W.astype("<f8").tobytes())}
+    W = ("f", tab.W.astype("<f4").tobytes()) if stored_as_float32(tab.W) else ("d", tab.W.astype("<f8").tobytes())
+    arrays = {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": W}
     tablefile.write(tablefile.table_path(tab.fingerprint), header, arrays)
+
+
+FLOAT32_CELLS = 1 << 24  # tables of more cells (over 128 MB as float64) are stored as float32 ...
+FLOAT32_BELOW = 1024.0  # ... when every value is below this: float32 then keeps them to within 3.1e-5
+
+
+def stored_as_float32(W: Any) -> bool:
+    """Whether a table's values are stored as float32: large tables (Maxi Yatzy's 89 million cells:
+    356 MB instead of 713 MB) whose values float32 still holds to 1e-4 (half a unit in the last place
+    below 1024 is 2**-15). Smaller tables keep float64, exact to the last digit."""
+    return bool(W.size > FLOAT32_CELLS and float(np.abs(W).max(initial=0.0)) < FLOAT32_BELOW)
 
 
 def _from_file(rules: RuleSet) -> Table:
@@ -289,7 +301,8 @@ def _from_file(rules: RuleSet) -> Table:
         raise CorruptTable("the cached table is from another solver version")
     width = int(header["nyt"]) * (int(header["t"]) + 1)
     masks = np.frombuffer(arrays["masks"], dtype=np.int64)
-    W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
+    # float32 tables (stored_as_float32) are widened once: the kernels read float64
+    W = np.asarray(arrays["W"], dtype=np.float64).reshape(len(masks), width)
     sd = header.get("sd")
     meta: dict[str, Any] = {k: header[k] for k in ("states", "masks", "build_seconds") if k in header}
     return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]),
@@ -312,7 +325,9 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
                 say(tablefile.ignored(exc))
     if say is not None:
         where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-        say(f"building the {rules.name} strategy table (once{where})")
+        states = exact_states(rules)
+        size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
+        say(f"building the {rules.name} strategy table ({size}once{where})")
     tab = build(rules, progress=progress)
     try:
         _to_file(rules, tab)

@@ -7,8 +7,10 @@ building, simulate asks it to label `optimal`.
 * "columns": multi-column sheets whose columns share their fill rule and whose single column has an
   exact table: each column valued by that table (approximate: it ignores that a roll may go to
   whichever column suits it best);
-* "heuristic": anything else (e.g. Maxi Yatzy with saved rolls): an additive value to go fitted by
-  self-play (yahtzee_cli.solver.approx).
+* "saved": single-column rule sets with saved rolls whose rules without them have an exact table
+  (Maxi Yatzy): that exact table plus a value per saved roll fitted by self-play (approximate: the
+  exact no-save optimum is a floor, since a strategy may leave its saved rolls unused);
+* "heuristic": anything else: an additive value to go fitted by self-play (yahtzee_cli.solver.approx).
 
 A column's turn-start state is (filled boxes, upper total capped at the bonus threshold, whether the
 Yahtzee box holds its full points); the state count below is the solver's table size exactly: filled
@@ -20,12 +22,15 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from ..limits import human_bytes, memory_budget
 from ..rules.engine import RuleSet
 
 MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
-MAX_EXACT_STATES = 1 << 23  # (mask, y, u) cells of an exact table
+# (mask, y, u) cells of an exact table: Maxi Yatzy's 2**20 x 85 (89 million) fit, built in minutes
+MAX_EXACT_STATES = 1 << 27
+BUILD_BYTES_PER_STATE = 24  # the build's float64 values, second moments and the sorted copy
 
-Strategy = Literal["exact", "columns", "heuristic"]
+Strategy = Literal["exact", "columns", "saved", "heuristic"]
 
 
 def upper_lanes(rules: RuleSet) -> int:
@@ -55,9 +60,20 @@ def exact_reason(rules: RuleSet) -> str | None:
         return "saved rolls"
     if len(rules.boxes) > MAX_EXACT_BOXES:
         return f"{len(rules.boxes)} boxes"
-    if exact_states(rules) > MAX_EXACT_STATES:
+    states = exact_states(rules)
+    if states > MAX_EXACT_STATES:
         return f"{len(rules.boxes)} boxes, {rules.dice} dice: too many states"
+    need, budget = states * BUILD_BYTES_PER_STATE, memory_budget()
+    if need > budget:
+        return f"its exact table needs {human_bytes(need)} to build, and this machine gives {human_bytes(budget)}"
     return None
+
+
+def without_saved_rolls(rules: RuleSet) -> RuleSet:
+    """The same rules without saved rolls (each turn has its own three rolls)."""
+    data = rules.model_dump()
+    data["settings"] = {**data["settings"], "saved_rolls": False}
+    return RuleSet.model_validate(data)
 
 
 def single_column(rules: RuleSet, column: int = 0) -> RuleSet:
@@ -78,7 +94,8 @@ def same_fill(rules: RuleSet) -> bool:
 
 class Plan(NamedTuple):
     """How `rules` is valued: `strategy`, the rules whose exact table it reads (`table_rules`: the
-    rules themselves, their single column, or None) and why it is not exact (`why`, None when exact)."""
+    rules themselves, their single column, the rules without saved rolls, or None) and why it is not
+    exact (`why`, None when exact)."""
 
     rules: RuleSet
     strategy: Strategy
@@ -94,6 +111,8 @@ def plan(rules: RuleSet) -> Plan:
     why = exact_reason(rules)
     if why is None:
         return Plan(rules, "exact", rules, None)
+    if why == "saved rolls" and exact_reason(no_save := without_saved_rolls(rules)) is None:
+        return Plan(rules, "saved", no_save, why)
     if rules.settings.columns > 1 and same_fill(rules):  # one exact table values every column alike
         one = single_column(rules)
         if exact_reason(one) is None:

@@ -18,7 +18,8 @@ File layout (no numpy needed to read it, so `hint` starts fast):
   8 bytes  magic b"YZTBL02\n"
   8 bytes  header length h, little-endian
   h bytes  header: JSON (orjson), space-padded to a multiple of 8; holds "payload_bytes"
-  payload  the arrays the header lists under "arrays" ({name: [dtype, count]}) back to back, 8-byte items
+  payload  the arrays the header lists under "arrays" ({name: [dtype, count]}) back to back, each
+           padded to a multiple of 8 bytes; dtypes "q" int64, "d" float64, "f" float32 (little-endian)
   32 bytes SHA-256 of all the bytes above
 """
 
@@ -95,12 +96,20 @@ def _remove_stale_temporaries(directory: Path) -> None:
             pass
 
 
+ITEM_BYTES = {"q": 8, "d": 8, "f": 4}  # the dtypes an array may have (memoryview.cast codes)
+
+
+def _padded(n: int) -> int:
+    return n + (-n % 8)  # every array starts 8-byte aligned
+
+
 def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str, bytes]]) -> None:
-    """Atomically write a table: `arrays` maps names to (dtype "q" int64 | "d" float64, raw bytes)."""
-    payload = b"".join(raw for _, raw in arrays.values())
+    """Atomically write a table: `arrays` maps names to (dtype "q" int64 | "d" float64 | "f" float32,
+    raw little-endian bytes)."""
+    payload = b"".join(raw + b"\0" * (_padded(len(raw)) - len(raw)) for _, raw in arrays.values())
     head = dict(header)
     head["format"] = FORMAT
-    head["arrays"] = {name: [dt, len(raw) // 8] for name, (dt, raw) in arrays.items()}
+    head["arrays"] = {name: [dt, len(raw) // ITEM_BYTES[dt]] for name, (dt, raw) in arrays.items()}
     head["payload_bytes"] = len(payload)
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
@@ -259,10 +268,11 @@ def _parse(path: Path, data: Any, st: os.stat_result | None,
         arrays: dict[str, memoryview] = {}
         off = 0
         for name, (dt, count) in header["arrays"].items():
-            if dt not in ("q", "d") or off + 8 * count > len(payload):
+            size = ITEM_BYTES[dt] * count if dt in ITEM_BYTES and isinstance(count, int) and count >= 0 else -1
+            if size < 0 or off + size > len(payload):
                 raise ValueError("array layout")
-            arrays[name] = payload[off : off + 8 * count].cast(dt)
-            off += 8 * count
+            arrays[name] = payload[off : off + size].cast(dt)
+            off += _padded(size)
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         raise CorruptTable(f"{path} has a damaged header") from None
     if fingerprint is not None and header.get("fingerprint") != fingerprint:
