@@ -25,11 +25,7 @@ def source_for(rules: R.RuleSet, say: Say | None = None) -> Source:
     p = plan(rules)
     if p.table_rules is not None:
         header, arrays = _stored(p.table_rules, "exact", say)
-        src = TableSource(header, arrays, p.exact)
-        if p.strategy == "saved":  # the exact table without saved rolls, plus a fitted saved-roll value
-            src.saved_value = float(_stored(rules, "approx", say)[0]["saved_value"])
-            src.label = "exact table without saved rolls, plus a fitted value per saved roll"
-        return src
+        return TableSource(header, arrays, p.exact)
     header, arrays = _stored(rules, "approx", say)
     return HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
                            float(header["saved_value"]))

@@ -10,10 +10,7 @@ estimate F of each column's value to go at the next turn start:
   ignoring that every roll may go to whichever column suits it best, so its values are pessimistic
   (Triple Yahtzee: 1527.5 for the empty sheet, while this strategy averages about 1846 in play);
   the decisions it ranks are still sensible, each column's own future being valued exactly.
-* saved rolls on rules whose exact table fits without them ("saved", Maxi Yatzy): F is that exact
-  no-save table's value, plus `saved_value` per saved roll, picked among a few candidates by
-  simulated mean (the candidates include 0, so the strategy can always leave its saved rolls unused).
-* anything else ("heuristic"): an additive value to go
+* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): an additive value to go
       F = sum over open boxes of h[box] + upper bonus x P(bonus | filled upper boxes, upper total)
           (+ yh[open boxes] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)
   plus `saved_value` per saved roll. The parameters come from self-play (approximate policy
@@ -27,7 +24,6 @@ Parameters and simulated means are cached next to the exact tables (kind "approx
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -98,11 +94,6 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
 def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:
     """The value to go the compiled play kernel uses for the approximate strategy."""
     p = plan(rules)
-    if p.strategy == "saved":
-        info = prepare(rules, say)
-        assert p.table_rules is not None
-        tab, _ = get_table(p.table_rules, say)
-        return dataclasses.replace(tab.value_to_go(exact=False), saved_value=float(info["saved_value"]))
     if p.table_rules is not None:
         tab, _ = get_table(p.table_rules, say)
         return tab.value_to_go(exact=False)
@@ -147,14 +138,6 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str,
     p = plan(rules)
     header: dict[str, Any] = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name,
                               "strategy": p.strategy, "why": p.why}
-    if p.strategy == "saved":
-        assert p.table_rules is not None
-        table_fut = get_table(p.table_rules, say)[0].value_to_go(exact=False)
-        saved_value = _best_saved_value(rules, lambda v: dataclasses.replace(table_fut, saved_value=v))
-        batch = play_with(rules, dataclasses.replace(table_fut, saved_value=saved_value), SEED + 99, 0, EVAL_GAMES)
-        header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=0,
-                      saved_value=saved_value)
-        return header, {}
     if p.strategy == "columns":
         fut = value_to_go(rules, say)
         batch = play_with(rules, fut, SEED, 0, EVAL_GAMES)

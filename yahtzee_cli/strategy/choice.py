@@ -7,10 +7,9 @@ building, simulate asks it to label `optimal`.
 * "columns": multi-column sheets whose columns share their fill rule and whose single column has an
   exact table: each column valued by that table (approximate: it ignores that a roll may go to
   whichever column suits it best);
-* "saved": single-column rule sets with saved rolls whose rules without them have an exact table
-  (Maxi Yatzy): that exact table plus a value per saved roll fitted by self-play (approximate: the
-  exact no-save optimum is a floor, since a strategy may leave its saved rolls unused);
-* "heuristic": anything else: an additive value to go fitted by self-play (yahtzee_cli.solver.approx).
+* "heuristic": anything else (e.g. Maxi Yatzy with saved rolls): an additive value to go fitted by
+  self-play (yahtzee_cli.solver.approx). With saved rolls it outscores playing from the exact table
+  of the rules without them plus a fitted value per saved roll (benchmarks/bench_maxi.py).
 
 A column's turn-start state is (filled boxes, upper total capped at the bonus threshold, whether the
 Yahtzee box holds its full points); the state count below is the solver's table size exactly: filled
@@ -30,7 +29,7 @@ MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
 MAX_EXACT_STATES = 1 << 27
 BUILD_BYTES_PER_STATE = 24  # the build's float64 values, second moments and the sorted copy
 
-Strategy = Literal["exact", "columns", "saved", "heuristic"]
+Strategy = Literal["exact", "columns", "heuristic"]
 
 
 def upper_lanes(rules: RuleSet) -> int:
@@ -69,13 +68,6 @@ def exact_reason(rules: RuleSet) -> str | None:
     return None
 
 
-def without_saved_rolls(rules: RuleSet) -> RuleSet:
-    """The same rules without saved rolls (each turn has its own three rolls)."""
-    data = rules.model_dump()
-    data["settings"] = {**data["settings"], "saved_rolls": False}
-    return RuleSet.model_validate(data)
-
-
 def single_column(rules: RuleSet, column: int = 0) -> RuleSet:
     """The same rules on a one-column sheet (what column number `column` of a multi-column sheet plays)."""
     if rules.settings.columns == 1:
@@ -94,8 +86,7 @@ def same_fill(rules: RuleSet) -> bool:
 
 class Plan(NamedTuple):
     """How `rules` is valued: `strategy`, the rules whose exact table it reads (`table_rules`: the
-    rules themselves, their single column, the rules without saved rolls, or None) and why it is not
-    exact (`why`, None when exact)."""
+    rules themselves, their single column, or None) and why it is not exact (`why`, None when exact)."""
 
     rules: RuleSet
     strategy: Strategy
@@ -111,8 +102,6 @@ def plan(rules: RuleSet) -> Plan:
     why = exact_reason(rules)
     if why is None:
         return Plan(rules, "exact", rules, None)
-    if why == "saved rolls" and exact_reason(no_save := without_saved_rolls(rules)) is None:
-        return Plan(rules, "saved", no_save, why)
     if rules.settings.columns > 1 and same_fill(rules):  # one exact table values every column alike
         one = single_column(rules)
         if exact_reason(one) is None:
