@@ -385,12 +385,16 @@ def hint(
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
         if risk is not None and target is not None and not distribution:
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
+    bar = _Bar(f"solving {rs.name}") if progress_wanted() else None  # shown only if a table is built
     try:
-        ev = evaluate(rs, columns, faces, left, n_saved, say=_say)
+        ev = evaluate(rs, columns, faces, left, n_saved, say=_say, progress=bar)
     except OSError as exc:
         from ..strategy import tablefile as cache
 
         fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+    finally:
+        if bar is not None:
+            bar.close()
     if distribution or target is not None or risk is not None:
         _chances(rs, columns[0], ev, top, who, json, distribution, target, risk)
         return

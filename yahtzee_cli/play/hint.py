@@ -17,14 +17,15 @@ from ..strategy.sources import HeuristicSource, Source, TableSource
 from ..strategy.turn import Evaluation, Turn
 
 Say = Callable[[str], None]
+Progress = Callable[[int, int], None]  # (done, total) while a table is built
 
 
-def source_for(rules: R.RuleSet, say: Say | None = None) -> Source:
+def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | None = None) -> Source:
     """The value source hints use for `rules`: its exact table, its single column's, or the fitted
     heuristic (built on first use with a note to `say`, read from the cache after that)."""
     p = plan(rules)
     if p.table_rules is not None:
-        header, arrays = _stored(p.table_rules, "exact", say)
+        header, arrays = _stored(p.table_rules, "exact", say, progress)
         return TableSource(header, arrays, p.exact)
     header, arrays = _stored(rules, "approx", say)
     return HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
@@ -48,7 +49,8 @@ def risk_source(rules: R.RuleSet, theta: float, say: Say | None = None) -> Sourc
     return src
 
 
-def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def _stored(rules: R.RuleSet, kind: str, say: Say | None,
+            progress: Progress | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The stored table of `kind` ("exact" or "approx") for `rules`, made by the solver when missing."""
     path = tablefile.table_path(rules.fingerprint, kind)
     try:
@@ -61,7 +63,7 @@ def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any
     if kind == "exact":
         from ..solver import exact
 
-        exact.get_table(rules, say, rebuild=True)
+        exact.get_table(rules, say, rebuild=True, progress=progress)
     else:
         from ..solver import approx
 
@@ -70,10 +72,10 @@ def _stored(rules: R.RuleSet, kind: str, say: Say | None) -> tuple[dict[str, Any
 
 
 def hint(rules: R.RuleSet, columns: Sequence[R.Column], dice: Sequence[int], rolls_left: int, saved: int = 0,
-         source: Source | None = None, say: Say | None = None) -> Evaluation:
+         source: Source | None = None, say: Say | None = None, progress: Progress | None = None) -> Evaluation:
     """Every option of the position (keeps with rolls left, boxes without), best first, valued as the
     expected final grand total; `source` defaults to source_for(rules) (built on first use)."""
-    src = source if source is not None else source_for(rules, say)
+    src = source if source is not None else source_for(rules, say, progress)
     allowed = R.rolls_allowed(rules, saved) - 1
     if rolls_left > allowed:
         raise PositionError(f"at most {allowed} rolls can be left after the first roll here, got {rolls_left}")
