@@ -29,23 +29,19 @@ class Keeps:
 
 @cache
 def keeps(n: int) -> Keeps:
-    counts: list[Counts] = [counts_of(combo) for size in range(n + 1) for combo in rolls(size)]
+    dice = [combo for size in range(n + 1) for combo in rolls(size)]  # sorted, so each keep's dice
+    counts: list[Counts] = [counts_of(combo) for combo in dice]
     index = {c: i for i, c in enumerate(counts)}
     sizes = [sum(c) for c in counts]
-    add: list[list[int]] = []
-    drop: list[list[int]] = []
-    for c, size in zip(counts, sizes, strict=True):
-        a: list[int] = []
-        d: list[int] = []
-        for f in range(6):
-            if size < n:
-                a.append(index[c[:f] + (c[f] + 1,) + c[f + 1 :]])
-            if c[f]:
-                d.append(index[c[:f] + (c[f] - 1,) + c[f + 1 :]])
-        add.append(a)
-        drop.append(d)
+    # Links by arithmetic: a keep's counts as the digits of a base-(n + 1) number, so one die more or
+    # less of face f is that number plus or minus (n + 1) ** f (a hint's first position builds this).
+    place = [(n + 1) ** f for f in range(6)]
+    codes = [sum(k * p for k, p in zip(c, place, strict=True)) for c in counts]
+    at = {code: i for i, code in enumerate(codes)}
+    add = [[at[code + p] for p in place] if size < n else [] for code, size in zip(codes, sizes, strict=True)]
+    drop = [[at[code - p] for k, p in zip(c, place, strict=True) if k] for c, code in zip(counts, codes, strict=True)]
     full = [i for i, s in enumerate(sizes) if s == n]
-    return Keeps(n, counts, index, sizes, add, drop, full, [tuple(dice_of(c)) for c in counts])
+    return Keeps(n, counts, index, sizes, add, drop, full, dice)
 
 
 def counts_of(dice: Sequence[int]) -> Counts:
