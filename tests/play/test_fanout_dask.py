@@ -66,7 +66,7 @@ def _grade_inputs(tmp_path: Path) -> list[str]:
 def test_on_a_local_cluster(cli: Any, inputs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                             yahtzee_table: Any) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0", scheduler_kwargs={"dashboard": False}) as cluster:
         _same_on(cli, cluster.scheduler_address, inputs, monkeypatch, _grade_inputs(tmp_path))
 
 

@@ -25,7 +25,7 @@ def test_dask_local_cluster_matches_local_backend() -> None:
 
 def test_cli_on_an_existing_scheduler(cli) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0", scheduler_kwargs={"dashboard": False}) as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://")
         args = ["simulate", "-S", "random", "-n", "3000", "--seed", "5", "--json", "--rules", "yatzy"]
