@@ -280,7 +280,7 @@ class Settings(BaseModel):
     def multipliers(self) -> tuple[int, ...]:
         return self.column_multipliers or (1,) * self.columns
 
-    @property
+    @cached_property
     def fills(self) -> tuple[FillMode, ...]:
         """Each column's fill rule: down (top to bottom), up (bottom to top) or free (any order);
         fill_in_order=on is the shorthand for every column down."""
@@ -289,7 +289,7 @@ class Settings(BaseModel):
             return ("down" if self.fill_in_order else "free",) * self.columns
         return f * self.columns if len(f) == 1 else f
 
-    @property
+    @cached_property  # asked for every box of every roll a turn values
     def fill_codes(self) -> tuple[int, ...]:
         """`fills` as the ints the legality functions (and the compiled kernels) take."""
         return tuple(FILL_CODES[f] for f in self.fills)

@@ -19,7 +19,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import PositionError
 from ..rules import engine as R
@@ -44,8 +44,7 @@ def ce_mean(values: Sequence[float], theta: float) -> float:
 # --------------------------------------------------------------------------- the turn
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """One option of a position: a keep (dice held; all dice = stop rolling), a (column, box), or a pass."""
 
     value: float
