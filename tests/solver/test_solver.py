@@ -8,6 +8,7 @@ import math
 import random
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -83,6 +84,15 @@ def test_maxi_yatzy_has_an_exact_table_without_saved_rolls() -> None:
 
     with pytest.raises(solver.NotExact, match="limited to 8,388,608 states; maxi-yatzy has 89,128,960"):
         distribution.model(no_save)  # a score pmf per state would not fit: the expected score is exact
+
+
+def test_a_distribution_of_a_table_too_large_is_refused_before_anything_is_built(cli: Any) -> None:
+    r = cli(["hint", "1", "2", "3", "4", "5", "6", "--rules", "maxi-yatzy", "--set", "saved_rolls=off",
+             "--distribution"])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("yahtzee: error: --distribution, --target and --risk: exact score distributions and risk "
+                        "tables are limited to 8,388,608 states; maxi-yatzy has 89,128,960 (its expected score is "
+                        "exact: yahtzee solve)\n")
 
 
 def test_an_exact_table_that_would_not_fit_in_memory_is_not_attempted(monkeypatch: pytest.MonkeyPatch) -> None:

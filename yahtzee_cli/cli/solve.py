@@ -167,7 +167,16 @@ def solve(
         if bar is not None:
             bar.close()
     dist = None
+    too_big = None  # the exact expected score stands; why there is no exact distribution
     if tab is not None and distribution:
+        from ..errors import NotExact
+        from ..solver.distribution import check_size
+
+        try:
+            check_size(rs)
+        except NotExact as exc:
+            too_big = str(exc)
+    if tab is not None and distribution and too_big is None:
         from ..solver.distribution import get_distribution
 
         bar = _Bar(f"distribution of {rs.name}") if progress_wanted() else None
@@ -178,6 +187,8 @@ def solve(
         finally:
             if bar is not None:
                 bar.close()
+    elif too_big is not None:
+        warn(f"no exact distribution: {too_big}")
     elif distribution:
         warn("no exact table for these rules, so no exact distribution (simulate shows a sampled one)")
     seconds = time.perf_counter() - start
@@ -383,6 +394,13 @@ def hint(
     if distribution or target is not None or risk is not None:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
+        from ..errors import NotExact
+        from ..solver.distribution import check_size
+
+        try:
+            check_size(rs)
+        except NotExact as exc:
+            fail(f"--distribution, --target and --risk: {exc}", USAGE)
         if risk is not None and target is not None and not distribution:
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None  # shown only if a table is built

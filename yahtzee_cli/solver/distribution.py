@@ -581,12 +581,17 @@ def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
 MAX_STATES = 1 << 23  # the distributions keep a score pmf per state: larger tables (Maxi Yatzy) have none
 
 
-def model(rules: RuleSet) -> Model:
-    """NotExact when the rule set has no exact table, or one too large for distributions."""
+def check_size(rules: RuleSet) -> None:
+    """NotExact when the rule set's exact table is too large for distributions and risk tables."""
     states = exact_states(rules)
     if exact_reason(rules) is None and states > MAX_STATES:
         raise NotExact(f"exact score distributions and risk tables are limited to {MAX_STATES:,} states; "
                        f"{rules.name} has {states:,} (its expected score is exact: yahtzee solve)")
+
+
+def model(rules: RuleSet) -> Model:
+    """NotExact when the rule set has no exact table, or one too large for distributions."""
+    check_size(rules)
     lay = layout(rules)
     sc = lay.scores
     s = rules.settings
@@ -895,6 +900,7 @@ def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | No
 
     if theta == 0.0:
         return get_table(rules, say, rebuild=rebuild, progress=progress)[0]
+    check_size(rules)  # before any note that it is being made
     tab, _ = _cached(lambda: _read_risk(rules, theta), lambda: risk_values(rules, theta, progress=progress),
                      lambda tb: _write_risk(rules, tb, theta), f"{rules.name} risk table for theta {theta:g}", say,
                      rebuild)
@@ -910,6 +916,7 @@ def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], No
         tab = get_risk_table(rules, theta, say, progress=progress)
         return final_distribution(rules, tab, theta, progress=progress)
 
+    check_size(rules)  # before any note that it is being made
     what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
     d, built = _cached(lambda: _read_dist(rules, theta), build, lambda dd: _write_dist(rules, dd), what, say,
                        rebuild)
