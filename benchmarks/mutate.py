@@ -55,6 +55,16 @@ TARGETS: dict[str, Target] = {
 
 # Survivors that cannot change behaviour, by (module, the source line stripped, original, mutated): why.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    ("rules", "c = [0] * 7", "7", "8"):
+        "one slot per face 1-6 (slot 0 unused): an eighth slot is never read",
+    ("rules", "best = max(best, sum(f * s for f, s in zip(faces, sizes, strict=True)))", "True", "False"):
+        "faces comes from permutations(candidates, len(sizes)): it always has as many items as sizes",
+    ("rules", 'model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)', "True", "False"):
+        "defer_build only moves when the validators are built (the frozen one, same text, is killed)",
+    ("rules", "extra_yahtzee_bonus: int = Field(100, ge=0, le=200, multiple_of=25)", "200", "201"):
+        "with multiple_of=25 the values up to 200 and up to 201 are the same",
+    ("rules", "legal = legal_bits(open_, fill, False, 0, rules.lower_bits)", "0", "1"):
+        "the own-box bit only matters under a forced joker, and this call passes forced=False",
     ("rules", 'JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}', "1", "2"):
         "the forced code is only compared with JOKER_CODES['forced'] (FORCED in the kernels), never with 1",
     ("rules", 'JOKER_CODES: dict[str, int] = {"off": 0, "forced": 1, "free": 2}', "2", "3"):

@@ -251,3 +251,31 @@ def test_a_byte_order_mark_is_dropped_only_before_the_first_die() -> None:
     assert R.parse_dice(["\ufeff33322"]) == [3, 3, 3, 2, 2]
     with pytest.raises(RulesError, match="dice are the digits 1-6"):
         R.parse_dice(["3", "\ufeff3", "3", "2", "2"])
+
+
+def test_edges_of_the_rule_models_and_dice() -> None:
+    """Bounds a rules file or --set may reach exactly, and what stays immutable."""
+    from pydantic import ValidationError
+
+    zero = R.rules_from_data({"boxes": [{"key": "nothing", "kind": "straight", "length": 5, "points": 0}]})
+    assert zero.boxes[0].points == 0  # a box may be worth nothing
+    with pytest.raises(RulesError, match="points"):
+        R.rules_from_data({"boxes": [{"key": "less", "kind": "straight", "length": 5, "points": -1}]})
+    assert R.preset("yahtzee", {"upper_bonus_threshold": 0}).settings.upper_bonus_threshold == 0
+    assert R.preset("yahtzee", {"extra_yahtzee_bonus": 200}).settings.extra_yahtzee_bonus == 200
+    rs = R.preset("yahtzee")
+    with pytest.raises(ValidationError):
+        rs.settings.joker = "off"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        rs.dice = 6  # type: ignore[misc]
+    with pytest.raises(RulesError, match="dice faces must be 1-6, got 7"):
+        rs.check_dice((1, 2, 3, 4, 7))
+    assert R.parse_dice(["1"] * R.MAX_DICE_WORDS) == [1] * R.MAX_DICE_WORDS  # the limit itself is allowed
+    with pytest.raises(RulesError, match="more than 64"):
+        R.parse_dice(["1"] * (R.MAX_DICE_WORDS + 1))
+
+
+def test_out_of_order_on_a_two_column_sheet_names_the_column() -> None:
+    rs = R.preset("yahtzee", {"columns": 2, "column_fill": "down"})
+    with pytest.raises(R.IllegalMove, match=r"\(column 2's boxes must be filled in order\); legal: ones"):
+        R.place(rs, R.Column.empty(rs), rs.box_index("chance"), (1, 1, 2, 3, 4), 1)
