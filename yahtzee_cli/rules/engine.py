@@ -521,10 +521,9 @@ def best_column(rules: RuleSet, fill: int) -> int:
         nxt: set[int] = set()
         for m in frontier:
             open_ = full & ~m
+            # (a joker never widens this: the forced joker's boxes are among the open ones, and the
+            # down and up rules ignore it)
             legal = legal_bits(open_, fill, False, 0, rules.lower_bits)
-            if m & ybit and code:
-                for own, _, _ in faces:
-                    legal |= legal_bits(open_, fill, forced, own, rules.lower_bits)
             nxt.update(m | 1 << b for b in range(nb) if legal >> b & 1)
         layers.append(nxt)
         frontier = nxt
