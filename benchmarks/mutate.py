@@ -75,10 +75,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "best only marks 'no grouping found' for `best < 0`; a grouping found sums to at least 1 + 2 = 3",
     ("rules", "if best < 0:", "0", "1"):
         "best is -1 (no grouping) or a sum of at least 3, so `< 1` splits them as `< 0` does",
-    ("rules", "starts = [box.start] if box.start is not None else range(1, 8 - box.length)", "8 - box.length",
-     "8 + box.length"):
-        "the extra starts run past 6 and `s + box.length <= 7` on the next line drops them before a die is counted",
-    ("rules", "return box.points if len(dice) and c[dice[0]] == len(dice) else 0", "0", "1"):
+    ("rules", "starts = [box.start] if box.start is not None else range(1, 8 - length)", "8 - length",
+     "8 + length"):
+        "the extra starts run past 6 and `s + length <= 7` on the next line drops them before a die is counted",
+    ("rules", "return [points if len(dice) and c[dice[0]] == len(dice) else 0 for dice, c in rolls_]", "0", "1"):
         "dice[0] -> dice[1]: a roll has 5 or 6 dice, all alike exactly when the first face's count or the "
         "second's is all of them (`else 0 -> 1`, same label, is killed)",
     ("rules", "column = sum(max(b.points or 0, most) + s.extra_yahtzee_bonus for b in self.boxes) + s.upper_bonus",
@@ -87,9 +87,6 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("rules", "if y is None or (code == 0 and s.extra_yahtzee_bonus == 0):", "0", "1"):
         "extra bonus == 1: sheets with no joker and no extra bonus go through the search instead of the shortcut, "
         "and it finds the same sum of maxima (`code == 1`, same label, is killed)",
-    ("rules", "if m & ybit and code:", "m & ybit and code", "m & ybit or code"):
-        "the joker's legal_bits are a subset of the open boxes a free column allows anyway, and fill rules "
-        "ignore the joker: the same masks are reached",
     ("rules", "extra = list(aliases) or [()] * 6", "6", "7"):
         "every caller of _upper passes aliases, so the six empty tuples are never built",
     ("rules", "open_ = ((1 << len(rules.boxes)) - 1) & ~filled", "1 << len(rules.boxes)", "1 >> len(rules.boxes)"):
