@@ -87,8 +87,7 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
         got = tablefile.read(path, rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
-            "why": header["why"], "saved_value": float(header.get("saved_value", 0.0)),
-            "path": str(path) if path.exists() else None}
+            "why": header["why"], "path": str(path) if path.exists() else None}
 
 
 def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:
