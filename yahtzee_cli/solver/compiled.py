@@ -39,7 +39,7 @@ def roll_of_dice(dice: Any, cnt: Any, keep_index: Any, roll_of_keep: Any) -> int
 
 
 @njit(cache=True, nogil=True)
-def record_reroll(held_out: Any, rolls_out: Any, g: int, turn: int, used: int, kept: Any, nk: int,
+def record_reroll(held_out: Any, rolls_out: Any, g: int, turn: Any, used: Any, kept: Any, nk: int,
                   dice: Any) -> None:  # pragma: no cover - compiled
     """What every compiled strategy's game logs keep of a reroll: the nk dice held before it (sorted)
     in held_out[g, turn, used - 1], the dice after it by position in rolls_out[g, turn, used]."""

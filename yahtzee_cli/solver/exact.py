@@ -400,7 +400,9 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
 
     def games(g0: int, g1: int) -> None:
         part = tuple(a[g0:g1] if record or a.shape[0] == n_games else a for a in out)
-        play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part)
+        work = play_kernel.scratch(n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
+        play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part,
+                               work)
 
     on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)

@@ -5,7 +5,7 @@ helpers. Here none: a worker is a Python thread running `play_games` (nogil) on 
 own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
 calls are compiled by `simulate` (the strategy table comes shipped or cached).
 
-`play_games(game, ints, sheet, dice_t, fut, saved_value, out)` takes its inputs bundled (built by
+`play_games(game, ints, sheet, dice_t, fut, saved_value, out, work)` takes its inputs bundled (built by
 solver.play_with; every array read-only except `out`):
   game   (seed, first_game, seat): the dice streams rng.stream(seed, first_game + g, seat)
   ints   (n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll,
@@ -18,6 +18,7 @@ solver.play_with; every array read-only except `out`):
   fut    (W, midx, h, G, yh, sub_of): the value-to-go (solver.Future)
   out    (scores, ybonus, rolls, held, n_rolls, column, box, n_turns): per game, written; the
           recorded ones ([game, turn, ...]) only when `record`
+  work   scratch(...): the thread's working arrays
 """
 
 from __future__ import annotations
@@ -33,15 +34,26 @@ from .jit import njit
 from .kernels import NEG, _bit_index
 from .rng import stream
 
+# The helpers are called only from compiled code: no entry points from Python (nor C) to compile for them.
+_INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 # Called from several places in the kernel: compiled once as plain functions, not inlined at each call.
-roll_legal: Any = njit(cache=True, nogil=True)(cast(Any, kernels.roll_legal).py_func)
-roll_dice: Any = njit(cache=True, nogil=True)(cast(Any, compiled.roll_dice).py_func)
+roll_legal: Any = njit(**_INNER)(cast(Any, kernels.roll_legal).py_func)
+roll_dice: Any = njit(**_INNER)(cast(Any, compiled.roll_dice).py_func)
 
+MAX_REROLLS = 64  # rerolls a turn's keep values are kept for (saved rolls beyond: as the 64th)
 FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
 FUTURE_HEURISTIC = 1  # F = sum of h over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
 
 
-@njit(cache=True, nogil=True)
+def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) -> tuple[Any, ...]:
+    """play_games' working arrays for one thread (n_slots = boxes x most variants of a box)."""
+    floats = (np.empty(n_rolls), np.empty(n_rolls), np.empty(n_keeps), np.empty((MAX_REROLLS, n_keeps)),
+              np.empty((n_cols, n_slots)), np.empty(n_cols), np.empty(n_cols))
+    ints = tuple(np.empty(k, np.int64) for k in (n_cols, n_cols, n_cols, n_dice, n_dice, 6, 6))
+    return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
+
+
+@njit(**_INNER)
 def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
            h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
     """Value to go of a column at a turn start: the exact table, or the additive heuristic."""
@@ -61,7 +73,7 @@ def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray
     return float(acc)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_INNER)
 def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.ndarray,
                      kcnt: np.ndarray) -> tuple[float, int]:
     """Best value Ej[k] over the keeps k strictly inside the roll with face counts `cnt`; the winner's
@@ -97,7 +109,7 @@ def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.nda
     return best, best_size
 
 
-@njit(cache=True, nogil=True)
+@njit(**_INNER)
 def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float,
                  keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray) -> None:
     """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values
@@ -129,7 +141,7 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
                     E[kr] = stop
 
 
-@njit(cache=True, nogil=True)
+@njit(**_INNER)
 def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
                   NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                   nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
@@ -217,8 +229,9 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yf
                 nzc[r] = True
 
 
-@njit(cache=True, nogil=True)
-def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any) -> None:
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any,
+               work: Any) -> None:
     """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
     play); the argument tuples are in the module docstring.
 
@@ -235,28 +248,16 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     scores, ybonus, rolls_out, held_out, nrolls_out, col_out, box_out, nturns_out = out
     g_n = scores.shape[0]
     R = natural.shape[0]
-    K = add_die.shape[0]
     n = rolls_out.shape[3]
     vmax = du.shape[1]
     full = (1 << nb) - 1
     has_y = ybox >= 0
-    Vfinal = np.empty(R)
-    Vc = np.empty(R)
-    nzc = np.zeros(R, np.bool_)
-    nzr = np.zeros(R, np.bool_)
-    E = np.empty(K)
-    jmax = 64
-    EJ = np.empty((jmax, K))
-    NV = np.empty((n_cols, nb * vmax))
-    Fcur = np.empty(n_cols)
-    colraw = np.zeros(n_cols)
-    cmask = np.zeros(n_cols, np.int64)
-    usum = np.zeros(n_cols, np.int64)
-    yst = np.zeros(n_cols, np.int64)  # -1 open, 0 zero, 1 full points
-    dice = np.zeros(n, np.int64)
-    kept = np.zeros(n, np.int64)
-    cnt = np.zeros(6, np.int64)
-    kcnt = np.zeros(6, np.int64)
+    # scratch, sized by scratch(): allocated by the caller, as every numpy allocation here would be
+    # one more function for numba to compile on a first run
+    Vfinal, Vc, E, EJ, NV, Fcur, colraw = work[0]
+    cmask, usum, yst, dice, kept, cnt, kcnt = work[1]  # yst: -1 open, 0 zero, 1 full points
+    nzc, nzr = work[2]
+    jmax = EJ.shape[0]
     for g in range(g_n):
         st = stream(seed, first_game + g, seat)
         for c in range(n_cols):
@@ -268,7 +269,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             for b in range(nb):
                 scores[g, c, b] = -1
         saved = 0
-        turn = 0
+        turn = np.int64(0)  # not a literal 0, which would compile record_reroll a second time
         open_total = n_cols * nb
         while open_total > 0:
             may_pass_turn = (not must_zero) and (max_turns - turn > open_total)
@@ -334,7 +335,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             if record:
                 for k in range(n):
                     rolls_out[g, turn, 0, k] = dice[k]
-            used = 1
+            used = np.int64(1)
             while used < budget:
                 r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = budget - used

@@ -24,17 +24,16 @@ def sheet_totals(rules: R.RuleSet, scores: np.ndarray, ybonus: np.ndarray) -> tu
     hit = np.zeros(scores.shape[:2], dtype=np.bool_)
     _sheet_totals(np.ascontiguousarray(scores, dtype=np.int64), np.ascontiguousarray(ybonus, dtype=np.int64),
                   is_upper, s.upper_bonus_threshold, s.upper_bonus, np.array(s.multipliers, dtype=np.int64),
-                  s.add_columns, totals, hit)
+                  s.add_columns, totals, hit, np.empty(scores.shape[1], dtype=np.int64))
     return totals, hit
 
 
 @njit(cache=True)
 def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper_bonus: int, mult: Any,
-                  add_columns: bool, totals: Any, bonus_hit: Any) -> None:  # pragma: no cover - compiled
+                  add_columns: bool, totals: Any, bonus_hit: Any, col: Any) -> None:  # pragma: no cover - compiled
     """Per game: the sheet total (rules.weighted_total of the column totals) and, per column, whether
-    the upper bonus was earned (rules.upper_bonus_points)."""
+    the upper bonus was earned (rules.upper_bonus_points). col: scratch for a game's column totals."""
     g_n, c_n, b_n = scores.shape
-    col = np.zeros(c_n, dtype=np.int64)
     for g in range(g_n):
         for c in range(c_n):
             upper = 0
