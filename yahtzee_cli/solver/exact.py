@@ -391,18 +391,19 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     mult = np.array(s.multipliers, dtype=np.float64)
     ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
             sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns, int(s.must_zero),
-            int(s.saved_rolls), int(s.add_columns), int(record))
+            int(s.saved_rolls), int(s.add_columns))
     sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
                        sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, bonus_rolls)
     dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
     fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
-    out = (scores, ybonus, rolls_out, held_out, nrolls, col, box, nturns)
+    log = (rolls_out, held_out, nrolls, col, box)
 
     def games(g0: int, g1: int) -> None:
-        part = tuple(a[g0:g1] if record or a.shape[0] == n_games else a for a in out)
+        part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
+        part_log = tuple(a[g0:g1] for a in log) if record else None
         work = play_kernel.scratch(n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
         play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part,
-                               work)
+                               part_log, work)
 
     on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)

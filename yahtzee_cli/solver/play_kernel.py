@@ -5,19 +5,21 @@ helpers. Here none: a worker is a Python thread running `play_games` (nogil) on 
 own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
 calls are compiled by `simulate` (the strategy table comes shipped or cached).
 
-`play_games(game, ints, sheet, dice_t, fut, saved_value, out, work)` takes its inputs bundled (built by
-solver.play_with; every array read-only except `out`):
+`play_games(game, ints, sheet, dice_t, fut, saved_value, out, log, work)` takes its inputs bundled
+(built by solver.play_with; every array read-only except `out` and `log`):
   game   (seed, first_game, seat): the dice streams rng.stream(seed, first_game + g, seat)
   ints   (n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll,
-          kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns, record): the rules' numbers
+          kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns): the rules' numbers
           (flags as 0/1), the value-to-go's kind (FUTURE_*), threshold and y lanes, the turn cap
   sheet  (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT,
           jokT, vnatT, vjokT, bonus_rolls): score tables (tables.score_tables) and box variants
           (solver.box_variants), the T forms box-major
   dice_t (keep_index, roll_of_keep, keep_of_roll, add_die, drop_die): the keep graph (tables.dice)
   fut    (W, midx, h, G, yh, sub_of): the value-to-go (solver.Future)
-  out    (scores, ybonus, rolls, held, n_rolls, column, box, n_turns): per game, written; the
-          recorded ones ([game, turn, ...]) only when `record`
+  out    (scores, ybonus, n_turns): per game, written
+  log    None, or (rolls, held, n_rolls, column, box): the games' dice and choices ([game, turn, ...]),
+          written; with None the kernel compiles without the recording (numba prunes it), which a
+          first run's compile is the shorter for
   work   scratch(...): the thread's working arrays
 """
 
@@ -231,7 +233,7 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yf
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any,
-               work: Any) -> None:
+               log: Any, work: Any) -> None:
     """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
     play); the argument tuples are in the module docstring.
 
@@ -240,15 +242,14 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.play."""
     seed, first_game, seat = game
     n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll = ints[:8]
-    kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns, record = ints[8:]
+    kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns = ints[8:]
     (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
      vjokT, bonus_rolls) = sheet
     keep_index, roll_of_keep, keep_of_roll, add_die, drop_die = dice_t
     W, midx, h, G, yh, sub_of = fut
-    scores, ybonus, rolls_out, held_out, nrolls_out, col_out, box_out, nturns_out = out
+    scores, ybonus, nturns_out = out
     g_n = scores.shape[0]
     R = natural.shape[0]
-    n = rolls_out.shape[3]
     vmax = du.shape[1]
     full = (1 << nb) - 1
     has_y = ybox >= 0
@@ -257,6 +258,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     Vfinal, Vc, E, EJ, NV, Fcur, colraw = work[0]
     cmask, usum, yst, dice, kept, cnt, kcnt = work[1]  # yst: -1 open, 0 zero, 1 full points
     nzc, nzr = work[2]
+    n = dice.shape[0]
     jmax = EJ.shape[0]
     for g in range(g_n):
         st = stream(seed, first_game + g, seat)
@@ -332,9 +334,9 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
-            if record:
+            if log is not None:
                 for k in range(n):
-                    rolls_out[g, turn, 0, k] = dice[k]
+                    log[0][g, turn, 0, k] = dice[k]
             used = np.int64(1)
             while used < budget:
                 r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
@@ -351,8 +353,8 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         kept[pos] = f + 1
                         pos += 1
                 st = roll_dice(dice, kept, kk, st)
-                if record:
-                    compiled.record_reroll(held_out, rolls_out, g, turn, used, kept, kk, dice)
+                if log is not None:
+                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, kk, dice)
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
@@ -397,10 +399,10 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         bbon = bon
             if may_pass_turn and allzero and -PASS_COST > best:
                 bc = -1
-            if record:
-                nrolls_out[g, turn] = used
-                col_out[g, turn] = bc if bc >= 0 else 0
-                box_out[g, turn] = bb_ if bc >= 0 else -1
+            if log is not None:
+                log[2][g, turn] = used
+                log[3][g, turn] = bc if bc >= 0 else 0
+                log[4][g, turn] = bb_ if bc >= 0 else -1
             if bc >= 0:
                 scores[g, bc, bb_] = bs
                 ybonus[g, bc] += bbon
