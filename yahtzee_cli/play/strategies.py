@@ -26,7 +26,7 @@ import sys
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from ..solver import compiled
 from ..solver.games import GameBatch
 from ..solver.jit import njit
 from ..solver.rng import mix, next_die, stream
-from ..solver.tables import Scores, score_tables
+from ..solver.tables import score_tables
 from ..solver.totals import on_threads, sheet_totals
 
 # --------------------------------------------------------------------------- compiled rules
@@ -162,16 +162,11 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                         pick -= 1
 
 
-@lru_cache(maxsize=16)
-def _score_tables(rules: R.RuleSet) -> Scores:
-    return score_tables(rules)
-
-
 def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat: int = 0,
                 record: bool = False, threads: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
     `threads`: threads for this call (default: one per core); never changes the games."""
-    t = _score_tables(rules)
+    t = score_tables(rules)
     d = t.dice
     n_cols = rules.settings.columns
     n_boxes = len(rules.boxes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -158,7 +158,17 @@ class Scores:
     must_zero: bool
 
 
+@lru_cache(maxsize=16)
 def score_tables(rules: RuleSet) -> Scores:
+    """The rule set's Scores, built once per rule set (a simulation asks once per chunk of games); the
+    arrays are read-only, as every caller shares them."""
+    sc = _score_tables(rules)
+    for a in (sc.natural, sc.joker, sc.yahtzee_roll, sc.own_bit, sc.upper_face, sc.fill):
+        a.flags.writeable = False
+    return sc
+
+
+def _score_tables(rules: RuleSet) -> Scores:
     d = dice_tables(rules.dice)
     roll_list = [tuple(int(x) for x in r) for r in d.rolls]
     natural = np.array([rules.natural_scores(r) for r in roll_list], dtype=np.int64)
