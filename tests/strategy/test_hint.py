@@ -163,6 +163,7 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
 
     monkeypatch.setattr(approx, "FIT_GAMES", 300)
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))  # the note below is a first run's
     keys = ["ones", "twos", "threes", "three_of_a_kind", "chance", "yahtzee"]
     spec = {"name": "mini", "boxes": [b.model_dump() for b in R.preset("yahtzee").boxes if b.key in keys],
             "settings": {"saved_rolls": True, "upper_bonus_threshold": 12}}
