@@ -197,8 +197,9 @@ def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W
     open_ = full & ~m
     yfilled = (m & ybit) != 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
-    nspec = 0
-    any_bits = 0
+    # np.int64 zeros, not literal 0s: a literal argument would compile _lane_values a second time
+    nspec = np.int64(0)
+    any_bits = np.int64(0)
     for r in range(R):
         bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
         any_bits |= bits
@@ -430,7 +431,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, 
         n += nu * ny
     iters = 0
     while True:
-        off = 0
+        off = np.int64(0)  # not a literal 0, which would compile _final_values a second time
         for j in range(j0, j1, step):
             m = order[j]
             sub = sub_of[m]
