@@ -34,6 +34,8 @@ from .compiled import (
 )
 from .jit import njit
 
+Int = int | np.int64  # an argument compiled code passes as np.int64, never as a literal int
+
 NEG = -1.0e300  # "no option" (never NaN)
 
 
@@ -178,7 +180,7 @@ def _bit_index(low: int) -> int:
 
 
 @njit(cache=True)
-def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W2: np.ndarray,
+def _final_values(m: int, off: Int, nl: int, nu: int, sub: int, W: np.ndarray, W2: np.ndarray,
                   midx: np.ndarray, ulist: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
                   yroll: np.ndarray, own_bit: np.ndarray, keep_of_roll: np.ndarray, bonus_rolls: np.ndarray,
@@ -246,7 +248,7 @@ def _final_values(m: int, off: int, nl: int, nu: int, sub: int, W: np.ndarray, W
 
 
 @njit(cache=True)
-def _lane_values(L: int, lane: int, nu: int, sub: int, m: int, any_bits: int, bbits: int, nspec: int,
+def _lane_values(L: Int, lane: int, nu: int, sub: int, m: int, any_bits: Int, bbits: int, nspec: Int,
                  W: np.ndarray, W2: np.ndarray, midx: np.ndarray, ulist: np.ndarray, sT: np.ndarray,
                  vT: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                  nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, bonus_rolls: np.ndarray,
