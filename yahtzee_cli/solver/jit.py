@@ -88,6 +88,11 @@ else:  # a numba without the locator list: its own knob, for every function in t
     numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
 
 
+# For helpers called only from compiled code: no entry points from Python (nor C) to compile for them,
+# which is a good part of a small function's compile time.
+INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
 def njit(**options: Any) -> Callable[[F], F]:
     """numba.njit(**options), cached (in the user cache directory) unless nothing there can be written."""
     options["cache"] = options.get("cache", True) and CACHE_DIR is not None

@@ -32,7 +32,7 @@ from .compiled import (
     joker_now,
     legal_bits,
 )
-from .jit import njit
+from .jit import INNER, njit
 
 Int = int | np.int64  # an argument compiled code passes as np.int64, never as a literal int
 
@@ -179,7 +179,7 @@ def _bit_index(low: int) -> int:
     return b
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _final_values(m: int, off: Int, nl: int, nu: int, sub: int, W: np.ndarray, W2: np.ndarray,
                   midx: np.ndarray, ulist: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray,
@@ -247,7 +247,7 @@ def _final_values(m: int, off: Int, nl: int, nu: int, sub: int, W: np.ndarray, W
                     Q[kr, L0 + i] = Qb[i, r]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _lane_values(L: Int, lane: int, nu: int, sub: int, m: int, any_bits: Int, bbits: int, nspec: Int,
                  W: np.ndarray, W2: np.ndarray, midx: np.ndarray, ulist: np.ndarray, sT: np.ndarray,
                  vT: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
@@ -402,7 +402,7 @@ def _lane_values(L: Int, lane: int, nu: int, sub: int, m: int, any_bits: Int, bb
             Qr[r] = q
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, W2: np.ndarray,
                  midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
                  dlist: np.ndarray, dcount: np.ndarray,
@@ -514,7 +514,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, W: np.ndarray, 
                     W2[row, y * tp1 + dlist[sub, i]] = v2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def solve_chunk(c: int, nch: int, order: np.ndarray, start: int, end: int, cap: int, n_lanes: np.ndarray,
                 midx: np.ndarray, sub_of: np.ndarray, ulist: np.ndarray, ucount: np.ndarray,
                 dlist: np.ndarray, dcount: np.ndarray,

@@ -32,15 +32,13 @@ import numpy as np
 from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
 from . import compiled, kernels
 from .compiled import extra_bonus_points, roll_budget, rolls_left_over
-from .jit import njit
+from .jit import INNER, njit
 from .kernels import NEG, _bit_index
 from .rng import stream
 
-# The helpers are called only from compiled code: no entry points from Python (nor C) to compile for them.
-_INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 # Called from several places in the kernel: compiled once as plain functions, not inlined at each call.
-roll_legal: Any = njit(**_INNER)(cast(Any, kernels.roll_legal).py_func)
-roll_dice: Any = njit(**_INNER)(cast(Any, compiled.roll_dice).py_func)
+roll_legal: Any = njit(**INNER)(cast(Any, kernels.roll_legal).py_func)
+roll_dice: Any = njit(**INNER)(cast(Any, compiled.roll_dice).py_func)
 
 MAX_REROLLS = 64  # rerolls a turn's keep values are kept for (saved rolls beyond: as the 64th)
 FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
@@ -55,7 +53,7 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
 
 
-@njit(**_INNER)
+@njit(**INNER)
 def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
            h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
     """Value to go of a column at a turn start: the exact table, or the additive heuristic."""
@@ -75,7 +73,7 @@ def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray
     return float(acc)
 
 
-@njit(**_INNER)
+@njit(**INNER)
 def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.ndarray,
                      kcnt: np.ndarray) -> tuple[float, int]:
     """Best value Ej[k] over the keeps k strictly inside the roll with face counts `cnt`; the winner's
@@ -111,7 +109,7 @@ def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.nda
     return best, best_size
 
 
-@njit(**_INNER)
+@njit(**INNER)
 def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float,
                  keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray) -> None:
     """EJ[j - 1, k]: value of keeping k with j rolls left (j = 1..J), from the final-roll values
@@ -143,7 +141,7 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
                     E[kr] = stop
 
 
-@njit(**_INNER)
+@njit(**INNER)
 def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
                   NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
                   nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
