@@ -145,7 +145,10 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
     base_roll = 0  # a roll that is no Yahtzee
     while yroll[base_roll]:
         base_roll += 1
-    EJ = np.empty((max(stages.max(), 1) if T else 1, K))
+    most = 1  # rolls-left stages of the longest turn (a loop: np.max would be one more compile)
+    for tt in range(T):
+        most = stages[tt] if stages[tt] > most else most
+    EJ = np.empty((most, K))
     cur = np.empty(K)
     i = 0  # the next decision (grouped by turn, in order)
     for tt in range(T):
@@ -230,7 +233,8 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
                 for f in range(1, 6):
                     s += cur[add_die[k, f]]
                 cur[k] = s / 6.0
-            EJ[j - 1, :] = cur
+            for k in range(K):  # element by element: a slice assignment compiles numba's shape-error message
+                EJ[j - 1, k] = cur[k]
         # ---- the turn's decisions
         while i < asks.shape[0] and asks[i, 0] == tt:
             kind, rkey, j, made = asks[i, 1], asks[i, 2], asks[i, 3], asks[i, 4]
