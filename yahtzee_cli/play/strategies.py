@@ -115,7 +115,13 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                     if keep >> k & 1:
                         kept[nk] = dice[k]
                         nk += 1
-                kept[:nk].sort()
+                for a in range(1, nk):  # sort the kept dice (insertion: numba's sort is seconds to compile)
+                    v = kept[a]
+                    b = a - 1
+                    while b >= 0 and kept[b] > v:
+                        kept[b + 1] = kept[b]
+                        b -= 1
+                    kept[b + 1] = v
                 st = compiled.roll_dice(dice, kept, nk, st)
                 if record:
                     compiled.record_reroll(held_out, rolls_out, i, t, used, kept, nk, dice)
