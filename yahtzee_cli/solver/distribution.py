@@ -51,6 +51,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+NO_KEEP = np.int64(-1)  # _turn's start_keep for a whole turn
 
 
 # --------------------------------------------------------------------------- compiled core
@@ -98,8 +99,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
           subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
           Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
           slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray, Y2: np.ndarray,
-          start_keep: int = -1,
-          start_j: int = 0) -> tuple[float, float]:
+          start_keep: Any, start_j: Any) -> tuple[float, float]:  # (np.int64 both, never literals: one compile)
     """The policy of state (m, y, u) on the values W (theta = 0: expected scores; else CE values).
 
     solver_ties: break ties as the solver's backward induction does (values absolute; a keep ties to
@@ -109,8 +109,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
     Fills Y (value of each final roll, in the domain keeps compare), EJ (keep values, j rolls left),
     Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax + variant of the box chosen
     (-1: pass) and pts[r] (points written with the extra bonus). start_keep >= 0: the turn from a
-    position, the dice start_keep kept with start_j rolls left. Returns (P(pass), the state's value
-    under this policy: expected remaining score or CE)."""
+    position, the dice start_keep kept with start_j rolls left (NO_KEEP: from the turn's start).
+    Returns (P(pass), the state's value under this policy: expected remaining score or CE)."""
     R = natT.shape[1]
     K = add_die.shape[0]
     first_full = K - R
@@ -325,7 +325,7 @@ def _risk_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndar
                        natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
                        joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
                        add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                       solver_ties, M, A, Y2)
+                       solver_ties, M, A, Y2, NO_KEEP, np.int64(0))
         out[i] = val
 
 
@@ -373,7 +373,7 @@ def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarr
                          vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
                          fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
                          drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                         solver_ties, M, A, Y2)
+                         solver_ties, M, A, Y2, NO_KEEP, np.int64(0))
         # gather the turn's outcomes (slot, points)
         nt = 0
         for r in range(R):
@@ -472,7 +472,7 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
             _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
                   vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill,
                   lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
-                  NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2)
+                  NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2, NO_KEEP, np.int64(0))
             st = roll_dice(dice, kept, 0, st)
             if record:
                 for k in range(n):
