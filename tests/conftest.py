@@ -35,6 +35,17 @@ if "YAHTZEE_CACHE_DIR" not in os.environ:
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.environ["YAHTZEE_CACHE_DIR"], "numba"))
 
 
+# The longest test files start first: pytest-xdist hands files to workers whole (--dist loadfile), in
+# collection order, and a long file handed out last would run alone at the end. Order within a file stays.
+LONG_FIRST = ("test_readme.py", "test_hardening.py", "test_distribution.py", "test_solver.py",
+              "test_exact_six_dice.py", "test_rules_coverage.py", "test_fanout_dask.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order otherwise kept
+
+
 def pytest_sessionfinish(session, exitstatus):
     if _SESSION_CACHE is not None:
         shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
