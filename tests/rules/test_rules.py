@@ -646,6 +646,14 @@ def test_every_preset_is_a_valid_rule_set(name):
     assert checked.fingerprint == rs.fingerprint
 
 
+def test_the_default_settings_are_valid_settings():
+    # RuleSet's default settings are built without validation (start-up): they must pass it unchanged
+    from yahtzee_cli.rules.engine import Settings
+
+    default = RuleSet.model_fields["settings"].default
+    assert Settings.model_validate(default.model_dump()) == default == Settings()
+
+
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_fingerprint_hashes_the_json_of_everything_that_changes_play(name):
     # the stored tables are found by fingerprint: it must stay the hash of the rules' JSON form
