@@ -105,7 +105,7 @@ def simulate(
     names = _seats(strategy, players, risk)
     _check_options(games, seed, workers, backend, scheduler, json, csv, log_out)
     try:
-        prepare(rs, names, warn)
+        prepare(rs, names, warn, record=log_out is not None)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
 

@@ -123,9 +123,12 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
 
-def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None) -> None:
+def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None,
+            record: bool = False) -> None:
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
-    built once and cached), so the notes reach `say` and the run itself starts at full speed."""
+    built once and cached), so the notes reach `say` and the run itself starts at full speed.
+    `record`: the run records its games (a kernel of its own to compile)."""
+    futs: dict[str, Any] = {}
     for strategy in dict.fromkeys(strategies):
         if strategy.startswith(RISK):
             dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
@@ -139,18 +142,19 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         from ..solver import policy
 
         try:
-            policy.value_to_go_for(rules, strategy, say)
+            futs[strategy] = policy.value_to_go_for(rules, strategy, say)
         except NotImplementedError as exc:
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
         except TooBig as exc:
             raise StrategyError(str(exc)) from None
     compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
     if compiled:
-        from ..solver import jit, play_kernel
+        from ..solver import exact, jit, play_kernel
         from . import strategies as compiled_strategies
 
         needed = [compiled_strategies._random_block if s == "random" else play_kernel.play_games for s in compiled]
-        jit.note_compile(needed, "the simulator", say)
+        args = [None if s == "random" else exact.play_args(rules, futs[s], record) for s in compiled]
+        jit.note_compile(needed, "the simulator", say, args)
 
 
 def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:

@@ -356,6 +356,61 @@ def _read_only(*arrays: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+class _PlayInputs:
+    """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
+
+    def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool) -> None:
+        s = rules.settings
+        sc = score_tables(rules)
+        d = sc.dice
+        var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, fut.nyt)
+        nb = sc.n_boxes
+        n_cols = s.columns
+        n_turns = n_cols * nb
+        max_turns = n_turns if s.must_zero else 50 * n_turns
+        self.record = record
+        self.scores = np.empty((n_games, n_cols, nb), dtype=np.int64)
+        self.ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
+        self.nturns = np.zeros(n_games, dtype=np.int64)
+        max_rolls = most_rolls(rules, max_turns) if record else 1
+        rg, rt = (n_games, max_turns) if record else (1, 1)
+        self.log = (np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64),  # rolls
+                    np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64),  # held
+                    np.zeros((rg, rt), dtype=np.int64),  # n_rolls
+                    np.zeros((rg, rt), dtype=np.int64),  # column
+                    np.full((rg, rt), -1, dtype=np.int64))  # box
+        is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
+        natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
+        jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
+        vnatT = np.ascontiguousarray(var_nat.T, dtype=np.uint8)
+        vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
+        mult = np.array(s.multipliers, dtype=np.float64)
+        self.ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+                     sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns,
+                     int(s.must_zero), int(s.saved_rolls), int(s.add_columns))
+        self.sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
+                                sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, _bonus_rolls(rules, sc))
+        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
+        self.fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+        self.saved_value = fut.saved_value
+        self.sizes = (n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
+
+    def args(self, game: tuple[int, int, int], g0: int, g1: int) -> tuple[Any, ...]:
+        """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat)."""
+        from . import play_kernel
+
+        part = (self.scores[g0:g1], self.ybonus[g0:g1], self.nturns[g0:g1])
+        log = tuple(a[g0:g1] for a in self.log) if self.record else None
+        return (game, self.ints, self.sheet, self.dice_t, self.fut_t, self.saved_value, part, log,
+                play_kernel.scratch(*self.sizes))
+
+
+def play_args(rules: RuleSet, fut: ValueToGo, record: bool) -> tuple[Any, ...]:
+    """Arguments of one play_games call like play_with's (same types: the compiled specialisation it
+    will use), for asking whether that specialisation is compiled yet."""
+    return _PlayInputs(rules, fut, 1, record).args((0, 0, 0), 0, 1)
+
+
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
@@ -363,52 +418,17 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     from . import play_kernel
     from .totals import on_threads, sheet_totals
 
-    s = rules.settings
-
-    sc = score_tables(rules)
-    d = sc.dice
-    var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, fut.nyt)
-    nb = sc.n_boxes
-    n_cols = s.columns
-    n_turns = n_cols * nb
-    max_turns = n_turns if s.must_zero else 50 * n_turns
-    scores = np.empty((n_games, n_cols, nb), dtype=np.int64)
-    ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
-    nturns = np.zeros(n_games, dtype=np.int64)
-    max_rolls = most_rolls(rules, max_turns) if record else 1
-    rg, rt = (n_games, max_turns) if record else (1, 1)
-    rolls_out = np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64)
-    held_out = np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64)
-    nrolls = np.zeros((rg, rt), dtype=np.int64)
-    col = np.zeros((rg, rt), dtype=np.int64)
-    box = np.full((rg, rt), -1, dtype=np.int64)
-    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
-    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
-    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
-    vnatT = np.ascontiguousarray(var_nat.T, dtype=np.uint8)
-    vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
-    bonus_rolls = _bonus_rolls(rules, sc)
-    mult = np.array(s.multipliers, dtype=np.float64)
-    ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
-            sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns, int(s.must_zero),
-            int(s.saved_rolls), int(s.add_columns))
-    sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
-                       sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, bonus_rolls)
-    dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
-    fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
-    log = (rolls_out, held_out, nrolls, col, box)
+    inputs = _PlayInputs(rules, fut, n_games, record)
 
     def games(g0: int, g1: int) -> None:
-        part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
-        part_log = tuple(a[g0:g1] for a in log) if record else None
-        work = play_kernel.scratch(n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
-        play_kernel.play_games((seed, first_game + g0, seat), ints, sheet, dice_t, fut_t, fut.saved_value, part,
-                               part_log, work)
+        play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1))
 
     on_threads(games, n_games, threads)
+    scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
+        rolls_out, held_out, nrolls, col, box = inputs.log
         t_used = max(int(nturns.max()) if n_games else 1, 1)
         r_used = max(int(nrolls.max()) if n_games else 1, 1)
         batch.rolls = rolls_out[:, :t_used, :r_used].copy()

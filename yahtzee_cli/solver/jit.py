@@ -101,20 +101,25 @@ def njit(**options: Any) -> Callable[[F], F]:
 
 
 
-def is_compiled(kernel: Any) -> bool:
-    """Whether `kernel` has machine code already, in this process or in the cache (its first call is quick)."""
-    if getattr(kernel, "overloads", None):
+def is_compiled(kernel: Any, args: tuple[Any, ...] | None = None) -> bool:
+    """Whether `kernel` has machine code already, in this process or in the cache (its first call is
+    quick): for the arguments `args` when given (each specialisation is compiled apart), else for any."""
+    sig = None if args is None else tuple(kernel.typeof_pyval(a) for a in args)
+    if any(sig is None or key == sig for key in getattr(kernel, "overloads", {})):
         return True
     try:
-        return bool(kernel._cache._cache_file._load_index())
+        index = kernel._cache._cache_file._load_index()
     except Exception:  # no cache (in memory), or a numba that keeps it otherwise: assume a compile
         return False
+    return any(sig is None or key[0] == sig for key in index)
 
 
-def note_compile(kernels: Sequence[Any], what: str, say: Callable[[str], None] | None) -> None:
+def note_compile(kernels: Sequence[Any], what: str, say: Callable[[str], None] | None,
+                 args: Sequence[tuple[Any, ...] | None] | None = None) -> None:
     """Say in one line that `what` is compiled now when any of `kernels` has no machine code yet
-    (compiling takes seconds, so a user waiting for output knows why)."""
-    if say is None or all(is_compiled(k) for k in kernels):
+    (compiling takes seconds, so a user waiting for output knows why). args[i]: the arguments
+    kernels[i] will be called with (None: any specialisation will do)."""
+    if say is None or all(is_compiled(k, a) for k, a in zip(kernels, args or [None] * len(kernels), strict=True)):
         return
     where = f"once; cached in {CACHE_DIR}" if CACHE_DIR is not None else "nothing can be cached"
     say(f"compiling {what} ({where})")
