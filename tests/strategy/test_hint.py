@@ -208,3 +208,25 @@ def test_certainty_equivalent_of_a_die_by_hand() -> None:
     assert position.ce_mean(faces, 0.5) + position.ce_mean(faces, -0.5) == pytest.approx(7.0, abs=1e-12)
     assert position.ce_mean(faces, -0.5) < 3.5 < position.ce_mean(faces, 0.5)
     assert position.ce_mean([0.0, 1000.0], 5.0) == pytest.approx(1000 - math.log(2) / 5, abs=1e-9)  # no overflow
+
+
+def test_final_roll_values_box_by_box_equal_roll_by_roll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hint values its final rolls box by box over all rolls where every roll but a Yahtzee takes
+    its natural score; roll by roll (jokers, fill order, passes, columns) must give the same floats."""
+    import random
+
+    rules = R.preset("yahtzee")
+    src = source_for(rules)
+    rng = random.Random(7)
+    sheets = []
+    for _ in range(40):
+        scores: list[int | None] = [None] * len(rules.boxes)
+        for b in rng.sample(range(len(rules.boxes)), rng.randrange(len(rules.boxes))):
+            box = rules.boxes[b]
+            scores[b] = rng.choice([0, box.points or 0, 3 * (box.face or 1)])
+        sheets.append(R.Column(tuple(scores)))
+    quick = [position.Turn(rules, (col,), src)._final for col in sheets]
+    monkeypatch.setattr(position.Turn, "_natural_finals", lambda self, dice: None)
+    slow = [position.Turn(rules, (col,), src)._final for col in sheets]
+    assert quick == slow
+    assert any(col.scores[rules.box_index("yahtzee")] == 50 for col in sheets)  # jokers and bonuses met

@@ -238,9 +238,40 @@ class Turn:
         kp = self.kp
         final = [0.0] * len(kp.counts)
         dice_of_keep = kp.dice
-        for k in kp.rolls:
-            final[k] = self._roll_final(dice_of_keep[k])
+        quick = self._natural_finals([dice_of_keep[k] for k in kp.rolls])
+        if quick is not None:
+            for k, v in zip(kp.rolls, quick, strict=True):
+                final[k] = v
+        else:
+            for k in kp.rolls:
+                final[k] = self._roll_final(dice_of_keep[k])
         self._final = final
+
+    def _natural_finals(self, roll_dice: list[tuple[int, ...]]) -> list[float] | None:
+        """_roll_final of every roll at once, box by box (a hint's first position, in a few hundred
+        microseconds instead of milliseconds), where every roll but a Yahtzee writes its natural score in
+        any open box: columns filled freely and adding up, no passes. Yahtzee rolls (jokers, the extra
+        bonus) go through _roll_final. None: not that case."""
+        rules = self.rules
+        if not self._add or self._pass_possible or any(rules.settings.fill_codes[c] for c, *_ in self._cols):
+            return None
+        natural = [rules.natural_scores(d) for d in roll_dice]
+        per_box: list[list[float]] = []
+        for c, _filled, open_boxes, _ys, m, fc in self._cols:
+            for b in open_boxes:
+                scores = [row[b] for row in natural]
+                value: dict[int, float] = {}
+                for sc in set(scores):
+                    f2 = self._next_cache.get((c, b, sc))
+                    if f2 is None:
+                        f2 = self._next_value(c, b, sc)
+                    value[sc] = m * (sc + 0 + f2 - fc)  # _roll_final's arithmetic (no bonus off a Yahtzee)
+                per_box.append([value[sc] for sc in scores])
+        best = list(map(max, *per_box)) if len(per_box) > 1 else per_box[0]
+        for i, d in enumerate(roll_dice):
+            if rules.is_yahtzee(d):
+                best[i] = self._roll_final(d)
+        return best
 
     def stage(self, j: int) -> list[float]:
         """E_j[k]: value of keeping k with j rolls left (relative to the position's value)."""
