@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Literal, NamedTuple
 
 import orjson
@@ -579,6 +579,7 @@ _UPPER_ALIASES = (
 )
 
 
+@cache  # presets sharing a sheet share its (frozen) boxes: fewer built at import
 def _yahtzee_boxes(german: bool = False) -> tuple[Box, ...]:
     n = (
         ("Dreierpasch", "Viererpasch", "Full House", "Kleine Straße", "Große Straße", "Kniffel", "Chance")
@@ -603,6 +604,7 @@ def _yahtzee_boxes(german: bool = False) -> tuple[Box, ...]:
     return tuple(upper + lower)
 
 
+@cache  # presets sharing a sheet share its (frozen) boxes: fewer built at import
 def _yatzy_boxes() -> tuple[Box, ...]:
     return tuple(
         _upper(_EN_UPPER, _UPPER_ALIASES)
@@ -624,6 +626,7 @@ def _yatzy_boxes() -> tuple[Box, ...]:
     )
 
 
+@cache  # presets sharing a sheet share its (frozen) boxes: fewer built at import
 def _maxi_boxes() -> tuple[Box, ...]:
     # Order and scoring of common Scandinavian Maxi Yatzy sheets: pair/kind boxes count only the
     # matching dice; full house is a 3+2 scoring those five dice (the sixth die does not count);
