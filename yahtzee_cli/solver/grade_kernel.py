@@ -32,7 +32,7 @@ import numpy as np
 
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
-from .jit import njit
+from .jit import INNER, njit
 from .play_kernel import roll_legal  # compiled once as a plain function (shared with the simulator)
 
 ASK_KEEP = 0  # dice kept for a reroll, or a stop (the keep of every die)
@@ -60,7 +60,7 @@ def _after(c: int, b: int, sc: int, bon: int, u: int, raw: int, fcur: np.ndarray
     return float((new if new > others[c] else others[c]) - base)
 
 
-@njit(cache=True, nogil=True)
+@njit(**INNER)
 def _roll_options(r: int, cols: Any, opt_v: Any, opt_i: Any, fcur: Any, others: Any, base: float, ints: Any,
                   sheet: Any, W: Any, rows: Any, lanes: Any) -> tuple[int, bool]:
     """Every legal placement of roll r (Turn._options, in its order: by column, then box) with its
@@ -89,13 +89,16 @@ def _roll_options(r: int, cols: Any, opt_v: Any, opt_i: Any, fcur: Any, others: 
     return n, scoring
 
 
-@njit(cache=True, nogil=True)
+@njit(**INNER)
 def _best_keep(r: int, j: int, base: float, final: np.ndarray, EJ: np.ndarray, saved_value: float,
-               keeps: np.ndarray, keep_index: np.ndarray, keep_of_roll: np.ndarray, n: int) -> tuple[float, int]:
+               keeps: np.ndarray, keep_index: np.ndarray, keep_of_roll: np.ndarray, n: int,
+               sub: np.ndarray) -> tuple[float, int]:
     """Turn.evaluate's best keep of roll r with j rolls left: the largest value (base + value), then
-    the most dice kept, then the first in itertools.product order of the face counts."""
+    the most dice kept, then the first in itertools.product order of the face counts (sub: scratch
+    for six face counts)."""
     cnt = keeps[keep_of_roll[r]]
-    sub = np.zeros(6, np.int64)
+    for f in range(6):
+        sub[f] = 0
     best = NEG
     best_k = -1
     best_size = -1
@@ -120,36 +123,29 @@ def _best_keep(r: int, j: int, base: float, final: np.ndarray, EJ: np.ndarray, s
         sub[f] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t: Any, W: Any, midx: Any,
-                saved_value: float, vals: Any, picks: Any) -> int:
-    """Value every decision of `asks` (see the module docstring)."""
+                saved_value: float, vals: Any, picks: Any, work: Any) -> int:
+    """Value every decision of `asks` (see the module docstring); work: Grader.scratch's arrays."""
     n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, t, nyt, must_zero, add_columns = ints
     mult, natural, natT, joker, is_upper, yroll, own_bit, fill = sheet
     keep_index, keep_of_roll, roll_of_keep, add_die, drop_die, keeps = dice_t
     R = natural.shape[0]
     K = add_die.shape[0]
     nfull = K - R
-    n = keeps[K - 1].sum()
+    n = keeps[K - 1, 0]  # dice: the full keep's count (a loop: .sum() would be one more function to
+    for f in range(1, 6):  # compile; and no literal 0 to start, which would compile _best_keep twice)
+        n += keeps[K - 1, f]
     full = (1 << nb) - 1
     has_y = ybox >= 0
     T = cols.shape[0]
-    fcur = np.empty(n_cols)
-    others = np.empty(n_cols)
-    rows = np.zeros((n_cols, nb), np.int64)
-    lanes = np.zeros((n_cols, nb), np.int64)
-    final = np.empty(R)
-    scoring = np.zeros(R, np.bool_)
-    opt_v = np.empty(n_cols * nb)  # one roll's legal placements: value, (column, box, score, bonus)
-    opt_i = np.empty((n_cols * nb, 4), np.int64)
+    # scratch from the caller: every numpy allocation here would be one more function to compile
+    fcur, others, final, opt_v, EJ, cur = work[0]  # opt_v, opt_i: one roll's legal placements: value,
+    rows, lanes, opt_i, sub = work[1]  # (column, box, score, bonus)
+    scoring = work[2]
     base_roll = 0  # a roll that is no Yahtzee
     while yroll[base_roll]:
         base_roll += 1
-    most = 1  # rolls-left stages of the longest turn (a loop: np.max would be one more compile)
-    for tt in range(T):
-        most = stages[tt] if stages[tt] > most else most
-    EJ = np.empty((most, K))
-    cur = np.empty(K)
     i = 0  # the next decision (grouped by turn, in order)
     for tt in range(T):
         # ---- the position: each column's value to go, the sheet's value (Turn.__post_init__)
@@ -240,7 +236,7 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
             kind, rkey, j, made = asks[i, 1], asks[i, 2], asks[i, 3], asks[i, 4]
             r = roll_of_keep[keep_index[rkey]]
             if kind != ASK_BOX:
-                bv, bk = _best_keep(r, j, base, final, EJ, saved_value, keeps, keep_index, keep_of_roll, n)
+                bv, bk = _best_keep(r, j, base, final, EJ, saved_value, keeps, keep_index, keep_of_roll, n, sub)
                 picks[i, 0] = bk
                 vals[i, 1] = bv
                 if kind == ASK_KEEP:
@@ -248,7 +244,7 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
                     vals[i, 0] = base + (final[r] + saved_value * j if km == keep_of_roll[r] else EJ[j - 1, km])
                 elif j > 1:
                     vals[i, 0] = _best_keep(r, j - 1, base, final, EJ, saved_value, keeps, keep_index,
-                                            keep_of_roll, n)[0]
+                                            keep_of_roll, n, sub)[0]
                 else:
                     vals[i, 0] = base + final[r]
                 i += 1
@@ -311,6 +307,16 @@ class Grader:
         self.W, self.midx = _read_only(np.asarray(W, dtype=np.float64).reshape(len(masks_a), width), midx)
         self.saved_value = float(saved_value)
 
+    def scratch(self, most: int) -> tuple[Any, ...]:
+        """grade_turns' working arrays (most: rolls-left stages of the longest turn)."""
+        n_cols, nb = self.ints[0], self.ints[1]
+        R, K = self.sheet[1].shape[0], self.dice_t[3].shape[0]
+        floats = (np.empty(n_cols), np.empty(n_cols), np.empty(R), np.empty(n_cols * nb), np.empty((most, K)),
+                  np.empty(K))
+        ints = (np.empty((n_cols, nb), np.int64), np.empty((n_cols, nb), np.int64),
+                np.empty((n_cols * nb, 4), np.int64), np.empty(6, np.int64))
+        return floats, ints, np.empty(R, np.bool_)
+
     def grade(self, cols: list[list[tuple[int, int, int, int]]], stages: list[int],
               asks: list[tuple[int, int, int, int, int]]) -> tuple[Any, Any] | None:
         """(vals, picks) of grade_turns as lists of rows, or None when some decision cannot be graded here."""
@@ -320,5 +326,5 @@ class Grader:
         vals = np.empty((len(asks), 2))
         picks = np.zeros((len(asks), 6), dtype=np.int64)
         status = grade_turns(cols_a, np.array(stages, dtype=np.int64), asks_a, self.ints, self.sheet, self.dice_t,
-                             self.W, self.midx, self.saved_value, vals, picks)
+                             self.W, self.midx, self.saved_value, vals, picks, self.scratch(max([1, *stages])))
         return None if status else (vals.tolist(), picks.tolist())
