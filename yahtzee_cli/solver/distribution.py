@@ -41,7 +41,7 @@ from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, _bonus_rolls, layout
-from .jit import njit
+from .jit import INNER, njit
 from .kernels import NEG, roll_legal
 from .play_kernel import _column_final, _turn_tables
 from .rng import stream
@@ -89,7 +89,7 @@ def _choose_box(r: int, bits: int, fullv: bool, bon: int, natural: np.ndarray, j
     return sl, score, allzero, best
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
           natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
           jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
@@ -268,7 +268,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
     return qpass, value
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
             natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
             jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
@@ -291,7 +291,7 @@ def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarra
     return q
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def _risk_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float,
                 W: np.ndarray,
                 midx: np.ndarray, t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray,
@@ -329,7 +329,7 @@ def _risk_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndar
         out[i] = val
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarray,
                length: np.ndarray,
                H: np.ndarray, Hn: np.ndarray, sid_next: np.ndarray, off_next: np.ndarray, len_next: np.ndarray,
@@ -421,7 +421,7 @@ def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarr
                 H[o + cap] += p * tail
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, midx: np.ndarray,
           t: int, nyt: int,
           nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
