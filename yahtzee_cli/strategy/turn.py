@@ -248,10 +248,10 @@ class Turn:
         self._final = final
 
     def _natural_finals(self, roll_dice: list[tuple[int, ...]]) -> list[float] | None:
-        """_roll_final of every roll at once, box by box (a hint's first position, in a few hundred
-        microseconds instead of milliseconds), where every roll but a Yahtzee writes its natural score in
-        any open box: columns filled freely and adding up, no passes. Yahtzee rolls (jokers, the extra
-        bonus) go through _roll_final. None: not that case."""
+        """_roll_final of every roll at once, box by box (list operations, not a Python loop per roll
+        and box: a hint's first position pays this), where every roll but a Yahtzee writes its natural
+        score in any open box: columns filled freely and adding up, no passes. Yahtzee rolls (jokers,
+        the extra bonus) go through _roll_final. None: not that case."""
         rules = self.rules
         if not self._add or self._pass_possible or any(rules.settings.fill_codes[c] for c, *_ in self._cols):
             return None
