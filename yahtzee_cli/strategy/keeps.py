@@ -30,16 +30,19 @@ class Keeps:
 @cache
 def keeps(n: int) -> Keeps:
     dice = [combo for size in range(n + 1) for combo in rolls(size)]  # sorted, so each keep's dice
-    counts: list[Counts] = [counts_of(combo) for combo in dice]
+    counts: list[Counts] = [tuple(map(combo.count, FACES)) for combo in dice]
     index = {c: i for i, c in enumerate(counts)}
-    sizes = [sum(c) for c in counts]
+    sizes = [len(combo) for combo in dice]
     # Links by arithmetic: a keep's counts as the digits of a base-(n + 1) number, so one die more or
-    # less of face f is that number plus or minus (n + 1) ** f (a hint's first position builds this).
+    # less of face f is that number plus or minus (n + 1) ** (f - 1) (a hint's first position builds
+    # this: map and dict lookups, not loops over the six faces, as it is a few milliseconds of start-up).
     place = [(n + 1) ** f for f in range(6)]
-    codes = [sum(k * p for k, p in zip(c, place, strict=True)) for c in counts]
+    value_of = dict(zip(FACES, place, strict=True))
+    codes = [sum(map(value_of.__getitem__, combo)) for combo in dice]
     at = {code: i for i, code in enumerate(codes)}
     add = [[at[code + p] for p in place] if size < n else [] for code, size in zip(codes, sizes, strict=True)]
-    drop = [[at[code - p] for k, p in zip(c, place, strict=True) if k] for c, code in zip(counts, codes, strict=True)]
+    # the faces a keep holds, in face order (its dice are sorted): one die fewer of each
+    drop = [[at[code - value_of[f]] for f in dict.fromkeys(combo)] for combo, code in zip(dice, codes, strict=True)]
     full = [i for i, s in enumerate(sizes) if s == n]
     return Keeps(n, counts, index, sizes, add, drop, full, dice)
 
