@@ -149,6 +149,8 @@ def _groups_score(box: Box, c: list[int]) -> int:
     # only faces that can fill the smallest group can fill any (few: this runs for every roll)
     least = min(sizes, default=0)
     candidates = [f for f in FACES if c[f] >= least]
+    if len(candidates) < len(sizes):  # each group needs a face of its own: most rolls stop here
+        return 0
     best = -1
     for faces in itertools.permutations(candidates, len(sizes)):
         if all(c[f] >= s for f, s in zip(faces, sizes, strict=True)):
@@ -176,10 +178,9 @@ def _box_scores(box: Box, rolls_: Sequence[tuple[Dice, list[int]]]) -> list[int]
     if k == "kind":
         n = box.n
         assert n is not None
-        best = [max((f for f in FACES if c[f] >= n), default=0) for _, c in rolls_]
-        if box.scoring == "all":
-            return [sum(dice) if f else 0 for f, (dice, _) in zip(best, rolls_, strict=True)]
-        return [n * f for f in best]
+        if box.scoring == "all":  # the dice's sum when some face shows n times (max: C speed)
+            return [sum(dice) if max(c) >= n else 0 for dice, c in rolls_]
+        return [n * max((f for f in FACES if c[f] >= n), default=0) for _, c in rolls_]
     if k == "pairs":
         n = box.n
         assert n is not None
@@ -194,8 +195,8 @@ def _box_scores(box: Box, rolls_: Sequence[tuple[Dice, list[int]]]) -> list[int]
         length, points = box.length, box.points
         assert length is not None and points is not None
         starts = [box.start] if box.start is not None else range(1, 8 - length)
-        runs = [range(s, s + length) for s in starts if s + length <= 7]
-        return [points if any(all(c[f] for f in run) for run in runs) else 0 for _, c in rolls_]
+        runs = [set(range(s, s + length)) for s in starts if s + length <= 7]
+        return [points if any(run <= faces for run in runs) else 0 for faces in (set(dice) for dice, _ in rolls_)]
     # yahtzee
     points = box.points
     assert points is not None
