@@ -5,7 +5,6 @@ the solver's kernels (solver.tables lays these very keeps out as arrays). Pure P
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 
 from ..rules.engine import FACES, rolls
@@ -13,18 +12,22 @@ from ..rules.engine import FACES, rolls
 Counts = tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class Keeps:
-    """Keeps (sub-multisets of a roll, as face counts) of n dice, by size, with add/drop links."""
+    """Keeps (sub-multisets of a roll, as face counts) of n dice, by size, with add/drop links (a plain
+    class: built once per dice count, read everywhere; a dataclass would cost every start-up)."""
 
-    n: int
-    counts: list[Counts]
-    index: dict[Counts, int]
-    size: list[int]
-    add: list[list[int]]  # keep + one die of each face (empty for full keeps)
-    drop: list[list[int]]  # keep - one die of a face it holds
-    rolls: list[int]  # keep indices of the full rolls
-    dice: list[tuple[int, ...]]  # each keep as sorted dice
+    __slots__ = ("n", "counts", "index", "size", "add", "drop", "rolls", "dice")
+
+    def __init__(self, n: int, counts: list[Counts], index: dict[Counts, int], size: list[int],
+                 add: list[list[int]], drop: list[list[int]], rolls: list[int], dice: list[tuple[int, ...]]) -> None:
+        self.n = n
+        self.counts = counts
+        self.index = index
+        self.size = size
+        self.add = add  # keep + one die of each face (empty for full keeps)
+        self.drop = drop  # keep - one die of a face it holds
+        self.rolls = rolls  # keep indices of the full rolls
+        self.dice = dice  # each keep as sorted dice
 
 
 @cache

@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..errors import PositionError
@@ -80,16 +79,17 @@ class Choice(NamedTuple):
         return out
 
 
-@dataclass
 class Evaluation:
     """Every option of a position, best first (ties keep a fixed order), with values and regrets."""
 
-    rules: R.RuleSet
-    dice: tuple[int, ...]
-    rolls_left: int
-    exact: bool
-    options: list[Choice]
-    source: str = ""
+    def __init__(self, rules: R.RuleSet, dice: tuple[int, ...], rolls_left: int, exact: bool, options: list[Choice],
+                 source: str = "") -> None:
+        self.rules = rules
+        self.dice = dice
+        self.rolls_left = rolls_left
+        self.exact = exact
+        self.options = options
+        self.source = source
 
     @property
     def best(self) -> Choice:
@@ -118,33 +118,32 @@ class Evaluation:
         raise PositionError(f"box {self.rules.keys[box]} is not a legal choice here")
 
 
-@dataclass
 class Turn:
     """The values of one turn of one position (sheet + saved rolls): computed once, then every roll
-    and every decision of the turn is read off (the analyzer grades a whole turn with one Turn)."""
+    and every decision of the turn is read off (the analyzer grades a whole turn with one Turn).
+    A plain class, not a dataclass: every hint builds one, and a dataclass is built at import."""
 
-    rules: R.RuleSet
-    columns: tuple[R.Column, ...]
-    source: Source
-    saved: int = 0
-    # derived once in __post_init__
-    kp: Keeps = field(init=False)
-    mult: tuple[int, ...] = field(init=False)  # column multipliers
-    states: list[ColumnState] = field(init=False)  # each column's state now
-    raw: list[int] = field(init=False)  # points written per column, upper bonus left to the value to go
-    fcur: list[float] = field(init=False)  # each column's value to go now
-    col_values: list[float] = field(init=False)  # raw + fcur
-    base: float = field(init=False)  # the position's value (the sheet's expected final total)
-    _final: list[float] = field(default_factory=list)  # V0 by keep index (full rolls only), relative to base
-    _stages: dict[int, list[float]] = field(default_factory=dict)  # E_j by rolls left j
-    _next_cache: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (column, box, score) -> value to go
-    _cols: list[tuple[int, int, list[int], int | None, int, float]] = field(default_factory=list)  # per column:
-    # (index, filled mask, open boxes, Yahtzee score, multiplier, value to go now), for the final-roll loop
-    _add: bool = True  # settings.add_columns
-    _pass_possible: bool = False  # a pass may ever be allowed (must_zero off)
+    kp: Keeps
+    mult: tuple[int, ...]  # column multipliers
+    states: list[ColumnState]  # each column's state now
+    raw: list[int]  # points written per column, upper bonus left to the value to go
+    fcur: list[float]  # each column's value to go now
+    col_values: list[float]  # raw + fcur
+    base: float  # the position's value (the sheet's expected final total)
 
-    def __post_init__(self) -> None:
-        rules = self.rules
+    def __init__(self, rules: R.RuleSet, columns: tuple[R.Column, ...], source: Source, saved: int = 0) -> None:
+        self.rules = rules
+        self.columns = columns
+        self.source = source
+        self.saved = saved
+        self._final: list[float] = []  # V0 by keep index (full rolls only), relative to base
+        self._stages: dict[int, list[float]] = {}  # E_j by rolls left j
+        self._next_cache: dict[tuple[int, int, int], float] = {}  # (column, box, score) -> value to go
+        # per column: (index, filled mask, open boxes, Yahtzee score, multiplier, value to go now), for
+        # the final-roll loop
+        self._cols: list[tuple[int, int, list[int], int | None, int, float]] = []
+        self._add = True  # settings.add_columns
+        self._pass_possible = False  # a pass may ever be allowed (must_zero off)
         if len(self.columns) != rules.settings.columns:
             raise PositionError(f"{rules.name} sheets have {rules.settings.columns} columns, got {len(self.columns)}")
         if all(c.is_full for c in self.columns):
