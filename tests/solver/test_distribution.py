@@ -106,6 +106,21 @@ def test_risk_play_at_theta_zero_is_the_simulators_play(small: RuleSet, small_ta
     assert np.array_equal(ours.totals, theirs.totals)
 
 
+def test_position_chances_say_when_many_sheets_lie_ahead(small: RuleSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From an early position the chances take seconds (every sheet ahead is valued): a note says so;
+    near the end of a game, nothing."""
+    dice = (1, 3, 3, 5, 6)
+    early, late = Column((None,) * 6), Column((3, 6, None, 12, 15, 18))
+    monkeypatch.setattr(D, "SAY_FROM_SHEETS", 4)
+    for col, ahead in ((early, 63), (late, 0)):
+        said: list[str] = []
+        ev = hint(small, [col], dice, 1)
+        D.position_chances(small, col, dice, 1, ev.options[:1], say=said.append)
+        notes = [m for m in said if m.startswith("computing")]
+        assert notes == ([f"computing the exact final-score distributions from this position ({ahead} sheets ahead)"]
+                         if ahead else [])
+
+
 def test_risk_games_follow_the_risk_distribution(small: RuleSet) -> None:
     theta = 0.05
     d = D.get_distribution(small, theta)[0]

@@ -578,6 +578,7 @@ def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
     return out, cnt
 
 
+SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)
 MAX_STATES = 1 << 23  # the distributions keep a score pmf per state: larger tables (Maxi Yatzy) have none
 
 
@@ -964,6 +965,13 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     p0 = bin(m).count("1")
     cap = None if target is None else max(target - base, 0)
+    if say is not None:  # the sheets still ahead, each valued in turn: seconds from an early position
+        from .jit import note_compile
+
+        note_compile([_pmf_layer, _option], "the exact distribution's kernels", say)
+        ahead = int(np.count_nonzero((lay.masks[int(lay.layer_ptr[p0 + 1]):] & m) == m))
+        if ahead >= SAY_FROM_SHEETS:
+            say(f"computing the exact final-score distributions from this position ({ahead:,} sheets ahead)")
     states, H, sid = _pass_layers(mod, W, theta, cap, ties, within=m, stop_layer=p0 + 1)
     d = lay.scores.dice
     tp1 = lay.t + 1
