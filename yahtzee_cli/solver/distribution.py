@@ -4,7 +4,7 @@ risk-sensitive tables (maximise E[exp(theta * final score)]).
 The policy of a turn-start state (filled mask, y, capped upper total u) is the one the simulator
 plays: the same final-roll values (play_kernel._column_final on the next states' values), the same keep
 tables (play_kernel._turn_tables) and the same tie-breaks (stopping wins ties, the first sub-keep in
-play_kernel.best_proper_keep's order, the first box in sheet order, a pass charged play_kernel.PASS_COST).
+tables.proper_subkeeps' order, the first box in sheet order, a pass charged play_kernel.PASS_COST).
 `_turn` turns that policy into the probability of ending the turn on each roll and the box each
 final roll goes to; everything here is built on it:
 
@@ -45,6 +45,7 @@ from .jit import INNER, njit
 from .kernels import NEG, roll_legal
 from .play_kernel import _column_final, _turn_tables
 from .rng import stream
+from .tables import proper_subkeeps
 from .totals import on_chunks
 
 FloatArray = npt.NDArray[np.float64]
@@ -546,36 +547,6 @@ class Model:
     args: tuple[Any, ...] = field(default=())
 
 
-def _subkeeps(rules: RuleSet) -> tuple[IntArray, IntArray]:
-    """Per roll, its proper sub-keeps in play_kernel.best_proper_keep's order (ones varying fastest)."""
-    from .tables import dice_tables
-
-    d = dice_tables(rules.dice)
-    n = rules.dice
-    R = len(d.rolls)
-    out = np.full((R, 1 << n), -1, dtype=np.int64)
-    cnt = np.zeros(R, dtype=np.int64)
-    for r in range(R):
-        c = [int(x) for x in d.roll_counts[r]]
-        total = 1
-        for f in range(6):
-            total *= c[f] + 1
-        for idx in range(total):
-            rest = idx
-            key = 0
-            mul = 1
-            size = 0
-            for f in range(6):
-                k = rest % (c[f] + 1)
-                rest //= c[f] + 1
-                key += k * mul
-                mul *= 7
-                size += k
-            if size == n:
-                continue
-            out[r, cnt[r]] = d.keep_index[key]
-            cnt[r] += 1
-    return out, cnt
 
 
 SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)
@@ -596,7 +567,7 @@ def model(rules: RuleSet) -> Model:
     lay = layout(rules)
     sc = lay.scores
     s = rules.settings
-    sk, ns = _subkeeps(rules)
+    sk, ns = proper_subkeeps(rules.dice)
     n_sub = lay.ulist.shape[0]
     eff = np.tile(np.arange(lay.t + 1, dtype=np.int64), (n_sub, 1))
     for sub in range(n_sub):

@@ -8,9 +8,13 @@ replay --analyze) are in strategy.turn and never need numba.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +27,7 @@ from ..strategy import tablefile
 from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
 from .games import GameBatch
-from .tables import Scores, score_tables
+from .tables import Scores, proper_subkeeps, score_tables
 from .value_to_go import ValueToGo, check_memory
 
 FloatArray = npt.NDArray[np.float64]
@@ -356,6 +360,24 @@ def _read_only(*arrays: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+MEMO_KEEP = 4  # value-to-go memos kept in a process (a match alternates its strategies chunk by chunk)
+_memos: OrderedDict[tuple[Any, ...], list[tuple[Any, ...]]] = OrderedDict()
+_memos_lock = threading.Lock()
+
+
+def _memo_key(rules: RuleSet, fut: ValueToGo) -> tuple[Any, ...] | None:
+    """What a memo's values depend on besides the state, or None where play_games keeps no memo
+    (several columns, saved rolls: the state key would not cover them). A table is known by its
+    rule set plus a sample of its cells (the same rules can be valued by a float64 build and by its
+    float32 file)."""
+    s = rules.settings
+    if s.columns != 1 or not s.add_columns or s.saved_rolls or fut.t >= 256 or len(rules.boxes) > 40:
+        return None
+    sample = np.ascontiguousarray(fut.W.ravel()[:: max(1, fut.W.size // 4096)])
+    digest = hashlib.blake2b(b"".join(np.ascontiguousarray(a).tobytes() for a in (sample, fut.h, fut.G, fut.yh)))
+    return (rules.fingerprint, fut.kind, fut.t, fut.nyt, fut.saved_value, fut.W.shape, digest.hexdigest())
+
+
 class _PlayInputs:
     """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
 
@@ -390,10 +412,37 @@ class _PlayInputs:
                      int(s.must_zero), int(s.saved_rolls), int(s.add_columns))
         self.sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
                                 sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, _bonus_rolls(rules, sc))
-        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die)
+        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die, d.keeps,
+                                 *proper_subkeeps(rules.dice))
         self.fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
         self.saved_value = fut.saved_value
         self.sizes = (n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
+        self.memo_key = _memo_key(rules, fut)
+        self.memo_shape = (sc.natural.shape[0], most_rolls(rules, 1) - 1)
+
+    @contextmanager
+    def memo(self) -> Iterator[tuple[Any, ...] | None]:
+        """A memo of turn tables (play_kernel.memo) for one play_games call at a time: kept in the
+        process across calls with the same value to go, where its hits add up; None where none applies."""
+        from . import play_kernel
+
+        key = self.memo_key
+        if key is None:
+            yield None
+            return
+        with _memos_lock:
+            free = _memos.pop(key, [])
+            _memos[key] = free
+            while len(_memos) > MEMO_KEEP:
+                _memos.popitem(last=False)
+            m = free.pop() if free else None
+        if m is None:
+            m = play_kernel.memo(*self.memo_shape)
+        try:
+            yield m
+        finally:
+            with _memos_lock:
+                _memos.setdefault(key, []).append(m)
 
     def args(self, game: tuple[int, int, int], g0: int, g1: int) -> tuple[Any, ...]:
         """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat)."""
@@ -408,7 +457,9 @@ class _PlayInputs:
 def play_args(rules: RuleSet, fut: ValueToGo, record: bool) -> tuple[Any, ...]:
     """Arguments of one play_games call like play_with's (same types: the compiled specialisation it
     will use), for asking whether that specialisation is compiled yet."""
-    return _PlayInputs(rules, fut, 1, record).args((0, 0, 0), 0, 1)
+    inputs = _PlayInputs(rules, fut, 1, record)
+    with inputs.memo() as memo:
+        return (*inputs.args((0, 0, 0), 0, 1), memo)
 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
@@ -421,7 +472,8 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     inputs = _PlayInputs(rules, fut, n_games, record)
 
     def games(g0: int, g1: int) -> None:
-        play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1))
+        with inputs.memo() as memo:
+            play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1), memo)
 
     on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns

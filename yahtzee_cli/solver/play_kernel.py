@@ -5,7 +5,7 @@ helpers. Here none: a worker is a Python thread running `play_games` (nogil) on 
 own games, and the helpers compile as ordinary functions, once each. Only the play kernel and what it
 calls are compiled by `simulate` (the strategy table comes shipped or cached).
 
-`play_games(game, ints, sheet, dice_t, fut, saved_value, out, log, work)` takes its inputs bundled
+`play_games(game, ints, sheet, dice_t, fut, saved_value, out, log, work, memo)` takes its inputs bundled
 (built by solver.play_with; every array read-only except `out` and `log`):
   game   (seed, first_game, seat): the dice streams rng.stream(seed, first_game + g, seat)
   ints   (n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll,
@@ -14,13 +14,17 @@ calls are compiled by `simulate` (the strategy table comes shipped or cached).
   sheet  (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT,
           jokT, vnatT, vjokT, bonus_rolls): score tables (tables.score_tables) and box variants
           (solver.box_variants), the T forms box-major
-  dice_t (keep_index, roll_of_keep, keep_of_roll, add_die, drop_die): the keep graph (tables.dice)
+  dice_t (keep_index, roll_of_keep, keep_of_roll, add_die, drop_die, keeps, subkeeps, nsub): the keep
+          graph (tables.dice) and each roll's proper keeps in tie-break order (tables.proper_subkeeps)
   fut    (W, midx, h, G, yh, sub_of): the value-to-go (solver.Future)
   out    (scores, ybonus, n_turns): per game, written
   log    None, or (rolls, held, n_rolls, column, box): the games' dice and choices ([game, turn, ...]),
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   work   scratch(...): the thread's working arrays
+  memo   None, or memo(...): a turn-start state's final-roll and keep values, kept from an earlier turn
+          that started in the same state (one column, no saved rolls: the values depend on the state
+          alone, so a hit gives exactly the floats a recomputation would)
 """
 
 from __future__ import annotations
@@ -53,6 +57,58 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
 
 
+MEMO_STATES = 1 << 17  # most turn-start states a thread's memo keeps decisions for
+MEMO_BYTES = 192 << 20  # most those decisions take (their pages are touched only as states come in)
+MEMO_SEEN = 1 << 19  # most states it remembers having seen once
+
+
+def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
+    """An empty memo for play_games: (hash of state keys, -1 free; the decision row of each hash slot,
+    -1 seen once; [rows in use, keys in use]; per row and roll, the keep with j rolls left
+    [rows, stages, n_rolls] (-1 stop) and the box code [rows, n_rolls] (_box_code))."""
+    cap = max(1, min(MEMO_STATES, MEMO_BYTES // (2 * (stages + 1) * n_rolls)))
+    return (np.full(2 * MEMO_SEEN, -1, np.int64), np.empty(2 * MEMO_SEEN, np.int64), np.zeros(2, np.int64),
+            np.empty((cap, stages, n_rolls), np.int16), np.empty((cap, n_rolls), np.int16))
+
+
+@njit(**INNER)
+def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, key: int) -> tuple[int, bool]:
+    """(row, made): the decision row of a state's key and whether its decisions are made. A state seen
+    once before gets a new row to make them in; one not seen yet is remembered (-1, no row); -1 too
+    when the memo is full (linear probing over a hash at most half full)."""
+    mask = keys.shape[0] - 1
+    h = (key * 0x9E3779B1) & mask
+    while keys[h] != key and keys[h] != -1:
+        h = (h + 1) & mask
+    if keys[h] == key:
+        if rowof[h] >= 0:
+            return rowof[h], True
+        if count[0] >= cap:
+            return -1, False
+        rowof[h] = count[0]
+        count[0] += 1
+        return rowof[h], False
+    if 2 * count[1] < keys.shape[0]:
+        keys[h] = key
+        rowof[h] = -1
+        count[1] += 1
+    return -1, False
+
+
+@njit(**INNER)
+def _keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub: np.ndarray) -> int:
+    """The keep to reroll from roll r (the first best of its proper keeps in tie-break order), or -1:
+    stop, which wins ties."""
+    bv = NEG
+    d = -1
+    for i in range(nsub[r]):
+        k = subkeeps[r, i]
+        if Ej[k] > bv:
+            bv = Ej[k]
+            d = k
+    return d if bv > stop else -1
+
+
 @njit(**INNER)
 def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
            h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
@@ -71,42 +127,6 @@ def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray
     if y == 1:
         acc += yh[n_open]
     return float(acc)
-
-
-@njit(**INNER)
-def best_proper_keep(cnt: np.ndarray, n: int, keep_index: np.ndarray, Ej: np.ndarray,
-                     kcnt: np.ndarray) -> tuple[float, int]:
-    """Best value Ej[k] over the keeps k strictly inside the roll with face counts `cnt`; the winner's
-    face counts go to kcnt (first best in enumeration order); returns (value, size)."""
-    total = 1
-    for f in range(6):
-        total *= cnt[f] + 1
-    best = NEG
-    best_idx = -1
-    best_size = 0
-    for idx in range(total):
-        rest = idx
-        key = 0
-        mul = 1
-        size = 0
-        for f in range(6):
-            c = rest % (cnt[f] + 1)
-            rest //= cnt[f] + 1
-            key += c * mul
-            mul *= 7
-            size += c
-        if size == n:
-            continue
-        v = Ej[keep_index[key]]
-        if v > best:
-            best = v
-            best_idx = idx
-            best_size = size
-    rest = best_idx
-    for f in range(6):
-        kcnt[f] = rest % (cnt[f] + 1)
-        rest //= cnt[f] + 1
-    return best, best_size
 
 
 @njit(**INNER)
@@ -229,9 +249,128 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yf
                 nzc[r] = True
 
 
+@njit(**INNER)
+def _next_values(NV: np.ndarray, Fcur: np.ndarray, colraw: np.ndarray, cmask: np.ndarray, usum: np.ndarray,
+                 yst: np.ndarray, mult: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, kind: int,
+                 W: np.ndarray, midx: np.ndarray, t: int, h: np.ndarray, G: np.ndarray, yh: np.ndarray,
+                 sub_of: np.ndarray, nb: int, nyt: int, n_cols: int, vmax: int,
+                 add_columns: int) -> tuple[float, float, float, int]:
+    """NV[c, slot]: the value of the state each (column, box, variant) leads to, relative to staying
+    put; Fcur[c] the columns' values to go now. Returns (base, best1, best2, arg1): the best weighted
+    column estimate, the two best and the best's column (for add_columns off)."""
+    best1 = NEG
+    best2 = NEG
+    arg1 = -1
+    for c in range(n_cols):
+        yv = 1 if (yst[c] == 1 and nyt == 2) else 0
+        Fcur[c] = future(kind, cmask[c], yv, usum[c], W, midx, t, h, G, yh, sub_of, nb)
+        cv = mult[c] * (colraw[c] + Fcur[c])
+        if cv > best1:
+            best2 = best1
+            best1 = cv
+            arg1 = c
+        elif cv > best2:
+            best2 = cv
+    for c in range(n_cols):
+        yv = 1 if (yst[c] == 1 and nyt == 2) else 0
+        for b in range(nb):
+            if (cmask[c] >> b) & 1:
+                continue
+            m2 = cmask[c] | (1 << b)
+            for v in range(nvar[b]):
+                y2 = yv if yn[b, v] < 0 else yn[b, v]
+                if yn[b, v] >= 0 and nyt != 2:
+                    y2 = 0
+                f2 = future(kind, m2, y2, usum[c] + du[b, v], W, midx, t, h, G, yh, sub_of, nb)
+                if add_columns:
+                    NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
+                else:
+                    NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
+    return best1, best1, best2, arg1
+
+
+@njit(**INNER)
+def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.ndarray, NV: np.ndarray,
+                  cmask: np.ndarray, yst: np.ndarray, mult: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
+                  vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
+                  bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
+                  lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
+                  add_columns: int, base: float, best1: float, best2: float, arg1: int) -> None:
+    """Vfinal[r]: the best placement of final roll r over every column (relative to staying put),
+    a pass's cost where passing is allowed and nothing would score."""
+    R = Vfinal.shape[0]
+    for r in range(R):
+        Vfinal[r] = NEG
+        nzr[r] = False
+    for c in range(n_cols):
+        _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
+                      vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
+                      fill[c], lower_bits, extra, may_pass_turn, vmax)
+        if not add_columns:
+            others = best2 if c == arg1 else best1
+            for r in range(R):
+                Vc[r] = (Vc[r] if Vc[r] > others else others) - base
+        for r in range(R):
+            Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
+        if may_pass_turn:
+            for r in range(R):
+                nzr[r] = nzr[r] or nzc[r]
+    if may_pass_turn:
+        for r in range(R):
+            if not nzr[r] and -PASS_COST > Vfinal[r]:
+                Vfinal[r] = -PASS_COST
+
+
+@njit(**INNER)
+def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: np.ndarray, natural: np.ndarray,
+              joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
+              joker_code: int, has_y: bool, fill: np.ndarray, lower_bits: int, extra: int, may_pass_turn: bool,
+              vmax: int, full: int, n_cols: int, add_columns: int, base: float, best1: float, best2: float,
+              arg1: int, nb: int) -> int:
+    """Final roll r's best placement as (column * nb + box) * 2 + 1 if scored as a joker; -1 a pass."""
+    best = NEG
+    bc = -1
+    bb_ = -1
+    bfull = 0
+    allzero = True
+    for c in range(n_cols):
+        open_ = full & ~cmask[c]
+        yfilled = yst[c] >= 0
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[c], lower_bits)
+        bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
+        if bon != 0:
+            allzero = False
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = 0
+            while (1 << b) != low:
+                b += 1
+            if fullv:
+                s = joker[r, b]
+                v = var_jok[r, b]
+            else:
+                s = natural[r, b]
+                v = var_nat[r, b]
+            if s != 0:
+                allzero = False
+            cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
+            if not add_columns:
+                others = best2 if c == arg1 else best1
+                cand = (cand if cand > others else others) - base
+            if cand > best:
+                best = cand
+                bc = c
+                bb_ = b
+                bfull = 1 if fullv else 0
+    if bc < 0 or (may_pass_turn and allzero and -PASS_COST > best):
+        return -1
+    return (bc * nb + bb_) * 2 + bfull
+
+
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any,
-               log: Any, work: Any) -> None:
+               log: Any, work: Any, memo: Any) -> None:
     """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
     play); the argument tuples are in the module docstring.
 
@@ -243,7 +382,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns = ints[8:]
     (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
      vjokT, bonus_rolls) = sheet
-    keep_index, roll_of_keep, keep_of_roll, add_die, drop_die = dice_t
+    keep_index, roll_of_keep, keep_of_roll, add_die, drop_die, keeps, subkeeps, nsub = dice_t
     W, midx, h, G, yh, sub_of = fut
     scores, ybonus, nturns_out = out
     g_n = scores.shape[0]
@@ -258,6 +397,10 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     nzc, nzr = work[2]
     n = dice.shape[0]
     jmax = EJ.shape[0]
+    base = NEG
+    best1 = NEG
+    best2 = NEG
+    arg1 = -1
     for g in range(g_n):
         st = stream(seed, first_game + g, seat)
         for c in range(n_cols):
@@ -273,63 +416,39 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
         open_total = n_cols * nb
         while open_total > 0:
             may_pass_turn = (not must_zero) and (max_turns - turn > open_total)
-            # ---- value vectors of the states each (column, box, variant) leads to
-            base = NEG
-            best1 = NEG
-            best2 = NEG
-            arg1 = -1
-            for c in range(n_cols):
-                yv = 1 if (yst[c] == 1 and nyt == 2) else 0
-                Fcur[c] = future(kind, cmask[c], yv, usum[c], W, midx, t, h, G, yh, sub_of, nb)
-                cv = mult[c] * (colraw[c] + Fcur[c])
-                if cv > best1:
-                    best2 = best1
-                    best1 = cv
-                    arg1 = c
-                elif cv > best2:
-                    best2 = cv
-            base = best1
-            for c in range(n_cols):
-                yv = 1 if (yst[c] == 1 and nyt == 2) else 0
-                for b in range(nb):
-                    if (cmask[c] >> b) & 1:
-                        continue
-                    m2 = cmask[c] | (1 << b)
-                    for v in range(nvar[b]):
-                        y2 = yv if yn[b, v] < 0 else yn[b, v]
-                        if yn[b, v] >= 0 and nyt != 2:
-                            y2 = 0
-                        f2 = future(kind, m2, y2, usum[c] + du[b, v], W, midx, t, h, G, yh, sub_of, nb)
-                        if add_columns:
-                            NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
-                        else:
-                            NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
-            # ---- final-roll values (relative to staying put)
-            for r in range(R):
-                Vfinal[r] = NEG
-                nzr[r] = False
-            for c in range(n_cols):
-                _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
-                              vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
-                              fill[c], lower_bits, extra, may_pass_turn, vmax)
-                if not add_columns:
-                    others = best2 if c == arg1 else best1
-                    for r in range(R):
-                        Vc[r] = (Vc[r] if Vc[r] > others else others) - base
-                for r in range(R):
-                    Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
-                if may_pass_turn:
-                    for r in range(R):
-                        nzr[r] = nzr[r] or nzc[r]
-            if may_pass_turn:
-                for r in range(R):
-                    if not nzr[r] and -PASS_COST > Vfinal[r]:
-                        Vfinal[r] = -PASS_COST
             budget = roll_budget(saved_rolls, saved)
             J = budget - 1
             if J > jmax:
                 J = jmax
-            _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
+            # ---- the memo: this state's decisions from an earlier turn, or a new row for them (on its
+            # second visit: most states of a run come once, and making all their decisions would cost more)
+            mr = -1
+            hit = False
+            if memo is not None:
+                ucap = usum[0] if usum[0] < t else t
+                key = (cmask[0] | (ucap << nb) | ((yst[0] + 1) << (nb + 8)) | (J << (nb + 10))
+                       | (np.int64(may_pass_turn) << (nb + 18)))
+                mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
+            if not hit:
+                base, best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
+                                                        kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
+                                                        vmax, add_columns)
+                _final_values(Vfinal, Vc, nzc, nzr, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar, yroll,
+                              own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
+                              may_pass_turn, vmax, full, n_cols, add_columns, base, best1, best2, arg1)
+                _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
+                if memo is not None:
+                    if mr >= 0:  # every decision of the state, once
+                        keep_dec = memo[3][mr]
+                        box_dec = memo[4][mr]
+                        for rr in range(R):
+                            for jj in range(1, J + 1):
+                                keep_dec[jj - 1, rr] = _keep_choice(rr, EJ[jj - 1], Vfinal[rr] + saved_value * jj,
+                                                                    subkeeps, nsub)
+                            box_dec[rr] = _box_code(rr, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
+                                                    yroll, own_bit, joker_code, has_y, fill, lower_bits, extra,
+                                                    may_pass_turn, vmax, full, n_cols, add_columns, base, best1,
+                                                    best2, arg1, nb)
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
             if log is not None:
@@ -340,68 +459,45 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = budget - used
                 jj = j if j <= J else J
-                stop = Vfinal[r] + saved_value * j
-                bv, kk = best_proper_keep(cnt, n, keep_index, EJ[jj - 1], kcnt)
-                if not bv > stop:
+                d = -2  # not known yet
+                if memo is not None:
+                    if mr >= 0:
+                        d = np.int64(memo[3][mr, jj - 1, r])
+                if d == -2:
+                    d = _keep_choice(r, EJ[jj - 1], Vfinal[r] + saved_value * j, subkeeps, nsub)
+                if d < 0:
                     break
                 # the kept dice sorted first, then the new dice drawn in order of position
                 pos = 0
                 for f in range(6):
-                    for _i in range(kcnt[f]):
+                    for _i in range(keeps[d, f]):
                         kept[pos] = f + 1
                         pos += 1
-                st = roll_dice(dice, kept, kk, st)
+                st = roll_dice(dice, kept, np.int64(pos), st)
                 if log is not None:
-                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, kk, dice)
+                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, np.int64(pos), dice)
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
             r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
-            best = NEG
-            bc = -1
-            bb_ = -1
-            bs = 0
-            bbon = 0
-            allzero = True
-            for c in range(n_cols):
-                open_ = full & ~cmask[c]
-                yfilled = yst[c] >= 0
-                bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[c],
-                                         lower_bits)
-                bon = extra_bonus_points(yroll[r], yst[c] == 1, extra)
-                if bon != 0:
-                    allzero = False
-                while bits:
-                    low = bits & -bits
-                    bits ^= low
-                    b = 0
-                    while (1 << b) != low:
-                        b += 1
-                    if fullv:
-                        s = joker[r, b]
-                        v = var_jok[r, b]
-                    else:
-                        s = natural[r, b]
-                        v = var_nat[r, b]
-                    if s != 0:
-                        allzero = False
-                    cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
-                    if not add_columns:
-                        others = best2 if c == arg1 else best1
-                        cand = (cand if cand > others else others) - base
-                    if cand > best:
-                        best = cand
-                        bc = c
-                        bb_ = b
-                        bs = s
-                        bbon = bon
-            if may_pass_turn and allzero and -PASS_COST > best:
-                bc = -1
+            code = -2  # not known yet
+            if memo is not None:
+                if mr >= 0:
+                    code = np.int64(memo[4][mr, r])
+            if code == -2:
+                code = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
+                                 joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
+                                 add_columns, base, best1, best2, arg1, nb)
+            bc = -1 if code < 0 else code // (2 * nb)
+            bb_ = (code % (2 * nb)) // 2
+            bfull = code % 2
             if log is not None:
                 log[2][g, turn] = used
                 log[3][g, turn] = bc if bc >= 0 else 0
                 log[4][g, turn] = bb_ if bc >= 0 else -1
             if bc >= 0:
+                bs = joker[r, bb_] if bfull else natural[r, bb_]
+                bbon = extra_bonus_points(yroll[r], yst[bc] == 1, extra)
                 scores[g, bc, bb_] = bs
                 ybonus[g, bc] += bbon
                 colraw[bc] += bs + bbon

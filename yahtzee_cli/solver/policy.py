@@ -43,7 +43,7 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     `held` the sorted kept dice before each reroll (0-padded); a passed turn (must_zero off) has box -1.
 
     Decisions are deterministic: stopping wins ties against rerolling; ties between keeps go to the
-    first in play_kernel.best_proper_keep's enumeration (face counts, ones varying fastest); boxes tie to
+    first in tables.proper_subkeeps' order (face counts, ones varying fastest); boxes tie to
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
     `threads`: worker threads for this call (default: one per core); never changes the games."""

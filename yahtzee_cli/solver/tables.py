@@ -129,6 +129,37 @@ def dice_tables(n: int) -> Dice:
     )
 
 
+@cache
+def proper_subkeeps(n: int) -> tuple[IntArray, IntArray]:
+    """Per roll of n dice, its keeps of fewer dice ([R, 2**n], -1 padded) and how many: in the order
+    every strategy breaks ties between keeps by (face counts, ones varying fastest; the first best wins)."""
+    d = dice_tables(n)
+    R = len(d.rolls)
+    out = np.full((R, 1 << n), -1, dtype=np.int64)
+    cnt = np.zeros(R, dtype=np.int64)
+    for r in range(R):
+        c = [int(x) for x in d.roll_counts[r]]
+        total = 1
+        for f in range(6):
+            total *= c[f] + 1
+        for idx in range(total):
+            rest = idx
+            key = 0
+            mul = 1
+            size = 0
+            for f in range(6):
+                k = rest % (c[f] + 1)
+                rest //= c[f] + 1
+                key += k * mul
+                mul *= 7
+                size += k
+            if size == n:
+                continue
+            out[r, cnt[r]] = d.keep_index[key]
+            cnt[r] += 1
+    return out, cnt
+
+
 @dataclass(frozen=True)
 class Scores:
     """One rule set's per-roll scores and the ints its legality functions take.
