@@ -4,10 +4,12 @@
 
 Both sides play `--games` optimal games of official Yahtzee (forced joker, +100 extra Yahtzees; theirs:
 the `american+forced-joker` variant) on every core, with their strategy tables built or loaded
-beforehand (not timed). Ours is timed two ways: the core call `simulate()` that the command runs,
-and the whole `yahtzee simulate --json` command as a subprocess (Python start-up, imports and table
-load included). Best of `--repeat` runs each. Then greedy and random (ours only: yatzy-solver has no
-compiled greedy or random player). Prints the ratio ours / theirs.
+beforehand (not timed). Ours is timed three ways: the core call `simulate()` that the command runs,
+the same call without the play kernel's memo of turn decisions (the previous implementation: every
+turn's tables computed afresh), and the whole `yahtzee simulate --json` command as a subprocess
+(Python start-up, imports and table load included). Every core run starts with an empty memo, as a
+command does. Best of `--repeat` runs each. Then greedy and random (ours only: yatzy-solver has no
+compiled greedy or random player). Prints the ratios ours / theirs and memo / no memo.
 """
 
 from __future__ import annotations
@@ -39,6 +41,21 @@ def main() -> None:
 
     from yahtzee_cli.play import simulate as S
     from yahtzee_cli.rules import engine as R
+    from yahtzee_cli.solver import exact
+
+    def fresh(run):  # noqa: ANN001, ANN202 - a core run with an empty memo, as a new command has
+        def go():  # noqa: ANN202
+            exact._memos.clear()
+            return run()
+        return go
+
+    def no_memo() -> object:
+        key = exact._memo_key
+        exact._memo_key = lambda rules, fut: None  # type: ignore[assignment]
+        try:
+            return S.simulate(rules, ["optimal"], n, 1, workers=workers)
+        finally:
+            exact._memo_key = key  # type: ignore[assignment]
 
     rules = R.preset("yahtzee")
     print(f"{n:,} games per run, best of {rep}, {workers} workers, {os.cpu_count()} cores, "
@@ -61,14 +78,17 @@ def main() -> None:
     solver.simulate(2000, seed=1)
 
     # interleaved rounds, best of each: a busy machine slows both sides alike
-    t_ours = t_cli = t_theirs = float("inf")
+    t_ours = t_cli = t_theirs = t_prev = float("inf")
     report: object = None
     theirs: object = None
     for _ in range(rep):
         t, theirs = best_of(1, lambda: solver.simulate(n, seed=1))
         t_theirs = min(t_theirs, t)
-        t, report = best_of(1, lambda: S.simulate(rules, ["optimal"], n, 1, workers=workers))
+        t, report = best_of(1, fresh(lambda: S.simulate(rules, ["optimal"], n, 1, workers=workers)))
         t_ours = min(t_ours, t)
+        t, previous = best_of(1, no_memo)
+        t_prev = min(t_prev, t)
+        assert previous.to_dict()["seats"] == report.to_dict()["seats"]  # type: ignore[attr-defined]
         t, _ = best_of(1, lambda: subprocess.run(cmd, check=True, capture_output=True))
         t_cli = min(t_cli, t)
     ours = report.to_dict()["seats"][0]  # type: ignore[attr-defined]
@@ -79,11 +99,13 @@ def main() -> None:
           f"mean {theirs['mean']:.2f} SD {theirs['std_dev']:.2f}")  # type: ignore[index]
     print(f"{'optimal, yahtzee_cli simulate() (core)':<42} {rate_ours:>10,.0f} games/s  "
           f"mean {ours['mean']:.2f} SD {ours['sd']:.2f}")
+    print(f"{'optimal, core without the memo (previous)':<42} {n / t_prev:>10,.0f} games/s  "
+          f"(memo {rate_ours / (n / t_prev):.2f}x, same games)")
     print(f"{'optimal, `yahtzee simulate` command':<42} {rate_cli:>10,.0f} games/s  (start-up included)")
     print(f"ratio ours/theirs: core {rate_ours / rate_theirs:.2f}x, command {rate_cli / rate_theirs:.2f}x")
 
     for strategy in ("greedy", "random"):
-        t, r = best_of(rep, lambda s=strategy: S.simulate(rules, [s], n, 1, workers=workers))
+        t, r = best_of(rep, fresh(lambda s=strategy: S.simulate(rules, [s], n, 1, workers=workers)))
         d = r.to_dict()["seats"][0]  # type: ignore[attr-defined]
         print(f"{strategy + ', yahtzee_cli simulate() (core)':<42} {n / t:>10,.0f} games/s  "
               f"mean {d['mean']:.2f} SD {d['sd']:.2f}  ({n / t / rate_ours:.1f}x optimal)")

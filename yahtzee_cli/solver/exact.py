@@ -444,14 +444,15 @@ class _PlayInputs:
             with _memos_lock:
                 _memos.setdefault(key, []).append(m)
 
-    def args(self, game: tuple[int, int, int], g0: int, g1: int) -> tuple[Any, ...]:
-        """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat)."""
+    def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...] | None) -> tuple[Any, ...]:
+        """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat), with
+        the memo lent to the call (self.memo())."""
         from . import play_kernel
 
         part = (self.scores[g0:g1], self.ybonus[g0:g1], self.nturns[g0:g1])
         log = tuple(a[g0:g1] for a in self.log) if self.record else None
         return (game, self.ints, self.sheet, self.dice_t, self.fut_t, self.saved_value, part, log,
-                play_kernel.scratch(*self.sizes))
+                play_kernel.scratch(*self.sizes), memo)
 
 
 def play_args(rules: RuleSet, fut: ValueToGo, record: bool) -> tuple[Any, ...]:
@@ -459,7 +460,7 @@ def play_args(rules: RuleSet, fut: ValueToGo, record: bool) -> tuple[Any, ...]:
     will use), for asking whether that specialisation is compiled yet."""
     inputs = _PlayInputs(rules, fut, 1, record)
     with inputs.memo() as memo:
-        return (*inputs.args((0, 0, 0), 0, 1), memo)
+        return inputs.args((0, 0, 0), 0, 1, memo)
 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
@@ -473,7 +474,7 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
 
     def games(g0: int, g1: int) -> None:
         with inputs.memo() as memo:
-            play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1), memo)
+            play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1, memo))
 
     on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns

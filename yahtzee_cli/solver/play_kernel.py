@@ -462,7 +462,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 d = -2  # not known yet
                 if memo is not None:
                     if mr >= 0:
-                        d = np.int64(memo[3][mr, jj - 1, r])
+                        d = int(memo[3][mr, jj - 1, r])
                 if d == -2:
                     d = _keep_choice(r, EJ[jj - 1], Vfinal[r] + saved_value * j, subkeeps, nsub)
                 if d < 0:
@@ -475,7 +475,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         pos += 1
                 st = roll_dice(dice, kept, np.int64(pos), st)
                 if log is not None:
-                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, np.int64(pos), dice)
+                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
                 used += 1
             saved = rolls_left_over(saved_rolls, saved, used)
             # ---- choose the box (or pass)
@@ -483,7 +483,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             code = -2  # not known yet
             if memo is not None:
                 if mr >= 0:
-                    code = np.int64(memo[4][mr, r])
+                    code = int(memo[4][mr, r])
             if code == -2:
                 code = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
                                  joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
