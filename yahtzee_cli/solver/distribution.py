@@ -43,7 +43,7 @@ from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import INNER, njit
 from .kernels import NEG, roll_legal
-from .play_kernel import _column_final, _turn_tables
+from .play_kernel import _column_final, _keep_choice, _turn_tables
 from .rng import stream
 from .tables import proper_subkeeps
 from .totals import on_chunks
@@ -194,14 +194,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
                 pr = P[r]
                 if pr == 0.0:
                     continue
-                bv = NEG
-                bk = -1
-                for i in range(nsub[r]):
-                    k = subkeeps[r, i]
-                    if EJ[j - 1, k] > bv:
-                        bv = EJ[j - 1, k]
-                        bk = k
-                if bv > Y[r]:
+                bk = _keep_choice(r, EJ[j - 1], Y[r], subkeeps, nsub)
+                if bk >= 0:
                     Pk[bk] += pr
                 else:
                     Pfin[r] += pr
@@ -482,14 +476,8 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
             while used <= J:
                 r = roll_of_dice(dice, cnt, keep_index, roll_of_keep)
                 j = J + 1 - used
-                bv = NEG
-                bk = -1
-                for i in range(nsub[r]):
-                    k = subkeeps[r, i]
-                    if EJ[j - 1, k] > bv:
-                        bv = EJ[j - 1, k]
-                        bk = k
-                if not bv > Y[r]:
+                bk = _keep_choice(r, EJ[j - 1], Y[r], subkeeps, nsub)
+                if bk < 0:
                     break
                 pos = 0
                 for f in range(6):
@@ -545,8 +533,6 @@ class Model:
     bonus_rolls: IntArray
     J: int
     args: tuple[Any, ...] = field(default=())
-
-
 
 
 SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)

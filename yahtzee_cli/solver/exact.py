@@ -366,7 +366,7 @@ _memos_lock = threading.Lock()
 
 
 def _memo_key(rules: RuleSet, fut: ValueToGo) -> tuple[Any, ...] | None:
-    """What a memo's values depend on besides the state, or None where play_games keeps no memo
+    """What a memo's decisions depend on besides the state, or None where play_games keeps no memo
     (several columns, saved rolls: the state key would not cover them). A table is known by its
     rule set plus a sample of its cells (the same rules can be valued by a float64 build and by its
     float32 file)."""
@@ -422,7 +422,7 @@ class _PlayInputs:
 
     @contextmanager
     def memo(self) -> Iterator[tuple[Any, ...] | None]:
-        """A memo of turn tables (play_kernel.memo) for one play_games call at a time: kept in the
+        """A memo of turn decisions (play_kernel.memo) for one play_games call at a time: kept in the
         process across calls with the same value to go, where its hits add up; None where none applies."""
         from . import play_kernel
 

@@ -22,9 +22,9 @@ calls are compiled by `simulate` (the strategy table comes shipped or cached).
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   work   scratch(...): the thread's working arrays
-  memo   None, or memo(...): a turn-start state's final-roll and keep values, kept from an earlier turn
-          that started in the same state (one column, no saved rolls: the values depend on the state
-          alone, so a hit gives exactly the floats a recomputation would)
+  memo   None, or memo(...): the keep and box decisions of turn-start states seen before, made from
+          the turn's values as the kernel makes them without a memo (one column, no saved rolls: the
+          state key covers everything they depend on), so the games are the same with or without it
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     """play_games' working arrays for one thread (n_slots = boxes x most variants of a box)."""
     floats = (np.empty(n_rolls), np.empty(n_rolls), np.empty(n_keeps), np.empty((MAX_REROLLS, n_keeps)),
               np.empty((n_cols, n_slots)), np.empty(n_cols), np.empty(n_cols))
-    ints = tuple(np.empty(k, np.int64) for k in (n_cols, n_cols, n_cols, n_dice, n_dice, 6, 6))
+    ints = tuple(np.empty(k, np.int64) for k in (n_cols, n_cols, n_cols, n_dice, n_dice, 6))
     return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
 
 
@@ -254,10 +254,10 @@ def _next_values(NV: np.ndarray, Fcur: np.ndarray, colraw: np.ndarray, cmask: np
                  yst: np.ndarray, mult: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, kind: int,
                  W: np.ndarray, midx: np.ndarray, t: int, h: np.ndarray, G: np.ndarray, yh: np.ndarray,
                  sub_of: np.ndarray, nb: int, nyt: int, n_cols: int, vmax: int,
-                 add_columns: int) -> tuple[float, float, float, int]:
+                 add_columns: int) -> tuple[float, float, int]:
     """NV[c, slot]: the value of the state each (column, box, variant) leads to, relative to staying
-    put; Fcur[c] the columns' values to go now. Returns (base, best1, best2, arg1): the best weighted
-    column estimate, the two best and the best's column (for add_columns off)."""
+    put; Fcur[c] the columns' values to go now. Returns (best1, best2, arg1): the two best weighted
+    column estimates and the best's column (for add_columns off; best1 is what staying put is worth)."""
     best1 = NEG
     best2 = NEG
     arg1 = -1
@@ -286,7 +286,7 @@ def _next_values(NV: np.ndarray, Fcur: np.ndarray, colraw: np.ndarray, cmask: np
                     NV[c, b * vmax + v] = mult[c] * (f2 - Fcur[c])
                 else:
                     NV[c, b * vmax + v] = mult[c] * (colraw[c] + f2)
-    return best1, best1, best2, arg1
+    return best1, best2, arg1
 
 
 @njit(**INNER)
@@ -295,7 +295,7 @@ def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.n
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
                   bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
                   lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
-                  add_columns: int, base: float, best1: float, best2: float, arg1: int) -> None:
+                  add_columns: int, best1: float, best2: float, arg1: int) -> None:
     """Vfinal[r]: the best placement of final roll r over every column (relative to staying put),
     a pass's cost where passing is allowed and nothing would score."""
     R = Vfinal.shape[0]
@@ -309,7 +309,7 @@ def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.n
         if not add_columns:
             others = best2 if c == arg1 else best1
             for r in range(R):
-                Vc[r] = (Vc[r] if Vc[r] > others else others) - base
+                Vc[r] = (Vc[r] if Vc[r] > others else others) - best1
         for r in range(R):
             Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
         if may_pass_turn:
@@ -325,8 +325,8 @@ def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.n
 def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: np.ndarray, natural: np.ndarray,
               joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
               joker_code: int, has_y: bool, fill: np.ndarray, lower_bits: int, extra: int, may_pass_turn: bool,
-              vmax: int, full: int, n_cols: int, add_columns: int, base: float, best1: float, best2: float,
-              arg1: int, nb: int) -> int:
+              vmax: int, full: int, n_cols: int, add_columns: int, best1: float, best2: float, arg1: int,
+              nb: int) -> int:
     """Final roll r's best placement as (column * nb + box) * 2 + 1 if scored as a joker; -1 a pass."""
     best = NEG
     bc = -1
@@ -357,7 +357,7 @@ def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: 
             cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
             if not add_columns:
                 others = best2 if c == arg1 else best1
-                cand = (cand if cand > others else others) - base
+                cand = (cand if cand > others else others) - best1
             if cand > best:
                 best = cand
                 bc = c
@@ -393,11 +393,10 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     # scratch, sized by scratch(): allocated by the caller, as every numpy allocation here would be
     # one more function for numba to compile on a first run
     Vfinal, Vc, E, EJ, NV, Fcur, colraw = work[0]
-    cmask, usum, yst, dice, kept, cnt, kcnt = work[1]  # yst: -1 open, 0 zero, 1 full points
+    cmask, usum, yst, dice, kept, cnt = work[1]  # yst: -1 open, 0 zero, 1 full points
     nzc, nzr = work[2]
     n = dice.shape[0]
     jmax = EJ.shape[0]
-    base = NEG
     best1 = NEG
     best2 = NEG
     arg1 = -1
@@ -430,12 +429,12 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                        | (np.int64(may_pass_turn) << (nb + 18)))
                 mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
             if not hit:
-                base, best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
+                best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
                                                         kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
                                                         vmax, add_columns)
                 _final_values(Vfinal, Vc, nzc, nzr, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar, yroll,
                               own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
-                              may_pass_turn, vmax, full, n_cols, add_columns, base, best1, best2, arg1)
+                              may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1)
                 _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
@@ -447,8 +446,8 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                                                                     subkeeps, nsub)
                             box_dec[rr] = _box_code(rr, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
                                                     yroll, own_bit, joker_code, has_y, fill, lower_bits, extra,
-                                                    may_pass_turn, vmax, full, n_cols, add_columns, base, best1,
-                                                    best2, arg1, nb)
+                                                    may_pass_turn, vmax, full, n_cols, add_columns, best1, best2,
+                                                    arg1, nb)
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
             if log is not None:
@@ -460,7 +459,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 j = budget - used
                 jj = j if j <= J else J
                 d = -2  # not known yet
-                if memo is not None:
+                if memo is not None:  # nested, not `and`: numba drops the branch only for the None test
                     if mr >= 0:
                         d = int(memo[3][mr, jj - 1, r])
                 if d == -2:
@@ -487,7 +486,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             if code == -2:
                 code = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
                                  joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
-                                 add_columns, base, best1, best2, arg1, nb)
+                                 add_columns, best1, best2, arg1, nb)
             bc = -1 if code < 0 else code // (2 * nb)
             bb_ = (code % (2 * nb)) // 2
             bfull = code % 2
