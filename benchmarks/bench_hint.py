@@ -118,7 +118,7 @@ def approx_report() -> None:
     rules = R.preset("yahtzee")
     tab, _ = solver.get_table(rules)
     t0 = time.perf_counter()
-    h, G, yh, sv = approx._fit(rules, rules.settings.upper_bonus_threshold)
+    h, G, yh, sv, form = approx._fit(rules, rules.settings.upper_bonus_threshold)
     fit = time.perf_counter() - t0
     fut = value_to_go.heuristic(rules, h, G, yh, sv)
     n = 50_000
@@ -128,14 +128,15 @@ def approx_report() -> None:
     # the heuristic's own estimate of the empty sheet
     from yahtzee_cli.strategy import sources
 
-    hs = sources.HeuristicSource(rules, h.tolist(), G.ravel().tolist(), yh.tolist(),
+    hs = sources.HeuristicSource(rules, h.ravel().tolist(), G.ravel().tolist(), yh.tolist(),
                                   rules.settings.upper_bonus_threshold, sv)
     est = hs.value(sources.ColumnState(0, 0, False))
     sem = heur.std() / np.sqrt(n)
     print(f"  yahtzee, exact optimum {tab.mean:.2f}; same {n:,} dice streams:")
     print(f"    optimal play    {opt.mean():7.2f} +- {opt.std() / np.sqrt(n):.2f}")
     print(f"    heuristic       {heur.mean():7.2f} +- {sem:.2f}  ({heur.mean() - tab.mean:+.2f} vs exact, "
-          f"{100 * (heur.mean() / tab.mean - 1):+.1f}%; fitted in {fit:.1f} s; its own start estimate {est:.2f})")
+          f"{100 * (heur.mean() / tab.mean - 1):+.1f}%; fitted in {fit:.1f} s, form {form}; "
+          f"its own start estimate {est:.2f})")
     print(f"    greedy          {greedy.mean():7.2f} +- {greedy.std() / np.sqrt(n):.2f}")
     tri = R.preset("triple-yahtzee")
     play = policy.play(tri, "optimal", 7, 0, 20_000).totals

@@ -124,7 +124,8 @@ def test_where_the_compiled_path_does_not_apply(pure: A.Analyzer) -> None:
     """Approximate values (here a made-up additive value to go) and risk grading stay on the pure path."""
     rules = R.preset("yahtzee")
     nb = len(rules.boxes)
-    made_up = HeuristicSource(rules, [float(b) for b in range(nb)], [0.0] * 64 * 64, [0.0] * (nb + 1), 63, 0.0)
+    h = [float(b) for b in range(nb)] * (nb + 1)  # by open count, then box
+    made_up = HeuristicSource(rules, h, [0.0] * 64 * 64, [0.0] * (nb + 1), 63, 0.0)
     game = random_log("yahtzee", 3)
     for an in (A.Analyzer(compiled=True), A.Analyzer(compiled=True, theta=0.01)):
         an._sources[rules.fingerprint] = made_up if not an.theta else pure.source(rules)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from yahtzee_cli.play.hint import source_for
@@ -29,7 +30,7 @@ def approx_cache(approx_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Approximate strategies fitted with fewer self-play games, in their own cache directory."""
     path = approx_dir
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(path))
-    monkeypatch.setattr(approx, "FIT_GAMES", 1000)
+    monkeypatch.setattr(approx, "FIT_GAMES", (1000, 1000, 2000))
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)
     return path
 
@@ -69,13 +70,15 @@ def test_heuristic_estimate_of_the_empty_sheet_is_near_its_simulated_mean(approx
 
 
 def test_heuristic_on_plain_yahtzee_is_near_optimal_and_beats_greedy(approx_cache: Path, heuristic_only: None) -> None:
-    """Where the exact answer is known: the heuristic (fitted on Yahtzee as if it had no table) scores
-    242.2 on these 4,000 games, within 15 points of the optimum 254.59 and 20 above greedy (217.7)."""
+    """Where the exact answer is known: the heuristic (fitted on Yahtzee as if it had no table, with
+    fewer self-play games than a user's) scores 247.3 on these 4,000 games, within 10 points of the
+    optimum 254.59 (optimal play scores 255.2 on them) and 20 above greedy (217.7). With one value
+    per box whatever the open count (the previous form) it scored 242.2, short of that bound."""
     rules = R.preset("yahtzee")
     fut = approx.value_to_go(rules)
     heuristic = solver.play_with(rules, fut, 7, 0, 4000).totals.mean()
     greedy = policy.play(rules, "greedy", 7, 0, 4000).totals.mean()
-    assert heuristic >= OPTIMAL_YAHTZEE - 15 and heuristic >= greedy + 20, (heuristic, greedy)
+    assert heuristic >= OPTIMAL_YAHTZEE - 10 and heuristic >= greedy + 20, (heuristic, greedy)
 
 
 def test_triple_yahtzee_approximation_uses_the_multipliers_in_play() -> None:
@@ -108,3 +111,22 @@ def test_triple_yahtzee_values_respond_to_the_multipliers() -> None:
     best = R.preset("triple-yahtzee", {"add_columns": False})
     bturn = position.Turn(best, tuple(R.Column.empty(best) for _ in range(3)), source_for(best))
     assert bturn.base == pytest.approx(3 * OPTIMAL_YAHTZEE, abs=1e-5)
+
+
+def test_a_cached_heuristic_of_the_per_box_layout_is_prepared_again(approx_cache: Path) -> None:
+    """A heuristic cached by an earlier version (one value per box, not per open count and box) is
+    not read with the wrong shape: it is prepared again, with a note."""
+    from yahtzee_cli.strategy import tablefile
+
+    rules = mini_saved_rolls()
+    approx.prepare(rules)
+    path = tablefile.table_path(rules.fingerprint, "approx")
+    header, arrays = tablefile.read(path, rules.fingerprint)
+    nb = len(rules.boxes)
+    old = {k: ("d", np.ascontiguousarray(np.asarray(v, dtype="<f8")[:nb] if k == "h" else v, dtype="<f8").tobytes())
+           for k, v in arrays.items()}
+    tablefile.write(path, {k: v for k, v in header.items() if k != "arrays"}, old)
+    notes: list[str] = []
+    assert approx.prepare(rules, notes.append)["strategy"] == "heuristic"
+    assert any("of another kind" in n for n in notes), notes
+    assert len(tablefile.read(path, rules.fingerprint)[1]["h"]) == (nb + 1) * nb

@@ -161,7 +161,7 @@ def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.
     """No exact table (saved rolls): the heuristic strategy, fitted by self-play, answers; approximate."""
     from yahtzee_cli.solver import approx
 
-    monkeypatch.setattr(approx, "FIT_GAMES", 300)
+    monkeypatch.setattr(approx, "FIT_GAMES", (300, 300))
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))  # the note below is a first run's
     keys = ["ones", "twos", "threes", "three_of_a_kind", "chance", "yahtzee"]

@@ -20,6 +20,6 @@ Glossary of the arrays the kernels take (R rolls, K keeps, B boxes, V variants, 
   (`vnatT`/`vjokT` their uint8 transposes) the variant of the natural/joker score, `nvar` [B],
   `du` [B, V] the upper total it adds, `yn` [B, V] the new y (-1 unchanged).
 * values: `W` [rows, nyt * (t + 1)] expected remaining score, `W2` its second moment; a value to go
-  (value_to_go.ValueToGo) is `W` with `midx`, or the heuristic `h` [B] per open box, `G`
+  (value_to_go.ValueToGo) is `W` with `midx`, or the heuristic `h` [B + 1, B] per open box by open count, `G`
   [upper sets, t + 1] the upper bonus's expected share, `yh` [B + 1] by open boxes while y = 1.
 """

@@ -10,14 +10,20 @@ estimate F of each column's value to go at the next turn start:
   ignoring that every roll may go to whichever column suits it best, so its values are pessimistic
   (Triple Yahtzee: 1527.5 for the empty sheet, while this strategy averages about 1846 in play);
   the decisions it ranks are still sensible, each column's own future being valued exactly.
-* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): an additive value to go
-      F = sum over open boxes of h[box] + upper bonus x P(bonus | filled upper boxes, upper total)
-          (+ yh[open boxes] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)
-  plus `saved_value` per saved roll. The parameters come from self-play (approximate policy
-  iteration): h = the mean score the strategy itself writes in each box, P from the convolution of
-  the distributions of its upper-box scores, yh from its extra bonuses; the saved-roll value is
-  picked among a few candidates by simulated mean. Run on plain Yahtzee, where the exact answer is
-  known, it shows how far it is from optimal (README: "Approximate strategies").
+* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): a value to go of the column's state
+      F = sum over open boxes b of h[k, b]  (k: how many boxes are open)
+          + upper bonus x P(bonus | filled upper boxes, upper total)
+          (+ yh[k] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)
+  plus `saved_value` per saved roll. A box's worth depends on how many boxes are still open (an open
+  box is also a place to dump a poor roll, worth more while few are left), which a value per box
+  alone misses: fitted on plain Yahtzee's exact table, that form plays 244.7 and this one 253.7.
+  The parameters come from self-play (approximate policy iteration): each round plays games with the
+  current strategy, then fits h[k, b] = a[b] + c[b] k + d / k and yh[k] = e k by least squares to the
+  points each column went on to score from each turn start (the upper bonus as P: from the
+  convolution of the strategy's own upper-box score distributions, counted whole once reached).
+  The saved-roll value is picked among a few candidates by simulated mean. Run on plain Yahtzee,
+  where the exact answer is known, it shows how far it is from optimal (README: "Approximate
+  strategies"; benchmarks/bench_heuristic.py).
 
 Parameters and simulated means are cached next to the exact tables (kind "approx").
 """
@@ -34,13 +40,16 @@ from ..errors import CorruptTable
 from ..rules import engine as R
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
-from ..strategy.choice import plan, upper_lanes
+from ..strategy.choice import plan, upper_lanes, yahtzee_lanes
 from . import value_to_go as vtg
 from .exact import get_table, nothing_cached, play_with
 from .value_to_go import ValueToGo
 
-FIT_GAMES = 2000  # games per self-play round
-FIT_ROUNDS = 3
+FIT_GAMES = (2000, 4000, 8000, 8000, 8000)  # games of each self-play round: early ones move far, later ones refine
+FIT_CHECK_GAMES = 2000  # games per candidate saved-roll value
+FIT_AVERAGE = 3  # the final strategy averages the fits of the last rounds
+PER_BOX_ROUNDS = 3  # rounds of the plain value per box
+FORM_CHECK_GAMES = 4000  # games on which the two fitted forms are compared
 EVAL_GAMES = 10_000  # games for the reported mean
 SAVED_CANDIDATES = (0.0, 1.0, 2.0, 4.0, 8.0)
 SEED = 20240611
@@ -62,7 +71,9 @@ def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dic
             say(f"warning: damaged strategy table ignored ({path} is not an approximate strategy); "
                 "rebuilding it")
         return None
-    if got[0].get("strategy") != plan(rules).strategy:  # made by a version that played these rules otherwise
+    nb = len(rules.boxes)
+    if (got[0].get("strategy") != plan(rules).strategy  # made by a version that played these rules otherwise
+            or (got[0]["strategy"] == "heuristic" and len(got[1].get("h", ())) != (nb + 1) * nb)):
         if say is not None:
             say(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
         return None
@@ -146,42 +157,54 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str,
     t = upper_lanes(rules)
     nb = len(rules.boxes)
     n_up = len(rules.upper_indices)
-    h, G, yh, saved_value = _fit(rules, t)
+    h, G, yh, saved_value, form = _fit(rules, t)
     fut = vtg.heuristic(rules, h, G, yh, saved_value)
     batch = play_with(rules, fut, SEED + 99, 0, EVAL_GAMES)
     header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=EVAL_GAMES, t=t,
-                  saved_value=saved_value, h=[round(float(x), 4) for x in h])
-    assert len(h) == nb and G.shape == (1 << n_up, t + 1)
+                  saved_value=saved_value, form=form)
+    assert h.shape == (nb + 1, nb) and G.shape == (1 << n_up, t + 1)
     arrays = {"h": ("d", np.ascontiguousarray(h, dtype="<f8").tobytes()),
               "G": ("d", np.ascontiguousarray(G, dtype="<f8").tobytes()),
               "yh": ("d", np.ascontiguousarray(yh, dtype="<f8").tobytes())}
     return header, arrays
 
 
-def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
-    """Self-play fit of the heuristic's parameters (see the module docstring)."""
+def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float, str]:
+    """Both forms fitted by self-play; the one that scores more over the same seeded games is kept
+    (the value per open count plays Yahtzee better; on Maxi Yatzy's saved rolls, the plain value per
+    box did in our runs): (h, G, yh, saved_value, form)."""
+    best: tuple[float, tuple[Any, Any, Any, float, str] | None] = (-math.inf, None)
+    for form, fit in (("by_open_count", _fit_by_open_count), ("per_box", _fit_per_box)):
+        h, G, yh, saved_value = fit(rules, t)
+        mean = float(play_with(rules, vtg.heuristic(rules, h, G, yh, saved_value), SEED + 77, 0,
+                               FORM_CHECK_GAMES).totals.mean())
+        if mean > best[0]:
+            best = (mean, (h, G, yh, saved_value, form))
+    assert best[1] is not None
+    return best[1]
+
+
+def _fit_per_box(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
+    """Self-play fit of h[b] (the same for every open count): the mean score the strategy writes in
+    each box, over PER_BOX_ROUNDS rounds of FIT_CHECK_GAMES games."""
     s = rules.settings
     nb = len(rules.boxes)
-    upper = list(rules.upper_indices)
     y = rules.yahtzee_index
-    # start: the greedy strategy's view (no value to go), then iterate on what the strategy scores
-    h = np.zeros(nb)
-    G = vtg.greedy(rules).G.copy()
-    yh = np.zeros(nb + 1)
-    saved_value = 0.0
-    for rnd in range(FIT_ROUNDS):
-        fut = vtg.heuristic(rules, h, G, yh, saved_value)
-        batch = play_with(rules, fut, SEED + rnd, 0, FIT_GAMES, record=y is not None and
-                                 s.extra_yahtzee_bonus > 0)
-        sc = np.clip(batch.scores, 0, None).astype(np.float64)  # [G, C, B]
-        h = sc.mean(axis=(0, 1))
+    fut = vtg.greedy(rules)
+    h: Any = fut.h
+    G: Any = fut.G
+    yh: Any = fut.yh
+    for rnd in range(PER_BOX_ROUNDS):
+        batch = play_with(rules, fut, SEED + rnd, 0, FIT_CHECK_GAMES, record=True)
+        assert batch.box is not None and batch.column is not None and batch.n_turns is not None
+        h = np.tile(np.clip(batch.scores, 0, None).astype(np.float64).mean(axis=(0, 1)), (nb + 1, 1))
+        h[0] = 0.0
         dists = []
-        for b in upper:
+        for b in rules.upper_indices:
             vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
             dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
         G = _bonus_table(rules, dists, t)
-        if (y is not None and s.extra_yahtzee_bonus > 0 and batch.box is not None and batch.column is not None
-                and batch.n_turns is not None):
+        if y is not None and s.extra_yahtzee_bonus > 0:
             # extra bonus earned per box still open when the Yahtzee box got its points
             open_at = 0.0
             for g in range(len(batch)):
@@ -193,16 +216,110 @@ def _fit(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
                         open_at += nb - filled_before - 1
             rate = float(batch.yahtzee_bonus.sum()) / open_at if open_at else 0.0
             yh = rate * np.arange(nb + 1, dtype=np.float64)
-    if s.saved_rolls:
-        saved_value = _best_saved_value(rules, lambda v: vtg.heuristic(rules, h, G, yh, v))
+        fut = vtg.heuristic(rules, h, G, yh, 0.0)
+    saved_value = _best_saved_value(rules, lambda v: vtg.heuristic(rules, h, G, yh, v)) if s.saved_rolls else 0.0
     return h, G, yh, saved_value
 
 
-def _best_saved_value(rules: RuleSet, with_value: Callable[[float], ValueToGo]) -> float:
+def _fit_by_open_count(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
+    """Self-play fit of h[k, b] by regression on what the strategy goes on to score (module docstring)."""
+    s = rules.settings
+    # start: the greedy strategy's view (no value to go), then fit to what the strategy goes on to score
+    fut = vtg.greedy(rules)
+    h: Any = fut.h
+    G: Any = fut.G
+    yh: Any = fut.yh
+    fits = []
+    for rnd, games in enumerate(FIT_GAMES):
+        batch = play_with(rules, fut, SEED + rnd, 0, games, record=True)
+        dists = []
+        for b in rules.upper_indices:
+            vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
+            dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
+        G = _bonus_table(rules, dists, t)
+        fits.append((*_regress(rules, batch, G, t), G))
+        # the last rounds' fits averaged: each is noisy (a few thousand games), and they fit much the same
+        last = fits[-FIT_AVERAGE:] if rnd == len(FIT_GAMES) - 1 else fits[-1:]
+        h, yh, saved_value, G = (sum(f[i] for f in last) / len(last) for i in range(4))
+        fut = vtg.heuristic(rules, h, G, yh, saved_value)
+    if s.saved_rolls:  # the fitted value of a saved roll, or a round one if that plays better
+        saved_value = _best_saved_value(rules, lambda v: vtg.heuristic(rules, h, G, yh, v),
+                                        (round(float(saved_value), 4), *SAVED_CANDIDATES))
+    return h, G, yh, float(saved_value)
+
+
+def _returns(rules: RuleSet, batch: Any, t: int) -> tuple[Any, Any]:
+    """(states [n, 4]: filled mask, Yahtzee lane, upper total capped at t, saved rolls; points [n]) for
+    each column at each turn start while it has open boxes: the points it went on to score from there
+    (box scores, extra bonuses, and its upper bonus if reached at all, counted whole as G counts it)."""
+    s = rules.settings
+    nb = len(rules.boxes)
+    full = (1 << nb) - 1
+    upper = set(rules.upper_indices)
+    ybox = rules.yahtzee_index
+    lanes = yahtzee_lanes(rules)
+    assert batch.box is not None and batch.column is not None and batch.n_turns is not None
+    assert batch.rolls is not None and batch.n_rolls is not None
+    states: list[tuple[int, int, int, int]] = []
+    points: list[float] = []
+    for g in range(len(batch)):
+        n_t = int(batch.n_turns[g])
+        mask = [0] * s.columns
+        upper_sum = [0] * s.columns
+        yfull = [False] * s.columns
+        saved = 0
+        gains = np.zeros((s.columns, n_t + 1))
+        starts: list[tuple[int, int]] = []  # (column, turn) of each sample, in order
+        for turn in range(n_t):
+            for c in range(s.columns):
+                if mask[c] != full:
+                    starts.append((c, turn))
+                    states.append((mask[c], int(yfull[c] and lanes == 2), min(upper_sum[c], t), saved))
+            saved = R.rolls_left_over(s.saved_rolls, saved, int(batch.n_rolls[g, turn]))
+            box = int(batch.box[g, turn])
+            if box < 0:  # a pass
+                continue
+            c = int(batch.column[g, turn])
+            dice = tuple(int(d) for d in batch.rolls[g, turn, int(batch.n_rolls[g, turn]) - 1])
+            score = int(batch.scores[g, c, box])
+            gains[c, turn] = score + R.extra_bonus_points(rules.is_yahtzee(dice), yfull[c], s.extra_yahtzee_bonus)
+            mask[c] |= 1 << box
+            if box in upper:
+                upper_sum[c] += score
+            if box == ybox:
+                yfull[c] = R.holds_full_yahtzee(rules, score)
+        ahead = np.cumsum(gains[:, ::-1], axis=1)[:, ::-1]  # ahead[c, turn]: points from that turn on
+        bonus = [R.upper_bonus_points(upper_sum[c], s.upper_bonus_threshold, s.upper_bonus) for c in range(s.columns)]
+        points.extend(float(ahead[c, turn]) + bonus[c] for c, turn in starts)
+    return np.array(states, dtype=np.int64).reshape(-1, 4), np.array(points)
+
+
+def _regress(rules: RuleSet, batch: Any, G: Any, t: int) -> tuple[Any, Any, float]:
+    """h [boxes + 1, boxes], yh [boxes + 1] and the value of a saved roll: the least-squares fit of the
+    points each column went on to score (less the upper bonus's share G, which is computed, not
+    fitted) on a[b] + c[b] k (each open box b; k open boxes) + e k (while the Yahtzee box holds its
+    points) + d + v x saved rolls."""
+    nb = len(rules.boxes)
+    states, points = _returns(rules, batch, t)
+    mask, lane, u, saved = states[:, 0], states[:, 1], states[:, 2], states[:, 3]
+    open_ = ((~mask[:, None] >> np.arange(nb)) & 1).astype(np.float64)
+    k = open_.sum(axis=1)
+    X = np.hstack([open_, open_ * k[:, None], (lane * k)[:, None], np.ones((len(k), 1)), saved[:, None]])
+    target = points - G[vtg.sub_of(rules)[mask], u]
+    coef = np.linalg.lstsq(X, target, rcond=None)[0]
+    a, c, e, d, v = coef[:nb], coef[nb:2 * nb], coef[2 * nb], coef[2 * nb + 1], coef[2 * nb + 2]
+    ks = np.arange(nb + 1, dtype=np.float64)
+    h = np.zeros((nb + 1, nb))
+    h[1:] = a + np.outer(ks[1:], c) + (d / ks[1:])[:, None]  # d spread over the open boxes
+    return h, e * ks, float(v)
+
+
+def _best_saved_value(rules: RuleSet, with_value: Callable[[float], ValueToGo],
+                      candidates: tuple[float, ...] = SAVED_CANDIDATES) -> float:
     """The candidate value of one saved roll whose strategy scores best over the same seeded games."""
     best = (-math.inf, 0.0)
-    for cand in SAVED_CANDIDATES:
-        mean = float(play_with(rules, with_value(cand), SEED + 50, 0, FIT_GAMES).totals.mean())
+    for cand in candidates:
+        mean = float(play_with(rules, with_value(cand), SEED + 50, 0, FIT_CHECK_GAMES).totals.mean())
         if mean > best[0]:
             best = (mean, cand)
     return best[1]

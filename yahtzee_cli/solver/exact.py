@@ -201,7 +201,7 @@ class Table:
         midx = np.full(1 << self.nb, -1, dtype=np.int64)
         midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
         return ValueToGo(play_kernel.FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
-                         np.zeros(1), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
+                         np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
 
 
 def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int = 128,

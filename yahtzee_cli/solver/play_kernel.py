@@ -46,7 +46,7 @@ roll_dice: Any = njit(**INNER)(cast(Any, compiled.roll_dice).py_func)
 
 MAX_REROLLS = 64  # rerolls a turn's keep values are kept for (saved rolls beyond: as the 64th)
 FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
-FUTURE_HEURISTIC = 1  # F = sum of h over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
+FUTURE_HEURISTIC = 1  # F = sum of h[open count] over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
 
 
 def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) -> tuple[Any, ...]:
@@ -112,18 +112,19 @@ def _keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub
 @njit(**INNER)
 def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
            h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
-    """Value to go of a column at a turn start: the exact table, or the additive heuristic."""
+    """Value to go of a column at a turn start: the exact table, or the heuristic (h[open count, box])."""
     uu = u if u < t else t
     if kind == FUTURE_TABLE:
         return float(W[midx[mask], y * (t + 1) + uu])
     full = (1 << nb) - 1
     open_ = full & ~mask
-    acc = G[sub_of[mask], uu]
     n_open = 0
     for b in range(nb):
+        n_open += (open_ >> b) & 1
+    acc = G[sub_of[mask], uu]
+    for b in range(nb):
         if (open_ >> b) & 1:
-            acc += h[b]
-            n_open += 1
+            acc += h[n_open, b]
     if y == 1:
         acc += yh[n_open]
     return float(acc)

@@ -21,8 +21,8 @@ IntArray = npt.NDArray[np.int64]
 @dataclass
 class ValueToGo:
     """What play_kernel.future reads: `kind` (play_kernel.FUTURE_TABLE or FUTURE_HEURISTIC), the lanes
-    (`t`, `nyt`), a table (`W` with rows `midx`) or a heuristic (`h`, `G` by upper set `sub_of`, `yh`),
-    and the value of one saved roll."""
+    (`t`, `nyt`), a table (`W` with rows `midx`) or a heuristic (`h` by open count and box, `G` by
+    upper set `sub_of`, `yh`), and the value of one saved roll."""
 
     kind: int
     t: int
@@ -51,13 +51,15 @@ def sub_of(rules: RuleSet) -> IntArray:
 
 
 def heuristic(rules: RuleSet, h: FloatArray, G: FloatArray, yh: FloatArray, saved_value: float) -> ValueToGo:
-    """The additive value to go (see solver.approx): h per open box, G[upper set, capped upper total],
-    yh[open boxes] while the Yahtzee box holds its full points."""
+    """The heuristic value to go (see solver.approx): h[open boxes, box] per open box, G[upper set,
+    capped upper total], yh[open boxes] while the Yahtzee box holds its full points."""
     from . import play_kernel
 
     t = upper_lanes(rules)
+    nb = len(rules.boxes)
     return ValueToGo(play_kernel.FUTURE_HEURISTIC, t, yahtzee_lanes(rules), np.zeros((1, 1)), np.zeros(1, np.int64),
-                     np.ascontiguousarray(h), np.ascontiguousarray(G).reshape(1 << len(rules.upper_indices), t + 1),
+                     np.ascontiguousarray(h, dtype=np.float64).reshape(nb + 1, nb),
+                     np.ascontiguousarray(G).reshape(1 << len(rules.upper_indices), t + 1),
                      np.ascontiguousarray(yh), sub_of(rules), saved_value)
 
 
@@ -68,4 +70,4 @@ def greedy(rules: RuleSet) -> ValueToGo:
     t = upper_lanes(rules)
     G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
     G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
-    return heuristic(rules, np.zeros(nb), G, np.zeros(nb + 1), 0.0)
+    return heuristic(rules, np.zeros((nb + 1, nb)), G, np.zeros(nb + 1), 0.0)

@@ -87,8 +87,9 @@ class TableSource(Source):
 
 
 class HeuristicSource(Source):
-    """Additive value to go: sum of h over open boxes + G[filled upper boxes][capped upper total] +
-    (yh[open boxes] when the Yahtzee box holds its points); see yahtzee_cli.solver.approx."""
+    """Heuristic value to go: sum over open boxes of h[open boxes][box] (h flat, a row of a box per open
+    count) + G[filled upper boxes][capped upper total] + (yh[open boxes] when the Yahtzee box holds its
+    points); see yahtzee_cli.solver.approx."""
 
     def __init__(self, rules: R.RuleSet, h: Sequence[float], G: Sequence[float], yh: Sequence[float], t: int,
                  saved_value: float) -> None:
@@ -103,11 +104,11 @@ class HeuristicSource(Source):
     def value(self, state: ColumnState) -> float:
         u = min(state.upper, self.t)
         acc = float(self.G[upper_set(self.rules, state.mask) * (self.t + 1) + u])
-        n_open = 0
-        for b in range(len(self.rules.boxes)):
-            if not state.mask >> b & 1:
-                acc += self.h[b]
-                n_open += 1
+        nb = len(self.rules.boxes)
+        open_boxes = [b for b in range(nb) if not state.mask >> b & 1]
+        n_open = len(open_boxes)
+        for b in open_boxes:
+            acc += self.h[n_open * nb + b]
         if state.yfull:
             acc += self.yh[n_open]
         return acc
