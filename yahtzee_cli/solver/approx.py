@@ -21,9 +21,11 @@ estimate F of each column's value to go at the next turn start:
   current strategy, then fits h[k, b] = a[b] + c[b] k + d / k and yh[k] = e k by least squares to the
   points each column went on to score from each turn start (the upper bonus as P: from the
   convolution of the strategy's own upper-box score distributions, counted whole once reached).
-  The saved-roll value is picked among a few candidates by simulated mean. Run on plain Yahtzee,
-  where the exact answer is known, it shows how far it is from optimal (README: "Approximate
-  strategies"; benchmarks/bench_heuristic.py).
+  A saved roll's value is fitted with them, then kept or replaced by a round candidate, whichever
+  scores more in simulation. A second form, h[k, b] = the mean score the strategy writes in b for
+  every k, is fitted too, and the one that scores more on the same games is kept. Run on plain
+  Yahtzee, where the exact answer is known, it shows how far it is from optimal (docs/strategy.md:
+  "Approximate strategies"; benchmarks/bench_hint.py's approx_report).
 
 Parameters and simulated means are cached next to the exact tables (kind "approx").
 """
@@ -115,6 +117,15 @@ def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> Val
                       np.asarray(arrays["yh"], dtype=np.float64), float(header["saved_value"]))
 
 
+def _upper_dists(rules: RuleSet, batch: Any) -> list[dict[int, float]]:
+    """The distribution of the score the strategy wrote in each upper box, over a batch's games."""
+    dists = []
+    for b in rules.upper_indices:
+        vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
+        dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
+    return dists
+
+
 def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
     """G[sub, u] = upper bonus x P(capped upper total reaches t | filled upper set `sub`, total u),
     the open upper boxes' scores independent with distributions `dists`."""
@@ -194,17 +205,14 @@ def _fit_per_box(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
     h: Any = fut.h
     G: Any = fut.G
     yh: Any = fut.yh
+    extra_bonus = y is not None and s.extra_yahtzee_bonus > 0
     for rnd in range(PER_BOX_ROUNDS):
-        batch = play_with(rules, fut, SEED + rnd, 0, FIT_CHECK_GAMES, record=True)
-        assert batch.box is not None and batch.column is not None and batch.n_turns is not None
+        batch = play_with(rules, fut, SEED + rnd, 0, FIT_CHECK_GAMES, record=extra_bonus)
         h = np.tile(np.clip(batch.scores, 0, None).astype(np.float64).mean(axis=(0, 1)), (nb + 1, 1))
         h[0] = 0.0
-        dists = []
-        for b in rules.upper_indices:
-            vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
-            dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
-        G = _bonus_table(rules, dists, t)
-        if y is not None and s.extra_yahtzee_bonus > 0:
+        G = _bonus_table(rules, _upper_dists(rules, batch), t)
+        if extra_bonus:
+            assert batch.box is not None and batch.column is not None and batch.n_turns is not None
             # extra bonus earned per box still open when the Yahtzee box got its points
             open_at = 0.0
             for g in range(len(batch)):
@@ -232,12 +240,8 @@ def _fit_by_open_count(rules: RuleSet, t: int) -> tuple[Any, Any, Any, float]:
     fits = []
     for rnd, games in enumerate(FIT_GAMES):
         batch = play_with(rules, fut, SEED + rnd, 0, games, record=True)
-        dists = []
-        for b in rules.upper_indices:
-            vals, counts = np.unique(batch.scores[:, :, b].ravel(), return_counts=True)
-            dists.append({int(v): float(c) / counts.sum() for v, c in zip(vals, counts, strict=True)})
-        G = _bonus_table(rules, dists, t)
-        fits.append((*_regress(rules, batch, G, t), G))
+        G = _bonus_table(rules, _upper_dists(rules, batch), t)
+        fits.append((*_regress(rules, batch, G, t, fut.sub_of), G))
         # the last rounds' fits averaged: each is noisy (a few thousand games), and they fit much the same
         last = fits[-FIT_AVERAGE:] if rnd == len(FIT_GAMES) - 1 else fits[-1:]
         h, yh, saved_value, G = (sum(f[i] for f in last) / len(last) for i in range(4))
@@ -294,18 +298,18 @@ def _returns(rules: RuleSet, batch: Any, t: int) -> tuple[Any, Any]:
     return np.array(states, dtype=np.int64).reshape(-1, 4), np.array(points)
 
 
-def _regress(rules: RuleSet, batch: Any, G: Any, t: int) -> tuple[Any, Any, float]:
+def _regress(rules: RuleSet, batch: Any, G: Any, t: int, sub_of: Any) -> tuple[Any, Any, float]:
     """h [boxes + 1, boxes], yh [boxes + 1] and the value of a saved roll: the least-squares fit of the
     points each column went on to score (less the upper bonus's share G, which is computed, not
     fitted) on a[b] + c[b] k (each open box b; k open boxes) + e k (while the Yahtzee box holds its
-    points) + d + v x saved rolls."""
+    points) + d + v x saved rolls. sub_of: value_to_go.sub_of(rules)."""
     nb = len(rules.boxes)
     states, points = _returns(rules, batch, t)
     mask, lane, u, saved = states[:, 0], states[:, 1], states[:, 2], states[:, 3]
     open_ = ((~mask[:, None] >> np.arange(nb)) & 1).astype(np.float64)
     k = open_.sum(axis=1)
     X = np.hstack([open_, open_ * k[:, None], (lane * k)[:, None], np.ones((len(k), 1)), saved[:, None]])
-    target = points - G[vtg.sub_of(rules)[mask], u]
+    target = points - G[sub_of[mask], u]
     coef = np.linalg.lstsq(X, target, rcond=None)[0]
     a, c, e, d, v = coef[:nb], coef[nb:2 * nb], coef[2 * nb], coef[2 * nb + 1], coef[2 * nb + 2]
     ks = np.arange(nb + 1, dtype=np.float64)
