@@ -42,7 +42,7 @@ from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, _bonus_rolls, layout
 from .jit import INNER, njit
-from .kernels import NEG, roll_legal
+from .kernels import NEG, _bit_index, _placement, roll_legal
 from .play_kernel import _column_final, _keep_choice, _turn_tables
 from .rng import stream
 from .tables import proper_subkeeps
@@ -71,15 +71,8 @@ def _choose_box(r: int, bits: int, fullv: bool, bon: int, natural: np.ndarray, j
     while bits:
         low = bits & -bits
         bits ^= low
-        b = 0
-        while (1 << b) != low:
-            b += 1
-        if fullv:
-            sc = joker[r, b]
-            v = var_jok[r, b]
-        else:
-            sc = natural[r, b]
-            v = var_nat[r, b]
+        b = _bit_index(low)
+        sc, v = _placement(r, b, fullv, natural, joker, var_nat, var_jok)
         if sc != 0:
             allzero = False
         cand = (float(sc) if solver_ties else float(sc + bon)) + NV[b * vmax + v]
@@ -221,9 +214,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
     while bb:
         low = bb & -bb
         bb ^= low
-        b = 0
-        while (1 << b) != low:
-            b += 1
+        b = _bit_index(low)
         sb = sT[b]
         vb = vT[b]
         for r in range(R):

@@ -179,6 +179,16 @@ def _bit_index(low: int) -> int:
     return b
 
 
+@njit(cache=True, inline="always")
+def _placement(r: int, b: int, fullv: bool, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray,
+               var_jok: np.ndarray) -> tuple[int, int]:
+    """Final roll r written in box b (as a joker when fullv): its score, and the variant of the
+    state it leads to (the row forms of the score and variant tables; the solver reads the T forms)."""
+    if fullv:
+        return joker[r, b], var_jok[r, b]
+    return natural[r, b], var_nat[r, b]
+
+
 @njit(**INNER)
 def _final_values(m: int, off: Int, nl: int, nu: int, sub: int, W: np.ndarray, W2: np.ndarray,
                   midx: np.ndarray, ulist: np.ndarray, natT: np.ndarray, jokT: np.ndarray,

@@ -37,7 +37,7 @@ from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the s
 from . import compiled, kernels
 from .compiled import extra_bonus_points, roll_budget, rolls_left_over
 from .jit import INNER, njit
-from .kernels import NEG, _bit_index
+from .kernels import NEG, _bit_index, _placement
 from .rng import stream
 
 # Called from several places in the kernel: compiled once as plain functions, not inlined at each call.
@@ -344,15 +344,8 @@ def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: 
         while bits:
             low = bits & -bits
             bits ^= low
-            b = 0
-            while (1 << b) != low:
-                b += 1
-            if fullv:
-                s = joker[r, b]
-                v = var_jok[r, b]
-            else:
-                s = natural[r, b]
-                v = var_nat[r, b]
+            b = _bit_index(low)
+            s, v = _placement(r, b, fullv, natural, joker, var_nat, var_jok)
             if s != 0:
                 allzero = False
             cand = mult[c] * float(s + bon) + NV[c, b * vmax + v]
