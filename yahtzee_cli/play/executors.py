@@ -185,11 +185,16 @@ def stop_requested() -> bool:
 
 
 
-def end_workers(pool: Any, grace: float = 0.3) -> None:
+def end_workers(pool: Any, grace: float = 0.2) -> None:
     """Stop a pool's worker processes now: a bot that hangs or ignores SIGTERM must not keep the
-    command (or its processes) alive. SIGTERM first, SIGKILL for whatever is left after `grace` s."""
+    command (or its processes) alive. Workers told to stop (the stop event) get `grace` s to end their
+    chunk and leave; then SIGTERM, and SIGKILL for whatever is left after another `grace` s."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
+    results = getattr(pool, "_result_queue", None)
     pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
     for p in procs:
         if p.is_alive():
             p.terminate()
@@ -199,6 +204,13 @@ def end_workers(pool: Any, grace: float = 0.3) -> None:
         if p.is_alive():
             p.kill()
             p.join(1.0)
+    # A worker killed while sending a result leaves half a message in the result pipe, and the pool's
+    # manager thread waits for the rest for ever (the interpreter joins that thread at exit: the
+    # command would hang after printing its summary). With every worker gone, closing our own end of
+    # the pipe turns that wait into end-of-file, which the pool handles.
+    writer = getattr(results, "_writer", None)
+    if writer is not None and not any(p.is_alive() for p in procs):
+        writer.close()
 
 
 def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: str = "10s") -> tuple[Any, Any]:
