@@ -24,6 +24,12 @@ def _same(a: GameBatch, b: GameBatch) -> None:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
+@pytest.fixture(autouse=True)
+def _decisions_on_a_second_visit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short runs make and read many decisions (a run keeps them only for states it visits often)."""
+    monkeypatch.setattr(play_kernel, "MEMO_VISITS", 1)
+
+
 @pytest.mark.parametrize(("name", "overrides", "strategy"), [
     ("yahtzee", {}, "optimal"),
     ("yahtzee", {"joker": "free", "extra_yahtzee_bonus": 0}, "optimal"),
@@ -55,7 +61,7 @@ def test_a_full_memo_plays_on_without_it(states: int, seen: int, counts: tuple[i
     exact._memos.clear()
     try:
         _same(_games(rules, "optimal", 5, 300, True, monkeypatch), _games(rules, "optimal", 5, 300, False, monkeypatch))
-        (rows, keys), = [tuple(int(x) for x in m[2]) for ms in exact._memos.values() for m in ms]
+        (rows, keys), = [tuple(int(x) for x in m[2][:2]) for ms in exact._memos.values() for m in ms]
         assert (rows if counts[0] else keys) == (counts[0] or counts[1])
     finally:
         exact._memos.clear()
@@ -66,3 +72,22 @@ def test_no_memo_where_a_state_key_would_not_cover_the_values() -> None:
         rules = R.preset(name, overrides)
         fut = policy.value_to_go_for(rules, "greedy")
         assert exact._memo_key(rules, fut) is None, name
+
+
+def test_decisions_are_kept_only_for_states_visited_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state's decisions are made in full on its (MEMO_VISITS + 1)th visit, not before; the games
+    are the same whatever the threshold."""
+    rules = R.preset("yahtzee")
+    kept = {}
+    for visits in (1, 16, 10_000):
+        monkeypatch.setattr(play_kernel, "MEMO_VISITS", visits)
+        exact._memos.clear()
+        batch = _games(rules, "optimal", 7, 300, True, monkeypatch)
+        (memo,) = [m for ms in exact._memos.values() for m in ms]
+        kept[visits] = int(memo[2][0])
+        _same(batch, _games(rules, "optimal", 7, 300, False, monkeypatch))
+        if visits == 16:  # a state has a row, or at most 16 visits counted
+            seen = memo[1][memo[0] >= 0]
+            assert (seen >= 0).sum() == kept[16] and seen.min() >= -16
+    exact._memos.clear()
+    assert kept[1] > kept[16] > 0 and kept[10_000] == 0

@@ -60,22 +60,30 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
 MEMO_STATES = 1 << 17  # most turn-start states a thread's memo keeps decisions for
 MEMO_BYTES = 192 << 20  # most those decisions take (their pages are touched only as states come in)
 MEMO_SEEN = 1 << 19  # most states it remembers having seen once
+# Visits a state is valued turn by turn before all its decisions are made and kept (on the next one).
+# Making them costs several turns' work, and most states come back only a few times: on 100,000 optimal
+# Yahtzee games on 2 cores (benchmarks/bench_simulate.py) making them on a state's 2nd visit played
+# 13,600 games/s, on the 9th 25,000, the 17th 27,800, the 33rd 25,500; no memo 18,500-20,400.
+MEMO_VISITS = 16
 
 
 def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
     """An empty memo for play_games: (hash of state keys, -1 free; the decision row of each hash slot,
-    -1 seen once; [rows in use, keys in use]; per row and roll, the keep with j rolls left
-    [rows, stages, n_rolls] (-1 stop) and the box code [rows, n_rolls] (_box_code))."""
+    or minus the visits of a state without one; [rows in use, keys in use, MEMO_VISITS]; per row and
+    roll, the keep with j rolls left [rows, stages, n_rolls] (-1 stop) and the box code [rows, n_rolls]
+    (_box_code))."""
     cap = max(1, min(MEMO_STATES, MEMO_BYTES // (2 * (stages + 1) * n_rolls)))
-    return (np.full(2 * MEMO_SEEN, -1, np.int64), np.empty(2 * MEMO_SEEN, np.int64), np.zeros(2, np.int64),
+    return (np.full(2 * MEMO_SEEN, -1, np.int64), np.empty(2 * MEMO_SEEN, np.int64),
+            np.array([0, 0, MEMO_VISITS], np.int64),
             np.empty((cap, stages, n_rolls), np.int16), np.empty((cap, n_rolls), np.int16))
 
 
 @njit(**INNER)
 def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, key: int) -> tuple[int, bool]:
     """(row, made): the decision row of a state's key and whether its decisions are made. A state seen
-    once before gets a new row to make them in; one not seen yet is remembered (-1, no row); -1 too
-    when the memo is full (linear probing over a hash at most half full)."""
+    count[2] times before gets a new row to make them in; one seen fewer times has its visits counted
+    (-1, no row), one not seen yet is remembered; -1 too when the memo is full (linear probing over a
+    hash at most half full)."""
     mask = keys.shape[0] - 1
     h = (key * 0x9E3779B1) & mask
     while keys[h] != key and keys[h] != -1:
@@ -83,7 +91,8 @@ def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, 
     if keys[h] == key:
         if rowof[h] >= 0:
             return rowof[h], True
-        if count[0] >= cap:
+        if rowof[h] > -count[2] or count[0] >= cap:
+            rowof[h] -= 1
             return -1, False
         rowof[h] = count[0]
         count[0] += 1
@@ -413,8 +422,9 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             J = budget - 1
             if J > jmax:
                 J = jmax
-            # ---- the memo: this state's decisions from an earlier turn, or a new row for them (on its
-            # second visit: most states of a run come once, and making all their decisions would cost more)
+            # ---- the memo: this state's decisions from an earlier turn, or a new row for them (after
+            # MEMO_VISITS visits: most states of a run come a few times, and making all their decisions
+            # costs several turns)
             mr = -1
             hit = False
             if memo is not None:
