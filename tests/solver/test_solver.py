@@ -382,3 +382,35 @@ def test_position_values_agree_with_the_kernel_table(yahtzee_table: solver.Table
         p = math.factorial(5) / math.prod(math.factorial(r.count(f)) for f in set(r)) / 6**5
         total += p * turn.evaluate(r, 2).best.value
     assert total == pytest.approx(yahtzee_table.mean, abs=1e-9)
+
+
+def test_a_table_another_process_is_building_is_waited_for_not_built_again(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """While another process holds the build lock of a table, get_table says it waits, then reads
+    the table that process stored instead of building its own."""
+    import fcntl
+    import threading
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    rules = R.rules_from_data({"name": "two-boxes", "boxes": [{"key": "sixes", "kind": "upper", "face": 6},
+                                                             {"key": "chance", "kind": "chance"}]})
+    path = cache.table_path(rules.fingerprint)
+    other = open(f"{path}.lock", "w")  # as another process holds it (flock locks an open file, not a process)
+    fcntl.flock(other, fcntl.LOCK_EX)
+    notes: list[str] = []
+    got: list[tuple[solver.Table, bool]] = []
+    waiter = threading.Thread(target=lambda: got.append(solver.get_table(rules, notes.append)))
+    waiter.start()
+    waiter.join(1.0)
+    assert waiter.is_alive() and notes == ["waiting for another yahtzee process building the two-boxes strategy table"]
+    tab = solver.build(rules)
+    solver._to_file(rules, tab)  # what the other process does, then it lets go
+    other.close()
+    waiter.join(30)
+    assert not waiter.is_alive()
+    (again, built), = got
+    assert not built and again.mean == tab.mean and len(notes) == 1
+    # with nobody holding the lock, a missing table is built at once
+    path.unlink()
+    again, built = solver.get_table(rules, notes.append)
+    assert built and again.mean == tab.mean and "building" in notes[-1]

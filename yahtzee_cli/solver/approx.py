@@ -88,16 +88,20 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
     vtg.check_memory(rules)  # refuse rules too big for this machine before any note or work
     got = None if rebuild else _read(rules, say)
     if got is None:
-        if say is not None:
-            where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-            say(f"preparing the approximate {rules.name} strategy (once{where})")
-        header, arrays = _build(rules, say)
-        try:
-            tablefile.write(path, header, arrays)
-        except OSError as exc:  # kept in memory by tablefile.write: this run still has it
-            if say is not None:
-                say(nothing_cached(exc))
-        got = tablefile.read(path, rules.fingerprint)
+        with tablefile.building(path, f"approximate {rules.name} strategy", say):
+            if not rebuild:  # another process may have made it while this one waited
+                got = _read(rules)
+            if got is None:
+                if say is not None:
+                    where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
+                    say(f"preparing the approximate {rules.name} strategy (once{where})")
+                header, arrays = _build(rules, say)
+                try:
+                    tablefile.write(path, header, arrays)
+                except OSError as exc:  # kept in memory by tablefile.write: this run still has it
+                    if say is not None:
+                        say(nothing_cached(exc))
+                got = tablefile.read(path, rules.fingerprint)
     header = got[0]
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
             "why": header["why"], "path": str(path) if path.exists() else None}

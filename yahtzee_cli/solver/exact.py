@@ -320,25 +320,38 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
 
     Returns (table, built). `say` receives the notes for stderr (building, damaged file)."""
     if not rebuild:
-        try:
-            return _from_file(rules), False
-        except OSError:  # missing, or an unreadable cache directory: build it
-            pass
-        except (CorruptTable, KeyError, ValueError) as exc:
-            if say is not None:
-                say(tablefile.ignored(exc))
-    if say is not None:
-        where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-        states = exact_states(rules)
-        size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
-        say(f"building the {rules.name} strategy table ({size}once{where})")
-    tab = build(rules, progress=progress)
-    try:
-        _to_file(rules, tab)
-    except OSError as exc:
+        tab = _cached(rules, say)
+        if tab is not None:
+            return tab, False
+    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.name} strategy table", say):
+        if not rebuild:  # another process may have built it while this one waited
+            tab = _cached(rules, None)
+            if tab is not None:
+                return tab, False
         if say is not None:
-            say(nothing_cached(exc))
+            where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
+            states = exact_states(rules)
+            size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
+            say(f"building the {rules.name} strategy table ({size}once{where})")
+        tab = build(rules, progress=progress)
+        try:
+            _to_file(rules, tab)
+        except OSError as exc:
+            if say is not None:
+                say(nothing_cached(exc))
     return tab, True
+
+
+def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> Table | None:
+    """The table from the cache, or None: missing, unreadable (built again) or damaged (with a note)."""
+    try:
+        return _from_file(rules)
+    except OSError:  # missing, or an unreadable cache directory: build it
+        return None
+    except (CorruptTable, KeyError, ValueError) as exc:
+        if say is not None:
+            say(tablefile.ignored(exc))
+        return None
 
 
 def nothing_cached(exc: OSError) -> str:

@@ -9,6 +9,10 @@ everything before it, header included, so a truncated, corrupt or edited file is
 shared by a group stays readable to it); temporary files left by a killed writer are removed by
 the next write.
 
+Two processes that need the same missing table build it once: the builder holds a lock on
+`<table>.lock` (an advisory lock the system drops when the process ends, however it ends), and the
+other waits for it, then reads the file (`building`).
+
 Reading maps the file (mmap) rather than copying it. The checksum is checked on the first read of a
 file; a good file is then remembered by a stamp (size, inode, mtime and ctime, which any write, rename
 or touch changes) under `verified/` in the cache directory, and later reads of the unchanged file
@@ -31,7 +35,8 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +82,44 @@ _memory: dict[Path, bytes] = {}
 
 def table_path(fingerprint: str, kind: str = "exact") -> Path:
     return cache_dir() / f"{kind}-{fingerprint}.tbl"
+
+
+@contextmanager
+def building(path: Path, what: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Held while the table at `path` is built and stored: another process building it meanwhile is
+    waited for (with a note), so the table is built once. Where no lock can be taken (a cache
+    directory that cannot be written, a file system or system without flock) the build goes ahead
+    unlocked."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        _lock(fd, what, say)
+        yield
+    finally:
+        os.close(fd)  # (closing drops the lock)
+
+
+def _lock(fd: int, what: str, say: Callable[[str], None] | None) -> None:
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            return  # no locks on this file system: build unlocked
+    if say is not None:
+        say(f"waiting for another yahtzee process building the {what}")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        pass
 
 
 def _remove_stale_temporaries(directory: Path) -> None:
