@@ -434,14 +434,15 @@ class _PlayInputs:
         self.memo_shape = (sc.natural.shape[0], most_rolls(rules, 1) - 1)
 
     @contextmanager
-    def memo(self) -> Iterator[tuple[Any, ...] | None]:
+    def memo(self) -> Iterator[tuple[Any, ...]]:
         """A memo of turn decisions (play_kernel.memo) for one play_games call at a time: kept in the
-        process across calls with the same value to go, where its hits add up; None where none applies."""
+        process across calls with the same value to go, where its hits add up; one that keeps nothing
+        where none applies (the same compiled kernel plays both)."""
         from . import play_kernel
 
         key = self.memo_key
         if key is None:
-            yield None
+            yield play_kernel.no_memo(*self.memo_shape)
             return
         with _memos_lock:
             free = _memos.pop(key, [])
@@ -457,7 +458,7 @@ class _PlayInputs:
             with _memos_lock:
                 _memos.setdefault(key, []).append(m)
 
-    def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...]) -> tuple[Any, ...]:
         """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat), with
         the memo lent to the call (self.memo())."""
         from . import play_kernel

@@ -22,9 +22,10 @@ calls are compiled by `simulate` (the strategy table comes shipped or cached).
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   work   scratch(...): the thread's working arrays
-  memo   None, or memo(...): the keep and box decisions of turn-start states seen before, made from
-          the turn's values as the kernel makes them without a memo (one column, no saved rolls: the
-          state key covers everything they depend on), so the games are the same with or without it
+  memo   memo(...): the keep and box decisions of turn-start states seen before, made from the
+          turn's values as the kernel makes them without a memo (one column, no saved rolls: the state
+          key covers everything they depend on), so the games are the same with or without it; for
+          other rules no_memo(), which keeps nothing (None works too, as another specialisation)
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
     return (np.full(2 * MEMO_SEEN, -1, np.int64), np.empty(2 * MEMO_SEEN, np.int64),
             np.array([0, 0, MEMO_VISITS], np.int64),
             np.empty((cap, stages, n_rolls), np.int16), np.empty((cap, n_rolls), np.int16))
+
+
+def no_memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
+    """A memo that keeps nothing (MEMO_VISITS 0), for rules whose state key would not cover the
+    decisions: of memo()'s types, so play_games compiles one specialisation for both."""
+    return (np.full(1, -1, np.int64), np.empty(1, np.int64), np.zeros(3, np.int64),
+            np.empty((0, stages, n_rolls), np.int16), np.empty((0, n_rolls), np.int16))
 
 
 @njit(**INNER)
@@ -428,10 +436,11 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             mr = -1
             hit = False
             if memo is not None:
-                ucap = usum[0] if usum[0] < t else t
-                key = (cmask[0] | (ucap << nb) | ((yst[0] + 1) << (nb + 8)) | (J << (nb + 10))
-                       | (np.int64(may_pass_turn) << (nb + 18)))
-                mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
+                if memo[2][2] > 0:  # (no_memo() keeps nothing: its rules' states would not fit a key)
+                    ucap = usum[0] if usum[0] < t else t
+                    key = (cmask[0] | (ucap << nb) | ((yst[0] + 1) << (nb + 8)) | (J << (nb + 10))
+                           | (np.int64(may_pass_turn) << (nb + 18)))
+                    mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
             if not hit:
                 best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
                                                         kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
