@@ -240,6 +240,13 @@ TINY_BOXES = [{"key": k, "kind": "upper", "face": f} for f, k in ((1, "ones"), (
 
 @pytest.fixture
 def own_cache(tmp_path, monkeypatch):
+    """A cache of the test's own; approximate strategies fitted in it on a few hundred games (these
+    tests are about the cache; the fit's quality is tests/solver/test_quality.py's)."""
+    from yahtzee_cli.solver import approx
+
+    for name, games in (("FIT_GAMES", (300, 300, 300)), ("FIT_CHECK_GAMES", 300), ("FORM_CHECK_GAMES", 300),
+                        ("EVAL_GAMES", 500)):
+        monkeypatch.setattr(approx, name, games)
     path = tmp_path / "cache"
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(path))
     return path

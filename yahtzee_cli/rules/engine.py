@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -536,8 +535,12 @@ def best_column(rules: RuleSet, fill: int) -> int:
 
 def normalize_name(name: str) -> str:
     """Case-, accent- and separator-insensitive form of a box or preset name ("Große Straße" -> grosse_strasse)."""
-    text = unicodedata.normalize("NFKD", name.casefold())
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = name.casefold()
+    if not text.isascii():  # (ASCII has no accents to strip: most names skip the import)
+        import unicodedata
+
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     out = []
     for ch in text:
         out.append(ch if ch.isalnum() else "_")
