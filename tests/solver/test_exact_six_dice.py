@@ -1,5 +1,6 @@
 """The exact solver on six dice (Maxi Yatzy's boxes) against two independent methods written here in
-plain Python, asking the rules module only for the boxes, their scores and the settings:
+plain Python (a turn's expectation also as numpy matrices, checked against the lists), asking the
+rules module only for the boxes, their scores and the settings:
 
 * a straightforward solver (memoised recursion over turn-start states, each turn worked bottom-up
   over the 462 rolls of six dice and their keeps) on reduced Maxi sheets of a few boxes: the table's
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mul
 
+import numpy as np
 import pytest
 
 from yahtzee_cli.rules import engine as R
@@ -104,10 +106,29 @@ class Turns:
         assert len(self.rolls) == 462 and len(keeps) == 924
         assert all(math.isclose(sum(p), 1.0) for p in (self.prob, *self.keep_probs))
 
+        # the same as matrices, for value(): keep -> roll probabilities, and each roll's keeps padded
+        # with the keep of all six dice (always one of its keeps, so the padding changes no maximum)
+        self.to_roll = np.zeros((len(keeps), len(self.rolls)))
+        for k, (rolls, probs) in enumerate(zip(self.keep_rolls, self.keep_probs, strict=True)):
+            for r, p in zip(rolls, probs, strict=True):
+                self.to_roll[k, r] += p
+        width = max(map(len, self.roll_keeps))
+        self.keeps_of = np.array([ks + [ks[-1]] * (width - len(ks)) for ks in self.roll_keeps])
+        self.roll_prob = np.array(self.prob)
+
     def value(self, final: list[float]) -> float:
         """Expected value of a turn (a roll and two rerolls) whose roll ends worth final[roll]."""
-        e = final
+        f = np.array(final)
+        e = f
         for _ in range(2):  # with one reroll left, then with two
+            kv = self.to_roll @ e
+            e = np.maximum(f, kv[self.keeps_of].max(axis=1))
+        return float(self.roll_prob @ e)
+
+    def value_by_lists(self, final: list[float]) -> float:
+        """value(), written with lists alone (checked against it below)."""
+        e = final
+        for _ in range(2):
             kv = [sum(map(mul, probs, map(e.__getitem__, rolls)))
                   for rolls, probs in zip(self.keep_rolls, self.keep_probs, strict=True)]
             e = [max(f, *map(kv.__getitem__, ks)) for f, ks in zip(final, self.roll_keeps, strict=True)]
@@ -169,6 +190,14 @@ REDUCED = {
                               "maxi_yatzy"), 15, 50),
     "upper-and-lower": (("ones", "sixes", "one_pair", "castle", "small_straight", "maxi_yatzy", "chance"), None, None),
 }
+
+
+def test_the_turn_by_matrices_is_the_turn_by_lists() -> None:
+    rng = random.Random(5)
+    t = turns()
+    for _ in range(3):
+        final = [rng.choice((0.0, rng.uniform(0, 100))) for _ in t.rolls]
+        assert math.isclose(t.value(final), t.value_by_lists(final), rel_tol=1e-12)
 
 
 @pytest.mark.parametrize("name", list(REDUCED))
