@@ -88,8 +88,8 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
     vtg.check_memory(rules)  # refuse rules too big for this machine before any note or work
     got = None if rebuild else _read(rules, say)
     if got is None:
-        with tablefile.building(path, f"approximate {rules.name} strategy", say):
-            if not rebuild:  # another process may have made it while this one waited
+        with tablefile.building(path, f"approximate {rules.name} strategy", say) as waited:
+            if waited and not rebuild:  # the process waited for has likely stored it
                 got = _read(rules)
             if got is None:
                 if say is not None:

@@ -323,8 +323,8 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
         tab = _cached(rules, say)
         if tab is not None:
             return tab, False
-    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.name} strategy table", say):
-        if not rebuild:  # another process may have built it while this one waited
+    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.name} strategy table", say) as waited:
+        if waited and not rebuild:  # the process waited for has likely stored it
             tab = _cached(rules, None)
             if tab is not None:
                 return tab, False

@@ -85,41 +85,43 @@ def table_path(fingerprint: str, kind: str = "exact") -> Path:
 
 
 @contextmanager
-def building(path: Path, what: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
+def building(path: Path, what: str, say: Callable[[str], None] | None = None) -> Iterator[bool]:
     """Held while the table at `path` is built and stored: another process building it meanwhile is
-    waited for (with a note), so the table is built once. Where no lock can be taken (a cache
-    directory that cannot be written, a file system or system without flock) the build goes ahead
-    unlocked."""
+    waited for (with a note), so the table is built once. Yields whether it waited (then the caller
+    reads the table again: the other process has likely stored it). Where no lock can be taken (a
+    cache directory that cannot be written, a file system or system without flock) the build goes
+    ahead unlocked."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:
-        yield
+        yield False
         return
     try:
-        _lock(fd, what, say)
-        yield
+        yield _lock(fd, what, say)
     finally:
         os.close(fd)  # (closing drops the lock)
 
 
-def _lock(fd: int, what: str, say: Callable[[str], None] | None) -> None:
+def _lock(fd: int, what: str, say: Callable[[str], None] | None) -> bool:
+    """Take the lock on `fd`; whether another process held it first (and was waited for)."""
     try:
         import fcntl
     except ImportError:  # not a POSIX system
-        return
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return
+        return False
     except OSError as exc:
         if exc.errno not in (errno.EAGAIN, errno.EACCES):
-            return  # no locks on this file system: build unlocked
+            return False  # no locks on this file system: build unlocked
     if say is not None:
         say(f"waiting for another yahtzee process building the {what}")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError:
         pass
+    return True
 
 
 def _remove_stale_temporaries(directory: Path) -> None:
