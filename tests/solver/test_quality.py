@@ -15,7 +15,7 @@ from yahtzee_cli.solver import approx, policy
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy import turn as position
-from yahtzee_cli.strategy.sources import ColumnState, HeuristicSource
+from yahtzee_cli.strategy.sources import ColumnState, HeuristicSource, TableSource
 
 OPTIMAL_YAHTZEE = 254.5877287  # the published optimal expected score of solitaire Yahtzee
 
@@ -90,27 +90,66 @@ def test_triple_yahtzee_approximation_uses_the_multipliers_in_play() -> None:
     assert approximate >= 1815 and greedy >= 1450 and approximate >= greedy + 250, (approximate, greedy)
 
 
-def test_triple_yahtzee_values_respond_to_the_multipliers() -> None:
-    """Each column of a Triple Yahtzee sheet is valued by the single-column table and weighted by its
-    multiplier: the empty sheet is worth (1 + 2 + 3) x 254.5877287, and writing a roll in column c
-    moves the value by c times what the same box moves a single Yahtzee column (second method: the
-    exact single-column hint)."""
+def _column_source(scale: float, levels: list[float]) -> TableSource:
+    """Yahtzee's exact table as a multi-column sheet's source, with a given weight and levels."""
+    tab, _ = solver.get_table(R.preset("yahtzee"))
+    return TableSource({"t": tab.t, "nyt": tab.nyt, "nb": tab.nb, "mean": tab.mean},
+                       {"masks": tab.masks.tolist(), "W": tab.W.ravel().tolist()}, False, scale, levels)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.9])
+def test_triple_yahtzee_values_respond_to_the_multipliers(scale: float) -> None:
+    """Each column of a Triple Yahtzee sheet is valued by the single-column table times the fitted
+    weight, and by its multiplier: the empty sheet is worth weight x (1 + 2 + 3) x 254.5877287 plus
+    the level of 39 open boxes, and writing a roll in column c moves the value by c times what the
+    same box moves a single Yahtzee column (second method: the exact single-column hint), its table
+    part weighted."""
     triple = R.preset("triple-yahtzee")
     single = R.preset("yahtzee")
-    tturn = position.Turn(triple, tuple(R.Column.empty(triple) for _ in range(3)), source_for(triple))
+    levels = [float(k * k) for k in range(40)]
+    tturn = position.Turn(triple, tuple(R.Column.empty(triple) for _ in range(3)), _column_source(scale, levels))
     sturn = position.Turn(single, (R.Column.empty(single),), source_for(single))
-    assert tturn.base == pytest.approx(6 * OPTIMAL_YAHTZEE, abs=1e-5)
+    assert tturn.base == pytest.approx(scale * 6 * OPTIMAL_YAHTZEE, abs=1e-5) and tturn.level == 39 * 39
+    assert sturn.level == 0.0
     dice = [1, 3, 3, 5, 6]
     ones = sturn.evaluate(dice, 0)
     many = tturn.evaluate(dice, 0)
     for box in (single.box_index("threes"), single.box_index("chance"), single.box_index("yahtzee")):
-        delta = ones.find_box(box).value - OPTIMAL_YAHTZEE
+        opt = ones.find_box(box)
+        delta = opt.score + scale * (opt.value - OPTIMAL_YAHTZEE - opt.score)
         for c in range(3):
-            assert many.find_box(box, c).value == pytest.approx(6 * OPTIMAL_YAHTZEE + (c + 1) * delta, abs=1e-4)
+            want = 39 * 39 + scale * 6 * OPTIMAL_YAHTZEE + (c + 1) * delta
+            assert many.find_box(box, c).value == pytest.approx(want, abs=1e-4)
     # best of the columns instead of their sum: the empty sheet is worth the x3 column alone
     best = R.preset("triple-yahtzee", {"add_columns": False})
-    bturn = position.Turn(best, tuple(R.Column.empty(best) for _ in range(3)), source_for(best))
-    assert bturn.base == pytest.approx(3 * OPTIMAL_YAHTZEE, abs=1e-5)
+    bturn = position.Turn(best, tuple(R.Column.empty(best) for _ in range(3)), _column_source(scale, levels))
+    assert bturn.base == pytest.approx(scale * 3 * OPTIMAL_YAHTZEE, abs=1e-5)
+
+
+def test_triple_yahtzee_values_estimate_what_its_strategy_scores() -> None:
+    """The fitted weight (0.9 on Triple Yahtzee: about 10 points more per game than the tables as they
+    are, benchmarks/bench_columns.py) is what hints value with, and the level makes the empty sheet's
+    value the strategy's own simulated mean (its table values alone were 1527.5 against about 1846
+    in play)."""
+    triple = R.preset("triple-yahtzee")
+    src = source_for(triple)
+    assert isinstance(src, TableSource) and not src.exact and src.scale == 0.9 and len(src.levels) == 40
+    first = position.Turn(triple, tuple(R.Column.empty(triple) for _ in range(3)), src)
+    prepared = approx.prepare(triple)
+    assert first.base + first.level == pytest.approx(prepared["mean"], abs=1e-6)
+    assert 1800 < prepared["mean"] < 1900
+    assert src.levels[0] == 0.0 and all(a < b for a, b in zip(src.levels, src.levels[1:], strict=False))
+
+
+def test_the_weight_is_the_candidate_that_scores_most(approx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A weight of 0 values no column's future (nearly greedy, hundreds of points worse): the fit
+    compares the candidates over the same games and keeps the one that scores most."""
+    monkeypatch.setattr(approx, "EVAL_GAMES", 300)
+    rules = R.preset("triple-yahtzee", {"column_multipliers": [1, 1, 2]})
+    one = choice.single_column(rules)
+    for candidates in ((0.0, 1.0), (1.0, 0.0)):
+        monkeypatch.setattr(approx, "SCALE_CANDIDATES", candidates)
+        assert approx._fit_scale(rules, one, None)[0] == 1.0
 
 
 def test_a_cached_heuristic_of_the_per_box_layout_is_prepared_again(approx_cache: Path) -> None:

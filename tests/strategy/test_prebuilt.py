@@ -69,3 +69,20 @@ def test_a_damaged_table_that_is_not_shipped_is_still_rebuilt_with_a_warning(cli
     path.write_bytes(b"YZTBL01\n" + bytes(200))
     r = cli(["solve", "--set", "joker=free", "--json"])
     assert r.exit_code == 0 and "ignored" in r.stderr and "building" in r.stderr, r.stderr
+
+
+def test_the_triple_yahtzee_weights_are_shipped_and_a_first_triple_hint_fits_nothing(cli, empty_cache: Path) -> None:  # noqa: ANN001
+    """Triple Yahtzee's columns are valued by the shipped Yahtzee table with a weight and levels fitted
+    by self-play (solver.approx): shipped too, for the current rules and fit, so a first hint on an
+    empty cache neither builds nor fits."""
+    from yahtzee_cli.solver import approx
+
+    rules = R.preset("triple-yahtzee")
+    name = cache.table_path(rules.fingerprint, "approx").name
+    assert prebuilt.shipped(name) is not None, f"no prebuilt {name}: run python -m yahtzee_cli.solver.ship"
+    r = cli(["hint", "1", "3", "3", "5", "6", "--rules", "triple-yahtzee", "--top", "1"])
+    assert r.exit_code == 0 and "preparing" not in r.stderr and "building" not in r.stderr, r.stderr
+    header = approx.prepare(rules)
+    assert header["strategy"] == "columns" and header["games"] == approx.EVAL_GAMES
+    stored, _ = cache.read(empty_cache / name, rules.fingerprint)
+    assert stored["scale"] in approx.SCALE_CANDIDATES and len(stored["levels"]) == 3 * 13 + 1

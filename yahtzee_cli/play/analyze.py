@@ -279,7 +279,7 @@ class Analyzer:
 
             jit.note_compile([grade_kernel.grade_turns], "the grading kernel", self.say)
             grader = self._graders[key] = grade_kernel.Grader(rules, src.W, src.masks, src.t, src.nyt,
-                                                              src.saved_value)
+                                                              src.saved_value, src.scale, src.levels)
         return grader
 
     def _grade_compiled(self, grader: Any, rules: R.RuleSet, steps: Sequence[TurnStep], game: int,

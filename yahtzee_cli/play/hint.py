@@ -24,9 +24,18 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
     """The value source hints use for `rules`: its exact table, its single column's, or the fitted
     heuristic (built on first use with a note to `say`, read from the cache after that)."""
     p = plan(rules)
-    if p.table_rules is not None:
+    if p.exact:
+        header, arrays = _stored(rules, "exact", say, progress)
+        return TableSource(header, arrays, True)
+    if p.table_rules is not None:  # a multi-column sheet: its column's table, weighted as fitted
+        fitted, _ = _stored(rules, "approx", say)
+        if "levels" not in fitted:  # fitted by an earlier version, without the weight: fit it again
+            from ..solver import approx
+
+            approx.prepare(rules, say)
+            fitted, _ = _stored(rules, "approx", say)
         header, arrays = _stored(p.table_rules, "exact", say, progress)
-        return TableSource(header, arrays, p.exact)
+        return TableSource(header, arrays, False, float(fitted["scale"]), fitted["levels"])
     header, arrays = _stored(rules, "approx", say)
     return HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
                            float(header["saved_value"]))

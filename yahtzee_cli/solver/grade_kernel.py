@@ -284,7 +284,10 @@ class Grader:
     """One rule set's arrays for grade_turns, built once (the table's W and rows, the score tables,
     the keep graph)."""
 
-    def __init__(self, rules: Any, W: Any, masks: Any, t: int, nyt: int, saved_value: float) -> None:
+    def __init__(self, rules: Any, W: Any, masks: Any, t: int, nyt: int, saved_value: float, scale: float = 1.0,
+                 levels: Any = ()) -> None:
+        """scale, levels: a multi-column sheet's weight of its column table and level by open boxes
+        (strategy.sources.TableSource), applied with the same arithmetic as there."""
         from ..rules.engine import JOKER_CODES
         from .exact import _read_only
         from .tables import score_tables
@@ -304,7 +307,11 @@ class Grader:
         self.sheet = _read_only(np.array(s.multipliers, dtype=np.float64), sc.natural, sc.natural.T, sc.joker, is_upper,
                                 sc.yahtzee_roll, sc.own_bit, sc.fill)
         self.dice_t = _read_only(d.keep_index, d.keep_of_roll, d.roll_of_keep, d.add_die, d.drop_die, d.keeps)
-        self.W, self.midx = _read_only(np.asarray(W, dtype=np.float64).reshape(len(masks_a), width), midx)
+        W_a = np.asarray(W, dtype=np.float64).reshape(len(masks_a), width)
+        if scale != 1.0:
+            W_a = scale * W_a
+        self.W, self.midx = _read_only(W_a, midx)
+        self.levels = np.asarray(levels, dtype=np.float64) if len(levels) else None
         self.saved_value = float(saved_value)
 
     def scratch(self, most: int) -> tuple[Any, ...]:
@@ -327,4 +334,10 @@ class Grader:
         picks = np.zeros((len(asks), 6), dtype=np.int64)
         status = grade_turns(cols_a, np.array(stages, dtype=np.int64), asks_a, self.ints, self.sheet, self.dice_t,
                              self.W, self.midx, self.saved_value, vals, picks, self.scratch(max([1, *stages])))
-        return None if status else (vals.tolist(), picks.tolist())
+        if status:
+            return None
+        if self.levels is not None:  # Turn adds its level last, to the value of every option
+            nb = self.nb
+            open_boxes = np.array([sum(nb - bin(c[0]).count("1") for c in row) for row in cols], dtype=np.int64)
+            vals += self.levels[open_boxes][asks_a[:, 0]][:, None]
+        return vals.tolist(), picks.tolist()

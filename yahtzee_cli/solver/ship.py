@@ -8,14 +8,14 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 
 def main() -> None:
-    import lzma
-
     from ..rules.engine import preset
     from ..strategy import tablefile as cache
-    from ..strategy.prebuilt import DATA, PRESETS
+    from ..strategy.prebuilt import APPROX_PRESETS, DATA, PRESETS
+    from . import approx
     from . import exact as solver
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -26,10 +26,21 @@ def main() -> None:
             rules = preset(name)
             tab = solver.build(rules)
             solver._to_file(rules, tab)
-            path = cache.table_path(rules.fingerprint)
-            packed = DATA / f"{path.name}.xz"
-            packed.write_bytes(lzma.compress(path.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
-            sys.stdout.write(f"{packed.relative_to(DATA.parent.parent)}: {packed.stat().st_size:,} bytes\n")
+            pack(cache.table_path(rules.fingerprint))
+        for name in APPROX_PRESETS:  # fitted on the exact tables just built
+            rules = preset(name)
+            approx.prepare(rules, rebuild=True)
+            pack(cache.table_path(rules.fingerprint, "approx"))
+
+
+def pack(path: Path) -> None:
+    import lzma
+
+    from ..strategy.prebuilt import DATA
+
+    packed = DATA / f"{path.name}.xz"
+    packed.write_bytes(lzma.compress(path.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
+    sys.stdout.write(f"{packed.relative_to(DATA.parent.parent)}: {packed.stat().st_size:,} bytes\n")
 
 
 if __name__ == "__main__":

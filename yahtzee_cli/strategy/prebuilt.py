@@ -1,4 +1,5 @@
-"""Strategy tables shipped with the package, so a first `hint` on the default rules needs no build.
+"""Strategy tables shipped with the package, so a first `hint` on the default rules (or on Triple
+Yahtzee, whose columns it values) needs no build.
 
 yahtzee_cli/data/<cache file name>.xz is the cache file itself (tablefile.py's layout, the SHA-256
 of its payload and the rule set's fingerprint in its header) compressed with xz. tablefile.read falls
@@ -15,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-PRESETS = ("yahtzee",)  # the default rules only: about 2 MB each
+PRESETS = ("yahtzee",)  # exact tables of the default rules only: about 2 MB each
+# approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
+APPROX_PRESETS = ("triple-yahtzee",)
 
 
 def shipped(name: str) -> bytes | None:

@@ -57,11 +57,17 @@ class Source:
     def value(self, state: ColumnState) -> float:
         raise NotImplementedError
 
+    def level(self, open_boxes: int) -> float:
+        """What the position's value adds for `open_boxes` boxes open on the whole sheet: the same for
+        every option of a turn (each fills one box), so it moves values, never decisions."""
+        return 0.0
+
 
 class TableSource(Source):
     """A column's exact table (see yahtzee_cli.solver.exact.Table), read from its file's arrays."""
 
-    def __init__(self, header: dict[str, Any], arrays: dict[str, Any], exact: bool) -> None:
+    def __init__(self, header: dict[str, Any], arrays: dict[str, Any], exact: bool, scale: float = 1.0,
+                 levels: Sequence[float] = ()) -> None:
         self.masks = arrays["masks"]
         self.W = arrays["W"]
         self.t = int(header["t"])
@@ -70,7 +76,13 @@ class TableSource(Source):
         self.dense = len(self.masks) == 1 << int(header["nb"])
         self.exact = exact
         self.mean = float(header["mean"])
+        # a multi-column sheet (solver.approx): each column's table value times `scale`, plus levels[K]
+        # for K boxes open on the sheet, both fitted by self-play
+        self.scale = scale
+        self.levels = list(levels)
         self.label = "exact table" if exact else "columns valued by the exact single-column table"
+        if scale != 1.0:
+            self.label += f" (weighted {scale:g})"
 
     def row(self, mask: int) -> int:
         if self.dense:
@@ -83,7 +95,10 @@ class TableSource(Source):
     def value(self, state: ColumnState) -> float:
         y = 1 if state.yfull and self.nyt == 2 else 0
         u = min(state.upper, self.t)
-        return float(self.W[self.row(state.mask) * self.width + y * (self.t + 1) + u])
+        return float(self.scale * self.W[self.row(state.mask) * self.width + y * (self.t + 1) + u])
+
+    def level(self, open_boxes: int) -> float:
+        return self.levels[open_boxes] if self.levels else 0.0
 
 
 class HeuristicSource(Source):

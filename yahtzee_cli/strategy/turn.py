@@ -129,7 +129,8 @@ class Turn:
     raw: list[int]  # points written per column, upper bonus left to the value to go
     fcur: list[float]  # each column's value to go now
     col_values: list[float]  # raw + fcur
-    base: float  # the position's value (the sheet's expected final total)
+    base: float  # the position's value (the sheet's expected final total), less `level`
+    level: float  # the source's level for the boxes open on the sheet (0 but on multi-column sheets)
 
     def __init__(self, rules: R.RuleSet, columns: tuple[R.Column, ...], source: Source, saved: int = 0) -> None:
         self.rules = rules
@@ -155,6 +156,8 @@ class Turn:
         self.fcur = [self.source.value(st) for st in self.states]
         self.col_values = [self.raw[c] + self.fcur[c] for c in range(len(self.columns))]
         self.base = self._sheet_value(self.col_values)
+        # added to every value last, as the compiled grader adds it (the same bits either way)
+        self.level = self.source.level(sum(len(rules.boxes) - bin(st.mask).count("1") for st in self.states))
         self._compute_final()
 
     def _sheet_value(self, col_values: Sequence[float]) -> float:
@@ -318,10 +321,10 @@ class Turn:
         if rolls_left == 0:
             opts = self._options(d)
             for o in opts:
-                choices.append(Choice(self.base + self._after(o), box=o.box, column=o.column, score=o.score,
-                                      bonus=o.bonus))
+                choices.append(Choice(self.base + self._after(o) + self.level, box=o.box, column=o.column,
+                                      score=o.score, bonus=o.bonus))
             if R.may_pass(rules, opts):
-                choices.append(Choice(self.base - PASS_COST, is_pass=True))
+                choices.append(Choice(self.base - PASS_COST + self.level, is_pass=True))
         else:
             E = self.stage(rolls_left)
             cnt = counts_of(d)
@@ -331,7 +334,7 @@ class Turn:
                     v = self._final[k] + self.source.saved_value * rolls_left
                 else:
                     v = E[k]
-                choices.append(Choice(self.base + v, keep=tuple(dice_of(sub))))
+                choices.append(Choice(self.base + v + self.level, keep=tuple(dice_of(sub))))
         # best first; ties: more dice kept first, then sheet order
         choices.sort(key=lambda c: (-c.value, -(len(c.keep) if c.keep is not None else 0)))
         top = choices[0].value
