@@ -169,3 +169,20 @@ def test_a_cached_heuristic_of_the_per_box_layout_is_prepared_again(approx_cache
     assert approx.prepare(rules, notes.append)["strategy"] == "heuristic"
     assert any("of another kind" in n for n in notes), notes
     assert len(tablefile.read(path, rules.fingerprint)[1]["h"]) == (nb + 1) * nb
+
+
+def test_a_column_strategy_cached_without_its_weight_is_fitted_again(approx_cache: Path, cli) -> None:  # noqa: ANN001
+    """A multi-column strategy cached by an earlier version (no weight, no levels) is not read as if
+    it had them: hint and solve fit it again, with a note, and answer."""
+    from yahtzee_cli.strategy import tablefile
+
+    rules = R.preset("triple-yahtzee", {"column_multipliers": [1, 1, 2]})
+    path = tablefile.table_path(rules.fingerprint, "approx")
+    old = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name, "strategy": "columns",
+           "why": "3 columns", "mean": 1500.0, "sd": 300.0, "games": 10000, "t": 0, "saved_value": 0.0}
+    for args in (["hint", "13356", "--json"], ["solve", "--json"]):
+        tablefile.write(path, old, {})
+        r = cli([*args, "--rules", "triple-yahtzee", "--set", "column_multipliers=1,1,2"])
+        assert r.exit_code == 0 and "preparing it again" in r.stderr, r.stderr
+        header, _ = tablefile.read(path, rules.fingerprint)
+        assert len(header["levels"]) == 40 and header["scale"] in approx.SCALE_CANDIDATES
