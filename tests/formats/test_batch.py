@@ -69,6 +69,26 @@ def test_a_big_file_is_cut_at_line_boundaries_with_its_numbers(tmp_path: Path) -
     assert _pieces(expand([str(path)]), 4000) == _whole(expand([str(path)]))
 
 
+def test_the_pieces_of_a_big_file_shrink_towards_its_end(tmp_path: Path) -> None:
+    """Workers finish together: pieces of chunk_bytes while much is left, then an eighth of what is
+    left, down to a sixteenth of chunk_bytes (cut at line ends, so sizes are about that)."""
+    path = tmp_path / "big.ndjson"
+    path.write_bytes(b"".join(GAMES[i % len(GAMES)] for i in range(3000)))
+    line = max(len(g) for g in GAMES)
+    chunk = 32 * line  # its sixteenth holds two lines
+    pieces = [p for j in B.plan(expand([str(path)]), chunk) for p in j.pieces]
+    size = path.stat().st_size
+    sizes = [(p.end if p.end >= 0 else size) - p.start for p in pieces]
+    assert size > 20 * chunk and sizes[0] > chunk - line
+    assert all(s <= chunk for s in sizes)
+    lefts = [size - p.start for p in pieces]
+    for s, left in zip(sizes[:-1], lefts[:-1], strict=True):
+        want = min(chunk, max(left // 8, chunk // 16))
+        assert want - line < s <= want
+    assert sizes[-2] < chunk // 8
+    assert _pieces(expand([str(path)]), chunk) == _whole(expand([str(path)]))
+
+
 def test_many_files_single_documents_and_errors_in_order(tmp_path: Path) -> None:
     many = tmp_path / "many"
     many.mkdir()

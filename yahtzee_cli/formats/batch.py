@@ -126,9 +126,9 @@ def _cut(src: Source, number: int, chunk_bytes: int, nbytes: int) -> Iterator[Pi
             return
         head = fh.tell()  # the first piece holds the first game (how the input reads is decided there)
         pos, line, index = 0, 1, 1
-        while pos + max(chunk_bytes, head) < nbytes:
+        while pos + max(step := _step(chunk_bytes, nbytes - pos), head) < nbytes:
             fh.seek(pos)
-            block = fh.read(max(chunk_bytes, head if pos == 0 else 0))
+            block = fh.read(max(step, head if pos == 0 else 0))
             cut = block.rfind(b"\n")
             if cut < 0:  # a line longer than a block: the piece is that line
                 found = _line_end(fh, pos, block, chunk_bytes)
@@ -148,6 +148,14 @@ def _cut(src: Source, number: int, chunk_bytes: int, nbytes: int) -> Iterator[Pi
         yield Piece(src, number)
     finally:
         fh.close()
+
+
+def _step(chunk_bytes: int, left: int) -> int:
+    """The size of the next piece of a file with `left` bytes to go: `chunk_bytes`, and smaller towards
+    the end (an eighth of what is left, down to a sixteenth of chunk_bytes), so that the workers finish
+    together instead of one of them reading a last full piece alone (about 0.15 s of validation at
+    4 MiB)."""
+    return min(chunk_bytes, max(left // 8, chunk_bytes // 16))
 
 
 def _line_end(fh: IO[bytes], pos: int, block: bytes, chunk_bytes: int) -> tuple[int, bool] | None:
