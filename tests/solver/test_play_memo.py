@@ -3,6 +3,9 @@ with it, cold or warm from earlier games, equal games played without it, dice an
 
 from __future__ import annotations
 
+from typing import Any
+
+import numba
 import numpy as np
 import pytest
 
@@ -34,6 +37,8 @@ def _decisions_on_a_second_visit(monkeypatch: pytest.MonkeyPatch) -> None:
     ("yahtzee", {}, "optimal"),
     ("yahtzee", {"joker": "free", "extra_yahtzee_bonus": 0}, "optimal"),
     ("yahtzee", {"must_zero": False}, "optimal"),  # passes: a state's key holds whether it may pass
+    ("yahtzee", {"fill_in_order": True}, "optimal"),  # one legal box a turn
+    ("kniffel", {}, "optimal"),
     ("yatzy", {}, "optimal"),
     ("yatzy", {}, "greedy"),  # the heuristic value to go, not a table
 ])
@@ -91,3 +96,74 @@ def test_decisions_are_kept_only_for_states_visited_often(monkeypatch: pytest.Mo
             assert (seen >= 0).sum() == kept[16] and seen.min() >= -16
     exact._memos.clear()
     assert kept[1] > kept[16] > 0 and kept[10_000] == 0
+
+
+@pytest.mark.parametrize(("name", "overrides", "strategy"), [
+    ("yahtzee", {}, "optimal"), ("yahtzee", {"joker": "free"}, "optimal"), ("yahtzee", {"joker": "off"}, "optimal"),
+    ("yatzy", {}, "optimal"), ("yahtzee", {"fill_in_order": True}, "optimal"),
+    ("yahtzee", {"must_zero": False}, "optimal"), ("kniffel", {}, "optimal"),
+    ("yahtzee", {}, "greedy"), ("yatzy", {}, "greedy"),  # many ties: the first best box must win
+])
+def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, overrides: dict[str, object],
+                                                                     strategy: str) -> None:
+    """_box_codes (every final roll of a state at once, what the memo keeps) gives what _box_code gives
+    roll by roll, on the states of played games: joker rolls, extra bonuses, passes, one-box sheets
+    and ties included."""
+    from yahtzee_cli.solver.exact import _PlayInputs
+
+    rules = R.preset(name, overrides)
+    fut = policy.value_to_go_for(rules, strategy)
+    inp = _PlayInputs(rules, fut, 1, False)
+    work = play_kernel.scratch(*inp.sizes)
+    ybox, ypoints, must_zero = inp.ints[2], inp.ints[3], inp.ints[12]
+    natural = inp.sheet[1]
+    colraw, (cmask, usum, yst) = work[0][6], work[1][:3]
+    games = policy.play(rules, strategy, 3, 0, 40, record=True)
+    assert games.box is not None and games.n_turns is not None
+    upper = set(rules.upper_indices)
+    checked = 0
+    for g in range(len(games)):
+        mask, u, ys = 0, 0, -1
+        for turn in range(int(games.n_turns[g])):
+            cmask[0], usum[0], yst[0], colraw[0] = mask, u, ys, 0.0
+            for may_pass in {False, bool(not must_zero)}:
+                each = np.empty(natural.shape[0], np.int16)
+                at_once = np.empty(natural.shape[0], np.int16)
+                _both(each, at_once, work, inp.ints, inp.sheet, inp.fut_t, may_pass)
+                assert at_once.tolist() == each.tolist(), (g, turn)
+                checked += 1
+            b = int(games.box[g, turn])
+            if b < 0:
+                continue
+            score = int(games.scores[g, 0, b])
+            mask |= 1 << b
+            u += score if b in upper else 0
+            if b == ybox:
+                ys = 1 if score == ypoints else 0
+    assert checked >= 40 * len(rules.boxes)
+
+
+@numba.njit
+def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ints: Any, sheet: Any, fut: Any,  # pragma: no cover
+          may_pass: bool) -> None:
+    """_box_code of every roll, and _box_codes, of the state in work's cmask/usum/yst/colraw (the kernel's
+    helpers have no Python wrapper: called from compiled code only)."""
+    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll = ints[:8]
+    kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns = ints[8:]
+    (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
+     vjokT, bonus_rolls) = sheet
+    W, midx, h, G, yh, sub_of = fut
+    Vc, NV, Fcur, colraw = work[0][1], work[0][4], work[0][5], work[0][6]
+    cmask, usum, yst = work[1][0], work[1][1], work[1][2]
+    vmax = du.shape[1]
+    full = (1 << nb) - 1
+    best1, best2, arg1 = play_kernel._next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn, kind, W,
+                                                  midx, t, h, G, yh, sub_of, nb, nyt, n_cols, vmax, add_columns)
+    for r in range(natural.shape[0]):
+        each[r] = play_kernel._box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
+                                        joker_code, ybox >= 0, fill, lower_bits, extra, may_pass, vmax, full, n_cols,
+                                        add_columns, best1, best2, arg1, nb)
+    play_kernel._box_codes(at_once, Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
+                           vjokT, yroll, own_bit, base_roll, joker_code, ybox >= 0, fill, lower_bits, extra, may_pass,
+                           vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
+

@@ -62,10 +62,12 @@ MEMO_STATES = 1 << 17  # most turn-start states a thread's memo keeps decisions 
 MEMO_BYTES = 192 << 20  # most those decisions take (their pages are touched only as states come in)
 MEMO_SEEN = 1 << 19  # most states it remembers having seen once
 # Visits a state is valued turn by turn before all its decisions are made and kept (on the next one).
-# Making them costs several turns' work, and most states come back only a few times: on 100,000 optimal
-# Yahtzee games on 2 cores (benchmarks/bench_simulate.py) making them on a state's 2nd visit played
-# 13,600 games/s, on the 9th 25,000, the 17th 27,800, the 33rd 25,500; no memo 18,500-20,400.
-MEMO_VISITS = 16
+# Making them costs about one turn's work (the keep of every roll by proper_subkeeps, the box of every
+# roll at once by _box_codes; box by box with _box_code it cost 15 turns), and 100,000 optimal Yahtzee
+# games visit only about 115,000 states, 91% of turns on a state seen before. On 100,000 games on
+# 2 cores, decisions made on a state's 2nd to 5th visit all played 34,000-38,000 games/s, on the 17th
+# 26,600 (1,000,000 games: 92,000 against 51,900).
+MEMO_VISITS = 2
 
 
 def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
@@ -379,6 +381,57 @@ def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: 
     return (bc * nb + bb_) * 2 + bfull
 
 
+@njit(**INNER)
+def _box_codes(box_dec: np.ndarray, Vc: np.ndarray, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
+               mult: np.ndarray, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
+               natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, yroll: np.ndarray,
+               own_bit: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
+               lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
+               add_columns: int, best1: float, best2: float, arg1: int, nb: int) -> None:
+    """box_dec[r] = _box_code(r, ...) for every final roll r (the memo's box decisions of a state).
+    One column whose columns add up and no pass: box by box over all rolls, as _column_final, with
+    _box_code's arithmetic and ties (the first best box in sheet order); a roll with other legal boxes
+    than most (jokers) or an extra bonus (a Yahtzee), or any other sheet, by _box_code itself. A roll
+    at a time, _box_code costs about 0.5 us: as much as all of a turn's values for 252 rolls."""
+    R = box_dec.shape[0]
+    if n_cols != 1 or not add_columns or may_pass_turn:
+        for r in range(R):
+            box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
+                                   joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
+                                   add_columns, best1, best2, arg1, nb)
+        return
+    open_ = full & ~cmask[0]
+    yfilled = yst[0] >= 0
+    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
+    m = mult[0]
+    NV0 = NV[0]
+    for r in range(R):
+        Vc[r] = NEG
+        box_dec[r] = -1
+    sT = jokT if bfull else natT
+    vT = vjokT if bfull else vnatT
+    bb = bbits
+    while bb:
+        low = bb & -bb
+        bb ^= low
+        b = _bit_index(low)
+        sb = sT[b]
+        vb = vT[b]
+        base = b * vmax
+        code = b * 2 + (1 if bfull else 0)
+        for r in range(R):
+            c = m * sb[r] + NV0[base + vb[r]]
+            if c > Vc[r]:
+                Vc[r] = c
+                box_dec[r] = code
+    for r in range(R):
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
+        if yroll[r] or bits != bbits or fullv != bfull:
+            box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
+                                   joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
+                                   add_columns, best1, best2, arg1, nb)
+
+
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_value: float, out: Any,
                log: Any, work: Any, memo: Any) -> None:
@@ -452,15 +505,14 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         keep_dec = memo[3][mr]
-                        box_dec = memo[4][mr]
                         for rr in range(R):
                             for jj in range(1, J + 1):
                                 keep_dec[jj - 1, rr] = _keep_choice(rr, EJ[jj - 1], Vfinal[rr] + saved_value * jj,
                                                                     subkeeps, nsub)
-                            box_dec[rr] = _box_code(rr, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
-                                                    yroll, own_bit, joker_code, has_y, fill, lower_bits, extra,
-                                                    may_pass_turn, vmax, full, n_cols, add_columns, best1, best2,
-                                                    arg1, nb)
+                        _box_codes(memo[4][mr], Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT,
+                                   jokT, vnatT, vjokT, yroll, own_bit, base_roll, joker_code, has_y, fill,
+                                   lower_bits, extra, may_pass_turn, vmax, full, n_cols, add_columns, best1, best2,
+                                   arg1, nb)
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
             if log is not None:
