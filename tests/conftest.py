@@ -70,6 +70,21 @@ def table_cache() -> Path:
     return Path(os.environ["YAHTZEE_CACHE_DIR"])
 
 
+@pytest.fixture
+def small_fits(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache of its own (one per test process) whose approximate strategies are fitted on a few
+    hundred games: for tests of what is done with a strategy on rules nothing ships a fit for (a
+    multi-column sheet with a house rule), not of how well it plays (tests/solver/test_quality.py)."""
+    from yahtzee_cli.solver import approx
+
+    for name, games in (("FIT_GAMES", (300, 300, 300)), ("FIT_CHECK_GAMES", 300), ("FORM_CHECK_GAMES", 300),
+                        ("EVAL_GAMES", 500)):
+        monkeypatch.setattr(approx, name, games)
+    path = tmp_path_factory.getbasetemp() / "small-fits"
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def yahtzee_table(table_cache: Path) -> Any:
     """The exact table of official Yahtzee (built on first use, then read from the session cache)."""

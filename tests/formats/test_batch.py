@@ -73,7 +73,7 @@ def test_the_pieces_of_a_big_file_shrink_towards_its_end(tmp_path: Path) -> None
     """Workers finish together: pieces of chunk_bytes while much is left, then an eighth of what is
     left, down to a sixteenth of chunk_bytes (cut at line ends, so sizes are about that)."""
     path = tmp_path / "big.ndjson"
-    path.write_bytes(b"".join(GAMES[i % len(GAMES)] for i in range(3000)))
+    path.write_bytes(b"".join(GAMES[i % len(GAMES)] for i in range(1300)))
     line = max(len(g) for g in GAMES)
     chunk = 32 * line  # its sixteenth holds two lines
     pieces = [p for j in B.plan(expand([str(path)]), chunk) for p in j.pieces]

@@ -103,7 +103,7 @@ def test_boxes_filled_in_order(pure: A.Analyzer, fast: A.Analyzer) -> None:
 
 
 @pytest.mark.parametrize("add_columns", [True, False])
-def test_three_columns(pure: A.Analyzer, fast: A.Analyzer, add_columns: bool) -> None:
+def test_three_columns(pure: A.Analyzer, fast: A.Analyzer, add_columns: bool, small_fits: Path) -> None:
     spec = {"preset": "triple-yahtzee", "settings": {"add_columns": add_columns}}
     rules = R.preset("triple-yahtzee", spec["settings"])
     for seed in range(2):

@@ -339,7 +339,7 @@ def test_recorded_play_follows_the_dice_convention_and_the_rules(strategy: str) 
         assert list(col.scores) == list(b.scores[g, 0])
 
 
-def test_multi_column_and_best_column_play() -> None:
+def test_multi_column_and_best_column_play(small_fits: Path) -> None:
     for sets in ({}, {"add_columns": False}):
         rules = R.preset("triple-yahtzee", sets)
         b = policy.play(rules, "optimal", 1, 0, 300)
