@@ -484,8 +484,8 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             if J > jmax:
                 J = jmax
             # ---- the memo: this state's decisions from an earlier turn, or a new row for them (after
-            # MEMO_VISITS visits: most states of a run come a few times, and making all their decisions
-            # costs several turns)
+            # MEMO_VISITS visits: a state seen once is often never seen again, and making all its
+            # decisions costs about a turn)
             mr = -1
             hit = False
             if memo is not None:
