@@ -1,8 +1,9 @@
 """The compile notes: a command says it is compiling exactly when the specialisation it will call has no
-machine code yet (in this process or the cache)."""
+machine code yet (in this process or the cache); and a kernel is compiled by one process at a time."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -35,3 +36,76 @@ def test_recording_games_is_a_specialisation_of_its_own() -> None:
     k: Any = play_kernel.play_games
     assert tuple(map(k.typeof_pyval, plain)) != tuple(map(k.typeof_pyval, recording))
     assert plain[7] is None and recording[7] is not None  # the game records: None prunes the recording
+
+
+KERNEL_MODULE = '''
+import sys
+from yahtzee_cli.solver import jit
+
+@jit.njit()
+def twice(x):
+    return 2 * x
+
+if __name__ == "__main__":
+    sys.stdout.write(str(jit.compile_lock_path(twice.py_func)) + "\\n")
+    sys.stdout.flush()
+    sys.stdin.readline()  # the test says when to compile
+    sys.stdout.write(str(twice(21)) + "\\n")
+'''
+
+
+def test_a_kernel_another_process_is_compiling_is_waited_for(tmp_path: Path) -> None:
+    """Two processes needing the same kernel compiled: the second waits for the first's compile (the
+    lock compile_lock_path names, held here as a compiling process would hold it), then goes on."""
+    import subprocess
+    import sys
+    import time
+
+    from yahtzee_cli.strategy import tablefile
+
+    (tmp_path / "kernel_mod.py").write_text(KERNEL_MODULE)
+    proc = subprocess.Popen([sys.executable, "-m", "kernel_mod"], cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        lock = Path(proc.stdout.readline().strip())
+        assert lock.parent == jit.CACHE_DIR and lock.name.endswith("twice-5")
+        with tablefile.building(lock, "", None) as waited:
+            assert not waited
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            time.sleep(1.5)
+            assert proc.poll() is None  # still waiting for the lock
+        out, _ = proc.communicate(timeout=60)
+        assert out.strip() == "42" and proc.returncode == 0
+    finally:
+        proc.kill()
+
+
+def test_every_compile_of_a_package_kernel_holds_its_lock(monkeypatch: Any) -> None:
+    """The lock is taken around numba's compile (also when another kernel's compile calls it), once
+    per new signature, and not again for a signature already compiled."""
+    from yahtzee_cli.strategy import tablefile
+
+    taken: list[Path] = []
+    real = tablefile.building
+
+    def building(path: Path, what: str, say: Any = None) -> Any:
+        taken.append(path)
+        return real(path, what, say)
+
+    monkeypatch.setattr(tablefile, "building", building)
+
+    @jit.njit()
+    def inner(x: Any) -> Any:
+        return x + 1
+
+    @jit.njit()
+    def outer(x: Any) -> Any:
+        return inner(x) * 2
+
+    locks = {jit.compile_lock_path(outer.py_func), jit.compile_lock_path(inner.py_func)}
+    assert outer(1) == 4 and set(taken) == locks
+    first = len(taken)
+    assert outer(2) == 6 and len(taken) == first  # compiled: no lock
+    assert outer(1.5) == 5.0 and set(taken[first:]) == locks  # a float signature: both compiled anew

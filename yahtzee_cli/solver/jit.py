@@ -94,10 +94,49 @@ INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": Tru
 
 
 def njit(**options: Any) -> Callable[[F], F]:
-    """numba.njit(**options), cached (in the user cache directory) unless nothing there can be written."""
+    """numba.njit(**options), cached (in the user cache directory) unless nothing there can be written,
+    each compile under a lock shared by every process (compile_lock_path)."""
     options["cache"] = options.get("cache", True) and CACHE_DIR is not None
     compile_: Callable[[F], F] = numba.njit(**options)
-    return compile_
+    if not options["cache"]:
+        return compile_
+
+    def decorate(fn: F) -> F:
+        dispatcher = compile_(fn)
+        _lock_compiles(dispatcher)
+        return dispatcher
+
+    return decorate
+
+
+def compile_lock_path(py_func: Any) -> Path:
+    """The lock a kernel's compile holds: two processes that need the same kernel compiled (two
+    commands started together, a test run's workers) compile it once; the other waits, then loads
+    it from the cache."""
+    assert CACHE_DIR is not None
+    return CACHE_DIR / f"{py_func.__module__}.{py_func.__qualname__}-{py_func.__code__.co_firstlineno}"
+
+
+_held: set[Path] = set()  # locks this process holds (numba compiles one function at a time per process)
+
+
+def _lock_compiles(dispatcher: Any) -> None:
+    """Wrap the dispatcher's compile (which numba calls for every new signature, from Python or from
+    another kernel's compile, and which loads from the cache when it can) in compile_lock_path's lock."""
+    plain = dispatcher.compile
+    path = compile_lock_path(dispatcher.py_func)
+
+    def compile(sig: Any) -> Any:
+        if path in _held:  # this process is compiling it already (a kernel that calls itself)
+            return plain(sig)
+        with table_cache.building(path, "", None):
+            _held.add(path)
+            try:
+                return plain(sig)
+            finally:
+                _held.discard(path)
+
+    dispatcher.compile = compile
 
 
 
