@@ -394,39 +394,38 @@ def _box_codes(box_dec: np.ndarray, Vc: np.ndarray, NV: np.ndarray, cmask: np.nd
     than most (jokers) or an extra bonus (a Yahtzee), or any other sheet, by _box_code itself. A roll
     at a time, _box_code costs about 0.5 us: as much as all of a turn's values for 252 rolls."""
     R = box_dec.shape[0]
-    if n_cols != 1 or not add_columns or may_pass_turn:
-        for r in range(R):
-            box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
-                                   joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
-                                   add_columns, best1, best2, arg1, nb)
-        return
+    each = n_cols != 1 or not add_columns or may_pass_turn  # roll by roll, all of them
     open_ = full & ~cmask[0]
     yfilled = yst[0] >= 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
-    m = mult[0]
-    NV0 = NV[0]
     for r in range(R):
         Vc[r] = NEG
         box_dec[r] = -1
-    sT = jokT if bfull else natT
-    vT = vjokT if bfull else vnatT
-    bb = bbits
-    while bb:
-        low = bb & -bb
-        bb ^= low
-        b = _bit_index(low)
-        sb = sT[b]
-        vb = vT[b]
-        base = b * vmax
-        code = b * 2 + (1 if bfull else 0)
-        for r in range(R):
-            c = m * sb[r] + NV0[base + vb[r]]
-            if c > Vc[r]:
-                Vc[r] = c
-                box_dec[r] = code
+    if not each:
+        m = mult[0]
+        NV0 = NV[0]
+        sT = jokT if bfull else natT
+        vT = vjokT if bfull else vnatT
+        bb = bbits
+        while bb:
+            low = bb & -bb
+            bb ^= low
+            b = _bit_index(low)
+            sb = sT[b]
+            vb = vT[b]
+            base = b * vmax
+            code = b * 2 + (1 if bfull else 0)
+            for r in range(R):
+                c = m * sb[r] + NV0[base + vb[r]]
+                if c > Vc[r]:
+                    Vc[r] = c
+                    box_dec[r] = code
     for r in range(R):
-        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
-        if yroll[r] or bits != bbits or fullv != bfull:
+        alone = each
+        if not alone:
+            bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
+            alone = yroll[r] or bits != bbits or fullv != bfull
+        if alone:
             box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
                                    joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
                                    add_columns, best1, best2, arg1, nb)
