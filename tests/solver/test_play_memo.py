@@ -19,7 +19,7 @@ def _games(rules: R.RuleSet, strategy: str, seed: int, n: int, memo: bool,
     with monkeypatch.context() as m:
         if not memo:
             m.setattr(exact, "_memo_key", lambda rules, fut: None)
-        return policy.play(rules, strategy, seed, 0, n, record=True, threads=1)
+        return policy.play(rules, strategy, seed, 0, n, record=True, threads=1, run_games=exact.MEMO_RUN_GAMES)
 
 
 def _same(a: GameBatch, b: GameBatch) -> None:
@@ -167,3 +167,23 @@ def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ints: Any, sheet: An
                            vjokT, yroll, own_bit, base_roll, joker_code, ybox >= 0, fill, lower_bits, extra, may_pass,
                            vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
 
+
+
+def test_a_short_run_keeps_a_memo_only_when_its_kernel_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel without the memo compiles faster: a short run (a first `simulate -n 2000`) uses it
+    unless the memo's kernel is compiled already; a long run keeps a memo (where one applies)."""
+    from yahtzee_cli.solver import jit
+
+    rules = R.preset("yahtzee")
+    inputs = exact._PlayInputs(rules, policy.value_to_go_for(rules, "optimal"), 1, False)
+    asked: list[Any] = []
+    for compiled in (False, True):
+        monkeypatch.setattr(jit, "is_compiled", lambda kernel, args, c=compiled: asked.append(args[-1]) or c)
+        assert inputs.wants_memo(exact.MEMO_RUN_GAMES - 1) is compiled
+        assert inputs.wants_memo(exact.MEMO_RUN_GAMES)
+    assert len(asked) == 2 and all(len(memo) == 5 for memo in asked)  # of the memo's types
+    triple = R.preset("triple-yahtzee")  # no memo applies
+    assert not exact._PlayInputs(triple, policy.value_to_go_for(triple, "greedy"), 1, False).wants_memo(10**9)
+    monkeypatch.setattr(jit, "is_compiled", lambda kernel, args: False)
+    assert exact.play_args(rules, policy.value_to_go_for(rules, "optimal"), False, 10)[-1] is None
+    assert exact.play_args(rules, policy.value_to_go_for(rules, "optimal"), False, 10**6)[-1] is not None

@@ -105,7 +105,7 @@ def simulate(
     names = _seats(strategy, players, risk)
     _check_options(games, seed, workers, backend, scheduler, json, csv, log_out)
     try:
-        prepare(rs, names, warn, record=log_out is not None)
+        prepare(rs, names, warn, record=log_out is not None, games=games)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
 

@@ -103,10 +103,11 @@ def objective(strategy: str) -> str | None:
 
 def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
          record: bool = False, threads: int | None = None,
-         should_stop: Callable[[], bool] | None = None) -> GameBatch:
+         should_stop: Callable[[], bool] | None = None, run_games: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of seat `seat` played by `strategy`.
     `threads`: threads for the compiled strategies (None: one per core); never changes games.
-    `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled."""
+    `should_stop`: asked between games by the (slow) Python strategies; True raises ChunkCancelled.
+    `run_games`: the games of the whole run (how the optimal and greedy players keep their memo)."""
     if strategy == "random":
         return random_play(rules, seed, first_game, n_games, seat, record, threads)
     if strategy.startswith(RISK):
@@ -118,16 +119,16 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
         from ..solver import policy
 
         batch: GameBatch = policy.play(rules, strategy, seed, first_game, n_games, seat=seat, record=record,
-                                       threads=threads)
+                                       threads=threads, run_games=run_games)
         return batch
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
 
 def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None,
-            record: bool = False) -> None:
+            record: bool = False, games: int = 0) -> None:
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
     built once and cached), so the notes reach `say` and the run itself starts at full speed.
-    `record`: the run records its games (a kernel of its own to compile)."""
+    `record`: the run records its games (a kernel of its own to compile); `games`: the run's games."""
     futs: dict[str, Any] = {}
     for strategy in dict.fromkeys(strategies):
         if strategy.startswith(RISK):
@@ -153,7 +154,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         from . import strategies as compiled_strategies
 
         needed = [compiled_strategies._random_block if s == "random" else play_kernel.play_games for s in compiled]
-        args = [None if s == "random" else exact.play_args(rules, futs[s], record) for s in compiled]
+        args = [None if s == "random" else exact.play_args(rules, futs[s], record, games) for s in compiled]
         jit.note_compile(needed, "the simulator", say, args)
 
 
@@ -246,6 +247,7 @@ class ChunkJob:
     record: bool = False
     names: tuple[str, ...] = ()
     threads: int | None = 1  # threads inside the chunk (results never depend on it)
+    run_games: int = 0  # games of the whole run (whether the compiled players keep a memo)
 
 
 @dataclass
@@ -267,7 +269,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     start = time.perf_counter()
     rules = _rules_of(job.rules_json)
     batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads,
-                    should_stop=_stop_requested)
+                    should_stop=_stop_requested, run_games=job.run_games)
                for seat, s in enumerate(job.strategies)]
     summaries = []
     all_totals = []
@@ -475,7 +477,7 @@ def simulate(
     rules_json = dumps(rules.to_dict())
     mode = "dask" if backend == "dask" else local_mode(strategies, n_workers, processes)
     at_once = n_workers if mode in ("dask", "processes") else 1
-    jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names)
+    jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names, run_games=games)
             for first, n in chunk_plan(games, at_once, record_cap(rules) if record else None,
                                        slow=any(s not in BUILTIN for s in strategies)))
     seats = [SeatSummary.empty(rules) for _ in strategies]

@@ -374,6 +374,7 @@ def _read_only(*arrays: Any) -> tuple[Any, ...]:
 
 
 MEMO_KEEP = 4  # value-to-go memos kept in a process (a match alternates its strategies chunk by chunk)
+MEMO_RUN_GAMES = 50_000  # runs this long keep a memo of turn decisions even if its kernel must be compiled
 _memos: OrderedDict[tuple[Any, ...], list[tuple[Any, ...]]] = OrderedDict()
 _memos_lock = threading.Lock()
 
@@ -433,16 +434,30 @@ class _PlayInputs:
         self.memo_key = _memo_key(rules, fut)
         self.memo_shape = (sc.natural.shape[0], most_rolls(rules, 1) - 1)
 
+    def wants_memo(self, run_games: int) -> bool:
+        """Whether play_games keeps a memo for a run of `run_games` games: where one applies, for runs of
+        MEMO_RUN_GAMES or more, or when its kernel is compiled already. The kernel without the memo
+        (memo None: numba drops that code) compiles about 1 s faster, which is a first short run's
+        wait; the memo pays for itself on long runs (the games are the same either way)."""
+        from . import jit, play_kernel
+
+        if self.memo_key is None:
+            return False
+        if run_games >= MEMO_RUN_GAMES:
+            return True
+        memo_typed = play_kernel.no_memo(*self.memo_shape)
+        return jit.is_compiled(play_kernel.play_games, self.args((0, 0, 0), 0, 0, memo_typed))
+
     @contextmanager
-    def memo(self) -> Iterator[tuple[Any, ...]]:
-        """A memo of turn decisions (play_kernel.memo) for one play_games call at a time: kept in the
-        process across calls with the same value to go, where its hits add up; one that keeps nothing
-        where none applies (the same compiled kernel plays both)."""
+    def memo(self, use: bool) -> Iterator[tuple[Any, ...] | None]:
+        """A memo of turn decisions (play_kernel.memo) for one play_games call at a time, kept in the
+        process across calls with the same value to go, where its hits add up; None when `use` is
+        false or none applies (wants_memo)."""
         from . import play_kernel
 
         key = self.memo_key
-        if key is None:
-            yield play_kernel.no_memo(*self.memo_shape)
+        if key is None or not use:
+            yield None
             return
         with _memos_lock:
             free = _memos.pop(key, [])
@@ -458,7 +473,7 @@ class _PlayInputs:
             with _memos_lock:
                 _memos.setdefault(key, []).append(m)
 
-    def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...]) -> tuple[Any, ...]:
+    def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...] | None) -> tuple[Any, ...]:
         """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat), with
         the memo lent to the call (self.memo())."""
         from . import play_kernel
@@ -469,25 +484,29 @@ class _PlayInputs:
                 play_kernel.scratch(*self.sizes), memo)
 
 
-def play_args(rules: RuleSet, fut: ValueToGo, record: bool) -> tuple[Any, ...]:
-    """Arguments of one play_games call like play_with's (same types: the compiled specialisation it
-    will use), for asking whether that specialisation is compiled yet."""
+def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) -> tuple[Any, ...]:
+    """Arguments of one play_games call like play_with's for a run of `run_games` games (same types:
+    the compiled specialisation it will use), for asking whether that specialisation is compiled yet."""
+    from . import play_kernel
+
     inputs = _PlayInputs(rules, fut, 1, record)
-    with inputs.memo() as memo:
-        return inputs.args((0, 0, 0), 0, 1, memo)
+    memo = play_kernel.no_memo(*inputs.memo_shape) if inputs.wants_memo(run_games) else None
+    return inputs.args((0, 0, 0), 0, 1, memo)
 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
-              record: bool = False, threads: int | None = None) -> GameBatch:
+              record: bool = False, threads: int | None = None, run_games: int | None = None) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
-    conventions of dice, ties and passes)."""
+    conventions of dice, ties and passes). `run_games`: the games of the whole run this call is a part
+    of (default n_games), which decides whether a memo of turn decisions is kept (wants_memo)."""
     from . import play_kernel
     from .totals import on_threads, sheet_totals
 
     inputs = _PlayInputs(rules, fut, n_games, record)
+    use_memo = inputs.wants_memo(n_games if run_games is None else max(run_games, n_games))
 
     def games(g0: int, g1: int) -> None:
-        with inputs.memo() as memo:
+        with inputs.memo(use_memo) as memo:
             play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1, memo))
 
     on_threads(games, n_games, threads)
