@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import CorruptTable, PositionError
 from ..rules import engine as R
 from ..strategy import tablefile
-from ..strategy.choice import plan
+from ..strategy.choice import fitted_for, plan
 from ..strategy.sources import HeuristicSource, Source, TableSource
 from ..strategy.turn import Evaluation, Turn
 
@@ -27,18 +27,17 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
     if p.exact:
         header, arrays = _stored(rules, "exact", say, progress)
         return TableSource(header, arrays, True)
-    if p.table_rules is not None:  # a multi-column sheet: its column's table, weighted as fitted
-        fitted, _ = _stored(rules, "approx", say)
-        if "levels" not in fitted:  # fitted by an earlier version, without the weight: fit it again
-            from ..solver import approx
+    fitted, fit_arrays = _stored(rules, "approx", say)
+    if not fitted_for(rules, fitted, fit_arrays):  # fitted by an earlier version otherwise: fit it again
+        from ..solver import approx
 
-            approx.prepare(rules, say)
-            fitted, _ = _stored(rules, "approx", say)
+        approx.prepare(rules, say)
+        fitted, fit_arrays = _stored(rules, "approx", say)
+    if p.table_rules is not None:  # a multi-column sheet: its column's table, weighted as fitted
         header, arrays = _stored(p.table_rules, "exact", say, progress)
         return TableSource(header, arrays, False, float(fitted["scale"]), fitted["levels"])
-    header, arrays = _stored(rules, "approx", say)
-    return HeuristicSource(rules, arrays["h"], arrays["G"], arrays["yh"], int(header["t"]),
-                           float(header["saved_value"]))
+    return HeuristicSource(rules, fit_arrays["h"], fit_arrays["G"], fit_arrays["yh"], int(fitted["t"]),
+                           float(fitted["saved_value"]))
 
 
 def risk_source(rules: R.RuleSet, theta: float, say: Say | None = None) -> Source:

@@ -47,7 +47,7 @@ from ..errors import CorruptTable
 from ..rules import engine as R
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
-from ..strategy.choice import plan, upper_lanes, yahtzee_lanes
+from ..strategy.choice import fitted_for, plan, upper_lanes, yahtzee_lanes
 from . import value_to_go as vtg
 from .exact import get_table, nothing_cached, play_with
 from .value_to_go import ValueToGo
@@ -83,10 +83,7 @@ def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dic
             say(f"warning: damaged strategy table ignored ({path} is not an approximate strategy); "
                 "rebuilding it")
         return None
-    nb = len(rules.boxes)
-    if (got[0].get("strategy") != plan(rules).strategy  # made by a version that played these rules otherwise
-            or (got[0]["strategy"] == "heuristic" and len(got[1].get("h", ())) != (nb + 1) * nb)
-            or (got[0]["strategy"] == "columns" and len(got[0].get("levels", ())) != rules.settings.columns * nb + 1)):
+    if not fitted_for(rules, *got):
         if say is not None:
             say(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
         return None

@@ -19,7 +19,8 @@ up) the sheet only its prefixes.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from collections.abc import Mapping, Sized
+from typing import Any, Literal, NamedTuple
 
 from ..limits import human_bytes, memory_budget
 from ..rules.engine import RuleSet
@@ -107,3 +108,18 @@ def plan(rules: RuleSet) -> Plan:
         if exact_reason(one) is None:
             return Plan(rules, "columns", one, why)
     return Plan(rules, "heuristic", None, why)
+
+
+def fitted_for(rules: RuleSet, header: Mapping[str, Any], arrays: Mapping[str, Sized]) -> bool:
+    """Whether a cached approximate strategy (its header and arrays) is of the kind and shape this
+    version plays `rules` with: not one an earlier version fitted otherwise (another strategy, one
+    value per box, columns without their weight and levels). Pure: hints ask it without numpy."""
+    nb = len(rules.boxes)
+    kind = header.get("strategy")
+    if kind != plan(rules).strategy:
+        return False
+    if kind == "heuristic":
+        return len(arrays.get("h", ())) == (nb + 1) * nb
+    if kind == "columns":
+        return "scale" in header and len(header.get("levels", ())) == rules.settings.columns * nb + 1
+    return True
