@@ -127,7 +127,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
             if u2 > t:
                 u2 = t
             NV[b * vmax + v] = (W[row, y2 * tp1 + u2] - fcur) if row >= 0 else NEG
-    _column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
+    no_codes = np.empty(0, np.int16)  # the box of each roll is chosen below, as the player does
+    _column_final(Vc, nzc, no_codes, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
                   bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra, allow_pass, vmax)
     if allow_pass:
         for r in range(R):
@@ -688,7 +689,7 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
                    lay.sub_of, capv, theta, W,
                    lay.midx, lay.t, lay.nyt, nb, *mod.args, s.extra_yahtzee_bonus, allow_pass, lay.ybit, mod.J,
                    lay.scores.dice.roll_prob, lay.scores.dice.keep_of_roll, lay.scores.dice.add_die,
-                   lay.scores.dice.drop_die, mod.subkeeps, mod.nsub, solver_ties, max_pts)
+                   lay.scores.dice.drop_self, mod.subkeeps, mod.nsub, solver_ties, max_pts)
         sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
         sid[lay.midx[sm2], sy2 * tp1 + su2] = np.arange(len(sm2))
         H, off, length = H2, off2, length2
@@ -748,7 +749,7 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
         out = np.empty(len(sm))
         _on_chunks(_risk_layer, len(sm), 64, sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
                    s.extra_yahtzee_bonus,
-                    lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub,
+                    lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self, mod.subkeeps, mod.nsub,
                     solver_ties, out)
         rows = lay.midx[sm]
         W[rows, sy * tp1 + su] = out
@@ -961,7 +962,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             slot = np.empty(R, np.int64)
             pts = np.empty(R, np.int64)
             q = _call(_option, m, y, u, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
-                        not s.must_zero, lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die,
+                        not s.must_zero, lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self,
                         mod.subkeeps, mod.nsub, ties, k, rolls_left, Pfin, slot, pts)
             scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
             acc: dict[tuple[int, int], float] = {}
@@ -1026,7 +1027,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     box = np.full((rg, rt), -1, dtype=np.int64)
     _on_chunks(_play, n_games, 64, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
                s.extra_yahtzee_bonus,
-          lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, mod.subkeeps, mod.nsub, d.keeps,
+          lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self, mod.subkeeps, mod.nsub, d.keeps,
           d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, scores, ybonus, record,
           rolls_out, held_out, nrolls, box, threads=threads)
     totals, _ = sheet_totals(rules, scores, ybonus)

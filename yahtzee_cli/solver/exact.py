@@ -426,7 +426,7 @@ class _PlayInputs:
                      int(s.must_zero), int(s.saved_rolls), int(s.add_columns))
         self.sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
                                 sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, _bonus_rolls(rules, sc))
-        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_die, d.keeps,
+        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_self, d.keeps,
                                  *proper_subkeeps(rules.dice))
         self.fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
         self.saved_value = fut.saved_value

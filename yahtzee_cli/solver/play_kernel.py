@@ -13,9 +13,10 @@ calls are compiled by `simulate` (the strategy table comes shipped or cached).
           (flags as 0/1), the value-to-go's kind (FUTURE_*), threshold and y lanes, the turn cap
   sheet  (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT,
           jokT, vnatT, vjokT, bonus_rolls): score tables (tables.score_tables) and box variants
-          (solver.box_variants), the T forms box-major
+          (solver.box_variants), the T forms box-major; the rolls that can earn the extra bonus
   dice_t (keep_index, roll_of_keep, keep_of_roll, add_die, drop_die, keeps, subkeeps, nsub): the keep
-          graph (tables.dice) and each roll's proper keeps in tie-break order (tables.proper_subkeeps)
+          graph (tables.dice; its drop_self as drop_die) and each roll's proper keeps in tie-break order
+          (tables.proper_subkeeps)
   fut    (W, midx, h, G, yh, sub_of): the value-to-go (solver.Future)
   out    (scores, ybonus, n_turns): per game, written
   log    None, or (rolls, held, n_rolls, column, box): the games' dice and choices ([game, turn, ...]),
@@ -56,7 +57,7 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     floats = (np.empty(n_rolls), np.empty(n_rolls), np.empty(n_keeps), np.empty((MAX_REROLLS, n_keeps)),
               np.empty((n_cols, n_slots)), np.empty(n_cols), np.empty(n_cols))
     ints = tuple(np.empty(k, np.int64) for k in (n_cols, n_cols, n_cols, n_dice, n_dice, 6))
-    return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
+    return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_)), np.empty(0, np.int16)
 
 
 MEMO_STATES = 1 << 17  # most turn-start states a thread's memo keeps decisions for
@@ -130,6 +131,26 @@ def _keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub
 
 
 @njit(**INNER)
+def _keep_choices(keep_dec: np.ndarray, EJ: np.ndarray, Vfinal: np.ndarray, J: int, saved_value: float,
+                  subkeeps: np.ndarray, nsub: np.ndarray) -> None:
+    """keep_dec[j - 1, r] = _keep_choice of every roll r with j = 1..J rolls left (the memo's keep
+    decisions of a state): one call, the loop compiled inline."""
+    for r in range(Vfinal.shape[0]):
+        n = nsub[r]
+        for j in range(1, J + 1):
+            Ej = EJ[j - 1]
+            bv = NEG
+            d = -1
+            for i in range(n):  # selects, not branches: the winner is unpredictable
+                k = subkeeps[r, i]
+                e = Ej[k]
+                better = e > bv
+                d = k if better else d
+                bv = e if better else bv
+            keep_dec[j - 1, r] = d if bv > Vfinal[r] + saved_value * j else -1
+
+
+@njit(**INNER)
 def future(kind: int, mask: int, y: int, u: int, W: np.ndarray, midx: np.ndarray, t: int,
            h: np.ndarray, G: np.ndarray, yh: np.ndarray, sub_of: np.ndarray, nb: int) -> float:
     """Value to go of a column at a turn start: the exact table, or the heuristic (h[open count, box])."""
@@ -168,12 +189,11 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
         for k in range(K):
             EJ[j - 1, k] = E[k]
         if j < J:
-            for k in range(1, K):
+            for k in range(1, K):  # drop_die: k itself where a face is not held (no branch)
                 m = E[k]
                 for f in range(6):
-                    d = drop_die[k, f]
-                    if d >= 0 and E[d] > m:
-                        m = E[d]
+                    e = E[drop_die[k, f]]
+                    m = e if e > m else m
                 E[k] = m
             for r in range(R):
                 kr = keep_of_roll[r]
@@ -183,18 +203,24 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
 
 
 @njit(**INNER)
-def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
-                  NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
-                  nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
-                  base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int,
-                  want_nz: bool, vmax: int) -> None:
+def _column_final(Vc: np.ndarray, nzc: np.ndarray, codes: np.ndarray, open_: int, yfilled: bool, yfull: bool,
+                  mc: float, NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
+                  vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
+                  bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int,
+                  extra: int, want_nz: bool, vmax: int) -> None:
     """Vc[r] = best placement of final roll r in one column: max over its legal boxes of
     mc * (score + bonus) + NVc[box, variant]; nzc[r]: some legal placement scores (for passes).
-    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one."""
+    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one. `codes`, unless
+    empty: the first best box of each roll in that box-by-box pass, as _box_code codes it (the memo's
+    box decisions; Yahtzee rolls are _box_codes' to mend)."""
     R = Vc.shape[0]
+    track = codes.shape[0] > 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
     for r in range(R):
         Vc[r] = NEG
+    if track:
+        for r in range(R):
+            codes[r] = -1
     if want_nz:
         for r in range(R):
             nzc[r] = False
@@ -207,11 +233,19 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yf
         b = _bit_index(low)
         sb = sT[b]
         base = b * vmax
-        if nvar[b] == 1:
+        code = np.int16(b * 2 + (1 if bfull else 0))
+        if nvar[b] == 1:  # (selects, not branches, and no test in the loops: they vectorize)
             a = NVc[base]
-            for r in range(R):
-                c = mc * sb[r] + a
-                Vc[r] = c if c > Vc[r] else Vc[r]
+            if track:
+                for r in range(R):
+                    c = mc * sb[r] + a
+                    better = c > Vc[r]
+                    Vc[r] = c if better else Vc[r]
+                    codes[r] = code if better else codes[r]
+            else:
+                for r in range(R):
+                    c = mc * sb[r] + a
+                    Vc[r] = c if c > Vc[r] else Vc[r]
         else:
             vb = vT[b]
             nvb = nvar[b]
@@ -222,22 +256,39 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yf
             t4 = NVc[base + 4] if nvb > 4 else t1
             t5 = NVc[base + 5] if nvb > 5 else t1
             t6 = NVc[base + 6] if nvb > 6 else t1
-            for r in range(R):
-                v = vb[r]
-                a = t0
-                a = t1 if v == 1 else a
-                a = t2 if v == 2 else a
-                a = t3 if v == 3 else a
-                a = t4 if v == 4 else a
-                a = t5 if v == 5 else a
-                a = t6 if v == 6 else a
-                c = mc * sb[r] + a
-                Vc[r] = c if c > Vc[r] else Vc[r]
+            if track:
+                for r in range(R):
+                    v = vb[r]
+                    a = t0
+                    a = t1 if v == 1 else a
+                    a = t2 if v == 2 else a
+                    a = t3 if v == 3 else a
+                    a = t4 if v == 4 else a
+                    a = t5 if v == 5 else a
+                    a = t6 if v == 6 else a
+                    c = mc * sb[r] + a
+                    better = c > Vc[r]
+                    Vc[r] = c if better else Vc[r]
+                    codes[r] = code if better else codes[r]
+            else:
+                for r in range(R):
+                    v = vb[r]
+                    a = t0
+                    a = t1 if v == 1 else a
+                    a = t2 if v == 2 else a
+                    a = t3 if v == 3 else a
+                    a = t4 if v == 4 else a
+                    a = t5 if v == 5 else a
+                    a = t6 if v == 6 else a
+                    c = mc * sb[r] + a
+                    Vc[r] = c if c > Vc[r] else Vc[r]
         if want_nz:
             for r in range(R):
                 if sb[r] != 0.0:
                     nzc[r] = True
     for r in range(R):
+        if not yroll[r]:  # only a Yahtzee (a joker) can have other legal boxes than most rolls
+            continue
         bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
         if bits == bbits and fullv == bfull:
             continue
@@ -311,20 +362,22 @@ def _next_values(NV: np.ndarray, Fcur: np.ndarray, colraw: np.ndarray, cmask: np
 
 
 @njit(**INNER)
-def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.ndarray, NV: np.ndarray,
+def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.ndarray, codes: np.ndarray,
+                  NV: np.ndarray,
                   cmask: np.ndarray, yst: np.ndarray, mult: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
                   bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
                   lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
                   add_columns: int, best1: float, best2: float, arg1: int) -> None:
     """Vfinal[r]: the best placement of final roll r over every column (relative to staying put),
-    a pass's cost where passing is allowed and nothing would score."""
+    a pass's cost where passing is allowed and nothing would score. `codes` (empty, or for one column):
+    _column_final's tracked box codes."""
     R = Vfinal.shape[0]
     for r in range(R):
         Vfinal[r] = NEG
         nzr[r] = False
     for c in range(n_cols):
-        _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
+        _column_final(Vc, nzc, codes, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
                       vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
                       fill[c], lower_bits, extra, may_pass_turn, vmax)
         if not add_columns:
@@ -383,53 +436,31 @@ def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: 
 
 
 @njit(**INNER)
-def _box_codes(box_dec: np.ndarray, Vc: np.ndarray, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
+def _box_codes(box_dec: np.ndarray, tracked: bool, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
                mult: np.ndarray, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
-               natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, yroll: np.ndarray,
-               own_bit: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
-               lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
-               add_columns: int, best1: float, best2: float, arg1: int, nb: int) -> None:
+               yroll: np.ndarray, own_bit: np.ndarray, base_roll: int, joker_code: int,
+               has_y: bool, fill: np.ndarray, lower_bits: int, extra: int, may_pass_turn: bool, vmax: int,
+               full: int, n_cols: int, add_columns: int, best1: float, best2: float, arg1: int, nb: int) -> None:
     """box_dec[r] = _box_code(r, ...) for every final roll r (the memo's box decisions of a state).
-    One column whose columns add up and no pass: box by box over all rolls, as _column_final, with
-    _box_code's arithmetic and ties (the first best box in sheet order); a roll with other legal boxes
-    than most (jokers) or an extra bonus (a Yahtzee), or any other sheet, by _box_code itself. A roll
-    at a time, _box_code costs about 0.5 us: as much as all of a turn's values for 252 rolls."""
+    `tracked`: box_dec holds the codes _column_final tracked while valuing the state's final rolls
+    (one column whose columns add up, no pass: its box-by-box pass has _box_code's arithmetic and ties,
+    the first best box in sheet order), and only a Yahtzee roll whose legal boxes differ (a joker) or
+    that earns an extra bonus is coded again; otherwise every roll is, by _box_code, which costs about
+    0.5 us a roll (as much as all of a turn's values for 252 rolls)."""
     R = box_dec.shape[0]
-    each = n_cols != 1 or not add_columns or may_pass_turn  # roll by roll, all of them
     open_ = full & ~cmask[0]
     yfilled = yst[0] >= 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
     for r in range(R):
-        Vc[r] = NEG
-        box_dec[r] = -1
-    if not each:
-        m = mult[0]
-        NV0 = NV[0]
-        sT = jokT if bfull else natT
-        vT = vjokT if bfull else vnatT
-        bb = bbits
-        while bb:
-            low = bb & -bb
-            bb ^= low
-            b = _bit_index(low)
-            sb = sT[b]
-            vb = vT[b]
-            base = b * vmax
-            code = b * 2 + (1 if bfull else 0)
-            for r in range(R):
-                c = m * sb[r] + NV0[base + vb[r]]
-                if c > Vc[r]:
-                    Vc[r] = c
-                    box_dec[r] = code
-    for r in range(R):
-        alone = each
-        if not alone:
+        if tracked and not yroll[r]:
+            continue
+        if tracked and not (extra != 0 and yst[0] == 1):  # no extra bonus: as every roll unless a joker
             bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
-            alone = yroll[r] or bits != bbits or fullv != bfull
-        if alone:
-            box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
-                                   joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
-                                   add_columns, best1, best2, arg1, nb)
+            if bits == bbits and fullv == bfull:
+                continue
+        box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
+                               joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
+                               add_columns, best1, best2, arg1, nb)
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
@@ -450,7 +481,6 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     W, midx, h, G, yh, sub_of = fut
     scores, ybonus, nturns_out = out
     g_n = scores.shape[0]
-    R = natural.shape[0]
     vmax = du.shape[1]
     full = (1 << nb) - 1
     has_y = ybox >= 0
@@ -459,6 +489,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     Vfinal, Vc, E, EJ, NV, Fcur, colraw = work[0]
     cmask, usum, yst, dice, kept, cnt = work[1]  # yst: -1 open, 0 zero, 1 full points
     nzc, nzr = work[2]
+    no_codes = work[3]  # an empty int16 array: box codes tracked nowhere
     n = dice.shape[0]
     jmax = EJ.shape[0]
     best1 = NEG
@@ -498,21 +529,23 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
                                                         kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
                                                         vmax, add_columns)
-                _final_values(Vfinal, Vc, nzc, nzr, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar, yroll,
-                              own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
-                              may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1)
+                # a state whose decisions are made now has its box codes tracked in the final values' pass
+                # where that pass is _box_code's (one column whose columns add up, no pass)
+                tracked = n_cols == 1 and add_columns != 0 and not may_pass_turn
+                codes = no_codes
+                if memo is not None:
+                    if mr >= 0 and tracked:
+                        codes = memo[4][mr]
+                _final_values(Vfinal, Vc, nzc, nzr, codes, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar,
+                              yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits,
+                              extra, may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1)
                 _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
-                        keep_dec = memo[3][mr]
-                        for rr in range(R):
-                            for jj in range(1, J + 1):
-                                keep_dec[jj - 1, rr] = _keep_choice(rr, EJ[jj - 1], Vfinal[rr] + saved_value * jj,
-                                                                    subkeeps, nsub)
-                        _box_codes(memo[4][mr], Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT,
-                                   jokT, vnatT, vjokT, yroll, own_bit, base_roll, joker_code, has_y, fill,
-                                   lower_bits, extra, may_pass_turn, vmax, full, n_cols, add_columns, best1, best2,
-                                   arg1, nb)
+                        _keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, subkeeps, nsub)
+                        _box_codes(memo[4][mr], tracked, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
+                                   yroll, own_bit, base_roll, joker_code, has_y, fill, lower_bits, extra,
+                                   may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
             if log is not None:

@@ -46,6 +46,7 @@ class Dice:
     roll_of_keep [K]     the roll equal to a full keep (-1 for smaller keeps)
     add_die      [K, 6]  keep with one more die of face f (-1 when the keep is full)
     drop_die     [K, 6]  keep with one die of face f removed (-1 when there is none)
+    drop_self    [K, 6]  drop_die with the keep itself for -1 (a max over the keeps one die smaller needs no test)
     trans_ptr/trans_roll/trans_prob  CSR: for keep k, rolls r reachable by rerolling the rest, with P(r | k)
     """
 
@@ -60,6 +61,7 @@ class Dice:
     roll_of_keep: IntArray
     add_die: IntArray
     drop_die: IntArray
+    drop_self: IntArray
     trans_ptr: IntArray
     trans_roll: IntArray
     trans_prob: FloatArray
@@ -123,6 +125,7 @@ def dice_tables(n: int) -> Dice:
         roll_of_keep=roll_of_keep,
         add_die=add_die,
         drop_die=drop_die,
+        drop_self=np.where(drop_die >= 0, drop_die, np.arange(len(keep_list), dtype=np.int64)[:, None]),
         trans_ptr=np.array(ptr, dtype=np.int64),
         trans_roll=np.array(t_roll, dtype=np.int64),
         trans_prob=np.array(t_prob, dtype=np.float64),
