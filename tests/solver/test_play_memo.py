@@ -15,11 +15,12 @@ from yahtzee_cli.solver.games import GameBatch
 
 
 def _games(rules: R.RuleSet, strategy: str, seed: int, n: int, memo: bool,
-           monkeypatch: pytest.MonkeyPatch) -> GameBatch:
+           monkeypatch: pytest.MonkeyPatch, threads: int = 1) -> GameBatch:
     with monkeypatch.context() as m:
         if not memo:
             m.setattr(exact, "_memo_key", lambda rules, fut: None)
-        return policy.play(rules, strategy, seed, 0, n, record=True, threads=1, run_games=exact.MEMO_RUN_GAMES)
+        return policy.play(rules, strategy, seed, 0, n, record=True, threads=threads,
+                           run_games=exact.MEMO_RUN_GAMES)
 
 
 def _same(a: GameBatch, b: GameBatch) -> None:
@@ -52,8 +53,26 @@ def test_memo_changes_no_game(name: str, overrides: dict[str, object], strategy:
     for seed in (11, 12):
         _same(_games(rules, strategy, seed, 400, True, monkeypatch),
               _games(rules, strategy, seed, 400, False, monkeypatch))
-    rows = [int(m[2][0]) for ms in exact._memos.values() for m in ms]
+    rows = [int(m[2][0]) for m in exact._memos.values()]
     assert rows and max(rows) > 0  # decisions were kept, so the second batch read some
+
+
+def test_threads_share_one_memo_and_play_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four threads fill and read one memo at once (atomic claims and publication): the games are those
+    played without a memo, and the memo holds each state once."""
+    rules = R.preset("yahtzee")
+    exact._memos.clear()
+    try:
+        _same(_games(rules, "optimal", 21, 3000, True, monkeypatch, threads=4),
+              _games(rules, "optimal", 21, 3000, False, monkeypatch))
+        (memo,) = exact._memos.values()
+        rows, keys = (int(x) for x in memo[2][:2])
+        slots = memo[1][memo[0] >= 0]
+        assert keys == len(slots) and rows == (slots > 0).sum() > 1000
+        assert not (slots == play_kernel.FILLING).any()  # every claimed row was published
+        assert sorted(slots[slots > 0] - 1) == list(range(rows))  # no row given twice
+    finally:
+        exact._memos.clear()
 
 
 @pytest.mark.parametrize(("states", "seen", "counts"), [(40, 4096, (40, None)), (4096, 64, (None, 64))])
@@ -66,7 +85,7 @@ def test_a_full_memo_plays_on_without_it(states: int, seen: int, counts: tuple[i
     exact._memos.clear()
     try:
         _same(_games(rules, "optimal", 5, 300, True, monkeypatch), _games(rules, "optimal", 5, 300, False, monkeypatch))
-        (rows, keys), = [tuple(int(x) for x in m[2][:2]) for ms in exact._memos.values() for m in ms]
+        (rows, keys), = [tuple(int(x) for x in m[2][:2]) for m in exact._memos.values()]
         assert (rows if counts[0] else keys) == (counts[0] or counts[1])
     finally:
         exact._memos.clear()
@@ -88,12 +107,12 @@ def test_decisions_are_kept_only_for_states_visited_often(monkeypatch: pytest.Mo
         monkeypatch.setattr(play_kernel, "MEMO_VISITS", visits)
         exact._memos.clear()
         batch = _games(rules, "optimal", 7, 300, True, monkeypatch)
-        (memo,) = [m for ms in exact._memos.values() for m in ms]
+        (memo,) = exact._memos.values()
         kept[visits] = int(memo[2][0])
         _same(batch, _games(rules, "optimal", 7, 300, False, monkeypatch))
-        if visits == 16:  # a state has a row, or at most 16 visits counted
+        if visits == 16:  # a state has a row (+ 1), or at most 16 visits counted
             seen = memo[1][memo[0] >= 0]
-            assert (seen >= 0).sum() == kept[16] and seen.min() >= -16
+            assert (seen > 0).sum() == kept[16] and seen.min() >= -16
     exact._memos.clear()
     assert kept[1] > kept[16] > 0 and kept[10_000] == 0
 

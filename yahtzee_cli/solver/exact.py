@@ -13,8 +13,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -375,7 +374,7 @@ def _read_only(*arrays: Any) -> tuple[Any, ...]:
 
 MEMO_KEEP = 4  # value-to-go memos kept in a process (a match alternates its strategies chunk by chunk)
 MEMO_RUN_GAMES = 50_000  # runs this long keep a memo of turn decisions even if its kernel must be compiled
-_memos: OrderedDict[tuple[Any, ...], list[tuple[Any, ...]]] = OrderedDict()
+_memos: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
 _memos_lock = threading.Lock()
 
 
@@ -448,34 +447,27 @@ class _PlayInputs:
         memo_typed = play_kernel.no_memo(*self.memo_shape)
         return jit.is_compiled(play_kernel.play_games, self.args((0, 0, 0), 0, 0, memo_typed))
 
-    @contextmanager
-    def memo(self, use: bool) -> Iterator[tuple[Any, ...] | None]:
-        """A memo of turn decisions (play_kernel.memo) for one play_games call at a time, kept in the
-        process across calls with the same value to go, where its hits add up; None when `use` is
+    def memo(self, use: bool) -> tuple[Any, ...] | None:
+        """The process's memo of turn decisions (play_kernel.memo) for this value to go, shared by every
+        thread that plays with it and kept across calls, where its hits add up; None when `use` is
         false or none applies (wants_memo)."""
         from . import play_kernel
 
         key = self.memo_key
         if key is None or not use:
-            yield None
-            return
+            return None
         with _memos_lock:
-            free = _memos.pop(key, [])
-            _memos[key] = free
+            m = _memos.pop(key, None)
+            if m is None:
+                m = play_kernel.memo(*self.memo_shape)
+            _memos[key] = m
             while len(_memos) > MEMO_KEEP:
                 _memos.popitem(last=False)
-            m = free.pop() if free else None
-        if m is None:
-            m = play_kernel.memo(*self.memo_shape)
-        try:
-            yield m
-        finally:
-            with _memos_lock:
-                _memos.setdefault(key, []).append(m)
+        return m
 
     def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...] | None) -> tuple[Any, ...]:
         """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat), with
-        the memo lent to the call (self.memo())."""
+        the memo (self.memo())."""
         from . import play_kernel
 
         part = (self.scores[g0:g1], self.ybonus[g0:g1], self.nturns[g0:g1])
@@ -503,11 +495,10 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     from .totals import on_threads, sheet_totals
 
     inputs = _PlayInputs(rules, fut, n_games, record)
-    use_memo = inputs.wants_memo(n_games if run_games is None else max(run_games, n_games))
+    memo = inputs.memo(inputs.wants_memo(n_games if run_games is None else max(run_games, n_games)))
 
     def games(g0: int, g1: int) -> None:
-        with inputs.memo(use_memo) as memo:
-            play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1, memo))
+        play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1, memo))
 
     on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns

@@ -23,9 +23,10 @@ calls are compiled by `simulate` (the strategy table comes shipped or cached).
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   work   scratch(...): the thread's working arrays
-  memo   memo(...): the keep and box decisions of turn-start states seen before, made from the
-          turn's values as the kernel makes them without a memo (one column, no saved rolls: the state
-          key covers everything they depend on), so the games are the same with or without it; None
+  memo   memo(...): the keep and box decisions of turn-start states seen before, shared by the threads
+          (a state's are made once, by whichever thread claims it), made from the turn's values as the
+          kernel makes them without a memo (one column, no saved rolls: the state key covers everything
+          they depend on), so the games are the same with or without it, whatever the threads; None
           for other rules and short runs (exact._PlayInputs.wants_memo): numba then drops the memo's
           code, and that kernel compiles about 1 s faster
 """
@@ -37,7 +38,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
-from . import compiled, kernels
+from . import atomic, compiled, kernels
 from .compiled import extra_bonus_points, roll_budget, rolls_left_over
 from .jit import INNER, njit
 from .kernels import NEG, _bit_index, _placement
@@ -60,7 +61,7 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_)), np.empty(0, np.int16)
 
 
-MEMO_STATES = 1 << 17  # most turn-start states a thread's memo keeps decisions for
+MEMO_STATES = 1 << 17  # most turn-start states the memo keeps decisions for
 MEMO_BYTES = 192 << 20  # most those decisions take (their pages are touched only as states come in)
 MEMO_SEEN = 1 << 19  # most states it remembers having seen once
 # Visits a state is valued turn by turn before all its decisions are made and kept (on the next one).
@@ -73,12 +74,14 @@ MEMO_VISITS = 2
 
 
 def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
-    """An empty memo for play_games: (hash of state keys, -1 free; the decision row of each hash slot,
-    or minus the visits of a state without one; [rows in use, keys in use, MEMO_VISITS]; per row and
-    roll, the keep with j rolls left [rows, stages, n_rolls] (-1 stop) and the box code [rows, n_rolls]
-    (_box_code))."""
+    """An empty memo for play_games, shared by every thread that plays with the same value to go:
+    (hash of state keys, -1 free; per hash slot the decision row + 1 of a state that has one, FILLING
+    while a thread makes them, or minus the visits counted; [rows in use, keys in use, MEMO_VISITS];
+    per row and roll, the keep with j rolls left [rows, stages, n_rolls] (-1 stop) and the box code
+    [rows, n_rolls] (_box_code)). The threads update it with atomic operations (solver.atomic): a row
+    is published only once all its decisions are written."""
     cap = max(1, min(MEMO_STATES, MEMO_BYTES // (2 * (stages + 1) * n_rolls)))
-    return (np.full(2 * MEMO_SEEN, -1, np.int64), np.empty(2 * MEMO_SEEN, np.int64),
+    return (np.full(2 * MEMO_SEEN, -1, np.int64), np.zeros(2 * MEMO_SEEN, np.int64),
             np.array([0, 0, MEMO_VISITS], np.int64),
             np.empty((cap, stages, n_rolls), np.int16), np.empty((cap, n_rolls), np.int16))
 
@@ -86,34 +89,62 @@ def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
 def no_memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
     """A memo that keeps nothing (MEMO_VISITS 0), of memo()'s types: what asks whether the kernel with
     a memo is compiled (jit.is_compiled), and plays like no memo at all."""
-    return (np.full(1, -1, np.int64), np.empty(1, np.int64), np.zeros(3, np.int64),
+    return (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(3, np.int64),
             np.empty((0, stages, n_rolls), np.int16), np.empty((0, n_rolls), np.int16))
 
 
+FILLING = -(1 << 62)  # a memo slot whose state's decisions a thread is making
+
+
 @njit(**INNER)
-def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, key: int) -> tuple[int, bool]:
-    """(row, made): the decision row of a state's key and whether its decisions are made. A state seen
-    count[2] times before gets a new row to make them in; one seen fewer times has its visits counted
-    (-1, no row), one not seen yet is remembered; -1 too when the memo is full (linear probing over a
-    hash at most half full)."""
+def _add_one(a: np.ndarray, i: int, below: int) -> int:
+    """a[i] += 1 atomically if a[i] < below; the old a[i], or -1 (already at `below`)."""
+    while True:
+        v: int = atomic.load(a, i)
+        if v >= below:
+            return -1
+        if atomic.cas(a, i, v, v + 1) == v:
+            return v
+
+
+@njit(**INNER)
+def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, key: int) -> tuple[int, int, bool]:
+    """(slot, row, made): a state's hash slot (-1 when the memo remembers no more states), its decision
+    row and whether its decisions are made (then the row holds them). A state seen count[2] times
+    before gets a new row to make them in (the caller publishes it: atomic.store(rowof, slot, row + 1));
+    one seen fewer times has this visit counted (row -1), as has one whose rows ran out or that
+    another thread is filling. Linear probing over a hash at most half full; the threads sharing the
+    memo insert keys and claim rows with compare-and-swap, so a visit counted by two threads at once
+    may count once (which only delays a state's decisions)."""
     mask = keys.shape[0] - 1
     h = (key * 0x9E3779B1) & mask
-    while keys[h] != key and keys[h] != -1:
+    while True:
+        k = atomic.load(keys, h)
+        if k == key:
+            break
+        if k == -1:
+            if 2 * atomic.load(count, 1) >= keys.shape[0]:
+                return -1, -1, False
+            old = atomic.cas(keys, h, -1, key)
+            if old == -1:
+                _add_one(count, 1, keys.shape[0])
+                break
+            if old == key:  # (another thread's key in the slot: probe on)
+                break
         h = (h + 1) & mask
-    if keys[h] == key:
-        if rowof[h] >= 0:
-            return rowof[h], True
-        if rowof[h] > -count[2] or count[0] >= cap:
-            rowof[h] -= 1
-            return -1, False
-        rowof[h] = count[0]
-        count[0] += 1
-        return rowof[h], False
-    if 2 * count[1] < keys.shape[0]:
-        keys[h] = key
-        rowof[h] = -1
-        count[1] += 1
-    return -1, False
+    v = atomic.load(rowof, h)
+    if v > 0:
+        return h, v - 1, True
+    if v == FILLING:
+        return h, -1, False
+    if -v >= count[2] and atomic.cas(rowof, h, v, FILLING) == v:
+        row = _add_one(count, 0, cap)
+        if row >= 0:
+            return h, row, False
+        atomic.store(rowof, h, v - 1)  # no rows left
+        return h, -1, False
+    atomic.cas(rowof, h, v, v - 1)
+    return h, -1, False
 
 
 @njit(**INNER)
@@ -518,13 +549,14 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
             # MEMO_VISITS visits: a state seen once is often never seen again, and making all its
             # decisions costs about a turn)
             mr = -1
+            slot = -1
             hit = False
             if memo is not None:
                 if memo[2][2] > 0:  # (no_memo() keeps nothing)
                     ucap = usum[0] if usum[0] < t else t
                     key = (cmask[0] | (ucap << nb) | ((yst[0] + 1) << (nb + 8)) | (J << (nb + 10))
                            | (np.int64(may_pass_turn) << (nb + 18)))
-                    mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
+                    slot, mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
             if not hit:
                 best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
                                                         kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
@@ -546,6 +578,7 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                         _box_codes(memo[4][mr], tracked, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
                                    yroll, own_bit, base_roll, joker_code, has_y, fill, lower_bits, extra,
                                    may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
+                        atomic.store(memo[1], slot, mr + 1)  # published: other threads read the row from now
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
             if log is not None:
