@@ -165,17 +165,15 @@ def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, 
 @numba.njit
 def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ints: Any, sheet: Any, fut: Any,  # pragma: no cover
           may_pass: bool) -> None:
-    """_box_code of every roll, and the memo's way: codes tracked while valuing the final rolls, then
-    _box_codes, of the state in work's cmask/usum/yst/colraw (the kernel's helpers have no Python
-    wrapper: called from compiled code only)."""
+    """_box_code of every roll, and _box_codes, of the state in work's cmask/usum/yst/colraw (the kernel's
+    helpers have no Python wrapper: called from compiled code only)."""
     n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll = ints[:8]
     kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns = ints[8:]
     (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
      vjokT, bonus_rolls) = sheet
     W, midx, h, G, yh, sub_of = fut
-    Vfinal, Vc, NV, Fcur, colraw = work[0][0], work[0][1], work[0][4], work[0][5], work[0][6]
+    Vc, NV, Fcur, colraw = work[0][1], work[0][4], work[0][5], work[0][6]
     cmask, usum, yst = work[1][0], work[1][1], work[1][2]
-    nzc, nzr = work[2]
     vmax = du.shape[1]
     full = (1 << nb) - 1
     best1, best2, arg1 = play_kernel._next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn, kind, W,
@@ -184,16 +182,9 @@ def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ints: Any, sheet: An
         each[r] = play_kernel._box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
                                         joker_code, ybox >= 0, fill, lower_bits, extra, may_pass, vmax, full, n_cols,
                                         add_columns, best1, best2, arg1, nb)
-    tracked = n_cols == 1 and add_columns != 0 and not may_pass
-    at_once[:] = -3  # what neither way writes
-    codes = at_once if tracked else work[3]
-    play_kernel._final_values(Vfinal, Vc, nzc, nzr, codes, NV, cmask, yst, mult, natT,
-                              jokT, vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll,
-                              joker_code, ybox >= 0, fill, lower_bits, extra, may_pass, vmax, full, n_cols,
-                              add_columns, best1, best2, arg1)
-    play_kernel._box_codes(at_once, tracked, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
-                           base_roll, joker_code, ybox >= 0, fill, lower_bits, extra, may_pass, vmax, full,
-                           n_cols, add_columns, best1, best2, arg1, nb)
+    play_kernel._box_codes(at_once, Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
+                           vjokT, nvar, yroll, own_bit, base_roll, joker_code, ybox >= 0, fill, lower_bits, extra,
+                           may_pass, vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
 
 
 def test_a_short_run_keeps_a_memo_only_when_its_kernel_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -127,8 +127,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
             if u2 > t:
                 u2 = t
             NV[b * vmax + v] = (W[row, y2 * tp1 + u2] - fcur) if row >= 0 else NEG
-    no_codes = np.empty(0, np.int16)  # the box of each roll is chosen below, as the player does
-    _column_final(Vc, nzc, no_codes, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
+    _column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
                   bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra, allow_pass, vmax)
     if allow_pass:
         for r in range(R):

@@ -58,7 +58,7 @@ def scratch(n_cols: int, n_rolls: int, n_keeps: int, n_slots: int, n_dice: int) 
     floats = (np.empty(n_rolls), np.empty(n_rolls), np.empty(n_keeps), np.empty((MAX_REROLLS, n_keeps)),
               np.empty((n_cols, n_slots)), np.empty(n_cols), np.empty(n_cols))
     ints = tuple(np.empty(k, np.int64) for k in (n_cols, n_cols, n_cols, n_dice, n_dice, 6))
-    return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_)), np.empty(0, np.int16)
+    return floats, ints, (np.empty(n_rolls, np.bool_), np.empty(n_rolls, np.bool_))
 
 
 MEMO_STATES = 1 << 17  # most turn-start states the memo keeps decisions for
@@ -234,24 +234,18 @@ def _turn_tables(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, save
 
 
 @njit(**INNER)
-def _column_final(Vc: np.ndarray, nzc: np.ndarray, codes: np.ndarray, open_: int, yfilled: bool, yfull: bool,
-                  mc: float, NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
-                  vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
-                  bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int,
-                  extra: int, want_nz: bool, vmax: int) -> None:
+def _column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
+                  NVc: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
+                  nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
+                  base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int,
+                  want_nz: bool, vmax: int) -> None:
     """Vc[r] = best placement of final roll r in one column: max over its legal boxes of
     mc * (score + bonus) + NVc[box, variant]; nzc[r]: some legal placement scores (for passes).
-    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one. `codes`, unless
-    empty: the first best box of each roll in that box-by-box pass, as _box_code codes it (the memo's
-    box decisions; Yahtzee rolls are _box_codes' to mend)."""
+    Box by box over all rolls (SIMD); rolls with other legal boxes (jokers) one by one."""
     R = Vc.shape[0]
-    track = codes.shape[0] > 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
     for r in range(R):
         Vc[r] = NEG
-    if track:
-        for r in range(R):
-            codes[r] = -1
     if want_nz:
         for r in range(R):
             nzc[r] = False
@@ -264,19 +258,11 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, codes: np.ndarray, open_: int
         b = _bit_index(low)
         sb = sT[b]
         base = b * vmax
-        code = np.int16(b * 2 + (1 if bfull else 0))
-        if nvar[b] == 1:  # (selects, not branches, and no test in the loops: they vectorize)
+        if nvar[b] == 1:
             a = NVc[base]
-            if track:
-                for r in range(R):
-                    c = mc * sb[r] + a
-                    better = c > Vc[r]
-                    Vc[r] = c if better else Vc[r]
-                    codes[r] = code if better else codes[r]
-            else:
-                for r in range(R):
-                    c = mc * sb[r] + a
-                    Vc[r] = c if c > Vc[r] else Vc[r]
+            for r in range(R):
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
         else:
             vb = vT[b]
             nvb = nvar[b]
@@ -287,32 +273,17 @@ def _column_final(Vc: np.ndarray, nzc: np.ndarray, codes: np.ndarray, open_: int
             t4 = NVc[base + 4] if nvb > 4 else t1
             t5 = NVc[base + 5] if nvb > 5 else t1
             t6 = NVc[base + 6] if nvb > 6 else t1
-            if track:
-                for r in range(R):
-                    v = vb[r]
-                    a = t0
-                    a = t1 if v == 1 else a
-                    a = t2 if v == 2 else a
-                    a = t3 if v == 3 else a
-                    a = t4 if v == 4 else a
-                    a = t5 if v == 5 else a
-                    a = t6 if v == 6 else a
-                    c = mc * sb[r] + a
-                    better = c > Vc[r]
-                    Vc[r] = c if better else Vc[r]
-                    codes[r] = code if better else codes[r]
-            else:
-                for r in range(R):
-                    v = vb[r]
-                    a = t0
-                    a = t1 if v == 1 else a
-                    a = t2 if v == 2 else a
-                    a = t3 if v == 3 else a
-                    a = t4 if v == 4 else a
-                    a = t5 if v == 5 else a
-                    a = t6 if v == 6 else a
-                    c = mc * sb[r] + a
-                    Vc[r] = c if c > Vc[r] else Vc[r]
+            for r in range(R):
+                v = vb[r]
+                a = t0
+                a = t1 if v == 1 else a
+                a = t2 if v == 2 else a
+                a = t3 if v == 3 else a
+                a = t4 if v == 4 else a
+                a = t5 if v == 5 else a
+                a = t6 if v == 6 else a
+                c = mc * sb[r] + a
+                Vc[r] = c if c > Vc[r] else Vc[r]
         if want_nz:
             for r in range(R):
                 if sb[r] != 0.0:
@@ -393,22 +364,20 @@ def _next_values(NV: np.ndarray, Fcur: np.ndarray, colraw: np.ndarray, cmask: np
 
 
 @njit(**INNER)
-def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.ndarray, codes: np.ndarray,
-                  NV: np.ndarray,
+def _final_values(Vfinal: np.ndarray, Vc: np.ndarray, nzc: np.ndarray, nzr: np.ndarray, NV: np.ndarray,
                   cmask: np.ndarray, yst: np.ndarray, mult: np.ndarray, natT: np.ndarray, jokT: np.ndarray,
                   vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
                   bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: np.ndarray,
                   lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int, n_cols: int,
                   add_columns: int, best1: float, best2: float, arg1: int) -> None:
     """Vfinal[r]: the best placement of final roll r over every column (relative to staying put),
-    a pass's cost where passing is allowed and nothing would score. `codes` (empty, or for one column):
-    _column_final's tracked box codes."""
+    a pass's cost where passing is allowed and nothing would score."""
     R = Vfinal.shape[0]
     for r in range(R):
         Vfinal[r] = NEG
         nzr[r] = False
     for c in range(n_cols):
-        _column_final(Vc, nzc, codes, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
+        _column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, mult[c], NV[c], natT, jokT,
                       vnatT, vjokT, nvar, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
                       fill[c], lower_bits, extra, may_pass_turn, vmax)
         if not add_columns:
@@ -467,28 +436,77 @@ def _box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, mult: 
 
 
 @njit(**INNER)
-def _box_codes(box_dec: np.ndarray, tracked: bool, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
+def _box_codes(box_dec: np.ndarray, Vc: np.ndarray, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
                mult: np.ndarray, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
-               yroll: np.ndarray, own_bit: np.ndarray, base_roll: int, joker_code: int,
-               has_y: bool, fill: np.ndarray, lower_bits: int, extra: int, may_pass_turn: bool, vmax: int,
-               full: int, n_cols: int, add_columns: int, best1: float, best2: float, arg1: int, nb: int) -> None:
-    """box_dec[r] = _box_code(r, ...) for every final roll r (the memo's box decisions of a state).
-    `tracked`: box_dec holds the codes _column_final tracked while valuing the state's final rolls
-    (one column whose columns add up, no pass: its box-by-box pass has _box_code's arithmetic and ties,
-    the first best box in sheet order), and only a Yahtzee roll whose legal boxes differ (a joker) or
-    that earns an extra bonus is coded again; otherwise every roll is, by _box_code, which costs about
-    0.5 us a roll (as much as all of a turn's values for 252 rolls)."""
+               natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray,
+               yroll: np.ndarray, own_bit: np.ndarray, base_roll: int, joker_code: int, has_y: bool,
+               fill: np.ndarray, lower_bits: int, extra: int, may_pass_turn: bool, vmax: int, full: int,
+               n_cols: int, add_columns: int, best1: float, best2: float, arg1: int, nb: int) -> None:
+    """box_dec[r] = _box_code(r, ...) for every final roll r (the memo's box decisions of a state; Vc is
+    scratch). One column whose columns add up and no pass: box by box over all rolls as _column_final
+    (selects, no branches or gathers: the loops vectorize), with _box_code's arithmetic and ties (the
+    first best box in sheet order); then a Yahtzee roll whose legal boxes differ (a joker) or that
+    earns an extra bonus by _box_code itself, as every roll of any other sheet (about 0.5 us a roll:
+    as much as all of a turn's values for 252 rolls)."""
     R = box_dec.shape[0]
+    each = n_cols != 1 or not add_columns or may_pass_turn  # roll by roll, all of them
     open_ = full & ~cmask[0]
     yfilled = yst[0] >= 0
     bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
     for r in range(R):
-        if tracked and not yroll[r]:
-            continue
-        if tracked and not (extra != 0 and yst[0] == 1):  # no extra bonus: as every roll unless a joker
-            bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
-            if bits == bbits and fullv == bfull:
+        Vc[r] = NEG
+        box_dec[r] = -1
+    if not each:
+        m = mult[0]
+        NV0 = NV[0]
+        sT = jokT if bfull else natT
+        vT = vjokT if bfull else vnatT
+        bb = bbits
+        while bb:
+            low = bb & -bb
+            bb ^= low
+            b = _bit_index(low)
+            sb = sT[b]
+            base = b * vmax
+            code = np.int16(b * 2 + (1 if bfull else 0))
+            if nvar[b] == 1:
+                a = NV0[base]
+                for r in range(R):
+                    c = m * sb[r] + a
+                    better = c > Vc[r]
+                    Vc[r] = c if better else Vc[r]
+                    box_dec[r] = code if better else box_dec[r]
+            else:
+                vb = vT[b]
+                nvb = nvar[b]
+                t0 = NV0[base]
+                t1 = NV0[base + 1]
+                t2 = NV0[base + 2] if nvb > 2 else t1
+                t3 = NV0[base + 3] if nvb > 3 else t1
+                t4 = NV0[base + 4] if nvb > 4 else t1
+                t5 = NV0[base + 5] if nvb > 5 else t1
+                t6 = NV0[base + 6] if nvb > 6 else t1
+                for r in range(R):
+                    v = vb[r]
+                    a = t0
+                    a = t1 if v == 1 else a
+                    a = t2 if v == 2 else a
+                    a = t3 if v == 3 else a
+                    a = t4 if v == 4 else a
+                    a = t5 if v == 5 else a
+                    a = t6 if v == 6 else a
+                    c = m * sb[r] + a
+                    better = c > Vc[r]
+                    Vc[r] = c if better else Vc[r]
+                    box_dec[r] = code if better else box_dec[r]
+    for r in range(R):
+        if not each:
+            if not yroll[r]:
                 continue
+            if not (extra != 0 and yst[0] == 1):  # no extra bonus: as every roll unless a joker
+                bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill[0], lower_bits)
+                if bits == bbits and fullv == bfull:
+                    continue
         box_dec[r] = _box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
                                joker_code, has_y, fill, lower_bits, extra, may_pass_turn, vmax, full, n_cols,
                                add_columns, best1, best2, arg1, nb)
@@ -520,7 +538,6 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
     Vfinal, Vc, E, EJ, NV, Fcur, colraw = work[0]
     cmask, usum, yst, dice, kept, cnt = work[1]  # yst: -1 open, 0 zero, 1 full points
     nzc, nzr = work[2]
-    no_codes = work[3]  # an empty int16 array: box codes tracked nowhere
     n = dice.shape[0]
     jmax = EJ.shape[0]
     best1 = NEG
@@ -561,23 +578,17 @@ def play_games(game: Any, ints: Any, sheet: Any, dice_t: Any, fut: Any, saved_va
                 best1, best2, arg1 = _next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn,
                                                         kind, W, midx, t, h, G, yh, sub_of, nb, nyt, n_cols,
                                                         vmax, add_columns)
-                # a state whose decisions are made now has its box codes tracked in the final values' pass
-                # where that pass is _box_code's (one column whose columns add up, no pass)
-                tracked = n_cols == 1 and add_columns != 0 and not may_pass_turn
-                codes = no_codes
-                if memo is not None:
-                    if mr >= 0 and tracked:
-                        codes = memo[4][mr]
-                _final_values(Vfinal, Vc, nzc, nzr, codes, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar,
-                              yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits,
-                              extra, may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1)
+                _final_values(Vfinal, Vc, nzc, nzr, NV, cmask, yst, mult, natT, jokT, vnatT, vjokT, nvar, yroll,
+                              own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
+                              may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1)
                 _turn_tables(Vfinal, EJ, E, J, saved_value, keep_of_roll, add_die, drop_die)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         _keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, subkeeps, nsub)
-                        _box_codes(memo[4][mr], tracked, NV, cmask, yst, mult, natural, joker, var_nat, var_jok,
-                                   yroll, own_bit, base_roll, joker_code, has_y, fill, lower_bits, extra,
-                                   may_pass_turn, vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
+                        _box_codes(memo[4][mr], Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT,
+                                   jokT, vnatT, vjokT, nvar, yroll, own_bit, base_roll, joker_code, has_y, fill,
+                                   lower_bits, extra, may_pass_turn, vmax, full, n_cols, add_columns, best1, best2,
+                                   arg1, nb)
                         atomic.store(memo[1], slot, mr + 1)  # published: other threads read the row from now
             # ---- the turn itself
             st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
