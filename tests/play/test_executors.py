@@ -65,3 +65,52 @@ def test_quiet_dask_hides_a_coroutine_left_unawaited_at_close(recwarn: pytest.Wa
         del pending
         gc.collect()
     assert not [w for w in recwarn if "never awaited" in str(w.message)]
+
+
+def test_this_process_works_while_the_workers_are_busy_and_the_order_holds() -> None:
+    """`here`: jobs submitted to a slow worker while this process takes the next ones itself; the
+    results come back in job order, at most `width` submitted jobs run at once, and this process runs
+    a job only while the worker has `width` of them."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from yahtzee_cli.play import executors as E
+
+    me = threading.get_ident()
+    where: dict[int, str] = {}
+
+    def fn(job: int) -> int:
+        where[job] = "here" if threading.get_ident() == me else "worker"
+        time.sleep(0.03 if where[job] == "worker" else 0.01)
+        return job * job
+
+    width = 2
+    with ThreadPoolExecutor(1) as worker:
+        submitted: list[int] = []
+
+        def submit(job: int) -> object:
+            running = sum(1 for j in submitted if where.get(j) is None or not done[j].done())
+            assert running < width
+            submitted.append(job)
+            done[job] = worker.submit(fn, job)
+            return done[job]
+
+        done: dict[int, object] = {}
+        out = list(E._in_order(submit, lambda f: f.result(), fn, iter(range(40)), width,  # type: ignore[attr-defined]
+                               lambda job: job == 25, here=True))
+    assert out == [j * j for j in range(40)]
+    assert where[25] == "here"  # a local job always runs here
+    here = [j for j, w in where.items() if w == "here" and j != 25]
+    assert here and len(here) < 39  # both took jobs
+    assert sorted(where) == list(range(40))
+
+
+def test_without_here_every_job_is_submitted() -> None:
+    from yahtzee_cli.play import executors as E
+
+    ran: list[int] = []
+    out = list(E._in_order(lambda job: job, lambda job: ran.append(job) or -job, lambda job: 100 + job,
+                           iter(range(6)), 2, lambda job: job == 3))
+    assert out == [0, -1, -2, 103, -4, -5]
+    assert ran == [0, 1, 2, 4, 5]
