@@ -264,9 +264,10 @@ def workers_option(min_bytes: int) -> Any:
     at least `min_bytes`."""
     return typer.Option(
         "--workers", "-w", metavar="N", show_default=False,
-        help=f"Processes to work in, this one and N - 1 it starts (default: every core). Files under {min_bytes >> 20 or min_bytes >> 10} "
-        f"{'MiB' if min_bytes >> 20 else 'KiB'} in all (and stdin) are read in this process, where starting "
-        "workers would cost more than they save; the output is the same whatever N.")
+        help="Processes to work in, this one and N - 1 it starts (default: every core). Files under "
+        f"{min_bytes >> 20 or min_bytes >> 10} {'MiB' if min_bytes >> 20 else 'KiB'} in all (and stdin) are read "
+        "in this process, where starting workers would cost more than they save; the output is the same "
+        "whatever N.")
 
 
 @contextmanager

@@ -129,8 +129,9 @@ def _memo_row(keys: np.ndarray, rowof: np.ndarray, count: np.ndarray, cap: int, 
             if old == -1:
                 _add_one(count, 1, keys.shape[0])
                 break
-            if old == key:  # (another thread's key in the slot: probe on)
+            if old == key:  # another thread put this very key there first
                 break
+            # (another key took the slot: probe on)
         h = (h + 1) & mask
     v = atomic.load(rowof, h)
     if v > 0:
@@ -153,11 +154,12 @@ def _keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub
     stop, which wins ties."""
     bv = NEG
     d = -1
-    for i in range(nsub[r]):
+    for i in range(nsub[r]):  # selects, not branches: the winner is unpredictable
         k = subkeeps[r, i]
-        if Ej[k] > bv:
-            bv = Ej[k]
-            d = k
+        e = Ej[k]
+        better = e > bv
+        d = k if better else d
+        bv = e if better else bv
     return d if bv > stop else -1
 
 
@@ -165,20 +167,10 @@ def _keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub
 def _keep_choices(keep_dec: np.ndarray, EJ: np.ndarray, Vfinal: np.ndarray, J: int, saved_value: float,
                   subkeeps: np.ndarray, nsub: np.ndarray) -> None:
     """keep_dec[j - 1, r] = _keep_choice of every roll r with j = 1..J rolls left (the memo's keep
-    decisions of a state): one call, the loop compiled inline."""
+    decisions of a state)."""
     for r in range(Vfinal.shape[0]):
-        n = nsub[r]
         for j in range(1, J + 1):
-            Ej = EJ[j - 1]
-            bv = NEG
-            d = -1
-            for i in range(n):  # selects, not branches: the winner is unpredictable
-                k = subkeeps[r, i]
-                e = Ej[k]
-                better = e > bv
-                d = k if better else d
-                bv = e if better else bv
-            keep_dec[j - 1, r] = d if bv > Vfinal[r] + saved_value * j else -1
+            keep_dec[j - 1, r] = _keep_choice(r, EJ[j - 1], Vfinal[r] + saved_value * j, subkeeps, nsub)
 
 
 @njit(**INNER)
