@@ -25,7 +25,6 @@ import numpy as np
 
 from ..errors import RulesError, SimulationError, StrategyError, TooBig
 from ..formats.jsonio import dumps, loads
-from ..formats.logs import dump_line, log_document, turn_entry
 from ..limits import MAX_GAMES, max_workers
 from ..rules import engine as R
 from ..solver.games import GameBatch
@@ -620,6 +619,8 @@ def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatc
     each with the dice after every roll, the dice held before every reroll, the box (null for a pass),
     its 1-based column on multi-column sheets, and the score written. `meta` records the seed, the
     game's index and the strategies, so any game can be played again."""
+    from ..formats.logs import dump_line, log_document, turn_entry  # (only runs that record: ~90 ms to import)
+
     spec = rules_spec(rules)
     keys = rules.keys
     multi = rules.settings.columns > 1
