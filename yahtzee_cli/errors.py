@@ -55,6 +55,17 @@ class InputError(YahtzeeError):
     of document...); the message says why."""
 
 
+class MissingFile(InputError):
+    """An input file named by the user that does not exist: a usage error, worded the same by every
+    command (`PATH: no such file or directory`)."""
+
+    exit_status = USAGE
+
+    def __init__(self, path: object) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: no such file or directory")
+
+
 class GameError(YahtzeeError):
     """A game that is not valid: all its problems (raised by functions that need a valid game)."""
 

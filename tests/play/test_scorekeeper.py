@@ -155,7 +155,8 @@ def test_log_commands(cli: object, game: Path) -> None:
     res = run(["log", "set", str(game), "upper_bonus=50"])  # type: ignore[operator]
     assert res.exit_code == 0 and res.stdout == "upper_bonus=50: no total changes.\n"
     res = run(["log", "add", str(tmp := game.with_name("missing.ndjson")), "--dice", "11111"])  # type: ignore[operator]
-    assert res.exit_code == 1 and "holds no game" in res.stderr and not tmp.exists()
+    assert res.exit_code == 2 and res.stderr == f"yahtzee: error: {tmp}: no such file or directory\n"
+    assert not tmp.exists()
     _valid(game)
 
 

@@ -9,7 +9,8 @@ import sys
 import typer
 
 from ..errors import TooBig
-from .app import USAGE, PipeClosed, app
+from ..text import escape
+from .app import SAVED, SAVED_OUTPUT_FAILED, USAGE, PipeClosed, app
 
 __all__ = ["app", "main"]
 
@@ -30,13 +31,18 @@ def _silence_stdout() -> None:
 
 def output_error(exc: OSError) -> int | None:
     """The exit status for an error writing output (None: not an output error): a closed pipe ends
-    quietly with 141; a full or failing disk says so in one line and exits 1."""
+    quietly with 141; a full or failing disk says so in one line and exits 1 (3 once a game file has
+been saved: the entry is in it)."""
     if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
         _silence_stdout()
         return PIPE_CLOSED
     if exc.errno in _WRITE_ERRORS:
         _silence_stdout()
         where = f" {exc.filename}" if exc.filename else ""
+        if SAVED:  # the entry is in the game file: exit 1 would say "refused, file untouched"
+            sys.stderr.write(f"yahtzee: error: cannot write output{where}: {_WRITE_ERRORS[exc.errno]}; the entry "
+                             f"is saved in {escape(SAVED[-1])} (do not enter it again)\n")
+            return SAVED_OUTPUT_FAILED
         sys.stderr.write(f"yahtzee: error: cannot write output{where}: {_WRITE_ERRORS[exc.errno]}\n")
         return 1
     return None

@@ -43,6 +43,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+SAVED_OUTPUT_FAILED = 3  # exit status: the entry is saved in the game file, but the output could not be written
+SAVED: list[str] = []  # game files this run has saved an entry in (an output error after it is not a refusal)
+
+
+def saved(path: object) -> None:
+    """Note that an entry is saved in game file `path`: from now on an error writing the output exits
+    SAVED_OUTPUT_FAILED, saying the entry is in the file (a script must not enter it again)."""
+    SAVED.append(str(path))
+
+
 class PipeClosed(Exception):
     """stdout's reader went away (`| head`): the `yahtzee` script exits 141, silently."""
 
@@ -103,6 +113,7 @@ class _Group(TyperGroup):
             formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
 
     def invoke(self, ctx: Any) -> Any:
+        SAVED.clear()  # a new run (tests run many in one process) has saved nothing yet
         try:
             return super().invoke(ctx)
         except BrokenPipeError:

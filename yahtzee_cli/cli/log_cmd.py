@@ -4,12 +4,14 @@ entry leaves the file untouched and exits 1."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, examples, fail
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, examples, fail, saved
 
 if TYPE_CHECKING:
     from ..play.scorekeeper import Keeper
@@ -35,14 +37,21 @@ def split_players(values: list[str] | None) -> list[str]:
     return [name.strip() for v in values or [] for name in v.split(",") if name.strip()]
 
 
-def _open(file: Path) -> Keeper:
+@contextmanager
+def _editing(file: Path) -> Iterator[Keeper]:
+    """The game in FILE, under the file's lock from reading it to saving the change (so two writers
+    at once cannot lose an entry); an unwritable file is refused before any change is made."""
     from ..errors import KeeperError
+    from ..play.gamefile import check_writable, locked
     from ..play.scorekeeper import Keeper
 
-    try:
-        return Keeper.open(file)
-    except KeeperError as exc:
-        fail(str(exc), PROBLEM)
+    with locked(file):
+        try:
+            keeper = Keeper.open(file)
+            check_writable(file)
+        except KeeperError as exc:
+            fail(str(exc), PROBLEM)
+        yield keeper
 
 
 def _totals(keeper: Keeper) -> str:
@@ -70,8 +79,11 @@ def log_new(
                                                        "Anna,Ben (repeatable).", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="End an unfinished game in FILE first (kept, marked "
+                                        "abandoned, as `log end` does).")] = False,
 ) -> None:
-    """Start a game at the end of FILE (created if missing; earlier finished games stay in it)."""
+    """Start a game at the end of FILE (created if missing, in a folder that exists; earlier games stay
+    in it). Refused while FILE's last game is unfinished, unless --force ends it first."""
     from ..errors import KeeperError, RulesError
     from ..play.scorekeeper import Keeper, rules_spec
 
@@ -83,9 +95,10 @@ def log_new(
     except RulesError as exc:
         fail(str(exc))
     try:
-        keeper = Keeper.start(file, spec, names)
+        keeper = Keeper.start(file, spec, names, force=force)
     except KeeperError as exc:
         fail(str(exc), PROBLEM)
+    saved(file)
     typer.echo(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 
 
@@ -127,11 +140,12 @@ def log_add(
         keeps = None if held is None else [[] if h.strip() in ("", "-") else parse_dice([h]) for h in held]
     except RulesError as exc:
         fail(str(exc))
-    keeper = _open(file)
-    try:
-        entry = keeper.record(rolls, keeps, box, column, pass_)
-    except KeeperError as exc:
-        fail(str(exc), PROBLEM)
+    with _editing(file) as keeper:
+        try:
+            entry = keeper.record(rolls, keeps, box, column, pass_)
+        except KeeperError as exc:
+            fail(str(exc), PROBLEM)
+    saved(file)
     step = entry.step
     if step is None:
         pos = keeper.position()
@@ -153,12 +167,28 @@ def log_undo(file: FileArg) -> None:
     """Take back the last entry of the game in FILE: the last roll of a turn in progress, else the last turn."""
     from ..errors import KeeperError
 
-    keeper = _open(file)
-    try:
-        said = keeper.undo()
-    except KeeperError as exc:
-        fail(str(exc), PROBLEM)
+    with _editing(file) as keeper:
+        try:
+            said = keeper.undo()
+        except KeeperError as exc:
+            fail(str(exc), PROBLEM)
+    saved(file)
     typer.echo(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
+
+
+@log_app.command("end")
+def log_end(file: FileArg) -> None:
+    """End the unfinished game in FILE without finishing it: it stays in the file, marked abandoned
+    (`meta.abandoned`), is skipped by personal bests and hints, and `log new` may start another."""
+    from ..errors import KeeperError
+
+    with _editing(file) as keeper:
+        try:
+            keeper.end()
+        except KeeperError as exc:
+            fail(str(exc), PROBLEM)
+    saved(file)
+    typer.echo(f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
 
 
 @log_app.command("set")
@@ -173,16 +203,17 @@ def log_set(
 
     from ..errors import KeeperError, RuleRefused
 
-    keeper = _open(file)
-    try:
-        change = keeper.set_rule(setting)
-    except RuleRefused as exc:
-        sys.stderr.write(f"yahtzee: error: {exc}\n")
-        for p in exc.illegal:
-            sys.stderr.write(f"  {p}\n")
-        raise typer.Exit(PROBLEM) from None
-    except KeeperError as exc:
-        fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
+    with _editing(file) as keeper:
+        try:
+            change = keeper.set_rule(setting)
+        except RuleRefused as exc:
+            sys.stderr.write(f"yahtzee: error: {exc}\n")
+            for p in exc.illegal:
+                sys.stderr.write(f"  {p}\n")
+            raise typer.Exit(PROBLEM) from None
+        except KeeperError as exc:
+            fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
+    saved(file)
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
     typer.echo(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")

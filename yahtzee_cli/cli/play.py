@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail, saved
 from .log_cmd import split_players
 
 if TYPE_CHECKING:
@@ -339,9 +339,12 @@ def play(
     ask ? for the best move, undo, change a house rule mid-game. The game file is saved after every
     entry and validates, replays and analyzes like any other game log."""
     from ..errors import KeeperError, RulesError
+    from ..play.gamefile import check_writable
     from ..play.scorekeeper import Keeper, rules_spec
 
     path = file or default_file()
+    if file is None:  # the user data directory is ours to create; a folder named on the command line is not
+        path.parent.mkdir(parents=True, exist_ok=True)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     read_line = _terminal_reader if interactive else _pipe_reader
     try:
@@ -350,6 +353,7 @@ def play(
                 fail("--resume continues the game as it was; leave out --rules, --set and --players "
                      "(change a house rule in the game with: set key=value)", USAGE)
             keeper = Keeper.open(path)
+            check_writable(path)  # refused now, not after the first entry is typed
             if keeper.game_over:
                 fail(f"the last game in {path} is over; start a new one with: yahtzee play {path}", PROBLEM)
         else:
@@ -372,7 +376,11 @@ def play(
         if line is None:  # end of input (Ctrl-D): the game is saved as it stands
             _show([f"Saved in {path}; continue with: yahtzee play --resume {path}"])
             return
-        _show(session.handle(line))
+        before = keeper.data
+        shown = session.handle(line)
+        if keeper.data is not before:
+            saved(path)
+        _show(shown)
 
 
 def _show(lines: list[str]) -> None:

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import GameError, InputError, KeeperError, PositionError, RuleRefused, RulesError
-from ..formats.logs import dump_line, iter_documents, log_document, resolve_rules, turn_entry
+from ..errors import GameError, KeeperError, MissingFile, PositionError, RuleRefused, RulesError
+from ..formats.logs import log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
 from ..rules.engine import RuleSet, parse_setting
-from ..strategy.tablefile import write_atomic
+from .gamefile import GameFile, check_writable, locked, read_games
 
 if TYPE_CHECKING:
     from ..strategy.turn import Evaluation
@@ -76,49 +76,6 @@ def with_setting(spec: Any, key: str, value: Any) -> Any:
     return {**spec, "settings": {**settings, key: value}}
 
 
-# --------------------------------------------------------------------------- the file
-
-
-@dataclass
-class GameFile:
-    """A game file: the games before the last one (kept as read) and the last game (None: no game)."""
-
-    path: Path
-    earlier: list[Any]
-    game: dict[str, Any] | None
-
-    def save(self) -> None:
-        games = [*self.earlier, *([self.game] if self.game is not None else [])]
-        write_atomic(self.path, [dump_line(g) for g in games])
-
-
-def read_games(path: str | Path) -> GameFile:
-    """The games of a file (a missing or empty file has none). The last game must be a valid game
-    log; earlier games are kept as they are. Raises KeeperError naming the line at fault."""
-    p = Path(path)
-    try:
-        with open(p, "rb") as fh:
-            docs = list(iter_documents(fh))
-    except FileNotFoundError:
-        return GameFile(p, [], None)
-    except InputError as exc:
-        if p.stat().st_size == 0:
-            return GameFile(p, [], None)
-        raise KeeperError(f"{p}: {exc}") from None
-    except OSError as exc:
-        raise KeeperError(f"cannot read {p}: {exc.strerror}") from None
-    for doc in docs:
-        if doc.problem is not None:
-            raise KeeperError(f"{p}:{doc.line}: {doc.problem}")
-    last = docs[-1]
-    report = check_document(last.data)
-    if report.problems:
-        raise KeeperError(f"{p}:{last.line}: game {last.index}: {report.problems[0]}")
-    if report.kind != "log":
-        raise KeeperError(f"{p}:{last.line}: the last game is a score sheet; the score keeper continues game logs")
-    return GameFile(p, [d.data for d in docs[:-1]], last.data)
-
-
 # --------------------------------------------------------------------------- entries
 
 
@@ -150,6 +107,20 @@ def _setting_text(key: str, value: Any) -> str:
     return f"{key}={value}"
 
 
+def is_abandoned(game: Mapping[str, Any]) -> bool:
+    """Whether a game log was ended unfinished (`yahtzee log end`): kept, but not played on, and not
+    counted in bests and tallies."""
+    meta = game.get("meta")
+    return isinstance(meta, Mapping) and meta.get("abandoned") is True
+
+
+def abandoned(game: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `game` marked abandoned."""
+    data = copy.deepcopy(dict(game))
+    data["meta"] = {**(data.get("meta") or {}), "abandoned": True}
+    return data
+
+
 class Keeper:
     """The game being played in a file: every method that changes it checks the change with the
     rules (KeeperError says why it is refused, leaving game and file as they were) and then saves
@@ -167,16 +138,30 @@ class Keeper:
     # -- opening and starting
     @classmethod
     def open(cls, path: str | Path) -> Keeper:
+        """The game in play in an existing file (MissingFile, a usage error, when there is no file)."""
+        if not Path(path).exists():
+            raise MissingFile(path)
         return cls(read_games(path))
 
     @classmethod
     def start(cls, path: str | Path, spec: Any, players: Sequence[str],
-              meta: Mapping[str, Any] | None = None) -> Keeper:
-        """A new game at the end of `path` (created if missing). Refused while the file's last game is
-        unfinished (resume it instead), for no players, or for a name given twice."""
+              meta: Mapping[str, Any] | None = None, force: bool = False) -> Keeper:
+        """A new game at the end of `path` (created if missing, in a folder that exists). Refused while
+        the file's last game is unfinished (resume it, or end it: `force` ends it as abandoned first),
+        for no players, or for a name given twice."""
+        check_writable(path)  # a missing folder is a usage error; an unwritable place is refused
+        with locked(path):
+            return cls._start(path, spec, players, meta, force)
+
+    @classmethod
+    def _start(cls, path: str | Path, spec: Any, players: Sequence[str],
+               meta: Mapping[str, Any] | None, force: bool) -> Keeper:
         gf = read_games(path)
         if gf.game is not None and not Keeper(gf).game_over:
-            raise KeeperError(f"{gf.path} has a game in progress; resume it or finish it before starting another")
+            if not force:
+                raise KeeperError(f"{gf.path} has a game in progress; resume it, or end it with `yahtzee log end "
+                                  f"{gf.path}` (or `yahtzee log new --force`) to start another")
+            gf.game = abandoned(gf.game)
         names = [p.strip() for p in players]
         if not names or not all(names):
             raise KeeperError("a game needs at least one player, each with a name")
@@ -201,7 +186,26 @@ class Keeper:
 
     @property
     def game_over(self) -> bool:
-        return self.walk.game_over
+        """No more entries: every sheet is full, or the game was ended (abandoned)."""
+        return self.walk.game_over or self.abandoned
+
+    @property
+    def abandoned(self) -> bool:
+        return is_abandoned(self.data)
+
+    def _playing(self) -> None:
+        if self.abandoned:
+            raise KeeperError("the game was ended (abandoned); start another with `yahtzee log new`")
+
+    def end(self) -> None:
+        """Abandon the game in play: it stays in the file, marked abandoned (`meta.abandoned`), so it
+        is skipped by personal bests and hints, and a new game may start."""
+        if self.walk.game_over:
+            raise KeeperError("the game is over already: every sheet is full")
+        if self.abandoned:
+            raise KeeperError("the game was ended already")
+        data = abandoned(self.data)
+        self._commit(data, self.walk)
 
     @property
     def next_player(self) -> str | None:
@@ -300,6 +304,7 @@ class Keeper:
         recorded for a turn only when known for all its rerolls), then `box` (a key, name or alias;
         `column` 1-based, needed only when the box is open in several columns) or `passed`. Without
         a box the turn stays in progress. All of it is accepted, or none (KeeperError)."""
+        self._playing()
         if self.game_over:
             raise KeeperError("the game is over: every sheet is full")
         data = copy.deepcopy(self.data)
@@ -402,6 +407,7 @@ class Keeper:
     def undo(self) -> str:
         """Take back the last entry: the last roll of a turn in progress, else the last turn. Returns
         what was taken back, as a sentence."""
+        self._playing()
         turns = self.data["turns"]
         if not turns:
             raise KeeperError("nothing to undo: no turn has been played yet")
@@ -431,6 +437,7 @@ class Keeper:
         """Change a house rule (`key=value`) for the whole game and recalculate every sheet. Refused
         (RuleRefused, listing them) when moves already made are illegal under the new rule, as
         `replay --set` lists them; the change is noted in the log's `meta.rule_changes`."""
+        self._playing()
         try:
             key, value = parse_setting(text)
             before = replay_game(self.data)
