@@ -164,3 +164,20 @@ def test_output_failure_after_a_save_says_the_entry_is_saved(game: Path) -> None
         res = subprocess.run([str(script), "log", "add", str(game), "--box", "nonsense"], stdout=full,
                              stderr=subprocess.PIPE, text=True)
     assert res.returncode == 1 and "saved" not in res.stderr
+
+
+def test_log_end_and_new_force_keep_the_unfinished_game_marked_abandoned(cli: object, game: Path) -> None:
+    assert cli(["log", "add", str(game), "--dice", "13356"]).exit_code == 0  # type: ignore[operator]
+    res = cli(["log", "new", str(game), "--players", "Cleo"])  # type: ignore[operator]
+    assert res.exit_code == 1 and "log end" in res.stderr
+    res = cli(["log", "end", str(game)])  # type: ignore[operator]
+    assert res.exit_code == 0 and res.stdout == f"Ended the game in {game} (kept, marked abandoned): Anna 0, Ben 0.\n"
+    res = cli(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]
+    assert res.exit_code == 1 and "abandoned" in res.stderr
+    assert cli(["log", "new", str(game), "--players", "Cleo"]).exit_code == 0  # type: ignore[operator]
+    cli(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]
+    assert cli(["log", "new", str(game), "--players", "Dan", "--force"]).exit_code == 0  # type: ignore[operator]
+    games = [json.loads(line) for line in game.read_bytes().splitlines()]
+    assert [g["players"] for g in games] == [["Anna", "Ben"], ["Cleo"], ["Dan"]]
+    assert [(g.get("meta") or {}).get("abandoned") for g in games] == [True, True, None]
+    assert cli(["validate", str(game)]).exit_code == 0  # type: ignore[operator]
