@@ -169,7 +169,7 @@ def test_output_failure_after_a_save_says_the_entry_is_saved(game: Path) -> None
 def test_log_end_and_new_force_keep_the_unfinished_game_marked_abandoned(cli: object, game: Path) -> None:
     assert cli(["log", "add", str(game), "--dice", "13356"]).exit_code == 0  # type: ignore[operator]
     res = cli(["log", "new", str(game), "--players", "Cleo"])  # type: ignore[operator]
-    assert res.exit_code == 1 and "log end" in res.stderr
+    assert res.exit_code == 1 and res.stderr.endswith(f"to start another: yahtzee log end {game}, or log new --force\n")
     res = cli(["log", "end", str(game)])  # type: ignore[operator]
     assert res.exit_code == 0 and res.stdout == f"Ended the game in {game} (kept, marked abandoned): Anna 0, Ben 0.\n"
     res = cli(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]

@@ -97,7 +97,8 @@ def log_new(
     try:
         keeper = Keeper.start(file, spec, names, force=force)
     except KeeperError as exc:
-        fail(str(exc), PROBLEM)
+        hint = f": yahtzee log end {file}, or log new --force" if "in progress" in str(exc) else ""
+        fail(f"{exc}{hint}", PROBLEM)
     saved(file)
     typer.echo(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 

@@ -128,7 +128,7 @@ class GameFile:
         with locked(real):
             if _stamp(real) != self.stamp:  # another program (a second `play`, a script) wrote it since
                 raise KeeperError(f"{self.path} was changed by another program since it was read; "
-                                  f"continue with: yahtzee play --resume {self.path}")
+                                  "open it again to continue from what it holds now")
             try:
                 write_atomic(real, [dump_line(g) for g in games], mode=mode, make_folder=False)
             except OSError as exc:

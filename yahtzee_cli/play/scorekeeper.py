@@ -159,8 +159,8 @@ class Keeper:
         gf = read_games(path)
         if gf.game is not None and not Keeper(gf).game_over:
             if not force:
-                raise KeeperError(f"{gf.path} has a game in progress; resume it, or end it with `yahtzee log end "
-                                  f"{gf.path}` (or `yahtzee log new --force`) to start another")
+                raise KeeperError(f"{gf.path} has a game in progress; resume it, or end it (kept, marked "
+                                  "abandoned) to start another")
             gf.game = abandoned(gf.game)
         names = [p.strip() for p in players]
         if not names or not all(names):
@@ -195,7 +195,7 @@ class Keeper:
 
     def _playing(self) -> None:
         if self.abandoned:
-            raise KeeperError("the game was ended (abandoned); start another with `yahtzee log new`")
+            raise KeeperError("the game was ended (abandoned); start another")
 
     def end(self) -> None:
         """Abandon the game in play: it stays in the file, marked abandoned (`meta.abandoned`), so it
