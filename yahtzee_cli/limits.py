@@ -15,6 +15,9 @@ import os
 from .errors import TooBig
 
 MAX_GAMES = 10**12
+# The one line cap of every reader (logs, sheets, `score -`, `play`'s typed lines; a config file is
+# smaller still): a longer line is refused, so a stream without newlines (/dev/zero) never fills memory.
+MAX_LINE = 16 << 20  # one game per NDJSON line: a full Maxi or Triple game is a few tens of KB
 WORKERS_PER_CORE = 4
 # Below these many bytes of input files, `validate` and `analyze` work in their own process: starting
 # worker processes (a fresh Python importing the package; for grading, also loading the strategy

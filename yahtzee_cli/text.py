@@ -1,12 +1,17 @@
 """Text from users and files, made safe to print: control, format (right-to-left overrides, zero-width)
-and other invisible characters are shown escaped, so a name cannot rewrite the terminal or hide."""
+and other invisible characters are shown escaped, so a name cannot rewrite the terminal or hide.
+
+`escape` is the one function every text output goes through (file names, paths, player names, names
+from a config file, echoed input; tables, messages, stderr); `csv_cell` is the one way a value becomes
+a CSV cell (the same escaping, and text that a spreadsheet would run as a formula made inert). JSON
+output keeps strings as data: orjson escapes control characters itself."""
 
 from __future__ import annotations
 
 import unicodedata
 from typing import Any
 
-_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 def _escape_char(ch: str) -> str:
@@ -18,11 +23,43 @@ def _escape_char(ch: str) -> str:
     return f"\\U{code:08x}"
 
 
-def escape(text: str) -> str:
-    """`text` with every unsafe character written as a Python-style escape (\\x1b, \\u202e)."""
+def escape(text: str, keep: str = "") -> str:
+    """`text` with every unsafe character written as a Python-style escape (\\x1b, \\u202e): control
+    characters (C0 with ESC and BEL, DEL, C1), format characters (the bidirectional overrides and
+    isolates U+202A-202E and U+2066-2069, zero-width ones), surrogates, private-use and unassigned code
+    points, line and paragraph separators. Characters in `keep` (text output keeps its own "\\n") are
+    let through."""
     if text.isprintable():  # the common case: nothing to do (isprintable is False for Cc, Cf, Z*...)
         return text
-    return "".join(_escape_char(ch) if unicodedata.category(ch) in _UNSAFE else ch for ch in text)
+    if keep == "\n" and all(part.isprintable() for part in text.split("\n")):
+        return text
+    return "".join(_escape_char(ch) if ch not in keep and unicodedata.category(ch) in UNSAFE else ch
+                   for ch in text)
+
+
+def escape_lines(text: str) -> str:
+    """Text output of several lines made safe: `escape`, keeping the line breaks."""
+    return escape(text, keep="\n")
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...), +cmd|...).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A value as a CSV cell: numbers stay numbers (-5 is -5), None is empty, text is escaped and, when
+    it starts like a formula (=, +, -, @, tab, carriage return), prefixed with an apostrophe, which
+    spreadsheets show as text and do not run."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return value
+    text = str(value)
+    if text.startswith(_FORMULA_START):
+        return "'" + escape(text)
+    return escape(text)
 
 
 def quote(text: str) -> str:

@@ -38,7 +38,7 @@ been saved: the entry is in it)."""
         return PIPE_CLOSED
     if exc.errno in _WRITE_ERRORS:
         _silence_stdout()
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {escape(str(exc.filename))}" if exc.filename else ""
         if SAVED:  # the entry is in the game file: exit 1 would say "refused, file untouched"
             sys.stderr.write(f"yahtzee: error: cannot write output{where}: {_WRITE_ERRORS[exc.errno]}; the entry "
                              f"is saved in {escape(SAVED[-1])} (do not enter it again)\n")
@@ -74,7 +74,7 @@ def _run() -> int:
         sys.stderr.write("yahtzee: interrupted\n")
         return 130
     except TooBig as exc:  # rules a command cannot hold in memory (commands without their own message)
-        sys.stderr.write(f"yahtzee: error: {exc}\n")
+        sys.stderr.write(f"yahtzee: error: {escape(str(exc))}\n")
         return 1
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `yahtzee` or group: show the help
@@ -84,6 +84,6 @@ def _run() -> int:
         where = ctx.command_path if ctx is not None else "yahtzee"
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         hint = f" (see '{where} --help')" if ctx is not None else ""
-        sys.stderr.write(f"{where}: error: {message}{hint}\n")
+        sys.stderr.write(f"{escape(where)}: error: {escape(message)}{escape(hint)}\n")
         return int(getattr(exc, "exit_code", USAGE))
     return code if isinstance(code, int) else 0

@@ -27,6 +27,7 @@ from .app import (
     SchedulerOpt,
     app,
     check_workers,
+    error,
     examples,
     fail,
     peek_batch,
@@ -80,6 +81,7 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                 scheduler: str | None = None) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
+    from ..text import escape_lines
 
     totals = A.Totals()
     failed = shown = 0
@@ -99,7 +101,7 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             ga = g.analysis
             if ga is None:
                 for line in g.errors:
-                    sys.stderr.write(f"yahtzee: error: {line}\n")
+                    error(line)
                 if json and batch:
                     write_json(g.record)
                 failed += 1
@@ -109,14 +111,14 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                 if json:
                     write_json(A.game_dict(ga))
                 elif not quiet:
-                    sys.stdout.write(A.render_game(ga, verbose=verbose) + "\n")
+                    sys.stdout.write(escape_lines(A.render_game(ga, verbose=verbose) + "\n"))
                 continue
             totals.add(ga)
             if json:
                 write_json(A.game_dict(ga))
             elif verbose and not quiet:
                 gap = "\n" if shown > 1 else ""
-                sys.stdout.write(f"{gap}== {g.where} ==\n{A.render_game(ga, verbose=True)}\n")
+                sys.stdout.write(escape_lines(f"{gap}== {g.where} ==\n{A.render_game(ga, verbose=True)}\n"))
                 sys.stdout.flush()
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")
@@ -127,7 +129,7 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
         if json:
             write_json(A.totals_dict(totals))
         elif not quiet:
-            sys.stdout.write(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n")
+            sys.stdout.write(escape_lines(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n"))
     sys.stdout.flush()
     if failed:
         raise typer.Exit(PROBLEM)

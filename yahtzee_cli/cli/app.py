@@ -180,10 +180,32 @@ def _main(
 def fail(message: str, code: int = USAGE) -> NoReturn:
     """One line on stderr naming the problem, then exit with `code` (2 usage, 1 bad input). Control and
     right-to-left characters from the input are shown escaped, never sent to the terminal."""
+    error(message)
+    raise typer.Exit(code)
+
+
+def error(message: str) -> None:
+    """An error line on stderr for a run that goes on (one bad game of many), escaped like `fail`'s."""
     from ..text import escape
 
     sys.stderr.write(f"yahtzee: error: {escape(message)}\n")
-    raise typer.Exit(code)
+
+
+def write_text(text: str) -> None:
+    """Text output on stdout as it is given (line breaks included), escaped as `say` does."""
+    from ..text import escape_lines
+
+    sys.stdout.write(escape_lines(text))
+
+
+def say(text: object = "") -> None:
+    """Text output on stdout, a line (or several): every character that could drive the terminal (a file
+    or player name with ESC or a right-to-left override) is shown escaped (text.escape); JSON and CSV
+    have writers of their own."""
+    from ..text import escape_lines
+
+    sys.stdout.write(escape_lines(f"{text}\n"))
+    sys.stdout.flush()
 
 
 def warn(message: str) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, examples, fail, saved
+from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, error, examples, fail, saved, say
 
 if TYPE_CHECKING:
     from ..play.scorekeeper import Keeper
@@ -100,7 +100,7 @@ def log_new(
         hint = f": yahtzee log end {file}, or log new --force" if "in progress" in str(exc) else ""
         fail(f"{exc}{hint}", PROBLEM)
     saved(file)
-    typer.echo(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
+    say(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 
 
 @log_app.command("add")
@@ -151,7 +151,7 @@ def log_add(
     if step is None:
         pos = keeper.position()
         total = pos.rolls_used + pos.rolls_left
-        typer.echo(f"{entry.player} rolled {' '.join(map(str, pos.dice or ()))} (roll {pos.rolls_used} of {total}).")
+        say(f"{entry.player} rolled {' '.join(map(str, pos.dice or ()))} (roll {pos.rolls_used} of {total}).")
         return
     if step.option is None:
         what = "passes"
@@ -160,7 +160,7 @@ def log_add(
         what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
             what += f" in column {o.column + 1}"
-    typer.echo(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}")
+    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}")
 
 
 @log_app.command("undo")
@@ -174,7 +174,7 @@ def log_undo(file: FileArg) -> None:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
     saved(file)
-    typer.echo(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
+    say(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
 
 
 @log_app.command("end")
@@ -189,7 +189,7 @@ def log_end(file: FileArg) -> None:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
     saved(file)
-    typer.echo(f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
+    say(f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
 
 
 @log_app.command("set")
@@ -203,18 +203,19 @@ def log_set(
     import sys
 
     from ..errors import KeeperError, RuleRefused
+    from ..text import escape
 
     with _editing(file) as keeper:
         try:
             change = keeper.set_rule(setting)
         except RuleRefused as exc:
-            sys.stderr.write(f"yahtzee: error: {exc}\n")
+            error(str(exc))
             for p in exc.illegal:
-                sys.stderr.write(f"  {p}\n")
+                sys.stderr.write(f"  {escape(str(p))}\n")
             raise typer.Exit(PROBLEM) from None
         except KeeperError as exc:
             fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
     saved(file)
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
-    typer.echo(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")
+    say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..limits import MAX_LINE
+from ..text import escape, escape_lines
 from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail, saved
 from .log_cmd import split_players
 
@@ -383,21 +385,33 @@ def play(
         _show(shown)
 
 
+_SGR = {escape(code): code for code in ("\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[1;36m")}
+
+
 def _show(lines: list[str]) -> None:
-    sys.stdout.write("\n".join(lines) + "\n")
+    """Lines on stdout with every character that could drive the terminal escaped (a file name, an
+    echoed word), except the colours Session._style puts in."""
+    out = escape_lines("\n".join(lines) + "\n")
+    if "\\x1b[" in out:
+        for shown, code in _SGR.items():
+            out = out.replace(shown, code)
+    sys.stdout.write(out)
     sys.stdout.flush()
 
 
 def _pipe_reader(message: str, session: Session | None) -> str | None:
     """Plain lines from a pipe (scripts, tests): the prompt is shown, the line echoed."""
-    sys.stdout.write(message)
+    sys.stdout.write(escape(message))
     sys.stdout.flush()
-    line = sys.stdin.readline()
-    if not line:
+    raw = sys.stdin.buffer.readline(MAX_LINE + 1)  # the line cap of every reader: </dev/zero ends at once
+    if not raw:
         sys.stdout.write("\n")
         return None
-    sys.stdout.write(line if line.endswith("\n") else line + "\n")
-    return line.rstrip("\n")
+    if len(raw) > MAX_LINE:
+        fail(f"<stdin>: a line longer than {MAX_LINE >> 20} MiB; a line of play is a few words", PROBLEM)
+    line = raw.decode("utf-8", "replace").rstrip("\r\n")
+    sys.stdout.write(escape(line) + "\n")
+    return line
 
 
 _PROMPT: list[object] = []  # the one prompt_toolkit session (history across turns)

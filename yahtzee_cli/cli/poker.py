@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
 from ..rules.engine import parse_dice
 from ..rules.poker import standings
-from .app import JsonOpt, app, examples, write_json
+from .app import JsonOpt, app, examples, say, write_json, write_text
 
 
 @app.command(short_help="Rank poker-dice hands.", epilog=examples(
@@ -43,7 +42,7 @@ def poker(
     for s in sorted(result, key=lambda s: (s.rank, s.player)):
         rows.append([s.player + 1, " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "), s.rank])
     label = "tie between players" if len(winners) > 1 else "winner: player"
-    sys.stdout.write(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
+    write_text(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
 
 
 def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, json: bool) -> None:
@@ -74,4 +73,4 @@ def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | No
         keep = " ".join(map(str, c.keep)) if len(c.keep) < 5 else f"{' '.join(map(str, c.keep))} (stop)"
         rows.append((keep or "(reroll all)", f"{float(c.win):.2%} ({c.win})", f"{float(c.tie):.2%}"))
     out += table(rows, indent="  ")
-    typer.echo("\n".join(out))
+    say("\n".join(out))

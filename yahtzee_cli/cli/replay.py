@@ -22,6 +22,7 @@ from .app import (
     SetOpt,
     app,
     check_workers,
+    error,
     examples,
     fail,
     peek_batch,
@@ -84,6 +85,7 @@ def replay(
     from ..formats.tallies import Tally
     from ..play.fanout import replayed
     from ..rules.engine import parse_setting
+    from ..text import escape_lines
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
@@ -118,10 +120,10 @@ def replay(
             pass
         elif batch and not verbose:
             row = standings_row(where, ranked, over)
-            out.write(row if not best else f"{row[:-1]}; {best}\n")
+            out.write(escape_lines(row if not best else f"{row[:-1]}; {best}\n"))
         else:
             body = text + (f"\n{best}" if best else "")
-            out.write((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + body + "\n")
+            out.write(escape_lines((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + body + "\n"))
             out.flush()
 
     def standings_row(where: str, ranked: list[tuple[int, str, int]], over: bool) -> str:
@@ -131,7 +133,7 @@ def replay(
     for done in items:
         item = done.item
         if not isinstance(item, Game):
-            sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+            error(f"{item.source.name}: {item.message}")
             if json:
                 write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
             failed += 1
@@ -139,7 +141,7 @@ def replay(
         doc = item.doc
         where = item.where
         if doc.problem is not None:
-            sys.stderr.write(f"yahtzee: error: {where}: {doc.problem}\n")
+            error(f"{where}: {doc.problem}")
             if json:
                 write_json(bad_game_record(item.file, doc, [doc.problem]))
             failed += 1
@@ -151,7 +153,7 @@ def replay(
             match, problems = done.match, done.problems
             if match is None or problems:
                 for p in problems:
-                    sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                    error(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}")
                 if json:
                     write_json(bad_game_record(item.file, doc, problems))
                 failed += 1
@@ -170,7 +172,7 @@ def replay(
         rp = done.replay
         if rp is None:  # not a valid game
             for p in done.problems:
-                sys.stderr.write(f"yahtzee: error: {item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}\n")
+                error(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}")
             if json:
                 write_json(bad_game_record(item.file, doc, done.problems))
             failed += 1
@@ -188,6 +190,6 @@ def replay(
         if json:
             write_json({"summary": tally.as_dict()})
         else:
-            out.write(f"\n{tally.render()}\n")
+            out.write(escape_lines(f"\n{tally.render()}\n"))
     if failed:
         raise typer.Exit(PROBLEM)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..rules.preset_list import ALIAS_NOTE, PRESET_ALIASES, listing
-from .app import JsonOpt, SetOpt, _complete_presets, app, examples, get_rules, write_json
+from .app import JsonOpt, SetOpt, _complete_presets, app, examples, get_rules, write_json, write_text
 
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
@@ -94,7 +93,7 @@ def rules_command(
         else:
             from ..formats.render import text
 
-            sys.stdout.write(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
+            write_text(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
         return
     info = describe_rules(get_rules(name, set_))
     if json:
@@ -109,7 +108,7 @@ def rules_command(
     if "note" in info:
         lines.append(f"note: {info['note']}")
     lines += [f"{key} = {_setting_words(value)}" for key, value in info["settings"].items()]
-    sys.stdout.write(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
+    write_text(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
 
 
 def _setting_words(value: object) -> str:
@@ -137,4 +136,4 @@ def _show_defaults(json: bool) -> None:
     lines = [f"rules = {d.rules}  ({d.rules_from})"]
     lines += [f"{k} = {v}  (config file)" for k, v in d.settings.items()]
     lines.append(f"config file: {where}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n")

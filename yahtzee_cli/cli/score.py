@@ -19,10 +19,13 @@ from .app import (
     RulesOpt,
     SetOpt,
     app,
+    error,
     examples,
     fail,
     get_rules,
+    say,
     write_json,
+    write_text,
 )
 
 
@@ -87,7 +90,7 @@ def score(
     if json:
         write_json(rec)
     elif box_key is not None:
-        typer.echo(rec["score"])
+        say(rec["score"])
     elif csv:
         sys.stdout.buffer.write(_csv_head(rs) + _csv_line(rec))
     else:
@@ -109,7 +112,7 @@ def _table(rs: RuleSet, faces: list[int], scores: dict[str, int]) -> None:
 
     rows: list[list[object]] = [["box", "name", "score"]]
     rows += [[b.key, b.label, scores[b.key]] for b in rs.boxes]
-    sys.stdout.write(text(rows, left={0, 1}, title=f"{' '.join(map(str, faces))}  ({rs.name})"))
+    write_text(text(rows, left={0, 1}, title=f"{' '.join(map(str, faces))}  ({rs.name})"))
 
 
 def _csv_head(rs: RuleSet) -> bytes:
@@ -139,7 +142,7 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
 
     def bad_line(lineno: int, text: str, message: str, code: str) -> None:
         nonlocal bad
-        sys.stderr.write(f"yahtzee: error: line {lineno}: {message}\n")
+        error(f"line {lineno}: {message}")
         bad += 1
         if json:
             out.write(dumps({"line": lineno, "input": text, "code": code, "message": message}) + b"\n")
@@ -222,7 +225,7 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         fail("the sheet is full: no box is left for this roll", PROBLEM)
     if box is not None:
         for o in hits:
-            typer.echo(f"column {o['column']}: {o['score']}" if multi else o["score"])
+            say(f"column {o['column']}: {o['score']}" if multi else o["score"])
         return
     from ..formats.render import text
 
@@ -236,4 +239,4 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         out += f"extra Yahtzee bonus: +{choice.bonus}\n"
     if choice.may_pass:
         out += "nothing scores: the turn may be passed (must_zero is off)\n"
-    sys.stdout.write(out)
+    write_text(out)

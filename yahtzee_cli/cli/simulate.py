@@ -210,7 +210,9 @@ def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: s
         sys.stdout.buffer.write(seats_csv(data))
     elif not quiet:
         out = sys.stderr if log_out == "-" else sys.stdout
-        out.write(render(data, report.rules.name))
+        from ..text import escape_lines
+
+        out.write(escape_lines(render(data, report.rules.name)))
         out.flush()
     if timed and report.seconds > 0:
         warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")

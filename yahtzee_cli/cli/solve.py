@@ -3,7 +3,6 @@ of a position by expected final score). Heavy imports stay inside the commands; 
 table never imports numpy or numba."""
 
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,8 +24,10 @@ from .app import (
     fail,
     get_rules,
     progress_wanted,
+    say,
     warn,
     write_json,
+    write_text,
 )
 
 if TYPE_CHECKING:
@@ -97,12 +98,12 @@ def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | N
     if json:
         write_json(out)
         return
-    typer.echo(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
-    typer.echo(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
+    say(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
+    say(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
     if d is not None:
         _print_distribution(d, _targets(d, target))
     else:
-        typer.echo("add --distribution for its mean, SD and chances of reaching a score")
+        say("add --distribution for its mean, SD and chances of reaching a score")
 
 
 def _targets(d: Any, target: int | None) -> list[int]:
@@ -115,10 +116,10 @@ def _targets(d: Any, target: int | None) -> list[int]:
 def _print_distribution(d: Any, targets: list[int]) -> None:
     from ..solver.distribution import PERCENTILES, histogram_lines
 
-    typer.echo(f"mean {d.mean:.7f}, SD {d.sd:.4f} (exact distribution)")
-    typer.echo("percentiles: " + ", ".join(f"p{q} {d.percentile(q)}" for q in PERCENTILES))
-    typer.echo("chances: " + ", ".join(f"P(>= {x}) {100 * d.at_least(x):.2f}%" for x in targets))
-    typer.echo("\n".join(histogram_lines(d)))
+    say(f"mean {d.mean:.7f}, SD {d.sd:.4f} (exact distribution)")
+    say("percentiles: " + ", ".join(f"p{q} {d.percentile(q)}" for q in PERCENTILES))
+    say("chances: " + ", ".join(f"P(>= {x}) {100 * d.at_least(x):.2f}%" for x in targets))
+    say("\n".join(histogram_lines(d)))
 
 
 @app.command(short_help="Expected score of optimal play (builds the table).", epilog=examples(
@@ -212,9 +213,9 @@ def solve(
             return
         if quiet:
             return
-        typer.echo(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
+        say(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
-        typer.echo(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
+        say(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
         if dist is not None:
             _print_distribution(dist, _targets(dist, target))
         return
@@ -226,9 +227,9 @@ def solve(
         return
     if quiet:
         return
-    typer.echo(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
+    say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
                f"{info['strategy']}; mean of {info['games']:,} simulated games)")
-    typer.echo(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
+    say(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
 
 
 # --------------------------------------------------------------------------- hint
@@ -272,7 +273,7 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 
 def _text(ev: "Evaluation", top: int | None, player: str | None) -> None:
-    sys.stdout.write("\n".join(hint_lines(ev, top, player)) + "\n")
+    write_text("\n".join(hint_lines(ev, top, player)) + "\n")
 
 
 def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
@@ -492,7 +493,7 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
             for item, name in zip(out["options"], names, strict=True):
                 lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
                              f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
-            sys.stdout.write("\n".join(lines) + "\n")
+            write_text("\n".join(lines) + "\n")
             return
         assert target is not None
         by_theta = []
@@ -526,4 +527,4 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
              "  by theta:"]
     for row, th, opt in zip(by_theta, D.THETA_GRID, best_opts, strict=True):
         lines.append(f"    {th:>6g}  {100 * row['probability']:6.2f}%  {_what(rs, opt)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n")

@@ -20,6 +20,7 @@ from .app import (
     SchedulerOpt,
     app,
     check_workers,
+    error,
     examples,
     fail,
     progress_wanted,
@@ -68,6 +69,7 @@ def validate(
     from ..formats.inputs import Unreadable
     from ..formats.jsonio import dumps
     from ..play.fanout import run_batch
+    from ..text import escape
 
     if json and csv:
         fail("give --json or --csv, not both")
@@ -96,7 +98,7 @@ def validate(
             for item in checked.found:
                 if isinstance(item, Unreadable):
                     unreadable += 1
-                    sys.stderr.write(f"yahtzee: error: {item.source.name}: {item.message}\n")
+                    error(f"{item.source.name}: {item.message}")
                     emit({"file": item.source.name, "line": None, "game": None, "path": "", "code": item.code,
                           "message": item.message})
                 elif isinstance(item, Invalid):
@@ -107,7 +109,7 @@ def validate(
                             emit({"file": item.file, "line": line, "game": item.game, "path": p.path, "code": p.code,
                                   "message": p.message})
                         elif not quiet:
-                            out.write(f"{item.file}:{line}: game {item.game}: {p}\n".encode())
+                            out.write(escape(f"{item.file}:{line}: game {item.game}: {p}").encode() + b"\n")
                 elif isinstance(item, Unfinished):
                     unfinished.append({"file": item.file, "line": item.line, "game": item.game})
             before = games
@@ -123,19 +125,22 @@ def validate(
         out.write(b"]," + dumps(tail)[1:] + b"\n")
     elif not quiet and not csv and (games or len(sources) > 1):
         name = sources[0].name if len(sources) == 1 else f"{len(sources)} files"
-        out.write((summary(name, games, bad, problems, len(unfinished), unreadable) + "\n").encode())
+        out.write(escape(summary(name, games, bad, problems, len(unfinished), unreadable)).encode() + b"\n")
     out.flush()
     if not valid:
         raise typer.Exit(PROBLEM)
 
 
 def csv_row(values: Any) -> bytes:
-    """One CSV row (RFC 4180 quoting) from plain values; None is an empty cell."""
+    """One CSV row (RFC 4180 quoting) from plain values, each through text.csv_cell (None an empty cell,
+    numbers as they are, text escaped and never a spreadsheet formula). Every CSV writer uses it."""
     import csv
     import io
 
+    from ..text import csv_cell
+
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(["" if v is None else v for v in values])
+    csv.writer(buf, lineterminator="\n").writerow([csv_cell(v) for v in values])
     return buf.getvalue().encode()
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from typing import Any
 
 import orjson
+
+from ..text import UNSAFE
 
 _OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
@@ -23,10 +27,47 @@ def _no_nan(obj: Any) -> Any:
     return obj
 
 
+def _text(obj: Any) -> Any:
+    """`obj` with every string made valid UTF-8: a file name that is not (bytes the file system holds,
+    which Python keeps as lone surrogates) shows its bytes escaped, b'\\xff.json' as "\\\\xff.json"."""
+    if isinstance(obj, str):
+        return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(obj, dict):
+        return {_text(k): _text(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_text(v) for v in obj]
+    return obj
+
+
 def dumps(obj: Any, *, indent: bool = False) -> bytes:
     """One JSON document as bytes (no trailing newline)."""
     _no_nan(obj)
-    return orjson.dumps(obj, option=_OPTS | (orjson.OPT_INDENT_2 if indent else 0))
+    option = _OPTS | (orjson.OPT_INDENT_2 if indent else 0)
+    try:
+        out = orjson.dumps(obj, option=option)
+    except TypeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        out = orjson.dumps(_text(obj), option=option)
+    if out.isascii() and b"\x7f" not in out:  # the common case
+        return out
+    return _ESCAPED.sub(_json_escape, out.decode()).encode()
+
+
+# Characters that JSON may carry raw but a terminal would obey (DEL, C1 controls, right-to-left
+# overrides and other format characters, separators): written as \\u escapes, the same data to a parser.
+_ESCAPED = re.compile("[^\x00-\x7e]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    if unicodedata.category(ch) not in UNSAFE:
+        return ch
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
 
 
 def loads(data: bytes | str) -> Any:

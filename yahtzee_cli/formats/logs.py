@@ -46,6 +46,7 @@ from pydantic import (
 )
 
 from ..errors import InputError, RulesError, pointer, validation_errors
+from ..limits import MAX_LINE as MAX_LINE  # the one line cap, re-exported for the readers here
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
 from ..text import duplicate_key
 
@@ -57,7 +58,6 @@ Kind = Literal["log", "sheet", "poker"]
 KIND_OF_FORMAT: dict[str, Kind] = {LOG_FORMAT: "log", SHEET_FORMAT: "sheet", POKER_FORMAT: "poker"}
 FORMAT_OF_KIND: dict[Kind, str] = {kind: fmt for fmt, kind in KIND_OF_FORMAT.items()}
 
-MAX_LINE = 16 << 20  # longest NDJSON line read (a full Maxi or Triple game is a few tens of KB)
 MAX_DOCUMENT = 64 << 20  # largest single (pretty-printed) document read
 _CHUNK = 1 << 20  # bytes read at a time while skipping an over-long line
 JSON_DEPTH = 1024  # orjson's nesting limit
