@@ -63,7 +63,17 @@ class MissingFile(InputError):
 
     def __init__(self, path: object) -> None:
         self.path = str(path)
-        super().__init__(f"{self.path}: no such file or directory")
+        super().__init__(missing_file_message(self.path))
+
+
+def missing_file_message(path: object) -> str:
+    """The one wording of a missing input file, whichever command or option named it."""
+    return f"{path}: no such file or directory"
+
+
+class MissingRulesFile(MissingFile, RulesError):
+    """A rules file (`--rules FILE`) that does not exist: a missing file, worded as every other one,
+    and a rules error to the callers that handle those."""
 
 
 class GameError(YahtzeeError):

@@ -52,7 +52,7 @@ def test_score_alias_box_and_set(cli):
         (["score", "12345", "--rules", "farkle"], "valid presets"),
         (["score", "12345", "--set", "upper_bonus=7"], "multiple of 5"),
         (["score", "12345", "--rules", "maxi-yatzy"], "needs 6 dice"),
-        (["score", "12345", "--rules", "missing.json"], "cannot read rules file"),
+        (["score", "12345", "--rules", "missing.json"], "missing.json: no such file or directory"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, args, message):

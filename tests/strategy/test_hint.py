@@ -132,7 +132,7 @@ def test_chance_only_position_by_hand() -> None:
     (["hint", "1", "2", "3", "4", "5", "--rolls-left", "3"], 2, "--rolls-left takes 2|1|0"),
     (["hint"], 2, "give the dice"),
     (["hint", "1", "2", "3", "4", "5", "--rules", "nope"], 2, "unknown preset"),
-    (["hint", "1", "2", "3", "4", "5", "--sheet", "/nonexistent.json"], 1, "cannot read"),
+    (["hint", "1", "2", "3", "4", "5", "--sheet", "/nonexistent.json"], 2, "/nonexistent.json: no such file"),
     (["hint", "1", "2", "3", "4", "5", "--rules", "yatzy", "--sheet", "x.json"], 2, "own rules"),
 ])
 def test_errors(cli: object, args: list[str], code: int, text: str) -> None:

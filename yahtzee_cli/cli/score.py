@@ -63,7 +63,7 @@ def score(
     csv: CsvOpt = False,
     quiet: QuietOpt = False,
     sheet: Annotated[
-        typer.FileBinaryRead | None,
+        str | None,
         typer.Option("--sheet", metavar="FILE", help="A partly filled one-player sheet (yahtzee-sheet/1) or game "
                      "log: show the boxes legal now and what each would write.", show_default=False),
     ] = None,
@@ -182,11 +182,11 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
         raise typer.Exit(PROBLEM)
 
 
-def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, set_: list[str] | None,
+def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | None,
               box: str | None, json: bool) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
-    from ..errors import YahtzeeError
-    from ..formats.logs import read_document
+    from ..errors import MissingFile, YahtzeeError
+    from ..formats.logs import read_file
     from ..formats.replay import position_from_data, roll_choices
 
     if rules is not None:
@@ -196,7 +196,9 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
     overrides = dict(parse_setting(s) for s in set_ or [])
     faces = parse_dice(dice)
     try:
-        pos = position_from_data(read_document(sheet), None, overrides)
+        pos = position_from_data(read_file(sheet), None, overrides)
+    except MissingFile:
+        raise  # worded as every command words a missing file
     except RulesError as exc:
         fail(f"--set: {exc}")
     except YahtzeeError as exc:
@@ -235,7 +237,11 @@ def _on_sheet(sheet: typer.FileBinaryRead, dice: list[str], rules: str | None, s
         label = rs.boxes[rs.keys.index(str(o["box"]))].label + (" (joker)" if o["joker"] else "")
         rows.append([o["box"], label] + ([o["column"]] if multi else []) + [o["score"]])
     out = text(rows, left={0, 1}, title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})")
-    if choice.bonus:
+    if choice.bonus and multi:  # each column that earns it (a column whose Yahtzee box holds 0 does not)
+        for col in sorted({o["column"] for o in legal if o["bonus"]}):
+            earned = max(o["bonus"] for o in legal if o["column"] == col)
+            out += f"extra Yahtzee bonus in column {col}: +{earned}\n"
+    elif choice.bonus:
         out += f"extra Yahtzee bonus: +{choice.bonus}\n"
     if choice.may_pass:
         out += "nothing scores: the turn may be passed (must_zero is off)\n"

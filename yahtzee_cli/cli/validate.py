@@ -43,12 +43,13 @@ def source_name(stream: object) -> str:
 
 def check_paths(files: list[str]) -> list[Any]:
     """The inputs a command names, expanded; a path that does not exist is a usage error."""
+    from ..errors import MissingFile
     from ..formats.inputs import expand
 
     sources = expand(files)
     for src in sources:
         if src.code == "unreadable":
-            fail(f"{src.name}: {src.error}", USAGE)
+            raise MissingFile(src.name)
     if sum(1 for s in sources if s.path == "-") > 1:
         fail("'-' (stdin) can be read only once", USAGE)
     return sources

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import GameError, KeeperError, MissingFile, PositionError, RuleRefused, RulesError
+from ..errors import GameError, KeeperError, MissingFile, MissingRulesFile, PositionError, RuleRefused, RulesError
 from ..formats.logs import log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
@@ -55,6 +55,8 @@ def rules_spec(rules: str | None, sets: Sequence[str] = ()) -> Any:
     if rules is not None and (rules.endswith(".json") or "/" in rules):
         try:
             spec = orjson.loads(Path(rules).read_bytes())
+        except FileNotFoundError:
+            raise MissingRulesFile(rules) from None
         except OSError as exc:
             raise RulesError(f"cannot read rules file {rules}: {exc.strerror}") from None
         except orjson.JSONDecodeError as exc:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 import zlib
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import uint64
 
-from ..errors import IllegalMove, RulesError, StrategyError
+from ..errors import IllegalMove, MissingFile, RulesError, StrategyError
 from ..rules import engine as R
 from ..solver import compiled
 from ..solver.games import GameBatch
@@ -261,6 +262,8 @@ def load_user_strategy(spec: str) -> UserStrategy:
     if ":" not in spec:
         raise StrategyError(f"unknown strategy {spec!r}; valid: optimal, greedy, random, or module:function")
     mod_name, _, func_name = spec.rpartition(":")
+    if mod_name.endswith(".py") and not os.path.exists(mod_name):
+        raise MissingFile(mod_name)
     try:
         if mod_name.endswith(".py"):
             name = f"yahtzee_user_strategy_{zlib.crc32(mod_name.encode()):08x}"

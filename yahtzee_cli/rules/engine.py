@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import IllegalMove, RulesError, pointer, validation_errors
+from ..errors import IllegalMove, MissingRulesFile, RulesError, pointer, validation_errors
 from .preset_list import ABOUT, PRESET_ALIASES
 
 Dice = tuple[int, ...]
@@ -826,6 +826,8 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[
         try:
             with open(spec, "rb") as fh:
                 raw = fh.read(MAX_RULES_FILE + 1)
+        except FileNotFoundError:
+            raise MissingRulesFile(spec) from None
         except OSError as exc:
             raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
         if len(raw) > MAX_RULES_FILE:
