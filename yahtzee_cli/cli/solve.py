@@ -249,8 +249,8 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail("give --sheet or --log, not both")
     if rules is not None:
         fail("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
-    from ..errors import YahtzeeError
-    from ..formats.logs import read_file
+    from ..errors import MissingFile, YahtzeeError
+    from ..formats.logs import read_file, read_last_game
     from ..formats.replay import position_from_log, position_from_sheet
 
     try:
@@ -260,16 +260,31 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
     path = str(sheet if sheet is not None else log)
     opt = "--sheet" if sheet is not None else "--log"
     try:
-        data = read_file(path)
         if sheet is not None:
-            pos = position_from_sheet(data, player, overrides=overrides or None)
-        else:
+            pos = position_from_sheet(read_file(path), player, overrides=overrides or None)
+        else:  # a game file of `play` and `log`: the game in play is the last one
+            data, games = read_last_game(path)
             pos = position_from_log(data, player, overrides=overrides or None)
+            _in_play(path, data, games)
+    except MissingFile:
+        raise  # worded as every command words a missing file
     except RulesError as exc:
         fail(f"--set: {exc}")
     except YahtzeeError as exc:
         fail(f"{opt}: {exc}", PROBLEM)
     return pos.rules, list(pos.columns), pos.player, pos
+
+
+def _in_play(path: str, data: Any, games: int) -> None:
+    """A game file's last game is the one to advise: one line when it is over or was ended."""
+    from ..formats.replay import replay_game
+    from ..play.scorekeeper import is_abandoned
+
+    which = f"the last of its {games} games" if games > 1 else "its game"
+    if is_abandoned(data):
+        fail(f"{path}: {which} was ended unfinished (abandoned); there is no game in play to advise", PROBLEM)
+    if games > 1 and replay_game(data).game_over:
+        fail(f"{path}: {which} is over; there is no game in play to advise", PROBLEM)
 
 
 def _text(ev: "Evaluation", top: int | None, player: str | None) -> None:

@@ -45,7 +45,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError, RulesError, pointer, validation_errors
+from ..errors import InputError, MissingFile, RulesError, pointer, validation_errors
 from ..limits import MAX_LINE as MAX_LINE  # the one line cap, re-exported for the readers here
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
 from ..text import duplicate_key
@@ -947,6 +947,36 @@ def read_file(path: str) -> Any:
     try:
         with open(path, "rb") as fh:
             return read_document(fh)
+    except FileNotFoundError:
+        raise MissingFile(path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def read_last_game(path: str) -> tuple[Any, int]:
+    """The last game of a file ('-' for stdin) holding one or more, as a game file that `play` and
+    `log` keep does (earlier games first, the game in play last): its parsed JSON, and how many games
+    the input holds. InputError naming the line of a game that cannot be read, MissingFile when there
+    is no file."""
+    import sys
+
+    def last(stream: IO[bytes]) -> tuple[Any, int]:
+        doc = None
+        n = 0
+        for doc in iter_documents(stream):
+            n += 1
+            if doc.problem is not None:
+                raise InputError(f"line {doc.line}: game {doc.index}: {doc.problem}")
+        assert doc is not None  # iter_documents raises on an input without a game
+        return doc.data, n
+
+    if path == "-":
+        return last(sys.stdin.buffer)
+    try:
+        with open(path, "rb") as fh:
+            return last(fh)
+    except FileNotFoundError:
+        raise MissingFile(path) from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
