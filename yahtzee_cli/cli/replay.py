@@ -93,7 +93,7 @@ def replay(
         fail(str(exc), USAGE)
     failed = 0
     shown = 0
-    tally = Tally()  # a batch ends with a per-player summary (wins, ties, best, mean, personal bests)
+    tally = Tally()  # a batch ends with a summary per rule set and player (wins, ties, best, mean, personal bests)
     try:
         batch, items = peek_batch(replayed(sources, overrides=overrides, until=until, backend=backend.value,
                                            scheduler=scheduler, workers=workers))
@@ -177,7 +177,7 @@ def replay(
                 write_json(bad_game_record(item.file, doc, done.problems))
             failed += 1
             continue
-        counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over)
+        counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over, rp.rules.record())
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
         best = ""
         if batch and counted.solo and counted.running_best is not None:

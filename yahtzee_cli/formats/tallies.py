@@ -2,15 +2,17 @@
 
 "Solo Yahtzee: one player chasing a personal best; the app keeps the running high score rather than
 a winner"; Yatzy players "log your plays and see who wins most often". A Tally takes the finished
-games one by one (in the order given) and keeps, per player: games, wins, ties, best and mean.
-Wins and ties come from games of two or more players (a shared first place is a tie); a solo game
-has no winner, it counts towards games, best and mean, and may set a personal best. Games still
-in progress are not counted.
+games one by one (in the order given) and keeps, per rule set and player: games, wins, ties, best
+and mean. Scores of different rule sets are not comparable (a Triple Yahtzee game scores far more
+than a Yatzy game), so every figure is per rule set: the same player under two rule sets has two
+rows and two personal bests. Wins and ties come from games of two or more players (a shared first
+place is a tie); a solo game has no winner, it counts towards games, best and mean, and may set a
+personal best. Games still in progress are not counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,7 @@ from typing import Any
 @dataclass
 class PlayerTally:
     name: str
+    rules: Mapping[str, Any] | None = None  # the rule set's `rules` record (None: poker dice)
     games: int = 0
     wins: int = 0
     ties: int = 0
@@ -30,14 +33,14 @@ class PlayerTally:
 
     def as_dict(self) -> dict[str, Any]:
         mean = self.mean
-        return {"player": self.name, "games": self.games, "wins": self.wins, "ties": self.ties, "best": self.best,
-                "mean": None if mean is None else round(mean, 2)}
+        return {"player": self.name, "rules": self.rules, "games": self.games, "wins": self.wins,
+                "ties": self.ties, "best": self.best, "mean": None if mean is None else round(mean, 2)}
 
 
 @dataclass(frozen=True)
 class GameTally:
-    """What one game adds: for a solo game, the player's running best after it and whether it is a
-    new personal best (a first solo game sets the first one)."""
+    """What one game adds: for a solo game, the player's running best under the game's rule set
+    after it and whether it is a new personal best (a first solo game sets the first one)."""
 
     counted: bool
     solo: bool = False
@@ -50,21 +53,30 @@ class GameTally:
         return {"counted": self.counted, "personal_best": self.personal_best, "running_best": self.running_best}
 
 
+def _key(rules: Mapping[str, Any] | None) -> str:
+    return "" if rules is None else str(rules.get("fingerprint") or rules.get("name"))
+
+
 @dataclass
 class Tally:
-    players: dict[str, PlayerTally] = field(default_factory=dict)
-    solo_best: dict[str, int] = field(default_factory=dict)
+    players: dict[tuple[str, str], PlayerTally] = field(default_factory=dict)  # (rule set, player)
+    solo_best: dict[tuple[str, str], int] = field(default_factory=dict)
+    rule_sets: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)  # in order of first game
     games: int = 0
 
-    def add(self, results: Sequence[tuple[str, int, int]], over: bool) -> GameTally:
-        """Count one game: each player's (name, total, rank), and whether the game is over."""
+    def add(self, results: Sequence[tuple[str, int, int]], over: bool,
+            rules: Mapping[str, Any] | None = None) -> GameTally:
+        """Count one game: each player's (name, total, rank), whether the game is over, and its rule
+        set (the `rules` record: name, settings, fingerprint; None for poker dice)."""
+        key = _key(rules)
         if not over:
             return GameTally(False, solo=len(results) == 1,
-                             running_best=self.solo_best.get(results[0][0]) if len(results) == 1 else None)
+                             running_best=self.solo_best.get((key, results[0][0])) if len(results) == 1 else None)
+        self.rule_sets.setdefault(key, rules)
         self.games += 1
         firsts = sum(1 for _, _, rank in results if rank == 1)
         for name, total, rank in results:
-            t = self.players.setdefault(name, PlayerTally(name))
+            t = self.players.setdefault((key, name), PlayerTally(name, rules))
             t.games += 1
             t.points += total
             t.best = total if t.best is None else max(t.best, total)
@@ -76,33 +88,47 @@ class Tally:
         if len(results) != 1:
             return GameTally(True)
         name, total, _ = results[0]
-        before = self.solo_best.get(name)
+        before = self.solo_best.get((key, name))
         new = before is None or total > before
         if new:
-            self.solo_best[name] = total
-        return GameTally(True, solo=True, personal_best=new, running_best=self.solo_best[name])
+            self.solo_best[(key, name)] = total
+        return GameTally(True, solo=True, personal_best=new, running_best=self.solo_best[(key, name)])
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "games": self.games,
             "players": [t.as_dict() for t in self.ranked()],
-            "personal_bests": [{"player": n, "best": b} for n, b in self.solo_best.items()],
+            "personal_bests": [{"player": n, "rules": self.rule_sets.get(k), "best": b}
+                               for (k, n), b in self.solo_best.items()],
         }
 
     def ranked(self) -> list[PlayerTally]:
-        """Most wins first, then most ties, best mean, name."""
-        return sorted(self.players.values(), key=lambda t: (-t.wins, -t.ties, -(t.mean or 0.0), t.name))
+        """Rule set by rule set (in the order of their first game), and within one: most wins first,
+        then most ties, best mean, name."""
+        order = {k: i for i, k in enumerate(self.rule_sets)}
+        return sorted(self.players.values(),
+                      key=lambda t: (order[_key(t.rules)], -t.wins, -t.ties, -(t.mean or 0.0), t.name))
+
+    def labels(self) -> dict[str, str]:
+        """Each rule set's name as people know it; two different rule sets of one name (a house
+        rule changed) are told apart by their fingerprints."""
+        names = [("poker dice" if r is None else str(r.get("name"))) for r in self.rule_sets.values()]
+        return {k: (f"{n} ({k})" if names.count(n) > 1 else n) for k, n in zip(self.rule_sets, names, strict=True)}
 
     def render(self) -> str:
-        """The summary as a plain table for people."""
-        rows = [("player", "games", "wins", "ties", "best", "mean")]
+        """The summary as a plain table for people (a rules column when the games have several)."""
+        labels = self.labels()
+        several = len(labels) > 1
+        rows = [(*(("rules",) if several else ()), "player", "games", "wins", "ties", "best", "mean")]
         for t in self.ranked():
             mean = t.mean
-            rows.append((t.name, str(t.games), str(t.wins), str(t.ties), "-" if t.best is None else str(t.best),
-                         "-" if mean is None else f"{mean:.1f}"))
+            rows.append((*((labels[_key(t.rules)],) if several else ()), t.name, str(t.games), str(t.wins),
+                         str(t.ties), "-" if t.best is None else str(t.best), "-" if mean is None else f"{mean:.1f}"))
         from .render import table
 
-        lines = table(rows, title=f"summary of {self.games} finished game{'s' if self.games != 1 else ''}")
-        for name, best in self.solo_best.items():
-            lines.append(f"personal best (solo) {name}: {best}")
+        lines = table(rows, left={0, 1} if several else {0},
+                      title=f"summary of {self.games} finished game{'s' if self.games != 1 else ''}")
+        for (k, name), best in self.solo_best.items():
+            lines.append(f"personal best (solo, {labels[k]}) {name}: {best}" if several
+                         else f"personal best (solo) {name}: {best}")
         return "\n".join(lines)
