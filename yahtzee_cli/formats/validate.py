@@ -846,12 +846,16 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
                                         f"\"columns\": [{{\"boxes\": ...}}, ...] with {ncols} entries"))
         for ci, (path, boxes) in enumerate(cols[:ncols]):
             given, bonus_key, bonus_value = _sheet_boxes(tb, ps, ci, path, boxes, problems)
+            refused = None  # a bonus box found wrong: the derived rows are checked with it as written
             if bonus_value is not None:
                 bonus_open[ci] = False
+                before = len(problems)
                 _sheet_bonus(rules, ps, ci, path + pointer([bonus_key]), bonus_value, reprice_from or rules,
                              problems)
+                if len(problems) > before:
+                    refused = bonus_value
             if given:
-                _sheet_derived_rows(rules, ps, ci, given, problems)
+                _sheet_derived_rows(rules, ps, ci, given, problems, refused)
         if player.get("total") is not None and len(cols) == ncols:
             total = R.sheet_total(rules, ps.columns)
             if player["total"] != total:
@@ -940,14 +944,19 @@ def _sheet_bonus(rules: RuleSet, ps: PlayerState, ci: int, bpath: str, bonus_val
 
 
 def _sheet_derived_rows(rules: RuleSet, ps: PlayerState, ci: int, given: Mapping[str, tuple[str, int]],
-                        problems: list[Problem]) -> None:
-    """Derived rows written on the sheet (upper sum, bonus, totals) must be what its boxes make."""
-    ct = R.column_totals(rules, Column(tuple(ps.scores[ci]), ps.bonus[ci]))
+                        problems: list[Problem], refused_bonus: int | None = None) -> None:
+    """Derived rows written on the sheet (upper sum, bonus, totals) must be what its boxes make. A
+    yahtzee_bonus box found wrong (`refused_bonus`, reported on its own) is added as written, and
+    named, so the sums in the messages add up to what the sheet shows."""
+    bonus = ps.bonus[ci] if refused_bonus is None else refused_bonus
+    ct = R.column_totals(rules, Column(tuple(ps.scores[ci]), bonus))
     actual = {"upper_sum": ct.upper_sum, "upper_bonus": ct.upper_bonus, "upper_total": ct.upper_total,
               "lower_total": ct.lower_total, "grand_total": ct.total}
     for row, (gpath, value) in given.items():
         if value != actual[row]:
-            problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}"))
+            note = (f" (with yahtzee_bonus {refused_bonus} as written)"
+                    if refused_bonus is not None and row in ("lower_total", "grand_total") else "")
+            problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}{note}"))
 
 
 # --------------------------------------------------------------------------- one game, a stream
