@@ -1,0 +1,175 @@
+"""What a family meets over an evening of games: one answer for a missing file from every command,
+`hint --log` on the game files `play` and `log` keep (several games, the one in play last), bests and
+tallies per rule set, and bonus messages that name the right column and add up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from yahtzee_cli.formats.replay import random_log, replay_game
+
+
+def _write(path: Path, *games: dict[str, Any]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(g) + b"\n" for g in games))
+    return path
+
+
+# --------------------------------------------------------------------------- a missing input file
+
+def _missing_cases(tmp: Path) -> list[list[str]]:
+    nx = str(tmp / "nowhere.ndjson")
+    return [
+        ["validate", nx],
+        ["replay", nx],
+        ["replay", "--analyze", nx],
+        ["analyze", nx],
+        ["score", "12345", "--rules", nx],
+        ["score", "12345", "--sheet", nx],
+        ["hint", "12345", "--rules", nx],
+        ["hint", "12345", "--sheet", nx],
+        ["hint", "--log", nx],
+        ["rules", nx],
+        ["solve", "--rules", nx],
+        ["simulate", "--rules", nx, "-n", "1"],
+        ["simulate", "-S", f"{tmp / 'nowhere.py'}:bot", "-n", "1"],
+        ["log", "add", nx, "--dice", "12345"],
+        ["log", "undo", nx],
+        ["log", "end", nx],
+        ["log", "set", nx, "joker=free"],
+        ["log", "new", str(tmp / "new.ndjson"), "--players", "Anna", "--rules", nx],
+        ["log", "new", str(tmp / "nowhere" / "new.ndjson"), "--players", "Anna"],
+        ["play", "--resume", nx],
+        ["play", str(tmp / "new.ndjson"), "--players", "Anna", "--rules", nx],
+    ]
+
+
+def test_every_command_answers_a_missing_file_alike(cli: Any, tmp_path: Path) -> None:
+    wordings = {}
+    for args in _missing_cases(tmp_path):
+        r = cli(args)
+        assert r.exit_code == 2, (args, r.stderr)
+        assert r.stdout == "" and r.stderr.count("\n") == 1, (args, r.stdout, r.stderr)
+        named = next(a.split(":")[0] if a.endswith(":bot") else a for a in args if "nowhere" in a)
+        if named.endswith("nowhere/new.ndjson"):
+            named = str(Path(named).parent)  # the folder is what is missing
+        assert named in r.stderr, (args, r.stderr)
+        wordings[" ".join(args[:2])] = r.stderr.replace(named, "PATH")
+    assert len(set(wordings.values())) == 1, wordings  # the same sentence, whatever the command
+    assert not (tmp_path / "new.ndjson").exists()
+
+
+def test_the_installed_script_says_the_same(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    nx = str(tmp_path / "gone.json")
+    outs = [subprocess.run([sys.executable, "-m", "yahtzee_cli", *args], capture_output=True, text=True, timeout=60)
+            for args in (["validate", nx], ["hint", "--log", nx])]
+    assert [o.returncode for o in outs] == [2, 2]
+    assert outs[0].stderr == outs[1].stderr and nx in outs[0].stderr
+
+
+# --------------------------------------------------------------------------- hint --log on a game file
+
+def test_hint_log_advises_the_game_in_play(cli: Any, tmp_path: Path) -> None:
+    night = tmp_path / "night.ndjson"
+    _write(night, random_log("yahtzee", 1, ["Anna", "Ben"]), random_log("yahtzee", 2, ["Anna", "Ben"]))
+    assert cli(["log", "new", str(night), "--players", "Cleo,Dan"]).exit_code == 0
+    assert cli(["log", "add", str(night), "--dice", "66612"]).exit_code == 0
+    r = cli(["hint", "--log", str(night), "--top", "1"])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("Cleo: 1 2 6 6 6, 2 rolls left (yahtzee, exact)"), r.stdout
+    r = cli(["hint", "--log", str(night), "--player", "Dan", "33322", "--rolls-left", "0", "--json"])
+    assert r.exit_code == 0, r.stderr
+
+
+def test_hint_log_on_a_file_whose_last_game_is_over_says_so(cli: Any, tmp_path: Path) -> None:
+    night = _write(tmp_path / "night.ndjson", random_log("yahtzee", 1, ["Anna"]), random_log("yahtzee", 2, ["Anna"]))
+    r = cli(["hint", "--log", str(night)])
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "the last of its 2 games is over" in r.stderr, r.stderr
+    game = random_log("yahtzee", 3, ["Anna"], turns=4)
+    game["meta"] = {"abandoned": True}
+    _write(night, random_log("yahtzee", 1, ["Anna"]), game)
+    r = cli(["hint", "--log", str(night)])
+    assert r.exit_code == 1 and "was ended unfinished (abandoned)" in r.stderr, r.stderr
+
+
+# --------------------------------------------------------------------------- bests per rule set
+
+def _solo(rules: str, seed: int, target: Any) -> dict[str, Any]:
+    """A finished solo game of `rules` whose total passes `target` (random legal games)."""
+    for s in range(seed, seed + 500):
+        g = random_log(rules, s, ["Solo"])
+        if target(replay_game(g).players[0].total):
+            return g
+    raise AssertionError("no such game")
+
+
+def test_bests_and_means_are_per_rule_set(cli: Any, tmp_path: Path) -> None:
+    yatzy_high = _solo("yatzy", 0, lambda t: t > 60)
+    triple = _solo("triple-yahtzee", 0, lambda t: t > 300)  # far more than any Yatzy game here
+    yatzy_low = _solo("yatzy", 100, lambda t: t < 40)
+    totals = [replay_game(g).players[0].total for g in (yatzy_high, triple, yatzy_low)]
+    path = _write(tmp_path / "mixed.ndjson", yatzy_high, triple, yatzy_low)
+    lines = [orjson.loads(x) for x in cli(["replay", "--json", str(path)]).stdout.splitlines()]
+    # the Triple Yahtzee game is the first of its rule set: a personal best there, not a beaten Yatzy one
+    assert [x["tally"] for x in lines[:3]] == [
+        {"counted": True, "personal_best": True, "running_best": totals[0]},
+        {"counted": True, "personal_best": True, "running_best": totals[1]},
+        {"counted": True, "personal_best": False, "running_best": totals[0]},
+    ]
+    summary = lines[-1]["summary"]
+    rows = {p["rules"]["name"]: p for p in summary["players"]}
+    assert rows["yatzy"]["best"] == totals[0] and rows["yatzy"]["games"] == 2
+    assert rows["yatzy"]["mean"] == round((totals[0] + totals[2]) / 2, 2)
+    assert rows["triple-yahtzee"]["best"] == rows["triple-yahtzee"]["mean"] == totals[1]
+    assert {(b["rules"]["name"], b["best"]) for b in summary["personal_bests"]} == {
+        ("yatzy", totals[0]), ("triple-yahtzee", totals[1])}
+    text = cli(["replay", str(path)]).stdout
+    assert f"personal best (solo, yatzy) Solo: {totals[0]}" in text
+    assert f"personal best (solo, triple-yahtzee) Solo: {totals[1]}" in text
+    assert f"game 3: 1. Solo {totals[2]}; personal best so far: {totals[0]}" in text
+
+
+def test_a_house_rule_makes_another_rule_set(cli: Any, tmp_path: Path) -> None:
+    plain = random_log("yahtzee", 1, ["Solo"])
+    free = random_log("yahtzee", 2, ["Solo"])
+    free["rules"] = {"preset": "yahtzee", "settings": {"upper_bonus": 50}}
+    path = _write(tmp_path / "two.ndjson", plain, free)
+    summary = orjson.loads(cli(["replay", "--json", str(path)]).stdout.splitlines()[-1])["summary"]
+    assert len(summary["personal_bests"]) == 2
+    text = cli(["replay", str(path)]).stdout
+    assert text.count("personal best (solo, yahtzee (") == 2  # the same name, told apart by fingerprint
+
+
+# --------------------------------------------------------------------------- bonus messages
+
+def test_score_sheet_names_the_column_that_earns_the_extra_bonus(cli: Any, tmp_path: Path) -> None:
+    sheet = tmp_path / "triple.json"
+    sheet.write_text(json.dumps({"format": "yahtzee-sheet/1", "rules": "triple-yahtzee", "players": [
+        {"name": "Anna", "columns": [{"boxes": {"yahtzee": 0}}, {"boxes": {"yahtzee": 50}}, {"boxes": {}}]}]}))
+    r = cli(["score", "66666", "--sheet", str(sheet)])
+    assert r.exit_code == 0, r.stderr
+    bonus = [line for line in r.stdout.splitlines() if "bonus" in line]
+    assert bonus == ["extra Yahtzee bonus in column 2: +100"]
+
+
+def test_validate_sums_with_a_wrong_bonus_box_add_up(cli: Any, tmp_path: Path, fixtures_dir: Path) -> None:
+    data = json.loads((fixtures_dir / "sheets/seed-002-with-totals.json").read_text())
+    boxes = data["players"][0]["boxes"]
+    boxes["Yahtzee bonus"] = 150  # not a multiple of 100; the sheet's totals were written with 100
+    path = tmp_path / "sheet.json"
+    path.write_text(json.dumps(data))
+    r = cli(["validate", str(path)])
+    assert r.exit_code == 1
+    lower = [line for line in r.stdout.splitlines() + r.stderr.splitlines() if "lower_total" in line]
+    assert len(lower) == 1, r.stdout + r.stderr
+    written = boxes["Lower total"]
+    shown = int(lower[0].split("make it ")[1].split()[0])
+    assert shown == written - 100 + 150  # the boxes as written, the bonus box included
+    assert "yahtzee_bonus 150" in lower[0]
