@@ -17,8 +17,10 @@ def test_wins_ties_best_and_mean_over_games() -> None:
     t.add([("Anna", 150, 2), ("Ben", 250, 1)], True)
     t.add([("Anna", 999, 1), ("Ben", 0, 2)], False)  # still in progress: not counted
     got = {p["player"]: p for p in t.as_dict()["players"]}
-    assert got["Anna"] == {"player": "Anna", "rules": None, "games": 3, "wins": 1, "ties": 1, "best": 420, "mean": 256.67}
-    assert got["Ben"] == {"player": "Ben", "rules": None, "games": 3, "wins": 1, "ties": 1, "best": 250, "mean": 203.33}
+    assert got["Anna"] == {"player": "Anna", "rules": None, "games": 3, "wins": 1, "ties": 1, "best": 420,
+                           "mean": 256.67}
+    assert got["Ben"] == {"player": "Ben", "rules": None, "games": 3, "wins": 1, "ties": 1, "best": 250,
+                          "mean": 203.33}
     assert t.as_dict()["games"] == 3
 
 
