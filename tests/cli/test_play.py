@@ -148,7 +148,8 @@ def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> 
     assert "Ben writes Kniffel 50" in t.text()
     t.enter("Anna", "66612", "Sechser 18")
     t.enter("Anna", "Sechser", "Turn 4: Ben")
-    t.enter("Ben", "undo", "Took back Anna's turn (sixes 18)")
+    t.enter("Ben", "undo", "Took back Anna's sixes 18: Anna chooses again for 6 6 6 1 2")  # one step: the box
+    t.enter("Anna", "undo", "Took back Anna's roll 6 6 6 1 2")  # then the roll
     t.enter("Anna", "66634", "(roll 1 of 3")
     t.enter("Anna", "sixes", "Turn 4: Ben")
     assert _totals(t.text()) == [25 + 18 + 35, 50]
@@ -234,3 +235,69 @@ def test_other_commands_never_import_the_terminal_library() -> None:
             "assert 'prompt_toolkit' not in sys.modules, 'prompt_toolkit imported'")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
+
+
+def _dice(t: Terminal, name: str, roll: int) -> str:
+    """The dice `name` has showing after roll `roll`, as the screen shows them."""
+    t.wait(f"(roll {roll} of 3")
+    found = re.findall(rf"^{name}: ([1-6 ]+?)  \(roll {roll} of 3", t.text(), re.M)
+    assert found, t.text()
+    return found[-1]
+
+
+def test_three_players_rolled_by_the_program_and_undo_never_changes_the_dice(rules_file: Path,
+                                                                                tmp_path: Path) -> None:
+    """--roll for three players; undo a box, a keep's roll and a first roll: each time the same dice
+    show, and thrown again they come back the same (no free reroll). The file then validates and
+    replays to the totals on the screen."""
+    game = tmp_path / "night.ndjson"
+    players = ["Anna", "Ben", "Cleo"]
+    t = Terminal(["play", str(game), "--rules", str(rules_file), "--players", ",".join(players), "--roll",
+                  "--seed", "2024"])
+    t.wait("Turn 1: Anna")
+    t.enter("Anna", "", "(roll 1 of 3")
+    first = _dice(t, "Anna", 1)
+    keep = first.split()[0]
+    t.enter("Anna", f"keep {keep}", "(roll 2 of 3")
+    second = _dice(t, "Anna", 2)
+    t.enter("Anna", "chance", "Turn 2: Ben")
+    t.enter("Ben", "undo", "Took back Anna's chance")  # the box: Anna chooses again, the dice unchanged
+    assert _dice(t, "Anna", 2) == second
+    t.enter("Anna", "undo", f"Took back Anna's roll {second} (kept {keep})")  # the keep and its roll
+    assert _dice(t, "Anna", 1) == first
+    t.enter("Anna", f"keep {keep}", "(roll 2 of 3")
+    assert _dice(t, "Anna", 2) == second  # the same keep again: the same dice
+    t.enter("Anna", "undo", "Took back Anna's roll")
+    t.enter("Anna", "undo", f"Took back Anna's roll {first}")  # the first roll: the turn not begun
+    t.wait("Anna, press Enter to roll")
+    t.enter("Anna", "", "(roll 1 of 3")
+    assert _dice(t, "Anna", 1) == first
+    t.enter("Anna", f"keep {keep}", "(roll 2 of 3")
+    assert _dice(t, "Anna", 2) == second
+    t.enter("Anna", "chance", "Turn 2: Ben")
+    # the rest of the game: each player rolls once and fills chance, sixes, full house, then Kniffel
+    # (all legal for any dice while the Kniffel box is open)
+    order = ["chance", "sixes", "fh", "Kniffel"]
+    turn = 2
+    for r in range(4):
+        for name in players:
+            if r == 0 and name == "Anna":
+                continue
+            t.enter(name, "", "(roll 1 of 3")
+            turn += 1
+            t.enter(name, order[r], f"Turn {turn}: {players[(turn - 1) % 3]}" if turn <= 12 else "Game over")
+    screen = t.text()
+    assert t.finish() == 0
+    totals = _totals(screen)
+    assert len(totals) == 3
+    res = subprocess.run([sys.executable, "-m", "yahtzee_cli", "validate", str(game)], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 0, res.stdout + res.stderr
+    replayed = subprocess.run([sys.executable, "-m", "yahtzee_cli", "replay", str(game), "--json"],
+                              capture_output=True, text=True, timeout=60)
+    assert replayed.returncode == 0, replayed.stderr
+    assert [p["total"] for p in json.loads(replayed.stdout)["players"]] == totals
+    data = _check_file(game)
+    assert data["meta"]["dice_stream"] == {"seed": 2024}
+    assert data["turns"][0]["rolls"] == [[int(d) for d in first.split()], [int(d) for d in second.split()]]
+    assert data["turns"][0]["held"] == [[int(keep)]]

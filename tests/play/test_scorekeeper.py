@@ -70,17 +70,21 @@ def test_refused_moves_leave_the_file_untouched(game: Path) -> None:
     assert (entry.step.option.score, entry.step.option.bonus) == (20, 100)  # four 4s, extra Yahtzee bonus
 
 
-def test_undo_takes_back_a_roll_then_a_turn(game: Path) -> None:
+def test_undo_takes_back_a_roll_then_a_box_then_its_roll(game: Path) -> None:
+    """Undo goes one step at a time: a box is taken back alone, its dice still showing (it took the
+    whole turn back before)."""
     k = Keeper.start(game, "yahtzee", ["Anna", "Ben"])
     with pytest.raises(KeeperError, match="nothing to undo"):
         k.undo()
     k.record([[1, 1, 1, 2, 2]], box="full_house")
     k.record([[1, 2, 3, 4, 6]])
     k.record([[1, 2, 3, 4, 5]], [[1, 2, 3, 4]])
-    assert k.undo() == "took back Ben's roll 1 2 3 4 5"
+    assert k.undo() == "took back Ben's roll 1 2 3 4 5 (kept 1 2 3 4)"
     assert loads(game.read_bytes())["turns"][-1] == {"player": "Ben", "rolls": [[1, 2, 3, 4, 6]]}
     assert k.undo() == "took back Ben's roll 1 2 3 4 6"
-    assert k.undo() == "took back Anna's turn (full_house 25)"
+    assert k.undo() == "took back Anna's full_house 25: Anna chooses again for 1 1 1 2 2"
+    assert loads(game.read_bytes())["turns"] == [{"player": "Anna", "rolls": [[1, 1, 1, 2, 2]]}]
+    assert k.undo() == "took back Anna's roll 1 1 1 2 2"
     assert loads(game.read_bytes())["turns"] == []
 
 
@@ -149,8 +153,14 @@ def test_log_commands(cli: object, game: Path) -> None:
     assert res.stderr.count("\n") == 1
     res = run(["log", "add", str(game), "--dice", "11", "--dice", "3", "3", "2", "2", "4"])  # type: ignore[operator]
     assert res.exit_code == 2  # two --dice then loose dice: which roll do they belong to?
-    assert run(["log", "undo", str(game)]).stdout == "Took back Anna's turn (sixes 0). Next: Anna.\n"  # type: ignore[operator]
-    assert run(["log", "undo", str(game)]).stdout == "Took back Ben's turn (sixes 0). Next: Ben.\n"  # type: ignore[operator]
+    undone = [run(["log", "undo", str(game)]).stdout for _ in range(5)]  # type: ignore[operator]
+    assert undone == [  # one step at a time: a box (the dice stay), then each roll
+        "Took back Anna's sixes 0: Anna chooses again for 2 2 2 2 2. Next: Anna.\n",
+        "Took back Anna's roll 2 2 2 2 2. Next: Anna.\n",
+        "Took back Ben's sixes 0: Ben chooses again for 3 3 2 2 4. Next: Ben.\n",
+        "Took back Ben's roll 3 3 2 2 4 (kept 3 3). Next: Ben.\n",
+        "Took back Ben's roll 1 3 3 5 6. Next: Ben.\n",
+    ]
     assert game.read_bytes() == before  # Ben's whole turn went, the roll typed first included
     res = run(["log", "set", str(game), "upper_bonus=50"])  # type: ignore[operator]
     assert res.exit_code == 0 and res.stdout == "upper_bonus=50: no total changes.\n"

@@ -8,7 +8,6 @@ through `yahtzee_cli.play.scorekeeper`, which checks it with the rules and saves
 
 from __future__ import annotations
 
-import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,12 +35,21 @@ HELP = """\
   pass              pass the turn (when nothing scores and must_zero is off)
   ?                 the best keep or box for the dice showing, and the regret
                     of every other option
-  undo              take back the last entry (a roll, else the last turn)
+  undo              take back one step: a keep, a box (the dice stay showing),
+                    a roll; again for the step before
   set joker=free    change a house rule for the whole game and recalculate
   sheet             show the sheet again
   quit              stop; the game is saved: yahtzee play --resume FILE"""
 
 COMMANDS = ("?", "hint", "undo", "sheet", "help", "quit", "pass", "keep ")
+
+# Words typed from shell habit (`ls` is an alias of Large straight): a box named by one of them is
+# written only after a `y`.
+SHELL_WORDS = frozenset("""
+    ls ll la l dir ss cd rm cp mv cat less more head tail grep find ps top htop df du ln pwd man vi vim
+    nano emacs git make sudo su echo touch mkdir rmdir chmod chown kill clear history sh bash zsh tar ssh
+    scp exit logout which whoami date cal bc sort wc diff
+""".split())
 
 
 def default_file() -> Path:
@@ -60,10 +68,10 @@ class Session:
                  say: Callable[[str], None] | None = None) -> None:
         self.keeper = keeper
         self.roll = roll
-        self.rng = random.Random(seed)
+        self.seed = seed  # starts the game's dice stream at its first machine roll (else a random seed)
         self.color = color
         self.say = say
-        self.keep: list[int] | None = None  # dice kept for the next reroll (typed with `keep`)
+        self.confirm: str | None = None  # a box typed as a shell command, written after a `y`
         self.done = keeper.game_over
 
     # -- text
@@ -200,6 +208,15 @@ class Session:
         text = line.strip()
         low = text.casefold()
         k = self.keeper
+        if self.confirm is not None:
+            typed, self.confirm = self.confirm, None
+            if low in ("y", "yes"):
+                try:
+                    return self._box(typed, confirmed=True)
+                except (KeeperError, RulesError) as exc:
+                    return [self._style(f"Refused: {exc}.", "31")]
+            if low in ("", "n", "no"):
+                return [f"Not written: {typed} (the box's name or key writes it without asking)."]
         try:
             if low in ("q", "quit", "exit"):
                 self.done = True
@@ -215,7 +232,6 @@ class Session:
                 return self._hint()
             if low in ("u", "undo"):
                 said = k.undo()
-                self.keep = None
                 return [f"{said[0].upper()}{said[1:]}.", *self.screen()]
             if low.startswith("set ") or low == "set":
                 return self._set(text[3:].strip())
@@ -226,7 +242,7 @@ class Session:
             if text == "":
                 return self._dice_lines()
             if all(ch.isdigit() or ch in " ," for ch in text):
-                return self._dice(parse_dice([text]), self.keep)
+                return self._dice(parse_dice([text]))
             if low == "pass":
                 return self._finish(k.record(passed=True))
             return self._box(text)
@@ -249,6 +265,8 @@ class Session:
                 + ".", *self.screen()]
 
     def _keep(self, words: str) -> list[str]:
+        """`keep 33`: with --roll the other dice are rolled at once; else the keep is noted for the
+        dice typed next (the score keeper records it with them)."""
         from ..rules.engine import parse_dice
 
         pos = self.keeper.position()
@@ -257,44 +275,60 @@ class Session:
         if not pos.rolls_left:
             return ["No rolls left: choose a box."]
         keep = parse_dice([words]) if words.strip() not in ("", "-", "none") else []
-        rest = list(pos.dice)
-        for d in keep:
-            if d not in rest:
-                return [f"Refused: {' '.join(map(str, keep))} are not all among the dice showing "
-                        f"({' '.join(map(str, pos.dice))})."]
-            rest.remove(d)
-        self.keep = keep
         if self.roll:
-            return self._auto_roll()
-        return [f"Keeping {' '.join(map(str, keep)) or 'nothing'}: type the dice after the reroll."]
+            self.keeper.roll(keep, seed=self.seed)
+            return self._dice_lines()
+        kept = self.keeper.hold(keep)
+        return [f"Keeping {' '.join(map(str, kept)) or 'nothing'}: type the dice after the reroll."]
 
     def _auto_roll(self) -> list[str]:
         pos = self.keeper.position()
         if pos.dice is not None and not pos.rolls_left:
             return ["No rolls left: choose a box."]
-        keep = (self.keep or []) if pos.dice is not None else []
-        fresh = [self.rng.randint(1, 6) for _ in range(self.keeper.rules.dice - len(keep))]
-        return self._dice(sorted(keep + fresh), keep if pos.dice is not None else None)
+        self.keeper.roll(seed=self.seed)
+        return self._dice_lines()
 
-    def _dice(self, dice: list[int], keep: list[int] | None) -> list[str]:
+    def _dice(self, dice: list[int]) -> list[str]:
         pos = self.keeper.position()
         if pos.dice is not None and not pos.rolls_left:
             return ["No rolls left: choose a box (or undo the last roll)."]
-        self.keeper.record([dice], [keep] if keep is not None and pos.dice is not None else None)
-        self.keep = None
+        self.keeper.record([dice])
         return self._dice_lines()
 
-    def _box(self, text: str) -> list[str]:
+    def _box(self, text: str, confirmed: bool = False) -> list[str]:
         parts = text.replace("/", " ").split()
         column = None
         if len(parts) > 1 and parts[-1].isdigit():
             column = int(parts.pop())
-        return self._finish(self.keeper.record(box=" ".join(parts), column=column))
+        name = " ".join(parts)
+        if not confirmed and name.casefold() in SHELL_WORDS:
+            ask = self._ask(name, column, text)
+            if ask:
+                return ask
+        return self._finish(self.keeper.record(box=name, column=column))
+
+    def _ask(self, name: str, column: int | None, text: str) -> list[str]:
+        """A box named by a shell command's name (`ls`): what it would write, and a question first."""
+        from ..errors import RulesError
+
+        k = self.keeper
+        try:
+            bi = k.rules.box_index(name)
+        except RulesError:  # not a box here: answered as any other unknown word
+            return []
+        rc = k.choices()
+        fits = [o for o in (rc.legal if rc is not None else ()) if o.box == bi
+                and (column is None or o.column + 1 == column)]
+        if not fits:
+            return []  # refused as any illegal box is
+        self.confirm = text
+        writes = " or ".join(k.option_text(o, label=True) for o in fits)
+        return [f"{name} is {k.rules.boxes[bi].label}: write {writes} for {k.next_player}? "
+                "y writes it; Enter or n does not."]
 
     def _finish(self, entry: Entry) -> list[str]:
         assert entry.step is not None
         k = self.keeper
-        self.keep = None
         what = "passes" if entry.step.option is None else f"writes {k.option_text(entry.step.option, label=True)}"
         lines = [self._style(f"{entry.player} {what}.", "32")]
         if k.game_over:
@@ -333,8 +367,8 @@ def play(
                                                        show_default=False)] = None,
     roll: Annotated[bool, typer.Option("--roll", help="Roll the dice for the players (Enter rolls; keep 33 "
                                        "rerolls the rest).")] = False,
-    seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed for --roll (repeatable games).",
-                                             show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed of the dice --roll throws "
+                                             "(repeatable games; kept in the game file).", show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
 ) -> None:
     """Keep score of a game at the table: type the dice as they lie (or --roll), write them in a box,
@@ -358,6 +392,9 @@ def play(
             check_writable(path)  # refused now, not after the first entry is typed
             if keeper.game_over:
                 fail(f"the last game in {path} is over; start a new one with: yahtzee play {path}", PROBLEM)
+            if seed is not None and keeper.dice_seed not in (None, seed):
+                fail(f"--seed: the game's dice already come from seed {keeper.dice_seed} (its file keeps it, so "
+                     "undo and --resume show the same dice); leave out --seed", USAGE)
         else:
             try:
                 spec = rules_spec(rules, set_ or ())

@@ -9,11 +9,21 @@ loses at most the entry being typed and the file always validates and replays li
 
 A turn in progress (rolls typed, no box yet) is written too, as the log format's unfinished last
 turn: `hint --log FILE` advises it, and a resumed game continues it.
+
+What a step is, and what undo takes back, is decided here and only here (`Keeper.undo`): a keep
+noted for the next reroll; else the box (or pass) of the last turn, so the player chooses again with
+the same dice showing; else the last roll of the turn in progress (with the dice kept before it);
+one step at a time. Dice the program rolls (`Keeper.roll`, `play --roll`) come from the game's dice
+stream (`meta.dice_stream`: its seed; each roll's faces from the position seed/turn/roll, see
+`stream_dice`), so an undo never changes what the dice showed: thrown again with the same dice
+kept, a roll shows the same dice, and a resumed game goes on with the same stream.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +42,7 @@ if TYPE_CHECKING:
     from ..strategy.turn import Evaluation
 
 __all__ = [
+    "DICE_STREAM",
     "Entry",
     "GameFile",
     "Keeper",
@@ -40,7 +51,26 @@ __all__ = [
     "RuleRefused",
     "read_games",
     "rules_spec",
+    "stream_dice",
 ]
+
+DICE_STREAM = "dice_stream"  # the `meta` key of a game's machine dice: {"seed": N}
+
+
+def stream_dice(seed: int, turn: int, roll: int, count: int) -> list[int]:
+    """The faces of one machine roll: `count` dice from position (turn, roll) of the dice stream
+    `seed` (`turn`: the 0-based index of the turn in the log; `roll`: 0 for the turn's first roll,
+    1 for the first reroll, ...). A position gives the same faces whatever came before it, so a roll
+    taken back and thrown again with the same dice kept shows the same dice; a reroll of k dice takes
+    the position's first k faces. (SHA-256 of "seed/turn/roll/block", bytes below 252 taken mod 6:
+    uniform faces, the same on every machine and Python version.)"""
+    out: list[int] = []
+    block = 0
+    while len(out) < count:
+        digest = hashlib.sha256(f"{seed}/{turn}/{roll}/{block}".encode()).digest()
+        out += [b % 6 + 1 for b in digest if b < 252][: count - len(out)]
+        block += 1
+    return out
 
 
 # --------------------------------------------------------------------------- rules of a new game
@@ -136,6 +166,7 @@ class Keeper:
         self.rules: RuleSet = resolve_rules(self.data["rules"])
         self.walk: LogWalk = walk_log(self.data, self.rules)
         self._bests: dict[str, tuple[int, int]] | None = None
+        self.pending_keep: tuple[int, ...] | None = None  # dice kept for the next typed reroll (`hold`)
 
     # -- opening and starting
     @classmethod
@@ -305,11 +336,22 @@ class Keeper:
         the next player's turn), `held` (the dice kept before each of those rolls that is a reroll;
         recorded for a turn only when known for all its rerolls), then `box` (a key, name or alias;
         `column` 1-based, needed only when the box is open in several columns) or `passed`. Without
-        a box the turn stays in progress. All of it is accepted, or none (KeeperError)."""
+        a box the turn stays in progress. A keep noted with `hold` is the held dice of the next reroll
+        when `held` is not given. All of it is accepted, or none (KeeperError)."""
+        if held is None and self.pending_keep is not None and len(rolls) == 1 and self._in_progress():
+            held = [self.pending_keep]
+        return self._record(copy.deepcopy(self.data), rolls, held, box, column, passed)
+
+    def _in_progress(self) -> bool:
+        turns = self.data["turns"]
+        return bool(turns) and "box" not in turns[-1]
+
+    def _record(self, data: dict[str, Any], rolls: Sequence[Sequence[int]], held: Sequence[Sequence[int]] | None,
+                box: str | None, column: int | None, passed: bool) -> Entry:
+        """`record` on `data` (a copy of the game, changed or not)."""
         self._playing()
         if self.game_over:
             raise KeeperError("the game is over: every sheet is full")
-        data = copy.deepcopy(self.data)
         turns: list[dict[str, Any]] = data["turns"]
         walk = self.walk
         in_progress = bool(turns) and "box" not in turns[-1]
@@ -337,6 +379,7 @@ class Keeper:
             if not rolls:
                 raise KeeperError("nothing to record: give the dice, a box, or both")
             self._commit(data, walk)
+            self.pending_keep = None
             return Entry(turns[-1]["player"], tuple(turns[-1]["rolls"][-1]))
         if not in_progress:
             raise KeeperError(f"{self.next_player} has not rolled yet: give the dice first")
@@ -358,6 +401,7 @@ class Keeper:
             if step.option.bonus:
                 turn["bonus"] = step.option.bonus
         self._commit(data, walk)
+        self.pending_keep = None
         return Entry(step.name, tuple(turn["rolls"][-1]), step)
 
     def _box(self, walk: LogWalk, turn: Mapping[str, Any], name: str, column: int | None) -> tuple[str, int | None]:
@@ -406,31 +450,106 @@ class Keeper:
         box = self.rules.boxes[o.box]
         return f"{box.label if label else box.key}{col} {o.score}{bonus}"
 
-    def undo(self) -> str:
-        """Take back the last entry: the last roll of a turn in progress, else the last turn. Returns
-        what was taken back, as a sentence."""
+    # -- machine dice and keeps
+    @property
+    def dice_seed(self) -> int | None:
+        """The seed of the game's machine dice (`meta.dice_stream.seed`); None before the first."""
+        meta = self.data.get("meta")
+        stream = meta.get(DICE_STREAM) if isinstance(meta, Mapping) else None
+        seed = stream.get("seed") if isinstance(stream, Mapping) else None
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+    def _rolling(self) -> Position:
+        """The position of a player about to reroll (refused without dice showing or rolls left)."""
         self._playing()
-        turns = self.data["turns"]
-        if not turns:
+        if self.game_over:
+            raise KeeperError("the game is over: every sheet is full")
+        pos = self.position()
+        if pos.dice is None:
+            raise KeeperError(f"{pos.player} has not rolled yet: keep names dice among those showing")
+        if not pos.rolls_left:
+            raise KeeperError("no rolls left: choose a box")
+        return pos
+
+    @staticmethod
+    def _kept(pos: Position, keep: Sequence[int]) -> tuple[int, ...]:
+        rest = list(pos.dice or ())
+        for d in keep:
+            if d not in rest:
+                raise KeeperError(f"{' '.join(map(str, keep))} are not all among the dice showing "
+                                  f"({' '.join(map(str, pos.dice or ()))})")
+            rest.remove(d)
+        return tuple(int(d) for d in keep)
+
+    def hold(self, keep: Sequence[int]) -> tuple[int, ...]:
+        """Note the dice kept before the next reroll (typed or rolled): recorded with that roll as the
+        turn's held dice. A step of its own: `undo` takes it back first. Nothing is saved yet."""
+        kept = self._kept(self._rolling(), keep)
+        self.pending_keep = kept
+        return kept
+
+    def roll(self, keep: Sequence[int] | None = None, *, seed: int | None = None) -> Entry:
+        """A roll thrown by the program: the first roll of the next turn, or a reroll of the dice not
+        kept (`keep`, else the keep noted with `hold`, else none). The faces come from the game's
+        dice stream (`stream_dice` at this turn and roll), so the same roll thrown again after an undo
+        with the same dice kept shows the same dice. The stream's seed is written in the game's
+        `meta.dice_stream` with the game's first machine roll: `seed`, or a random one."""
+        self._playing()
+        if self.game_over:
+            raise KeeperError("the game is over: every sheet is full")
+        data = copy.deepcopy(self.data)
+        stream = self.dice_seed
+        if stream is None:
+            stream = seed if seed is not None else secrets.randbelow(1 << 63)
+            data["meta"] = {**(data.get("meta") or {}), DICE_STREAM: {"seed": stream}}
+        turns = data["turns"]
+        n = self.rules.dice
+        if not self._in_progress():
+            if keep:
+                raise KeeperError(f"{self.next_player} has not rolled yet: keep names dice among those showing")
+            return self._record(data, [sorted(stream_dice(stream, len(turns), 0, n))], None, None, None, False)
+        kept = self._kept(self._rolling(), keep if keep is not None else (self.pending_keep or ()))
+        fresh = stream_dice(stream, len(turns) - 1, len(turns[-1]["rolls"]), n - len(kept))
+        return self._record(data, [sorted([*kept, *fresh])], [kept], None, None, False)
+
+    def undo(self) -> str:
+        """Take back one step: a keep noted for the next reroll; else the box (or pass) of the last
+        turn, so its player chooses again with the same dice showing; else the last roll of the turn
+        in progress, with the dice kept before it (its first roll: the turn has not begun). Machine
+        dice are never rerolled by an undo (see `roll`). Returns what was taken back, as a sentence."""
+        self._playing()
+        if self.pending_keep is not None:
+            kept = self.pending_keep
+            self.pending_keep = None
+            return f"took back {self.position().player}'s keep {' '.join(map(str, kept)) or 'nothing'}"
+        if not self.data["turns"]:
             raise KeeperError("nothing to undo: no turn has been played yet")
         data = copy.deepcopy(self.data)
         turns = data["turns"]
         last = turns[-1]
+        player = last["player"]
+        dice = " ".join(map(str, last["rolls"][-1]))
         if "box" in last:
-            turns.pop()
-            what = "a pass" if last["box"] is None else f"{last['box']} {last.get('score', '')}".rstrip()
-            if last.get("column") is not None:
-                what += f" in column {last['column']}"
-            said = f"took back {last['player']}'s turn ({what})"
+            box = last.pop("box")
+            score, bonus, column = last.pop("score", None), last.pop("bonus", None), last.pop("column", None)
+            what = "pass" if box is None else f"{box} {'' if score is None else score}".rstrip()
+            if bonus:
+                what += f"+{bonus}"
+            if column is not None:
+                what += f" in column {column}"
+            said = f"took back {player}'s {what}: {player} chooses again for {dice}"
         else:
-            dice = last["rolls"].pop()
+            last["rolls"].pop()
+            held: list[int] | None = None
             if last.get("held") is not None and len(last["held"]) >= len(last["rolls"]):
-                last["held"].pop()
+                held = last["held"].pop()
             if len(last["rolls"]) == 1:  # a first roll has no held dice before it
                 last.pop("held", None)
             if not last["rolls"]:
                 turns.pop()
-            said = f"took back {last['player']}'s roll {' '.join(map(str, dice))}"
+            said = f"took back {player}'s roll {dice}"
+            if held is not None:
+                said += f" (kept {' '.join(map(str, held)) or 'nothing'})"
         walk, _ = self._check(data)
         self._commit(data, walk)
         return said
