@@ -3,7 +3,8 @@
 One JSON Schema per record kind, shared by every command that writes that kind: the `rules` object,
 where a game came from (`file`, `line`, `game`), the strategy-quality pair (`exact`, `approximation`),
 a score record, a validation problem, a bad-input-line record. Each command's output is run and
-checked against them, so a key renamed in one place fails here."""
+checked against them, so a key renamed in one place fails here. Every record names its kind in
+`type`, and a stream's records do not depend on how many games it held."""
 
 from __future__ import annotations
 
@@ -46,17 +47,24 @@ QUALITY = {  # how good a strategy's figures are
     "else": {"properties": {"approximation": {"type": "string"}}},
 }
 CODE = {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}
+def kind(name: str) -> dict[str, Any]:
+    """A record of this `type`."""
+    return {"type": "object", "required": ["type"], "properties": {"type": {"const": name}}}
+
+
 SCORE = {
     "type": "object",
-    "required": ["line", "dice", "rules", "scores"],
-    "properties": {"line": {"type": ["integer", "null"]}, "dice": {"type": "array", "items": POSITIVE},
+    "required": ["type", "line", "dice", "rules", "scores"],
+    "properties": {"type": {"const": "score"}, "line": {"type": ["integer", "null"]},
+                   "dice": {"type": "array", "items": POSITIVE},
                    "rules": RULES, "scores": {"type": "object", "additionalProperties": {"type": "integer"}}},
 }
 BAD_LINE = {
     "type": "object",
-    "required": ["line", "input", "code", "message"],
+    "required": ["type", "line", "input", "code", "message"],
     "additionalProperties": False,
-    "properties": {"line": POSITIVE, "input": {"type": "string"}, "code": CODE, "message": {"type": "string"}},
+    "properties": {"type": {"const": "problem"}, "line": POSITIVE,
+                   "input": {"type": "string"}, "code": CODE, "message": {"type": "string"}},
 }
 PROBLEM = {
     "type": "object",
@@ -68,9 +76,10 @@ PROBLEM = {
 }
 BAD_GAME = {  # in place of a game a stream could not read or grade
     "type": "object",
-    "required": ["file", "line", "game", "code", "message", "problems"],
+    "required": ["type", "file", "line", "game", "code", "message", "problems"],
     "additionalProperties": False,
-    "properties": {"file": {"type": "string"}, "line": {"type": ["integer", "null"], "minimum": 1},
+    "properties": {"type": {"const": "problem"}, "file": {"type": "string"},
+                   "line": {"type": ["integer", "null"], "minimum": 1},
                    "game": {"type": ["integer", "null"], "minimum": 1}, "code": CODE, "message": {"type": "string"},
                    "problems": {"type": "array", "items": {
                        "type": "object", "required": ["line", "path", "code", "message"],
@@ -78,12 +87,19 @@ BAD_GAME = {  # in place of a game a stream could not read or grade
 }
 VALIDATE = {
     "type": "object",
-    "required": ["valid", "files", "games", "errors", "unfinished"],
-    "properties": {"valid": {"type": "boolean"}, "files": {"type": "integer"}, "games": {"type": "integer"},
+    "required": ["type", "valid", "files", "games", "errors", "unfinished"],
+    "properties": {"type": {"const": "validation"}, "valid": {"type": "boolean"},
+                   "files": {"type": "integer"}, "games": {"type": "integer"},
                    "errors": {"type": "array", "items": PROBLEM},
                    "unfinished": {"type": "array", "items": WHERE}},
 }
 GAME = {"allOf": [WHERE, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}
+REPLAYED = {"allOf": [GAME, kind("game"), {"type": "object", "required": ["tally"]}]}
+SUMMARY = {"allOf": [kind("summary"), {
+    "type": "object",
+    "required": ["games", "players", "personal_bests", "problems"],
+    "properties": {"games": {"type": "integer"}, "problems": {"type": "integer"}},
+}]}
 GRADED = {"allOf": [GAME, QUALITY]}
 TOTALS = {"allOf": [QUALITY, {
     "type": "object",
@@ -97,7 +113,7 @@ SEAT = {"allOf": [QUALITY, {
     "required": ["seat", "player", "strategy", "wins", "ties", "win_rate", "tie_rate", "mean"],
     "properties": {"seat": POSITIVE},
 }]}
-SIMULATION = {"allOf": [ADVICE, {
+SIMULATION = {"allOf": [ADVICE, kind("simulation"), {
     "type": "object",
     "required": ["seed", "games", "players", "seats"],
     "properties": {"seats": {"type": "array", "minItems": 1, "items": SEAT}},
@@ -124,6 +140,10 @@ def test_the_schemas_reject_the_old_dialects() -> None:
         check({"exact": True, "approximation": "x"}, QUALITY)  # exact but labelled approximate
     with pytest.raises(jsonschema.ValidationError):
         check({"file": "a.json", "line": 1, "game": 0}, WHERE)  # 0-based game numbers
+    with pytest.raises(jsonschema.ValidationError):
+        check({"summary": {"games": 1, "players": [], "personal_bests": [], "problems": 0}}, SUMMARY)  # no type
+    with pytest.raises(jsonschema.ValidationError):
+        check({"type": "game", "line": 1, "input": "12", "code": "bad-dice", "message": "x"}, BAD_LINE)
 
 
 # --------------------------------------------------------------------------- every command
@@ -174,14 +194,41 @@ def test_every_invalid_fixture_kind_is_a_problem_code(cli) -> None:
 def test_replay_records(cli) -> None:
     r = cli(["replay", "--json", str(FIX / "logs/batch.ndjson"), str(FIX / "logs/yatzy.json")])
     *recs, summary = ndjson(r.stdout)
-    assert set(summary) == {"summary"} and summary["summary"]["games"] == 5  # a batch ends with its tally
+    check(summary, SUMMARY)
+    assert summary["games"] == 5 and summary["problems"] == 0  # a batch ends with its tally (finished games)
     assert len(recs) == 6
     for rec in recs:
-        check(rec, GAME)
+        check(rec, REPLAYED)
     assert [(Path(x["file"]).name, x["line"], x["game"]) for x in recs] == [
         ("batch.ndjson", n, n) for n in range(1, 6)] + [("yatzy.json", 1, 1)]
-    house = json.loads(cli(["replay", "--json", str(FIX / "logs/yahtzee.json"), "--set", "joker=free"]).stdout)
+    house, _ = ndjson(cli(["replay", "--json", str(FIX / "logs/yahtzee.json"), "--set", "joker=free"]).stdout)
     assert house["rules"]["settings"]["joker"] == "free"
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_a_stream_of_one_game_has_the_records_of_a_batch_less_one_game(cli, bad: bool) -> None:
+    """`tail -n 1` is the summary and every record has the same keys, for one game as for two (and a
+    game that is not valid is one record in its place either way)."""
+    game = FIX / ("invalid/joker-forbidden.json" if bad else "logs/yahtzee.json")
+    one = ndjson(cli(["replay", "--json", str(game)]).stdout)
+    two = ndjson(cli(["replay", "--json", str(game), str(FIX / "logs/kniffel.json")]).stdout)
+    assert [r["type"] for r in one] == ["problem" if bad else "game", "summary"]
+    assert [r["type"] for r in two] == [one[0]["type"], "game", "summary"]
+    assert set(one[0]) == set(two[0]) and set(one[-1]) == set(two[-1])
+    check(one[-1], SUMMARY)
+    assert one[-1]["problems"] == int(bad) and two[-1]["games"] == 2 - int(bad)
+
+
+def test_every_record_of_every_stream_names_its_type(cli) -> None:
+    """Scores (good lines and bad), replayed games (valid, not valid, unreadable), the summary, and the
+    single documents of validate and simulate."""
+    outs = [cli(["score", "-", "--json"], input="12345\nxx\n").stdout,
+            cli(["score", "12345", "--json"]).stdout,
+            cli(["replay", "--json", "-", str(FIX / "invalid/wrong-score.json")], input=b"{oops").stdout,
+            cli(["validate", "--json", str(FIX / "logs/yahtzee.json")]).stdout,
+            cli(["simulate", "-S", "random", "-n", "3", "--seed", "1", "-w", "1", "--json"]).stdout]
+    types = [rec.get("type") for out in outs for rec in ndjson(out)]
+    assert types == ["score", "problem", "score", "problem", "problem", "summary", "validation", "simulation"]
 
 
 def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> None:
@@ -195,7 +242,7 @@ def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> No
         if command == "analyze":
             check(recs.pop(), TOTALS)
         else:
-            assert "summary" in recs.pop()
+            check(recs.pop(), SUMMARY)
         assert [x.get("code") for x in recs] == [None, "joker-forbidden", "syntax-error", None, "empty-input"]
         for rec in (recs[1], recs[2], recs[4]):
             check(rec, BAD_GAME)
@@ -256,3 +303,15 @@ def test_rules_json_is_a_rules_file(cli, preset: str, tmp_path: Path) -> None:
     data["boxes"][0]["kind"] = "nonsense"
     path.write_text(json.dumps(data))
     assert cli(["rules", str(path)]).exit_code == 2
+
+
+def test_a_bad_line_keeps_its_place_in_text_and_csv_too(cli) -> None:
+    """`paste` pairs every input line with its output: a bad line is an empty line in text, its line
+    number and empty fields in CSV; the error is on stderr and the exit status 1."""
+    r = cli(["score", "-", "--box", "chance"], input="33322\n1234\n66666\n")
+    assert (r.exit_code, r.stdout) == (1, "13\n\n30\n")
+    assert r.stderr == "yahtzee: error: line 2: yahtzee needs 5 dice, got 4\n"
+    table = cli(["score", "-"], input="33322\n1234\n66666\n").stdout.splitlines()
+    assert len(table) == 4 and table[2] == "" and table[3].startswith("6 6 6 6 6 ")
+    rows = cli(["score", "-", "--csv"], input="33322\n1234\n66666\n").stdout.splitlines()
+    assert rows[2] == "2" + "," * 14 and len(rows[2].split(",")) == len(rows[1].split(","))

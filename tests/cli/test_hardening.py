@@ -55,7 +55,7 @@ def test_unicode_digits_give_one_line_not_a_traceback(cli, cmd):
 def test_score_batch_keeps_going_after_a_bad_line_and_drops_a_bom(cli):
     r = cli(["score", "-", "--box", "chance"], input="\ufeff12345\n1²345\n٣3333\n66666\n".encode())
     assert r.exit_code == 1
-    assert r.stdout == "15\n30\n"  # 1+2+3+4+5 and 6*5: the lines after the bad ones are scored
+    assert r.stdout == "15\n\n\n30\n"  # 1+2+3+4+5 and 6*5: the bad lines keep their places, the next are scored
     assert "line 2:" in r.stderr and "line 3:" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -64,7 +64,7 @@ def test_score_batch_line_limit(cli):
 
     r = cli(["score", "-", "--box", "chance"], input=b"1" * (MAX_LINE + 10) + b"\n66666\n")
     assert r.exit_code == 1
-    assert r.stdout == "30\n"
+    assert r.stdout == "\n30\n"  # the bad line keeps its place
     assert "line 1: longer than" in r.stderr
 
 

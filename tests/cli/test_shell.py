@@ -110,7 +110,7 @@ def test_replay_and_analyze_take_many_inputs(cli) -> None:
                                          ""]
     assert r.stdout.splitlines()[3] == "summary of 2 finished games"  # then the tally
     rows = cli(["replay", "--csv", str(FIX / "logs/yatzy.json")]).stdout.splitlines()
-    assert rows[0] == "file,line,game,rank,name,total,game_over" and rows[1].endswith(",1,1,1,Ben,59,true")
+    assert rows[0] == "file,line,game,rank,player,total,game_over" and rows[1].endswith(",1,1,1,Ben,59,true")
     a = cli(["analyze", str(FIX / "logs/yatzy.json"), str(FIX / "logs/kniffel.json")])
     assert a.exit_code == 0 and a.stdout.startswith("2 games graded\n")
     assert f"{FIX / 'logs/yatzy.json'}:1" in a.stdout  # worst decisions name their file and game

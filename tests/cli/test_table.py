@@ -123,7 +123,8 @@ def test_bests_and_means_are_per_rule_set(cli: Any, tmp_path: Path) -> None:
         {"counted": True, "personal_best": True, "running_best": totals[1]},
         {"counted": True, "personal_best": False, "running_best": totals[0]},
     ]
-    summary = lines[-1]["summary"]
+    summary = lines[-1]
+    assert summary["type"] == "summary"
     rows = {p["rules"]["name"]: p for p in summary["players"]}
     assert rows["yatzy"]["best"] == totals[0] and rows["yatzy"]["games"] == 2
     assert rows["yatzy"]["mean"] == round((totals[0] + totals[2]) / 2, 2)
@@ -141,7 +142,7 @@ def test_a_house_rule_makes_another_rule_set(cli: Any, tmp_path: Path) -> None:
     free = random_log("yahtzee", 2, ["Solo"])
     free["rules"] = {"preset": "yahtzee", "settings": {"upper_bonus": 50}}
     path = _write(tmp_path / "two.ndjson", plain, free)
-    summary = orjson.loads(cli(["replay", "--json", str(path)]).stdout.splitlines()[-1])["summary"]
+    summary = orjson.loads(cli(["replay", "--json", str(path)]).stdout.splitlines()[-1])
     assert len(summary["personal_bests"]) == 2
     text = cli(["replay", str(path)]).stdout
     assert text.count("personal best (solo, yahtzee (") == 2  # the same name, told apart by fingerprint

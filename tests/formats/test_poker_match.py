@@ -67,7 +67,7 @@ def test_problems_name_the_place(change, message: str) -> None:
 
 def test_round_json_agrees_with_the_poker_command(cli) -> None:
     doc = orjson.loads((FIX / "poker/match.json").read_bytes())
-    data = orjson.loads(cli(["replay", "--json", str(FIX / "poker/match.json")]).stdout)
+    data = orjson.loads(cli(["replay", "--json", str(FIX / "poker/match.json")]).stdout.splitlines()[0])
     assert data["winner"] == "Anna" and data["match_over"]
     assert data["standings"] == [{"rank": 1, "name": "Anna", "wins": 2}, {"rank": 2, "name": "Ben", "wins": 1}]
     for rnd, got in zip(doc["rounds"], data["rounds"], strict=True):

@@ -297,7 +297,8 @@ def test_cli_replay_of_the_worked_example(cli) -> None:
 
 def test_cli_replay_json(cli) -> None:
     r = cli(["replay", str(FIX / "logs/in-progress.json"), "--json"])
-    d = json.loads(r.stdout)
+    d, summary = map(json.loads, r.stdout.splitlines())  # one game, then the summary, as for a batch
+    assert d["type"] == "game" and summary["type"] == "summary"
     assert d["game_over"] is False and d["next"] == "Ben" and d["turns"] == 10
     # turns are numbered from 1 where users see them (the tenth turn); the pointer names its index
     assert d["in_progress"] == {"player": "Ben", "turn": 10, "path": "/turns/9", "dice": [3, 3, 3, 4, 5],
@@ -312,7 +313,7 @@ def test_cli_replay_json(cli) -> None:
 
 def test_cli_replay_set_and_until(cli) -> None:
     r = cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "upper_bonus_threshold=71", "--json"])
-    assert [p["total"] for p in json.loads(r.stdout)["players"]] == [385, 160]
+    assert [p["total"] for p in json.loads(r.stdout.splitlines()[0])["players"]] == [385, 160]
     r = cli(["replay", str(FIX / "logs/seed-002.json"), "--until", "3"])
     assert r.exit_code == 0 and "yahtzee, 3 turns" in r.stdout and r.stdout.endswith("Next: Ben.\n")
     assert cli(["replay", str(FIX / "sheets/seed-002.json"), "--until", "3"]).exit_code == 2

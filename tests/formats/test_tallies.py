@@ -49,8 +49,8 @@ def test_replay_of_a_batch_ends_with_the_summary(cli) -> None:
     for name, total in solo:  # each solo game is the only one of its rule set here
         assert f"personal best (solo, {name}) Solo: {total}" in r.stdout
     lines = [orjson.loads(x) for x in cli(["replay", "--json", str(FIX / "logs/batch.ndjson")]).stdout.splitlines()]
-    summary = lines[-1]["summary"]
-    assert summary["games"] == len(games)
+    summary = lines[-1]
+    assert summary["type"] == "summary" and summary["games"] == len(games)
     rows = {(p["rules"]["name"], p["player"]): p for p in summary["players"]}
     for name, total in solo:
         assert rows[name, "Solo"]["best"] == total and rows[name, "Solo"]["games"] == 1

@@ -125,13 +125,13 @@ def test_cli_json_output_shape(cli) -> None:
     path = str(FIX / "invalid/wrong-score.json")
     line = next(n for n, t in enumerate(open(path), 1) if t.strip() == '"score": 26')
     assert json.loads(r.stdout) == {
-        "valid": False, "files": 1, "games": 1, "unfinished": [],
+        "type": "validation", "valid": False, "files": 1, "games": 1, "unfinished": [],
         "errors": [{"file": path, "game": 1, "line": line, "path": "/turns/16/score", "code": "wrong-score",
                     "message": "claimed score 26, but 2 4 6 6 6 scores 24 in three_of_a_kind"}],
     }
     path = str(FIX / "logs/in-progress.json")
     ok = json.loads(cli(["validate", "--json", path]).stdout)
-    assert ok == {"valid": True, "files": 1, "games": 1, "errors": [],
+    assert ok == {"type": "validation", "valid": True, "files": 1, "games": 1, "errors": [],
                   "unfinished": [{"file": path, "line": 1, "game": 1}]}
 
 

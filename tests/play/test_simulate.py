@@ -460,7 +460,7 @@ def test_cli_log_out(cli, tmp_path: Path) -> None:
     v = cli(["validate", "--json", str(path)])
     assert v.exit_code == 0 and loads(v.stdout)["valid"] and loads(v.stdout)["games"] == 25
     lines = [loads(line) for line in cli(["replay", "--json", str(path)]).stdout.splitlines()]
-    assert lines[-1]["summary"]["games"] == 25  # a batch ends with its tally
+    assert lines[-1]["type"] == "summary" and lines[-1]["games"] == 25  # a batch ends with its tally
     totals = [g["players"][0]["total"] for g in lines[:-1]]
     assert len(totals) == 25 and sum(totals) / 25 == pytest.approx(loads(r.stdout)["seats"][0]["mean"])
     r = cli(["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", str(path)])

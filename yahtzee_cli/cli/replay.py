@@ -29,13 +29,13 @@ from .app import (
     write_json,
 )
 
-CSV_HEAD = b"file,line,game,rank,name,total,game_over\n"
+CSV_HEAD = b"file,line,game,rank,player,total,game_over\n"
 
 
 @app.command(short_help="Score sheets, totals and standings of games.", epilog=examples(
     "yahtzee replay game.json",
     "yahtzee replay game.json --set joker=free",
-    "yahtzee replay logs/ --json | jq -c '{file, game, standings}'",
+    "yahtzee replay logs/ --json | jq -c 'select(.type == \"game\") | {file, game, standings}'",
     "yahtzee replay game.json --analyze      (the same as: yahtzee analyze game.json)",
 ))
 def replay(
@@ -106,11 +106,8 @@ def replay(
              at: tuple[Any, int, int], where: str, text: str, best: str, shown: int) -> None:
         """One game's output in the chosen form, for a yahtzee game and a poker match alike; `best` is
         a solo player's personal-best remark, `at` the game's file, line and number."""
-        if json:
-            data = {**head, **record}
-            if batch:
-                data["tally"] = counted.as_dict()
-            write_json(data)
+        if json:  # the same record for a game alone and in a batch
+            write_json({"type": "game", **head, **record, "tally": counted.as_dict()})
         elif csv:
             if not shown:
                 sys.stdout.buffer.write(CSV_HEAD)
@@ -186,10 +183,9 @@ def replay(
         emit(replay_dict(rp), counted, ranked, rp.game_over, (item.file, doc.line, doc.index), where,
              render(rp) if not (json or csv or quiet or (batch and not verbose)) else "", best, shown)
         shown += 1
-    if batch and not (csv or quiet):
-        if json:
-            write_json({"summary": tally.as_dict()})
-        else:
-            out.write(escape_lines(f"\n{tally.render()}\n"))
+    if json:  # a stream always ends with its summary, whatever the number of games
+        write_json({"type": "summary", **tally.as_dict(), "problems": failed})
+    elif batch and not (csv or quiet):
+        out.write(escape_lines(f"\n{tally.render()}\n"))
     if failed:
         raise typer.Exit(PROBLEM)

@@ -100,7 +100,8 @@ def score(
 def score_record(rs: RuleSet, parts: list[str], line: int | None, box_key: str | None) -> dict[str, Any]:
     """What a roll scores, as the JSON record `score` writes for one roll and for each line of a batch."""
     scores = _one(rs, parts)
-    rec: dict[str, Any] = {"line": line, "dice": sorted(parse_dice(parts)), "rules": rs.record(), "scores": scores}
+    rec: dict[str, Any] = {"type": "score", "line": line, "dice": sorted(parse_dice(parts)), "rules": rs.record(),
+                           "scores": scores}
     if box_key is not None:
         rec["box"] = box_key
         rec["score"] = scores[box_key]
@@ -145,7 +146,12 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
         error(f"line {lineno}: {message}")
         bad += 1
         if json:
-            out.write(dumps({"line": lineno, "input": text, "code": code, "message": message}) + b"\n")
+            out.write(dumps({"type": "problem", "line": lineno, "input": text, "code": code, "message": message})
+                      + b"\n")
+        elif csv:  # the row keeps its place: the line number, every other field empty
+            out.write(f"{lineno}{',' * (len(rs.keys) + 1)}\n".encode())
+        else:  # text keeps its place too: an empty line, so `paste` pairs every input with its output
+            out.write(b"\n")
 
     try:
         for lineno, raw in iter_lines(sys.stdin.buffer):
@@ -219,8 +225,8 @@ def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | 
     else:
         hits = legal
     if json:
-        write_json({"line": None, "dice": list(choice.dice), "rules": rs.record(), "player": pos.player,
-                    "scores": dict(zip(rs.keys, rs.natural_scores(choice.dice), strict=True)),
+        write_json({"type": "score", "line": None, "dice": list(choice.dice), "rules": rs.record(),
+                    "player": pos.player, "scores": dict(zip(rs.keys, rs.natural_scores(choice.dice), strict=True)),
                     "legal": hits, "bonus": choice.bonus, "may_pass": choice.may_pass})
         return
     if not legal:

@@ -205,7 +205,7 @@ def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: s
         sys.stdout.buffer.flush()
     data = report.to_dict()
     if json:
-        write_json(data)
+        write_json({"type": "simulation", **data})
     elif csv:
         sys.stdout.buffer.write(seats_csv(data))
     elif not quiet:

@@ -82,7 +82,7 @@ def validate(
     unfinished: list[dict[str, Any]] = []
     first_error = True
     if json:
-        out.write(b'{"errors":[')
+        out.write(b'{"type":"validation","errors":[')
     elif csv and not quiet:
         out.write(b"file,line,game,path,code,message\n")
 

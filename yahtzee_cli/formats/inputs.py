@@ -122,6 +122,7 @@ def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem]
     that is not valid: where it is, the first problem's code and sentence, and every problem."""
     first = problems[0] if problems else None
     return {
+        "type": "problem",
         "file": file,
         "line": doc.line if doc is not None else None,
         "game": doc.index if doc is not None else None,
