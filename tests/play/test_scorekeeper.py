@@ -219,13 +219,15 @@ def test_play_without_a_file_keeps_games_in_the_user_data_directory(cli: object,
     import sys
 
     from yahtzee_cli.cli.play import default_file
+    from yahtzee_cli.play.library import month_file
 
     if sys.platform != "linux":  # XDG_DATA_HOME moves the data directory on Linux only
         pytest.skip("the data directory is redirected through XDG_DATA_HOME")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("YAHTZEE_LIBRARY", raising=False)
     res = cli(["play", "--players", "Solo"], input="12345\nq\n")  # type: ignore[operator]
     assert res.exit_code == 0, res.stderr
-    path = tmp_path / "yahtzee-cli" / "games.ndjson"
+    path = month_file(tmp_path / "yahtzee-cli" / "games")  # the library, one file a month
     assert default_file() == path and f"Game file: {path}" in res.stdout
     res = cli(["play", "--resume"], input="chance\n")  # type: ignore[operator]
     assert "Solo writes Chance 15." in res.stdout

@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "Print the JSON Schema of a file format."),
     "poker": ("poker", "Rank poker-dice hands."),
     "log": ("log_cmd", "Keep a game log entry by entry."),
+    "stats": ("stats", "Records over played games."),
+    "library": ("stats", "Where played games are kept."),
 }
 
 

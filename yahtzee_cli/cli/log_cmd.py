@@ -73,7 +73,9 @@ def _state(keeper: Keeper) -> str:
 
 @log_app.command("new")
 def log_new(
-    file: FileArg,
+    file: Annotated[Path | None, typer.Argument(
+        metavar="[FILE]", show_default=False, help="The game file (NDJSON: one game per line, the game in play "
+        "last).  [default: this month's file in the library of played games, see `yahtzee library`]")] = None,
     players: Annotated[list[str] | None, typer.Option(
         "--players", metavar="NAMES", help="Player names in turn order, e.g. "
                                                        "Anna,Ben (repeatable).", show_default=False)] = None,
@@ -83,8 +85,10 @@ def log_new(
                                         "abandoned, as `log end` does).")] = False,
 ) -> None:
     """Start a game at the end of FILE (created if missing, in a folder that exists; earlier games stay
-    in it). Refused while FILE's last game is unfinished, unless --force ends it first."""
+    in it). Refused while FILE's last game is unfinished, unless --force ends it first. Without FILE the
+    game goes into the library of played games, and the file is named in the output."""
     from ..errors import KeeperError, RulesError
+    from ..play.library import location, new_game_file, started_now
     from ..play.scorekeeper import Keeper, rules_spec
 
     names = split_players(players)
@@ -94,8 +98,10 @@ def log_new(
         spec = rules_spec(rules, set_ or ())
     except RulesError as exc:
         fail(str(exc))
+    if file is None:
+        file = new_game_file(location().path)
     try:
-        keeper = Keeper.start(file, spec, names, force=force)
+        keeper = Keeper.start(file, spec, names, meta={"started": started_now()}, force=force)
     except KeeperError as exc:
         hint = f": yahtzee log end {file}, or log new --force" if "in progress" in str(exc) else ""
         fail(f"{exc}{hint}", PROBLEM)

@@ -52,12 +52,14 @@ SHELL_WORDS = frozenset("""
 """.split())
 
 
-def default_file() -> Path:
-    """Where games go when no FILE is given: one file in the user's data directory, so earlier games
-    (and personal bests) are found again."""
-    from ..paths import user_dir
+def default_file(resume: bool = False) -> Path:
+    """Where games go when no FILE is given: the library of played games (`yahtzee library`), so
+    earlier games (and personal bests) are found again: this month's file for a new game, the newest
+    file for --resume."""
+    from ..play.library import current_file, location, new_game_file
 
-    return user_dir("data") / "games.ndjson"
+    folder = location().path
+    return current_file(folder) if resume else new_game_file(folder)
 
 
 class Session:
@@ -358,7 +360,7 @@ def _wrap(prefix: str, items: list[str]) -> list[str]:
 def play(
     file: Annotated[Path | None, typer.Argument(
         metavar="FILE", help="The game file (NDJSON, one game per line; earlier games give personal bests).  "
-        "[default: games.ndjson in the user data directory]", show_default=False)] = None,
+        "[default: the library of played games, see `yahtzee library`]", show_default=False)] = None,
     rules: RulesOpt = None,
     set_: SetOpt = None,
     players: Annotated[list[str] | None, typer.Option(
@@ -376,11 +378,10 @@ def play(
     entry and validates, replays and analyzes like any other game log."""
     from ..errors import KeeperError, RulesError
     from ..play.gamefile import check_writable
+    from ..play.library import started_now
     from ..play.scorekeeper import Keeper, rules_spec
 
-    path = file or default_file()
-    if file is None:  # the user data directory is ours to create; a folder named on the command line is not
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path = file or default_file(resume)  # (the library's folder is ours to create; a folder named is not)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     read_line = _terminal_reader if interactive else _pipe_reader
     try:
@@ -404,7 +405,7 @@ def play(
             if not names:
                 answer = read_line("Players (in turn order, e.g. Anna,Ben): ", None)
                 names = split_players([answer or ""])
-            keeper = Keeper.start(path, spec, names)
+            keeper = Keeper.start(path, spec, names, meta={"started": started_now()})
     except KeeperError as exc:
         fail(str(exc), PROBLEM)
     color = interactive and color_enabled()

@@ -8,6 +8,9 @@ directory (~/.config/yahtzee-cli on Linux, $XDG_CONFIG_HOME/yahtzee-cli when tha
     rules = "yatzy"        # a preset name or a rules JSON file
     must_zero = false      # any setting of `yahtzee rules NAME`, as a house rule
 
+    [library]
+    path = "~/yahtzee-games"   # where `play` and `log new` keep games when no file is named
+
 Precedence, highest first: --rules and --set on the command line; $YAHTZEE_RULES (the rule set only);
 the config file; the built-in default (yahtzee). The config file's settings belong to its default
 rule set: they apply whenever --rules is not given.
@@ -53,19 +56,12 @@ def load_defaults() -> Defaults:
     settings: dict[str, Any] = {}
     found = path.is_file()
     if found:
-        import tomllib
-
-        try:
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
-        except OSError as exc:
-            raise RulesError(f"cannot read config file {path}: {exc.strerror}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise RulesError(f"config file {path} is not valid TOML: {exc}") from None
+        data = _config_data(path)
         section = data.get("defaults", {})
-        unknown = [k for k in data if k != "defaults"]
+        unknown = [k for k in data if k not in ("defaults", "library")]
         if unknown or not isinstance(section, dict):
-            raise RulesError(f"config file {path}: expected only a [defaults] table, found {unknown or ['defaults']}")
+            raise RulesError(f"config file {path}: expected only a [defaults] table and a [library] table, found "
+                             f"{unknown or ['defaults']}")
         for key, value in section.items():
             if key == "rules":
                 if not isinstance(value, str):
@@ -80,3 +76,30 @@ def load_defaults() -> Defaults:
     if env:
         rules, rules_from = env, f"${ENV_RULES}"
     return Defaults(rules, rules_from, settings, path, found)
+
+
+def _config_data(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise RulesError(f"cannot read config file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def library_setting() -> tuple[Path, Path] | None:
+    """The library folder the config file names (`path` under `[library]`, `~` expanded; relative to
+    the config file's folder) and the config file, or None when it names none."""
+    path = config_path()
+    if not path.is_file():
+        return None
+    section = _config_data(path).get("library")
+    if section is None:
+        return None
+    if not isinstance(section, dict) or set(section) - {"path"} or not isinstance(section.get("path"), str):
+        raise RulesError(f"config file {path}: [library] takes one key, path = \"FOLDER\"")
+    folder = Path(section["path"]).expanduser()
+    return (folder if folder.is_absolute() else path.parent / folder), path

@@ -1,0 +1,187 @@
+"""Figures of the toolbox's numbers, drawn with matplotlib (the optional `plot` extra) on its
+non-interactive Agg backend, written as PNG, SVG or PDF by the file's suffix.
+
+Each `*_figure` function draws exactly the numbers the command prints with `--json` (the tests read
+the data back from the figure's artists and compare), saves the file and returns the Figure. matplotlib
+is imported only here and only when a plot is asked for: without it, `PlotUnavailable` names the extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RulesError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .stats import Book
+
+FORMATS = (".png", ".svg", ".pdf")
+ROLLING = 10  # the rolling mean of `stats --plot`, over this many games
+
+
+class PlotUnavailable(RulesError):
+    """A plot was asked for and cannot be drawn here (a usage error: exit 2)."""
+
+
+def check_plot_target(path: str | Path) -> Path:
+    """The file a --plot option names, checked before any work: a known suffix, a folder that exists,
+    matplotlib installed. Raises PlotUnavailable naming what would be valid."""
+    p = Path(path)
+    if p.suffix.lower() not in FORMATS:
+        raise PlotUnavailable(f"--plot writes {', '.join(FORMATS)} files (by the name's suffix), got {str(p)!r}")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise PlotUnavailable(f"--plot: no folder {str(folder)!r} to write {p.name!r} in")
+    _pyplot()
+    return p
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'yahtzee-cli[plot]'") from None
+    matplotlib.use("Agg", force=True)  # no window, no display needed
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _new(rows: int = 1, cols: int = 1, size: tuple[float, float] = (8.0, 4.8)) -> tuple[Figure, Any]:
+    plt = _pyplot()
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False, layout="constrained")
+    return fig, axes
+
+
+def _save(fig: Figure, path: str | Path) -> Figure:
+    p = Path(path)
+    try:
+        fig.savefig(p, format=p.suffix.lower().lstrip("."), dpi=120, metadata={"Creator": "yahtzee-cli"})
+    except OSError as exc:
+        raise PlotUnavailable(f"cannot write {str(p)!r}: {exc.strerror}") from None
+    finally:
+        _pyplot().close(fig)
+    return fig
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+def simulate_figure(seats: Sequence[Mapping[str, Any]], path: str | Path, title: str = "") -> Figure:
+    """Every seat's score histogram (the `histogram` bins of `simulate --json`), overlaid as steps,
+    each mean marked by a dashed line of the same colour."""
+    fig, axes = _new()
+    ax = axes[0][0]
+    for seat in seats:
+        bins = seat["histogram"]["bins"]
+        edges = [b["low"] for b in bins] + [bins[-1]["high"]] if bins else []
+        counts = [b["count"] for b in bins]
+        label = f"seat {seat['seat']}: {seat['player']} ({seat['strategy']}), mean {seat['mean']:.1f}"
+        color = None
+        if bins:
+            color = ax.stairs(counts, edges, label=label, linewidth=1.6, gid=f"seat-{seat['seat']}").get_edgecolor()
+        ax.axvline(seat["mean"], linestyle="--", linewidth=1.0, color=color, gid=f"mean-{seat['seat']}")
+    ax.set_xlabel("final score")
+    ax.set_ylabel("games")
+    ax.set_title(title or "final scores by seat")
+    ax.legend(loc="upper right", fontsize="small")
+    return _save(fig, path)
+
+
+# --------------------------------------------------------------------------- distributions
+
+
+def distribution_figure(pmf: Sequence[Sequence[float]], path: str | Path, *, target: int | None = None,
+                        mean: float | None = None, title: str = "") -> Figure:
+    """The exact distribution of the final score: P(score) above, P(score <= s) below; the target
+    (when given) and the mean marked on both."""
+    fig, axes = _new(2, 1, (8.0, 6.4))
+    top, bottom = axes[0][0], axes[1][0]
+    scores = [int(s) for s, _ in pmf]
+    probs = [float(p) for _, p in pmf]
+    cdf: list[float] = []
+    acc = 0.0
+    for p in probs:
+        acc += p
+        cdf.append(min(acc, 1.0))
+    top.plot(scores, probs, linewidth=1.2, gid="pmf", label="P(final = score)")
+    bottom.plot(scores, cdf, linewidth=1.4, gid="cdf", label="P(final <= score)")
+    for ax in (top, bottom):
+        if mean is not None:
+            ax.axvline(mean, color="grey", linestyle=":", linewidth=1.0, label=f"mean {mean:.2f}")
+        if target is not None:
+            ax.axvline(target, color="tab:red", linestyle="--", linewidth=1.0, label=f"target {target}")
+        ax.set_xlabel("final score")
+        ax.legend(loc="upper right", fontsize="small")
+    top.set_ylabel("probability")
+    bottom.set_ylabel("cumulative probability")
+    bottom.set_ylim(0, 1.02)
+    top.set_title(title or "distribution of the final score")
+    return _save(fig, path)
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def rolling_mean(values: Sequence[float], window: int = ROLLING) -> list[float]:
+    """The mean of each value with up to `window - 1` before it."""
+    out = []
+    acc = 0.0
+    for i, v in enumerate(values):
+        acc += v
+        if i >= window:
+            acc -= values[i - window]
+        out.append(acc / min(i + 1, window))
+    return out
+
+
+def stats_figure(book: Book, path: str | Path) -> Figure:
+    """Each player's final scores in the order played, one panel per rule set, with a rolling mean."""
+    series = book.series or {}
+    by_rules: dict[str, dict[str, list[int]]] = {}
+    for player, games in series.items():
+        for _, total, rules in games:
+            by_rules.setdefault(rules, {}).setdefault(player, []).append(total)
+    order = [r for r in book.rule_set_order() if r in by_rules] or sorted(by_rules)
+    fig, axes = _new(max(1, len(order)), 1, (8.0, 3.6 * max(1, len(order))))
+    for i, rules in enumerate(order):
+        ax = axes[i][0]
+        for player, scores in by_rules[rules].items():
+            xs = list(range(1, len(scores) + 1))
+            (pts,) = ax.plot(xs, scores, marker="o", markersize=3, linestyle="none", alpha=0.5,
+                             gid=f"scores:{player}")
+            ax.plot(xs, rolling_mean(scores), color=pts.get_color(), linewidth=1.6,
+                    gid=f"rolling:{player}", label=f"{player} (mean of last {ROLLING})")
+        ax.set_title(rules)
+        ax.set_xlabel("game (in the order played)")
+        ax.set_ylabel("final score")
+        ax.legend(loc="best", fontsize="small")
+    if not order:
+        axes[0][0].set_title("no finished games")
+    return _save(fig, path)
+
+
+# --------------------------------------------------------------------------- analyze
+
+
+def analyze_figure(games: Sequence[Mapping[str, Any]], path: str | Path) -> Figure:
+    """Per game and player, the expected final score under optimal play after every turn (the
+    `expected` series of analyze's records), one line per player."""
+    fig, axes = _new(max(1, len(games)), 1, (8.0, 3.6 * max(1, len(games))))
+    for i, game in enumerate(games):
+        ax = axes[i][0]
+        for player, values in game["series"].items():
+            ax.plot(range(len(values)), values, marker=".", gid=f"expected:{player}", label=player)
+        ax.set_title(game["title"])
+        ax.set_xlabel("turns played")
+        ax.set_ylabel("expected final score")
+        ax.legend(loc="best", fontsize="small")
+    return _save(fig, path)
+
+
+__all__ = ["FORMATS", "PlotUnavailable", "analyze_figure", "check_plot_target", "distribution_figure",
+           "rolling_mean", "simulate_figure", "stats_figure"]

@@ -1,0 +1,479 @@
+"""Statistics over played games: who wins most, personal bests per rule set, what is played most,
+head-to-head records, and whether someone is improving.
+
+A `Book` takes the games of a run one by one (in the order read: the library's monthly files sort by
+date) and keeps, with flat memory, per player and rule set: games, wins, ties, best (with its date and
+place), the running mean and variance (Welford), the last ten scores, upper-bonus and Yahtzee rates
+and the mean of every box. Solo games are kept apart from games against others (a solo game has no
+winner). Games marked abandoned and games still in play are counted apart; invalid games are listed
+(file:line) and skipped.
+
+Each game is checked by the validator (`validate.report_document`): the same walk that `validate`
+runs, so a game `stats` counts is a game `validate` accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules import engine as R
+from ..rules.engine import Column, RuleSet
+from .inputs import Game, Unreadable
+from .validate import report_document
+
+LAST = 10  # "mean of the last N games"
+
+
+# --------------------------------------------------------------------------- one game
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player's result in a game."""
+
+    name: str
+    total: int
+    rank: int  # 1 = first (ties share a rank)
+    upper_bonus: float  # share of the player's columns that earned the upper-section bonus
+    yahtzee: float  # share of the columns whose Yahtzee box scored
+    boxes: tuple[float, ...]  # per box (sheet order): the mean score over the columns
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A finished game as stats count it."""
+
+    file: str
+    line: int
+    game: int
+    date: str | None  # meta.started (ISO 8601), or meta.date, when the game carries one
+    rules: str  # rules_label of its rule set
+    boxes: tuple[str, ...]  # box keys in sheet order
+    seats: tuple[Seat, ...]
+
+
+_LABELS: dict[int, tuple[RuleSet, str]] = {}
+
+
+def rules_label(rules: RuleSet) -> str:
+    """A rule set as people name it: the preset's name, plus the settings that differ from the preset
+    (`yahtzee (joker=off)`); a rule set of its own boxes is named `custom: NAME`."""
+    hit = _LABELS.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    label = _label(rules)
+    if len(_LABELS) > 256:
+        _LABELS.clear()
+    _LABELS[id(rules)] = (rules, label)  # (the RuleSet is kept alive, so its id stays its own)
+    return label
+
+
+def _label(rules: RuleSet) -> str:
+    if rules.name not in R.preset_names():
+        return f"custom: {rules.name}"
+    base = R.preset(rules.name)
+    if base.boxes != rules.boxes or base.dice != rules.dice:
+        return f"custom: {rules.name}"
+    changed = []
+    for key in R.SETTING_NAMES:
+        mine, theirs = getattr(rules.settings, key, None), getattr(base.settings, key, None)
+        if mine != theirs:
+            changed.append(f"{key}={_value_text(mine)}")
+    return rules.name + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple | list):
+        return ",".join(map(str, value))
+    return str(getattr(value, "value", value))
+
+
+def game_date(data: Any) -> str | None:
+    meta = data.get("meta") if isinstance(data, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return None
+    for key in ("started", "date"):
+        value = meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def is_abandoned(data: Any) -> bool:
+    meta = data.get("meta") if isinstance(data, Mapping) else None
+    return isinstance(meta, Mapping) and meta.get("abandoned") is True
+
+
+_SHAPES: dict[int, tuple[RuleSet, tuple[int, ...], int | None, int, int]] = {}
+
+
+def _shape(rules: RuleSet) -> tuple[tuple[int, ...], int | None, int, int]:
+    """What _seats needs of a rule set, looked up once: upper boxes, the Yahtzee box, bonus threshold."""
+    hit = _SHAPES.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        s = rules.settings
+        hit = _SHAPES[id(rules)] = (rules, tuple(rules.upper_indices), rules.yahtzee_index,
+                                    s.upper_bonus_threshold, s.upper_bonus)
+    return hit[1:]
+
+
+def _seats(rules: RuleSet, players: Sequence[tuple[str, Sequence[Column]]]) -> tuple[Seat, ...]:
+    totals = [R.sheet_total(rules, cols) for _, cols in players]
+    upper, y, threshold, bonus_points = _shape(rules)
+    out = []
+    for (name, cols), total in zip(players, totals, strict=True):
+        ncols = len(cols)
+        rows = [[v or 0 for v in c.scores] for c in cols]
+        bonus = sum(1 for r in rows if bonus_points and sum(r[i] for i in upper) >= threshold) / ncols
+        yz = 0.0 if y is None else sum(1 for r in rows if r[y] > 0) / ncols
+        boxes = tuple(sum(col) / ncols for col in zip(*rows, strict=True)) if ncols > 1 else tuple(map(float, rows[0]))
+        out.append(Seat(name, total, 1 + sum(1 for u in totals if u > total), bonus, yz, boxes))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- tallies
+
+
+@dataclass(slots=True)
+class Line:
+    """One player's record under one rule set, solo or against others."""
+
+    player: str
+    rules: str
+    solo: bool
+    boxes: tuple[str, ...]
+    games: int = 0
+    wins: int = 0
+    ties: int = 0
+    best: int | None = None
+    best_date: str | None = None
+    best_at: str | None = None  # file:line of the best game
+    mean: float = 0.0
+    m2: float = 0.0  # Welford's sum of squared differences
+    last: deque[int] = field(default_factory=lambda: deque(maxlen=LAST))
+    bonus: float = 0.0
+    yahtzee: float = 0.0
+    box_sums: list[float] = field(default_factory=list)
+
+    def add(self, seat: Seat, played: Played, others: int) -> None:
+        self.games += 1
+        n = self.games
+        x = seat.total
+        delta = x - self.mean
+        self.mean += delta / n
+        self.m2 += delta * (x - self.mean)
+        self.last.append(x)
+        if self.best is None or x > self.best:
+            self.best, self.best_date, self.best_at = x, played.date, f"{played.file}:{played.line}"
+        if others and seat.rank == 1:
+            if sum(1 for s in played.seats if s.rank == 1) > 1:
+                self.ties += 1
+            else:
+                self.wins += 1
+        self.bonus += seat.upper_bonus
+        self.yahtzee += seat.yahtzee
+        if not self.box_sums:
+            self.box_sums = [0.0] * len(seat.boxes)
+        for i, v in enumerate(seat.boxes):
+            self.box_sums[i] += v
+
+    @property
+    def sd(self) -> float | None:
+        return math.sqrt(self.m2 / (self.games - 1)) if self.games > 1 else None
+
+    def record(self) -> dict[str, Any]:
+        g = self.games
+        return {
+            "type": "player",
+            "player": self.player,
+            "rules": self.rules,
+            "solo": self.solo,
+            "games": g,
+            "wins": None if self.solo else self.wins,
+            "ties": None if self.solo else self.ties,
+            "win_rate": None if self.solo else _round(self.wins / g, 4),
+            "best": self.best,
+            "best_date": self.best_date,
+            "best_at": self.best_at,
+            "mean": _round(self.mean, 2),
+            "sd": None if self.sd is None else _round(self.sd, 2),
+            "last_mean": _round(sum(self.last) / len(self.last), 2),
+            "last_games": len(self.last),
+            "upper_bonus_rate": _round(self.bonus / g, 4),
+            "yahtzee_rate": _round(self.yahtzee / g, 4),
+            "box_means": {k: _round(s / g, 2) for k, s in zip(self.boxes, self.box_sums, strict=True)},
+        }
+
+
+def _round(x: float, places: int) -> float:
+    return round(x, places) + 0.0  # (+0.0: no -0.0)
+
+
+@dataclass(slots=True)
+class Meeting:
+    """Two players' record against each other: games where both played, who finished ahead."""
+
+    a: str
+    b: str
+    games: int = 0
+    a_ahead: int = 0
+    b_ahead: int = 0
+    level: int = 0
+
+    def record(self) -> dict[str, Any]:
+        return {"type": "head_to_head", "player": self.a, "opponent": self.b, "games": self.games,
+                "wins": self.a_ahead, "losses": self.b_ahead, "ties": self.level}
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A game or input stats did not count, and why."""
+
+    file: str
+    line: int | None
+    game: int | None
+    reason: str  # "invalid", "unreadable"
+    message: str
+
+    @property
+    def where(self) -> str:
+        if self.line is None:
+            return self.file
+        return f"{self.file}:{self.line}: game {self.game}"
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Which games count: players (normalized names; a game counts when one of them played, and only
+    their lines are shown), rule sets (a label, or a preset name for all its house rules), and the
+    first date (ISO 8601 prefix comparison; games without a date are left out when it is given)."""
+
+    players: frozenset[str] = frozenset()
+    rules: frozenset[str] = frozenset()
+    since: str | None = None
+
+    def rules_match(self, label: str) -> bool:
+        return not self.rules or label in self.rules or label.split(" (", 1)[0] in self.rules
+
+
+@dataclass
+class Book:
+    """Every tally of a run. Feed games with `add_item`; read the records with `records()`."""
+
+    filters: Filters = field(default_factory=Filters)
+    lines: dict[tuple[str, str, bool], Line] = field(default_factory=dict)
+    meetings: dict[tuple[str, str], Meeting] = field(default_factory=dict)
+    rule_sets: dict[str, int] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # normalized -> first spelling seen
+    _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    games: int = 0  # games read
+    counted: int = 0
+    abandoned: int = 0
+    unfinished: int = 0
+    filtered: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    series: dict[str, list[tuple[str | None, int, str]]] | None = None  # per player: (date, score, rules) for plots
+
+    def name(self, raw: str) -> tuple[str, str]:
+        """A player's (name as first spelled, normalized key): one player however the logs spell them."""
+        hit = self._seen.get(raw)
+        if hit is None:
+            key = R.normalize_name(raw) or raw
+            hit = self._seen[raw] = (self.names.setdefault(key, raw), key)
+        return hit
+
+    def add_item(self, item: Game | Unreadable) -> Played | None:
+        """Count one game read from an input (or note an input that could not be read)."""
+        if isinstance(item, Unreadable):
+            self.skipped.append(Skipped(item.source.name, None, None, "unreadable", item.message))
+            return None
+        self.games += 1
+        doc = item.doc
+        rep = report_document(doc)
+        if rep.problems:
+            first = rep.problems[0]
+            self.skipped.append(Skipped(item.file, rep.line_of(first), doc.index, "invalid", str(first)))
+            return None
+        if rep.kind == "poker" or rep.rules is None:
+            self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
+                                        "a poker-dice match: stats count Yahtzee-family games"))
+            return None
+        if is_abandoned(doc.data):
+            self.abandoned += 1
+            return None
+        if not rep.finished:
+            self.unfinished += 1
+            return None
+        rules = rep.rules
+        if rep.log is not None:
+            players = [(p.name, p.columns) for p in rep.log.players]
+        else:
+            assert rep.sheet is not None
+            players = [(p.name, p.columns) for p in rep.sheet.players]
+        played = Played(item.file, doc.line, doc.index, game_date(doc.data), rules_label(rules),
+                        tuple(b.key for b in rules.boxes), _seats(rules, players))
+        self.add(played)
+        return played
+
+    def add(self, played: Played) -> None:
+        f = self.filters
+        named = [self.name(s.name) for s in played.seats]
+        names = [n for n, _ in named]
+        keys = [k for _, k in named]
+        if ((f.players and not f.players.intersection(keys)) or not f.rules_match(played.rules)
+                or (f.since is not None and (played.date is None or played.date[:len(f.since)] < f.since))):
+            self.filtered += 1
+            return
+        self.counted += 1
+        self.rule_sets[played.rules] = self.rule_sets.get(played.rules, 0) + 1
+        solo = len(played.seats) == 1
+        others = len(played.seats) - 1
+        for name, key, seat in zip(names, keys, played.seats, strict=True):
+            if f.players and key not in f.players:
+                continue
+            line = self.lines.get((key, played.rules, solo))
+            if line is None:
+                line = self.lines[(key, played.rules, solo)] = Line(name, played.rules, solo, played.boxes)
+            line.add(seat, played, others)
+            if self.series is not None:
+                self.series.setdefault(name, []).append((played.date, seat.total, played.rules))
+        for i in range(len(played.seats)):
+            for j in range(i + 1, len(played.seats)):
+                if keys[i] == keys[j]:
+                    continue
+                (ki, ni, si), (kj, nj, sj) = sorted(((keys[i], names[i], played.seats[i]),
+                                                     (keys[j], names[j], played.seats[j])), key=lambda t: t[0])
+                if f.players and ki not in f.players and kj not in f.players:
+                    continue
+                m = self.meetings.get((ki, kj))
+                if m is None:
+                    m = self.meetings[(ki, kj)] = Meeting(ni, nj)
+                m.games += 1
+                if si.total > sj.total:
+                    m.a_ahead += 1
+                elif sj.total > si.total:
+                    m.b_ahead += 1
+                else:
+                    m.level += 1
+
+    # ----------------------------------------------------------------------- reading out
+
+    def player_lines(self) -> list[Line]:
+        """Rule sets most played first; within one, games against others before solo, most wins, best mean."""
+        order = {label: i for i, label in enumerate(self.rule_set_order())}
+        return sorted(self.lines.values(),
+                      key=lambda ln: (order.get(ln.rules, 0), ln.solo, -ln.wins, -ln.mean, ln.player.casefold()))
+
+    def rule_set_order(self) -> list[str]:
+        return sorted(self.rule_sets, key=lambda k: (-self.rule_sets[k], k))
+
+    def head_to_head(self) -> list[Meeting]:
+        return sorted(self.meetings.values(), key=lambda m: (-m.games, m.a.casefold(), m.b.casefold()))
+
+    def summary(self) -> dict[str, Any]:
+        return {"type": "summary", "games": self.games, "counted": self.counted, "abandoned": self.abandoned,
+                "unfinished": self.unfinished, "filtered_out": self.filtered,
+                "invalid": sum(1 for s in self.skipped if s.reason == "invalid"),
+                "unreadable": sum(1 for s in self.skipped if s.reason == "unreadable")}
+
+    def document(self) -> dict[str, Any]:
+        """Everything as one JSON-ready object (`stats --json`)."""
+        return {
+            "type": "stats",
+            "rule_sets": [{"rules": k, "games": self.rule_sets[k]} for k in self.rule_set_order()],
+            "players": [ln.record() for ln in self.player_lines()],
+            "head_to_head": [m.record() for m in self.head_to_head()],
+            "skipped": [{"file": s.file, "line": s.line, "game": s.game, "reason": s.reason, "message": s.message}
+                        for s in self.skipped],
+            "summary": self.summary(),
+        }
+
+
+def tally(items: Iterable[Game | Unreadable], filters: Filters | None = None, *, series: bool = False) -> Book:
+    """A Book of every game of `items` (inputs.read_all of the sources)."""
+    book = Book(filters or Filters())
+    if series:
+        book.series = {}
+    for item in items:
+        book.add_item(item)
+    return book
+
+
+# --------------------------------------------------------------------------- text and CSV
+
+
+def render(book: Book) -> str:
+    """The tables for people: rule sets, players, head to head; skipped games are the caller's (stderr)."""
+    from .render import table
+
+    out: list[str] = []
+    s = book.summary()
+    if not book.counted:
+        out.append(f"no finished games to count ({_counts_text(s)})")
+        return "\n".join(out)
+    rows = [("rules", "games")] + [(k, str(book.rule_sets[k])) for k in book.rule_set_order()]
+    out.extend(table(rows, title="rule sets played"))
+    out.append("")
+    rows2: list[tuple[str, ...]] = [("player", "rules", "games", "wins", "ties", "win %", "best", "mean", "sd",
+                                     "last 10", "bonus %", "yahtzee %")]
+    for ln in book.player_lines():
+        r = ln.record()
+        rows2.append((
+            ln.player + (" (solo)" if ln.solo else ""), ln.rules, str(ln.games),
+            "-" if ln.solo else str(ln.wins), "-" if ln.solo else str(ln.ties),
+            "-" if ln.solo else f"{100 * r['win_rate']:.0f}", str(ln.best),
+            f"{ln.mean:.1f}", "-" if ln.sd is None else f"{ln.sd:.1f}", f"{r['last_mean']:.1f}",
+            f"{100 * r['upper_bonus_rate']:.0f}", f"{100 * r['yahtzee_rate']:.0f}",
+        ))
+    out.extend(table(rows2, title="players"))
+    meetings = book.head_to_head()
+    if meetings:
+        out.append("")
+        rows3 = [("player", "opponent", "games", "won", "lost", "tied")]
+        rows3 += [(m.a, m.b, str(m.games), str(m.a_ahead), str(m.b_ahead), str(m.level)) for m in meetings]
+        out.extend(table(rows3, title="head to head"))
+    bests = [ln for ln in book.player_lines() if ln.best_at is not None]
+    if bests:
+        out.append("")
+        out.append("bests:")
+        for ln in bests:
+            when = f" on {ln.best_date[:10]}" if ln.best_date else ""
+            out.append(f"  {ln.player}{' (solo)' if ln.solo else ''}, {ln.rules}: {ln.best}{when} ({ln.best_at})")
+    out.append("")
+    out.append(_counts_text(s))
+    return "\n".join(out)
+
+
+def _counts_text(s: Mapping[str, Any]) -> str:
+    parts = [f"{s['counted']} of {s['games']} game{'s' if s['games'] != 1 else ''} counted"]
+    for key, word in (("abandoned", "abandoned"), ("unfinished", "unfinished"), ("invalid", "invalid"),
+                      ("filtered_out", "filtered out"), ("unreadable", "unreadable inputs")):
+        if s[key]:
+            parts.append(f"{s[key]} {word}")
+    return ", ".join(parts)
+
+
+CSV_HEADER = ("player", "rules", "solo", "games", "wins", "ties", "win_rate", "best", "best_date", "best_at", "mean",
+              "sd", "last_mean", "last_games", "upper_bonus_rate", "yahtzee_rate")
+
+
+def csv_rows(book: Book) -> Iterator[list[Any]]:
+    """The players' table as CSV rows (header first); box means as `mean_<box>` columns, the union of
+    every rule set's boxes in the order first met (empty where a rule set has no such box)."""
+    lines = book.player_lines()
+    box_keys = list(dict.fromkeys(k for ln in lines for k in ln.boxes))
+    yield [*CSV_HEADER, *(f"mean_{k}" for k in box_keys)]
+    for ln in lines:
+        r = ln.record()
+        means = r["box_means"]
+        yield [*(r[k] for k in CSV_HEADER), *(means.get(k) for k in box_keys)]
+
+
+__all__ = ["Book", "Filters", "Line", "Meeting", "Played", "Seat", "Skipped", "csv_rows", "render", "rules_label",
+           "tally"]

@@ -1,0 +1,101 @@
+"""The library of played games: one place per user where `play` and `log new` keep games when no
+file is named, so bests and records are found again next evening.
+
+Where, highest precedence first: $YAHTZEE_LIBRARY; `path` under `[library]` in the config file; the
+platform's user data directory (`~/.local/share/yahtzee-cli/games` on Linux, `$XDG_DATA_HOME` when
+set; platformdirs' answer on macOS and Windows). One NDJSON file per month, `games-YYYY-MM.ndjson`,
+written with the game files' atomic, locked writes (play/gamefile.py); a game stays in the month's
+file it started in.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..paths import user_dir
+
+ENV_LIBRARY = "YAHTZEE_LIBRARY"
+PATTERN = "games-*.ndjson"
+
+
+@dataclass(frozen=True)
+class Where:
+    """The library's folder and what decided it."""
+
+    path: Path
+    source: str  # "$YAHTZEE_LIBRARY", "config file PATH" or "user data directory"
+
+
+def location() -> Where:
+    env = os.environ.get(ENV_LIBRARY)
+    if env:
+        return Where(Path(env).expanduser(), f"${ENV_LIBRARY}")
+    from ..formats.config import library_setting
+
+    configured = library_setting()
+    if configured is not None:
+        return Where(configured[0], f"config file {configured[1]}")
+    return Where(user_dir("data") / "games", "user data directory")
+
+
+def month_file(folder: Path, when: datetime | None = None) -> Path:
+    """The month's game file (UTC), where a new game goes."""
+    when = when or datetime.now(UTC)
+    return folder / f"games-{when:%Y-%m}.ndjson"
+
+
+def files(folder: Path) -> list[Path]:
+    """The library's game files, oldest month first; at the default place, the single `games.ndjson`
+    that `play` kept games in before the library existed comes first."""
+    found = sorted(p for p in folder.glob(PATTERN) if p.is_file()) if folder.is_dir() else []
+    legacy = user_dir("data") / "games.ndjson"
+    if folder == user_dir("data") / "games" and legacy.is_file():
+        found.insert(0, legacy)
+    return found
+
+
+def current_file(folder: Path) -> Path:
+    """The file of the game in play: the newest month's file there is (a game continued past midnight
+    at the end of a month stays in its file), else this month's."""
+    found = files(folder)
+    return found[-1] if found else month_file(folder)
+
+
+def new_game_file(folder: Path) -> Path:
+    """Where a new game goes: this month's file, created (with the folder) on the first save."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return month_file(folder)
+
+
+@dataclass(frozen=True)
+class Summary:
+    where: Where
+    files: tuple[Path, ...]
+    games: int
+    bytes: int
+
+
+def summary(where: Where | None = None) -> Summary:
+    """Where the library is and how many games it holds (one game a non-blank line)."""
+    where = where or location()
+    found = files(where.path)
+    games = size = 0
+    for p in found:
+        with p.open("rb") as fh:
+            for line in fh:
+                if line.strip():
+                    games += 1
+        size += p.stat().st_size
+    return Summary(where, tuple(found), games, size)
+
+
+def started_now() -> str:
+    """The time a game starts, as its log's `meta.started` (ISO 8601, UTC, to the second)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+__all__ = ["ENV_LIBRARY", "Summary", "Where", "current_file", "files", "location", "month_file", "new_game_file",
+           "started_now", "summary"]
