@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -264,6 +265,12 @@ SetOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
 CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", metavar="FILE", show_default=False,
+                 help="Also draw the figure into FILE (.png, .svg or .pdf; needs the plot extra: pip install "
+                 "'yahtzee-cli[plot]')."),
+]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
 RiskOpt = Annotated[
     float | None,

@@ -16,6 +16,7 @@ from .app import (
     BackendOpt,
     CsvOpt,
     JsonOpt,
+    PlotOpt,
     QuietOpt,
     RulesOpt,
     SchedulerOpt,
@@ -88,6 +89,7 @@ def simulate(
     json: JsonOpt = False,
     csv: CsvOpt = False,
     quiet: QuietOpt = False,
+    plot: PlotOpt = None,
     risk: Annotated[
         float | None,
         typer.Option("--risk", metavar="THETA",
@@ -104,6 +106,10 @@ def simulate(
 
     names = _seats(strategy, players, risk)
     _check_options(games, seed, workers, backend, scheduler, json, csv, log_out)
+    if plot is not None:
+        from ..formats.plot import check_plot_target
+
+        check_plot_target(plot)
     try:
         prepare(rs, names, warn, record=log_out is not None, games=games)
     except StrategyError as exc:
@@ -156,6 +162,10 @@ def simulate(
         if log_file is not None:  # what the file holds once the run stopped mid-way
             failure += f"; --log-out {log_out} {log_file.holds()}"
         fail(failure, PROBLEM)
+    if plot is not None:  # (before the report: an interrupted run still draws the games it played)
+        from ..formats.plot import simulate_figure
+
+        simulate_figure(report.to_dict()["seats"], plot, f"{report.rules.name}: {report.games:,} games")
     _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None)
 
 

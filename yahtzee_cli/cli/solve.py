@@ -15,6 +15,7 @@ from .app import (
     PROBLEM,
     USAGE,
     JsonOpt,
+    PlotOpt,
     QuietOpt,
     RiskOpt,
     RulesOpt,
@@ -68,8 +69,26 @@ class _Bar:
 
 
 
+def _check_plot(plot: Path | None, distribution: bool) -> None:
+    """--plot draws the exact distribution: it needs --distribution, a drawable file and the plot extra."""
+    if plot is None:
+        return
+    if not distribution:
+        fail("--plot draws the distribution of the final score: add --distribution")
+    from ..formats.plot import check_plot_target
+
+    check_plot_target(plot)
+
+
+def _plot_distribution(plot: Path | None, series: list[tuple[str, Any]], target: int | None, title: str) -> None:
+    if plot is not None:
+        from ..formats.plot import distribution_figure
+
+        distribution_figure(series, plot, target=target, title=title)
+
+
 def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | None, json: bool,
-                rebuild: bool) -> None:
+                rebuild: bool, plot: Path | None = None) -> None:
     from ..errors import NotExact
     from ..play.simulate import objective, risk_name
     from ..solver.distribution import get_distribution, get_risk_table, summary
@@ -95,6 +114,8 @@ def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | N
         out["expected"] = d.mean
         out["sd"] = d.sd
         out["distribution"] = summary(d, _targets(d, target))
+        _plot_distribution(plot, [(f"theta {theta:g}, mean {d.mean:.2f}", out["distribution"]["pmf"])], target,
+                           f"{rs.name}: final score under the risk strategy theta {theta:g}")
     if json:
         write_json(out)
         return
@@ -138,14 +159,16 @@ def solve(
     target: Annotated[int | None, typer.Option(
         "--target", metavar="T", help="With --distribution: also show P(final >= T).",
                                                show_default=False)] = None,
+    plot: PlotOpt = None,
 ) -> None:
     """Build the optimal-strategy table (cached by rule set) and print the expected score and its SD.
 
     Rule sets without an exact table (several columns, saved rolls) prepare the approximate strategy
     instead and print its simulated mean, labelled approximate."""
     rs = get_rules(rules, set_)
+    _check_plot(plot, distribution)
     if risk is not None:
-        _risk_solve(rs, risk, distribution, target, json, rebuild)
+        _risk_solve(rs, risk, distribution, target, json, rebuild, plot)
         return
     from ..strategy import tablefile as cache
     from ..strategy.choice import plan
@@ -208,6 +231,8 @@ def solve(
             out["distribution"] = {**summary(dist, _targets(dist, target)), "exact": True, "approximation": None,
                                    "built": dist_built,
                                    "build_seconds": round(dist.seconds, 3) if dist_built else None}
+            _plot_distribution(plot, [(f"optimal play, mean {dist.mean:.2f}", out["distribution"]["pmf"])], target,
+                               f"{rs.name}: final score under optimal play (exact)")
         if json:
             write_json(out)
             return
@@ -365,6 +390,7 @@ def hint(
     beat: Annotated[str | None, typer.Option(
         "--beat", metavar="HAND", help="Poker dice: rank the keeps by the exact chance of beating this hand, "
         "e.g. 44422.", show_default=False)] = None,
+    plot: PlotOpt = None,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
@@ -382,6 +408,7 @@ def hint(
             fail("--beat ranks keeps by the chance of beating a hand; leave out --distribution, --target and --risk")
         poker_hint(dice, beat, rolls_left, top, json)
         return
+    _check_plot(plot, distribution)
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
@@ -430,7 +457,7 @@ def hint(
         if bar is not None:
             bar.close()
     if distribution or target is not None or risk is not None:
-        _chances(rs, columns[0], ev, top, who, json, distribution, target, risk)
+        _chances(rs, columns[0], ev, top, who, json, distribution, target, risk, plot)
         return
     if json:
         out = ev.to_dict(top)
@@ -455,7 +482,7 @@ def _what(rs: "RuleSet", o: Any) -> str:
 
 
 def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None, json: bool,
-             distribution: bool, target: int | None, risk: float | None) -> None:
+             distribution: bool, target: int | None, risk: float | None, plot: Path | None = None) -> None:
     """hint --distribution / --target / --risk: exact chances of reaching a score from the position."""
     import math
 
@@ -495,7 +522,13 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
                 item = o.move_dict(rs)
                 item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
                              "sd": round(c.dist.sd, 4)})
+                if distribution:
+                    item["pmf"] = D.summary(c.dist)["pmf"]
                 out["options"].append(item)
+            if distribution:
+                _plot_distribution(plot, [(_what(rs, o), item["pmf"]) for (o, _), item in
+                                          zip(rows, out["options"], strict=True)], T,
+                                   f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact)")
             if json:
                 write_json(out)
                 return

@@ -4,12 +4,11 @@ library is and what it holds."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .app import CsvOpt, JsonOpt, app, examples, fail, warn, write_json
+from .app import CsvOpt, JsonOpt, PlotOpt, app, examples, fail, warn, write_json
 
 EXAMPLES = examples(
     "yahtzee stats",
@@ -17,12 +16,6 @@ EXAMPLES = examples(
     "yahtzee stats --since 2026-01-01 --json | jq '.players[] | {player, rules, best}'",
     "yahtzee stats night.ndjson --csv > players.csv",
 )
-
-PlotOpt = Annotated[
-    Path | None,
-    typer.Option("--plot", metavar="FILE.png|.svg|.pdf", show_default=False,
-                 help="Also draw each player's scores over time with a rolling mean (needs the plot extra)."),
-]
 
 
 def _since(value: str | None) -> str | None:

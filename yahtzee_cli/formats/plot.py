@@ -57,10 +57,44 @@ def _new(rows: int = 1, cols: int = 1, size: tuple[float, float] = (8.0, 4.8)) -
     return fig, axes
 
 
+def figure_data(fig: Figure) -> list[dict[str, Any]]:
+    """What a figure plots, read back from its artists: per panel, its title and every named line
+    ([x, y] points) and step histogram (values and edges). Embedded in the file written (see _save), so
+    what a file shows can be checked against the numbers it came from without reading pixels."""
+    panels = []
+    for ax in fig.get_axes():
+        lines = {}
+        for ln in ax.get_lines():
+            if ln.get_gid():
+                xs: Any = ln.get_xdata()
+                ys: Any = ln.get_ydata()
+                lines[ln.get_gid()] = [[_num(x), _num(y)] for x, y in zip(xs, ys, strict=True)]
+        steps = {}
+        for patch in ax.patches:
+            if patch.get_gid() and hasattr(patch, "get_data"):
+                d = patch.get_data()
+                steps[patch.get_gid()] = {"values": [_num(v) for v in d.values], "edges": [_num(e) for e in d.edges]}
+        panels.append({"title": ax.get_title(), "lines": lines, "steps": steps})
+    return panels
+
+
+def _num(x: Any) -> float | int:
+    v = float(x)
+    return int(v) if v.is_integer() else v
+
+
+# The metadata key each format keeps free text under: where figure_data goes.
+DATA_KEY = {".png": "Description", ".svg": "Description", ".pdf": "Subject"}
+
+
 def _save(fig: Figure, path: str | Path) -> Figure:
+    from .jsonio import dumps
+
     p = Path(path)
+    suffix = p.suffix.lower()
+    meta = {"Creator": "yahtzee-cli", DATA_KEY[suffix]: dumps(figure_data(fig)).decode()}
     try:
-        fig.savefig(p, format=p.suffix.lower().lstrip("."), dpi=120, metadata={"Creator": "yahtzee-cli"})
+        fig.savefig(p, format=suffix.lstrip("."), dpi=120, metadata=meta)
     except OSError as exc:
         raise PlotUnavailable(f"cannot write {str(p)!r}: {exc.strerror}") from None
     finally:
@@ -73,20 +107,24 @@ def _save(fig: Figure, path: str | Path) -> Figure:
 
 def simulate_figure(seats: Sequence[Mapping[str, Any]], path: str | Path, title: str = "") -> Figure:
     """Every seat's score histogram (the `histogram` bins of `simulate --json`), overlaid as steps,
-    each mean marked by a dashed line of the same colour."""
+    each mean marked by a dashed line of the same colour. Seats' bins may differ in width, so each
+    bin is drawn as its share of the seat's games per point of score (count / games / width): the
+    areas compare."""
     fig, axes = _new()
     ax = axes[0][0]
     for seat in seats:
         bins = seat["histogram"]["bins"]
         edges = [b["low"] for b in bins] + [bins[-1]["high"]] if bins else []
-        counts = [b["count"] for b in bins]
-        label = f"seat {seat['seat']}: {seat['player']} ({seat['strategy']}), mean {seat['mean']:.1f}"
+        games = sum(b["count"] for b in bins) or 1
+        density = [b["count"] / games / (b["high"] - b["low"]) for b in bins]
+        who = seat["player"] if seat["player"] == seat["strategy"] else f"{seat['player']} ({seat['strategy']})"
+        label = f"seat {seat['seat']}: {who}, mean {seat['mean']:.1f}"
         color = None
         if bins:
-            color = ax.stairs(counts, edges, label=label, linewidth=1.6, gid=f"seat-{seat['seat']}").get_edgecolor()
+            color = ax.stairs(density, edges, label=label, linewidth=1.6, gid=f"seat-{seat['seat']}").get_edgecolor()
         ax.axvline(seat["mean"], linestyle="--", linewidth=1.0, color=color, gid=f"mean-{seat['seat']}")
     ax.set_xlabel("final score")
-    ax.set_ylabel("games")
+    ax.set_ylabel("share of games per point")
     ax.set_title(title or "final scores by seat")
     ax.legend(loc="upper right", fontsize="small")
     return _save(fig, path)
@@ -95,30 +133,34 @@ def simulate_figure(seats: Sequence[Mapping[str, Any]], path: str | Path, title:
 # --------------------------------------------------------------------------- distributions
 
 
-def distribution_figure(pmf: Sequence[Sequence[float]], path: str | Path, *, target: int | None = None,
-                        mean: float | None = None, title: str = "") -> Figure:
-    """The exact distribution of the final score: P(score) above, P(score <= s) below; the target
-    (when given) and the mean marked on both."""
+def distribution_figure(series: Sequence[tuple[str, Sequence[Sequence[float]]]], path: str | Path, *,
+                        target: int | None = None, title: str = "") -> Figure:
+    """Exact distributions of the final score, one line each (label, pmf as [score, probability]
+    pairs, as `--json` prints them): P(final = score) above, P(final <= score) below, the target (when
+    given) marked on both."""
     fig, axes = _new(2, 1, (8.0, 6.4))
     top, bottom = axes[0][0], axes[1][0]
-    scores = [int(s) for s, _ in pmf]
-    probs = [float(p) for _, p in pmf]
-    cdf: list[float] = []
-    acc = 0.0
-    for p in probs:
-        acc += p
-        cdf.append(min(acc, 1.0))
-    top.plot(scores, probs, linewidth=1.2, gid="pmf", label="P(final = score)")
-    bottom.plot(scores, cdf, linewidth=1.4, gid="cdf", label="P(final <= score)")
+    for i, (label, pmf) in enumerate(series):
+        scores = [int(sc) for sc, _ in pmf]
+        probs = [float(pr) for _, pr in pmf]
+        cdf: list[float] = []
+        acc = 0.0
+        for pr in probs:
+            acc += pr
+            cdf.append(min(acc, 1.0))
+        (line,) = top.plot(scores, probs, linewidth=1.2, gid=f"pmf-{i}", label=label)
+        bottom.step(scores, cdf, where="post", linewidth=1.4, color=line.get_color(), gid=f"cdf-{i}", label=label)
     for ax in (top, bottom):
-        if mean is not None:
-            ax.axvline(mean, color="grey", linestyle=":", linewidth=1.0, label=f"mean {mean:.2f}")
         if target is not None:
-            ax.axvline(target, color="tab:red", linestyle="--", linewidth=1.0, label=f"target {target}")
+            ax.axvline(target, color="tab:red", linestyle="--", linewidth=1.0, label=f"target {target}", gid="target")
         ax.set_xlabel("final score")
         ax.legend(loc="upper right", fontsize="small")
-    top.set_ylabel("probability")
-    bottom.set_ylabel("cumulative probability")
+    shown = [sc for _, pmf in series for sc, pr in pmf if pr >= 1e-5]  # the tails beyond are flat at this scale
+    if shown:
+        for ax in (top, bottom):
+            ax.set_xlim(min(shown) - 5, max(shown) + 5)
+    top.set_ylabel("P(final = score)")
+    bottom.set_ylabel("P(final <= score)")
     bottom.set_ylim(0, 1.02)
     top.set_title(title or "distribution of the final score")
     return _save(fig, path)
