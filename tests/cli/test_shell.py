@@ -19,8 +19,8 @@ from yahtzee_cli.formats.inputs import expand, read_all
 from yahtzee_cli.formats.logs import iter_documents, locate, split_documents
 
 FIX = ROOT / "fixtures"
-COMMANDS = ["score", "validate", "replay", "analyze", "play", "simulate", "hint", "solve", "rules", "schema", "poker",
-            "log"]  # a group of subcommands comes after the commands
+COMMANDS = ["score", "validate", "replay", "analyze", "play", "stats", "library", "simulate", "hint", "solve", "rules",
+            "schema", "poker", "log"]  # a group of subcommands comes after the commands
 
 
 # --------------------------------------------------------------------------- reading many inputs

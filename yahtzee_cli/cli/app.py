@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "Replay games into score sheets and standings."),
     "analyze": ("analyze", "Grade every decision of played games against optimal play."),
     "play": ("play", "Keep score of a game at the table."),
+    "stats": ("stats", "Records over played games."),
+    "library": ("stats", "Where played games are kept."),
     "simulate": ("simulate", "Simulate games with a strategy."),
     "hint": ("solve", "Rank the options of a position."),
     "solve": ("solve", "Build the optimal-strategy table."),
@@ -41,8 +43,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "Print the JSON Schema of a file format."),
     "poker": ("poker", "Rank poker-dice hands."),
     "log": ("log_cmd", "Keep a game log entry by entry."),
-    "stats": ("stats", "Records over played games."),
-    "library": ("stats", "Where played games are kept."),
 }
 
 

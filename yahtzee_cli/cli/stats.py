@@ -99,7 +99,10 @@ def stats(
         stats_figure(book, plot)
 
 
-@app.command(short_help="Where played games are kept.")
+@app.command(short_help="Where played games are kept.", epilog=examples(
+    "yahtzee library",
+    "YAHTZEE_LIBRARY=~/family-games yahtzee library --json",
+))
 def library(json: JsonOpt = False) -> None:
     """Where `play` and `log new` keep games when no file is named, what decided it, and how many
     games it holds. Move it with $YAHTZEE_LIBRARY or `path` under `[library]` in the config file."""

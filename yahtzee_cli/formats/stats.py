@@ -18,12 +18,12 @@ import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..rules import engine as R
-from ..rules.engine import Column, RuleSet
+from ..rules.engine import RuleSet
 from .inputs import Game, Unreadable
-from .validate import report_document
+from .validate import PlayerState, report_document
 
 LAST = 10  # "mean of the last N games"
 
@@ -95,8 +95,8 @@ def _value_text(value: Any) -> str:
 
 
 def game_date(data: Any) -> str | None:
-    meta = data.get("meta") if isinstance(data, Mapping) else None
-    if not isinstance(meta, Mapping):
+    meta = data.get("meta") if type(data) is dict else None  # (parsed JSON: plain dicts)
+    if type(meta) is not dict:
         return None
     for key in ("started", "date"):
         value = meta.get(key)
@@ -106,35 +106,63 @@ def game_date(data: Any) -> str | None:
 
 
 def is_abandoned(data: Any) -> bool:
-    meta = data.get("meta") if isinstance(data, Mapping) else None
-    return isinstance(meta, Mapping) and meta.get("abandoned") is True
+    meta = data.get("meta") if type(data) is dict else None
+    return type(meta) is dict and meta.get("abandoned") is True
 
 
-_SHAPES: dict[int, tuple[RuleSet, tuple[int, ...], int | None, int, int]] = {}
+class _Shape(NamedTuple):
+    """What _seats needs of a rule set, looked up once per rule set."""
+
+    rules: RuleSet
+    upper: tuple[int, ...]
+    yahtzee: int | None
+    threshold: int
+    bonus: int
+    multipliers: tuple[int, ...]
+    add_columns: bool
+    keys: tuple[str, ...]  # box keys in sheet order
 
 
-def _shape(rules: RuleSet) -> tuple[tuple[int, ...], int | None, int, int]:
-    """What _seats needs of a rule set, looked up once: upper boxes, the Yahtzee box, bonus threshold."""
+_SHAPES: dict[int, _Shape] = {}
+
+
+def _shape(rules: RuleSet) -> _Shape:
     hit = _SHAPES.get(id(rules))
-    if hit is None or hit[0] is not rules:
+    if hit is None or hit.rules is not rules:
         s = rules.settings
-        hit = _SHAPES[id(rules)] = (rules, tuple(rules.upper_indices), rules.yahtzee_index,
-                                    s.upper_bonus_threshold, s.upper_bonus)
-    return hit[1:]
+        if len(_SHAPES) > 256:
+            _SHAPES.clear()
+        hit = _SHAPES[id(rules)] = _Shape(rules, tuple(rules.upper_indices), rules.yahtzee_index,
+                                          s.upper_bonus_threshold, s.upper_bonus, tuple(s.multipliers),
+                                          s.add_columns, tuple(b.key for b in rules.boxes))
+    return hit
 
 
-def _seats(rules: RuleSet, players: Sequence[tuple[str, Sequence[Column]]]) -> tuple[Seat, ...]:
-    totals = [R.sheet_total(rules, cols) for _, cols in players]
-    upper, y, threshold, bonus_points = _shape(rules)
-    out = []
-    for (name, cols), total in zip(players, totals, strict=True):
-        ncols = len(cols)
-        rows = [[v or 0 for v in c.scores] for c in cols]
-        bonus = sum(1 for r in rows if bonus_points and sum(r[i] for i in upper) >= threshold) / ncols
-        yz = 0.0 if y is None else sum(1 for r in rows if r[y] > 0) / ncols
-        boxes = tuple(sum(col) / ncols for col in zip(*rows, strict=True)) if ncols > 1 else tuple(map(float, rows[0]))
-        out.append(Seat(name, total, 1 + sum(1 for u in totals if u > total), bonus, yz, boxes))
-    return tuple(out)
+def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
+    """Each player's total, rank and rates, by the rules' own totals (rules.engine: the upper bonus,
+    the columns weighted and added or the best kept)."""
+    sh = _shape(rules)
+    upper, y = sh.upper, sh.yahtzee
+    facts = []
+    for p in players:
+        col_totals = []
+        bonuses = yahtzees = 0
+        rows = [[v or 0 for v in sc] if None in sc else sc for sc in p.scores]  # (finished: no open box)
+        for row, extra in zip(rows, p.bonus, strict=True):
+            up = 0
+            for i in upper:
+                up += row[i]  # type: ignore[operator]  # (no None left in row)
+            got = R.upper_bonus_points(up, sh.threshold, sh.bonus)
+            bonuses += got > 0
+            yahtzees += y is not None and row[y] > 0  # type: ignore[operator]
+            col_totals.append(sum(row) + got + extra)  # type: ignore[arg-type]
+        total = col_totals[0] if len(rows) == 1 else R.weighted_total(col_totals, sh.multipliers, sh.add_columns)
+        n = len(rows)
+        boxes = tuple(map(float, rows[0])) if n == 1 else tuple(sum(col) / n for col in zip(*rows, strict=True))  # type: ignore[arg-type]
+        facts.append((p.name, total, bonuses / n, yahtzees / n, boxes))
+    totals = [f[1] for f in facts]
+    return tuple(Seat(name, total, 1 + sum(1 for u in totals if u > total), b, yz, boxes)
+                 for name, total, b, yz, boxes in facts)
 
 
 # --------------------------------------------------------------------------- tallies
@@ -311,13 +339,10 @@ class Book:
             self.unfinished += 1
             return None
         rules = rep.rules
-        if rep.log is not None:
-            players = [(p.name, p.columns) for p in rep.log.players]
-        else:
-            assert rep.sheet is not None
-            players = [(p.name, p.columns) for p in rep.sheet.players]
+        walked = rep.log if rep.log is not None else rep.sheet
+        assert walked is not None
         played = Played(item.file, doc.line, doc.index, game_date(doc.data), rules_label(rules),
-                        tuple(b.key for b in rules.boxes), _seats(rules, players))
+                        _shape(rules).keys, _seats(rules, walked.players))
         self.add(played)
         return played
 
