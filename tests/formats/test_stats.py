@@ -238,3 +238,13 @@ def test_plot_without_matplotlib_is_one_line_and_exit_2(cli: Any, tmp_path: Path
     assert "pip install 'yahtzee-cli[plot]'" in res.stderr and len(res.stderr.splitlines()) == 1
     res = cli(["stats", str(game), "--plot", str(tmp_path / "s.gif")])
     assert res.exit_code == 2 and ".png" in res.stderr
+
+
+def test_a_hostile_file_name_reaches_no_terminal(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "a\x1b]0;pwned\x07\u202eb.ndjson"
+    path.write_bytes(dumps(random_log(preset("yahtzee"), 3, players=["Anna"])) + b"\n")
+    for args in ([], ["--csv"]):
+        res = cli(["stats", str(path), *args])
+        assert res.exit_code == 0, res.stderr
+        assert "\x1b" not in res.stdout and "\u202e" not in res.stdout and "\x07" not in res.stdout
+    assert "\\x1b]0;pwned\\x07\\u202eb.ndjson" in cli(["stats", str(path)]).stdout

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import CsvOpt, JsonOpt, PlotOpt, app, examples, fail, warn, write_json
+from .app import CsvOpt, JsonOpt, PlotOpt, app, examples, fail, warn, write_json, write_text
 
 EXAMPLES = examples(
     "yahtzee stats",
@@ -91,8 +91,9 @@ def stats(
         for row in csv_rows(book):
             out.write(csv_row(row))
     else:
-        out.write((render(book) + "\n").encode())
+        write_text(render(book) + "\n")  # (names and file names escaped)
     out.flush()
+    sys.stdout.flush()
     if plot is not None:
         from ..formats.plot import stats_figure
 
