@@ -46,6 +46,13 @@ class RulesError(YahtzeeError):
     exit_status = USAGE
 
 
+class PlotUnavailable(YahtzeeError):
+    """A plot that cannot be drawn here: a file type other than PNG, SVG or PDF, a missing folder, or
+    matplotlib not installed (a usage error)."""
+
+    exit_status = USAGE
+
+
 class IllegalMove(YahtzeeError):
     """A move the rules forbid (box filled, out of order, joker restriction...)."""
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RulesError
+from ..errors import PlotUnavailable, YahtzeeError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -23,19 +23,16 @@ FORMATS = (".png", ".svg", ".pdf")
 ROLLING = 10  # the rolling mean of `stats --plot`, over this many games
 
 
-class PlotUnavailable(RulesError):
-    """A plot was asked for and cannot be drawn here (a usage error: exit 2)."""
-
-
 def check_plot_target(path: str | Path) -> Path:
-    """The file a --plot option names, checked before any work: a known suffix, a folder that exists,
+    """The file a plot is to be written to, checked before any work: a known suffix, a folder that exists,
     matplotlib installed. Raises PlotUnavailable naming what would be valid."""
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
-        raise PlotUnavailable(f"--plot writes {', '.join(FORMATS)} files (by the name's suffix), got {str(p)!r}")
+        raise PlotUnavailable(f"a plot is written as a {', '.join(FORMATS)} file (by the name's suffix), "
+                              f"got {str(p)!r}")
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
-        raise PlotUnavailable(f"--plot: no folder {str(folder)!r} to write {p.name!r} in")
+        raise PlotUnavailable(f"no folder {str(folder)!r} to write the plot {p.name!r} in")
     _pyplot()
     return p
 
@@ -44,7 +41,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise PlotUnavailable("--plot needs matplotlib: pip install 'yahtzee-cli[plot]'") from None
+        raise PlotUnavailable("plots need matplotlib: pip install 'yahtzee-cli[plot]'") from None
     matplotlib.use("Agg", force=True)  # no window, no display needed
     import matplotlib.pyplot as plt
 
@@ -96,7 +93,7 @@ def _save(fig: Figure, path: str | Path) -> Figure:
     try:
         fig.savefig(p, format=suffix.lstrip("."), dpi=120, metadata=meta)
     except OSError as exc:
-        raise PlotUnavailable(f"cannot write {str(p)!r}: {exc.strerror}") from None
+        raise YahtzeeError(f"cannot write the plot {str(p)!r}: {exc.strerror}") from None  # (exit 1)
     finally:
         _pyplot().close(fig)
     return fig
