@@ -296,7 +296,9 @@ def test_three_players_rolled_by_the_program_and_undo_never_changes_the_dice(rul
     replayed = subprocess.run([sys.executable, "-m", "yahtzee_cli", "replay", str(game), "--json"],
                               capture_output=True, text=True, timeout=60)
     assert replayed.returncode == 0, replayed.stderr
-    assert [p["total"] for p in json.loads(replayed.stdout)["players"]] == totals
+    game_record = json.loads(replayed.stdout.splitlines()[0])  # (the summary record follows it)
+    assert game_record["type"] == "game"
+    assert [p["total"] for p in game_record["players"]] == totals
     data = _check_file(game)
     assert data["meta"]["dice_stream"] == {"seed": 2024}
     assert data["turns"][0]["rolls"] == [[int(d) for d in first.split()], [int(d) for d in second.split()]]

@@ -75,7 +75,7 @@ def _expected(cli: Any, folder: Path) -> dict[str, Any]:
     """Totals from replay, then every tally worked out here."""
     res = cli(["replay", str(folder), "--json"])
     games = [json.loads(line) for line in res.stdout.splitlines()]
-    finished = [g for g in games if g.get("game_over") and g.get("players")]
+    finished = [g for g in games if g["type"] == "game" and g["game_over"]]
     assert len(finished) == len(GAMES)
     per: dict[tuple[str, str, bool], list[int]] = {}
     wins: dict[tuple[str, str, bool], int] = {}
@@ -168,7 +168,7 @@ def test_last_ten_mean_and_house_rules_apart(tmp_path: Path, cli: Any) -> None:
     path = tmp_path / "solo.ndjson"
     path.write_bytes(b"".join(dumps(g) + b"\n" for g in games))
     replayed = [json.loads(line) for line in cli(["replay", str(path), "--json"]).stdout.splitlines()]
-    totals = [g["players"][0]["total"] for g in replayed if g.get("players")]
+    totals = [g["players"][0]["total"] for g in replayed if g["type"] == "game"]
     doc = json.loads(cli(["stats", str(path), "--json"]).stdout)
     by_rules = {p["rules"]: p for p in doc["players"]}
     assert set(by_rules) == {"yatzy", "yahtzee (joker=off)"}
