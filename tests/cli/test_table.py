@@ -39,6 +39,8 @@ def _missing_cases(tmp: Path) -> list[list[str]]:
         ["log", "add", nx, "--dice", "12345"],
         ["log", "undo", nx],
         ["log", "end", nx],
+        ["log", "show", nx],
+        ["log", "show", nx, "--json"],
         ["log", "set", nx, "joker=free"],
         ["log", "new", str(tmp / "new.ndjson"), "--players", "Anna", "--rules", nx],
         ["log", "new", str(tmp / "nowhere" / "new.ndjson"), "--players", "Anna"],
@@ -57,7 +59,7 @@ def test_every_command_answers_a_missing_file_alike(cli: Any, tmp_path: Path) ->
         if named.endswith("nowhere/new.ndjson"):
             named = str(Path(named).parent)  # the folder is what is missing
         assert named in r.stderr, (args, r.stderr)
-        wordings[" ".join(args[:2])] = r.stderr.replace(named, "PATH")
+        wordings[" ".join(args)] = r.stderr.replace(named, "PATH")
     assert len(set(wordings.values())) == 1, wordings  # the same sentence, whatever the command
     assert not (tmp_path / "new.ndjson").exists()
 
@@ -174,3 +176,69 @@ def test_validate_sums_with_a_wrong_bonus_box_add_up(cli: Any, tmp_path: Path, f
     shown = int(lower[0].split("make it ")[1].split()[0])
     assert shown == written - 100 + 150  # the boxes as written, the bonus box included
     assert "yahtzee_bonus 150" in lower[0]
+
+
+# --------------------------------------------------------------------------- log show and --json
+
+def test_log_show_json_equals_replay_json(cli: Any, tmp_path: Path) -> None:
+    game = tmp_path / "game.ndjson"
+    assert cli(["log", "new", str(game), "--players", "Anna,Ben"]).exit_code == 0
+    assert cli(["log", "add", str(game), "--dice", "33322", "--box", "fh"]).exit_code == 0
+    assert cli(["log", "add", str(game), "--dice", "13356", "--held", "33", "--dice", "33456"]).exit_code == 0
+    shown = cli(["log", "show", str(game), "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    record = orjson.loads(shown.stdout)
+    assert record == orjson.loads(cli(["replay", str(game), "--json"]).stdout)
+    ip = record["in_progress"]
+    assert (ip["player"], ip["dice"], ip["rolls"], ip["held"]) == ("Ben", [3, 3, 4, 5, 6],
+                                                                  [[1, 3, 3, 5, 6], [3, 3, 4, 5, 6]], [[3, 3]])
+    legal = {o["box"]: o["score"] for o in ip["legal"]}
+    assert legal["small_straight"] == 30 and legal["threes"] == 6 and legal["full_house"] == 0
+    assert record["standings"][0] == {"rank": 1, "name": "Anna", "total": 25}
+    # a file of several games: the game in play is the last one, as replay numbers it
+    earlier = random_log("yahtzee", 5, ["Anna", "Ben"])
+    night = _write(tmp_path / "night.ndjson", earlier, orjson.loads(game.read_bytes()))
+    shown = orjson.loads(cli(["log", "show", str(night), "--json"]).stdout)
+    last = orjson.loads(cli(["replay", str(night), "--json"]).stdout.splitlines()[-2])  # before the summary
+    del last["tally"]  # replay's batch adds each game's tally
+    assert shown == last and (shown["game"], shown["line"]) == (2, 2)
+
+
+def test_every_log_command_answers_json_with_the_game_after_the_entry(cli: Any, tmp_path: Path) -> None:
+    game = tmp_path / "game.ndjson"
+    path = str(game)
+
+    def run(*args: str) -> dict[str, Any]:
+        r = cli(["log", *args, "--json"])
+        assert r.exit_code == 0, r.stderr
+        assert r.stdout.count("\n") == 1  # one record
+        record = orjson.loads(r.stdout)
+        assert record == orjson.loads(cli(["log", "show", path, "--json"]).stdout)
+        return record
+
+    assert run("new", path, "--players", "Anna,Ben")["next"] == "Anna"
+    assert run("add", path, "--dice", "13356")["in_progress"]["dice"] == [1, 3, 3, 5, 6]
+    after = run("add", path, "--box", "chance")
+    assert after["next"] == "Ben" and after["players"][0]["total"] == 18 and after["in_progress"] is None
+    undone = run("undo", path)
+    assert undone["next"] == "Anna" and undone["in_progress"]["dice"] == [1, 3, 3, 5, 6]
+    assert run("set", path, "upper_bonus=50")["rules"]["settings"]["upper_bonus"] == 50
+    ended = run("end", path)
+    assert ended["abandoned"] is True and ended["next"] is None and not ended["game_over"]
+    assert run("new", path, "--players", "Cleo")["game"] == 2
+
+
+def test_log_show_in_words(cli: Any, tmp_path: Path) -> None:
+    game = tmp_path / "game.ndjson"
+    cli(["log", "new", str(game), "--players", "Anna,Ben"])
+    cli(["log", "add", str(game), "--dice", "66666", "--box", "yahtzee"])
+    cli(["log", "add", str(game), "--dice", "13356", "--held", "33", "--dice", "33322"])
+    r = cli(["log", "show", str(game)])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        f"yahtzee, game 1 in {game}: turn 2, Ben to play.",
+        "Rolls: 1 3 3 5 6 -> keep 3 3 -> 2 2 3 3 3  (roll 2 of 3, 1 left)",
+        "Boxes: ones 0  twos 4  threes 9  fours 0  fives 0  sixes 0  three_of_a_kind 13  four_of_a_kind 0  "
+        "full_house 25  small_straight 0  large_straight 0  yahtzee 0  chance 13",
+        "Standings: 1. Anna 50, 2. Ben 0",
+    ]

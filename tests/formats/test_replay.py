@@ -301,8 +301,13 @@ def test_cli_replay_json(cli) -> None:
     assert d["type"] == "game" and summary["type"] == "summary"
     assert d["game_over"] is False and d["next"] == "Ben" and d["turns"] == 10
     # turns are numbered from 1 where users see them (the tenth turn); the pointer names its index
-    assert d["in_progress"] == {"player": "Ben", "turn": 10, "path": "/turns/9", "dice": [3, 3, 3, 4, 5],
-                                "rolls_used": 2, "rolls_left": 1, "saved": 0}
+    ip = d["in_progress"]
+    assert {k: ip[k] for k in ("player", "turn", "path", "dice", "rolls_used", "rolls_left", "saved")} == {
+        "player": "Ben", "turn": 10, "path": "/turns/9", "dice": [3, 3, 3, 4, 5], "rolls_used": 2,
+        "rolls_left": 1, "saved": 0}
+    # the dice so far and the boxes they may go in, with what each writes (as `log show --json`)
+    assert len(ip["rolls"]) == 2 and ip["rolls"][-1] == [3, 3, 3, 4, 5] and ip["may_pass"] is False
+    assert {"box": "chance", "column": 1, "score": 18, "bonus": 0, "joker": False} in ip["legal"]
     assert [s["name"] for s in d["standings"]] == sorted(["Anna", "Ben"], key=lambda n: -next(
         p["total"] for p in d["players"] if p["name"] == n))
     assert set(d["players"][0]["columns"][0]) >= {"boxes", "yahtzee_bonus", "upper_sum", "upper_bonus",

@@ -1,6 +1,7 @@
-"""`yahtzee log new|add|undo|set`: keep a game log entry by entry from scripts (what `play` does at a
-terminal). Each command checks the entry with the rules and rewrites the file atomically; a refused
-entry leaves the file untouched and exits 1."""
+"""`yahtzee log new|add|undo|end|set|show`: keep a game log entry by entry from scripts (what `play`
+does at a terminal). Each command checks the entry with the rules and rewrites the file atomically; a
+refused entry leaves the file untouched and exits 1. With --json each prints one record, the game's
+state after the entry: the record `replay --json` prints for the same game (formats.replay.game_record)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, error, examples, fail, saved, say
+from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, saved, say, write_json
 
 if TYPE_CHECKING:
     from ..play.scorekeeper import Keeper
@@ -26,6 +27,7 @@ app.add_typer(log_app, name="log", short_help="Keep a game log entry by entry, f
     "yahtzee log new game.json --players Anna,Ben",
     "yahtzee log add game.json --dice 13356 --held 33 --dice 33322 --box full_house",
     "yahtzee log undo game.json",
+    "yahtzee log show game.json --json",
 ))
 
 FileArg = Annotated[Path, typer.Argument(
@@ -52,6 +54,14 @@ def _editing(file: Path) -> Iterator[Keeper]:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
         yield keeper
+
+
+def _record(file: Path, keeper: Keeper) -> None:
+    """The game in play as one JSON record (the game file is NDJSON once saved: game N on line N)."""
+    from ..formats.replay import game_record
+
+    n = len(keeper.file.earlier) + 1
+    write_json(game_record(str(file), n, n, keeper.standings()))
 
 
 def _totals(keeper: Keeper) -> str:
@@ -83,6 +93,7 @@ def log_new(
     set_: SetOpt = None,
     force: Annotated[bool, typer.Option("--force", help="End an unfinished game in FILE first (kept, marked "
                                         "abandoned, as `log end` does).")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Start a game at the end of FILE (created if missing, in a folder that exists; earlier games stay
     in it). Refused while FILE's last game is unfinished, unless --force ends it first. Without FILE the
@@ -106,6 +117,8 @@ def log_new(
         hint = f": yahtzee log end {file}, or log new --force" if "in progress" in str(exc) else ""
         fail(f"{exc}{hint}", PROBLEM)
     saved(file)
+    if json:
+        return _record(file, keeper)
     say(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 
 
@@ -128,6 +141,7 @@ def log_add(
         show_default=False)] = None,
     pass_: Annotated[bool, typer.Option("--pass", help="Pass the turn (only when nothing scores and must_zero "
                                         "is off).")] = False,
+    json: JsonOpt = False,
 ) -> None:
     """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
     entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
@@ -153,6 +167,8 @@ def log_add(
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
     saved(file)
+    if json:
+        return _record(file, keeper)
     step = entry.step
     if step is None:
         pos = keeper.position()
@@ -170,8 +186,9 @@ def log_add(
 
 
 @log_app.command("undo")
-def log_undo(file: FileArg) -> None:
-    """Take back the last entry of the game in FILE: the last roll of a turn in progress, else the last turn."""
+def log_undo(file: FileArg, json: JsonOpt = False) -> None:
+    """Take back one step of the game in FILE: the box of the last turn (the dice stay, to be written
+    again), else the last roll of the turn in progress; run again for the step before."""
     from ..errors import KeeperError
 
     with _editing(file) as keeper:
@@ -180,11 +197,13 @@ def log_undo(file: FileArg) -> None:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
     saved(file)
+    if json:
+        return _record(file, keeper)
     say(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
 
 
 @log_app.command("end")
-def log_end(file: FileArg) -> None:
+def log_end(file: FileArg, json: JsonOpt = False) -> None:
     """End the unfinished game in FILE without finishing it: it stays in the file, marked abandoned
     (`meta.abandoned`), is skipped by personal bests and hints, and `log new` may start another."""
     from ..errors import KeeperError
@@ -195,6 +214,8 @@ def log_end(file: FileArg) -> None:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
     saved(file)
+    if json:
+        return _record(file, keeper)
     say(f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
 
 
@@ -203,6 +224,7 @@ def log_set(
     file: FileArg,
     setting: Annotated[str, typer.Argument(
         metavar="KEY=VALUE", help="A house rule key=value, e.g. joker=free or upper_bonus=50.", show_default=False)],
+    json: JsonOpt = False,
 ) -> None:
     """Change a house rule for the whole game in FILE and recalculate it. Refused (exit 1, moves
     listed) when moves already made would be illegal under the new rule."""
@@ -222,6 +244,56 @@ def log_set(
         except KeeperError as exc:
             fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
     saved(file)
+    if json:
+        return _record(file, keeper)
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
     say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")
+
+
+@log_app.command("show")
+def log_show(file: FileArg, json: JsonOpt = False) -> None:
+    """Show the game in play in FILE: whose turn it is, the dice so far, the boxes they may go in with
+    what each writes, and the standings (the game's last state when it is over). --json: the record
+    `replay --json` prints for the same game."""
+    from ..errors import KeeperError, MissingFile, YahtzeeError
+    from ..formats.logs import read_last_game
+    from ..formats.replay import game_record, replay_game
+    from ..play.scorekeeper import Keeper
+
+    try:
+        keeper = Keeper.open(file)  # the game file's own checks and wording, as the other log commands
+        doc = read_last_game(str(file))
+        rp = replay_game(doc.data)
+    except MissingFile:
+        raise  # worded as every command words a missing file
+    except KeeperError as exc:
+        fail(str(exc), PROBLEM)
+    except YahtzeeError as exc:
+        fail(f"{file}: {exc}", exc.exit_status)
+    if json:
+        write_json(game_record(str(file), doc.line, doc.index, rp))
+        return
+    head = f"{rp.rules.name}, game {doc.index} in {file}"
+    lines = []
+    if rp.abandoned:
+        lines.append(f"{head}: ended unfinished (abandoned).")
+    elif rp.game_over:
+        lines.append(f"{head}: {_state(keeper)}")
+    else:
+        lines.append(f"{head}: turn {keeper.turn_number}, {keeper.next_player} to play.")
+    ip = rp.in_progress
+    if ip is not None and not rp.abandoned:
+        rolls = [" ".join(map(str, ip.rolls[0]))]
+        for i, dice in enumerate(ip.rolls[1:]):
+            kept = f"keep {' '.join(map(str, ip.held[i])) or 'nothing'} -> " if ip.held is not None else ""
+            rolls.append(kept + " ".join(map(str, dice)))
+        total = ip.rolls_used + ip.rolls_left
+        lines.append(f"Rolls: {' -> '.join(rolls)}  (roll {ip.rolls_used} of {total}, {ip.rolls_left} left)")
+        rc = keeper.choices()
+        if rc is not None:
+            lines.append("Boxes: " + "  ".join([*(keeper.option_text(o) for o in rc.legal),
+                                                  *(["pass"] if rc.may_pass else [])]))
+    lines.append("Standings: " + ", ".join(f"{p.rank}. {p.name} {p.total}"
+                                           for p in sorted(rp.players, key=lambda p: p.rank)))
+    say("\n".join(lines))

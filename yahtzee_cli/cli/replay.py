@@ -81,7 +81,7 @@ def replay(
     from ..errors import RulesError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record
     from ..formats.poker_log import render as render_match
-    from ..formats.replay import render, replay_dict
+    from ..formats.replay import game_record, render
     from ..formats.tallies import Tally
     from ..play.fanout import replayed
     from ..rules.engine import parse_setting
@@ -106,8 +106,8 @@ def replay(
              at: tuple[Any, int, int], where: str, text: str, best: str, shown: int) -> None:
         """One game's output in the chosen form, for a yahtzee game and a poker match alike; `best` is
         a solo player's personal-best remark, `at` the game's file, line and number."""
-        if json:  # the same record for a game alone and in a batch
-            write_json({"type": "game", **head, **record, "tally": counted.as_dict()})
+        if json:  # the same record for a game alone and in a batch (formats.replay.game_record)
+            write_json({**record, "tally": counted.as_dict()})
         elif csv:
             if not shown:
                 sys.stdout.buffer.write(CSV_HEAD)
@@ -158,7 +158,7 @@ def replay(
             ranks = match.ranks()
             counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
             ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
-            emit(match.as_dict(), counted, ranked, match.over, (item.file, doc.line, doc.index), where,
+            emit({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over, (item.file, doc.line, doc.index), where,
                  render_match(match) if not (json or csv or quiet or (batch and not verbose)) else "", "", shown)
             shown += 1
             continue
@@ -180,7 +180,8 @@ def replay(
         if batch and counted.solo and counted.running_best is not None:
             best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
                     else f"personal best so far: {counted.running_best}")
-        emit(replay_dict(rp), counted, ranked, rp.game_over, (item.file, doc.line, doc.index), where,
+        emit(game_record(item.file, doc.line, doc.index, rp), counted, ranked, rp.game_over,
+             (item.file, doc.line, doc.index), where,
              render(rp) if not (json or csv or quiet or (batch and not verbose)) else "", best, shown)
         shown += 1
     if json:  # a stream always ends with its summary, whatever the number of games

@@ -288,9 +288,9 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         if sheet is not None:
             pos = position_from_sheet(read_file(path), player, overrides=overrides or None)
         else:  # a game file of `play` and `log`: the game in play is the last one
-            data, games = read_last_game(path)
-            pos = position_from_log(data, player, overrides=overrides or None)
-            _in_play(path, data, games)
+            doc = read_last_game(path)
+            _in_play(path, doc.data, doc.index)
+            pos = position_from_log(doc.data, player, overrides=overrides or None)
     except MissingFile:
         raise  # worded as every command words a missing file
     except RulesError as exc:
@@ -302,8 +302,8 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
 
 def _in_play(path: str, data: Any, games: int) -> None:
     """A game file's last game is the one to advise: one line when it is over or was ended."""
+    from ..formats.logs import is_abandoned
     from ..formats.replay import replay_game
-    from ..play.scorekeeper import is_abandoned
 
     which = f"the last of its {games} games" if games > 1 else "its game"
     if is_abandoned(data):

@@ -953,22 +953,27 @@ def read_file(path: str) -> Any:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def read_last_game(path: str) -> tuple[Any, int]:
+def is_abandoned(game: Mapping[str, Any]) -> bool:
+    """Whether a game log was ended unfinished (`meta.abandoned`, written by `yahtzee log end`): kept,
+    but not played on, and not counted in bests and tallies."""
+    meta = game.get("meta") if isinstance(game, Mapping) else None
+    return isinstance(meta, Mapping) and meta.get("abandoned") is True
+
+
+def read_last_game(path: str) -> Document:
     """The last game of a file ('-' for stdin) holding one or more, as a game file that `play` and
-    `log` keep does (earlier games first, the game in play last): its parsed JSON, and how many games
-    the input holds. InputError naming the line of a game that cannot be read, MissingFile when there
-    is no file."""
+    `log` keep does (earlier games first, the game in play last): its Document (data, line, and
+    index: how many games the input holds). InputError naming the line of a game that cannot be
+    read, MissingFile when there is no file."""
     import sys
 
-    def last(stream: IO[bytes]) -> tuple[Any, int]:
+    def last(stream: IO[bytes]) -> Document:
         doc = None
-        n = 0
         for doc in iter_documents(stream):
-            n += 1
             if doc.problem is not None:
                 raise InputError(f"line {doc.line}: game {doc.index}: {doc.problem}")
         assert doc is not None  # iter_documents raises on an input without a game
-        return doc.data, n
+        return doc
 
     if path == "-":
         return last(sys.stdin.buffer)

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import GameError, InputError, PositionError
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
-from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, log_document, resolve_rules, turn_entry
+from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, is_abandoned, log_document, resolve_rules, turn_entry
 from .render import table
 from .validate import (
     InProgress,
@@ -42,6 +42,7 @@ __all__ = [
     "Position",
     "Replay",
     "TurnStep",
+    "game_record",
     "position_from_data",
     "position_from_log",
     "position_from_sheet",
@@ -87,6 +88,7 @@ class Replay:
     unfinished: str | None = None  # why a game is not over
     illegal: tuple[Problem, ...] = ()  # moves the overridden settings forbid, and where
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    abandoned: bool = False  # a log ended unfinished (meta.abandoned): no one is next
 
     @property
     def bonus_box(self) -> bool:
@@ -141,10 +143,13 @@ def replay_game(
         over_ = walk.game_over
         nxt = None if walk.next_player is None else walk.players[walk.next_player].name
         unfinished = None
-        if not over_:
+        ended = is_abandoned(data) and not over_
+        if ended:
+            unfinished, nxt = "the game was ended unfinished (abandoned)", None
+        elif not over_:
             unfinished = "the game is in progress" if walk.in_progress else "not every box is filled"
         return Replay("log", rules, results, over_, _winners(results), nxt, walk.in_progress, walk.turns,
-                      unfinished, tuple(walk.problems) if over else (), over)
+                      unfinished, tuple(walk.problems) if over else (), over, ended)
     if until is not None:
         raise InputError("a score sheet has no turns to stop after; replaying part of a game needs a game log")
     sheet: SheetState = report.sheet
@@ -213,17 +218,38 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
         "game_over": rp.game_over,
         "unfinished": rp.unfinished,
         "next": rp.next_player,
-        "in_progress": None if ip is None else {
-            "player": rp.players[ip.player].name,
-            "turn": ip.turn + 1,
-            "path": f"/turns/{ip.turn}",
-            "dice": list(ip.dice),
-            "rolls_used": ip.rolls_used,
-            "rolls_left": ip.rolls_left,
-            "saved": ip.saved,
-        },
+        "abandoned": rp.abandoned,
+        "in_progress": None if ip is None else _in_progress_dict(rp, ip),
         "illegal": [{"path": p.path, "message": p.message} for p in rp.illegal],
     }
+
+
+def _in_progress_dict(rp: Replay, ip: InProgress) -> dict[str, Any]:
+    """The turn in progress: whose, the dice after each roll and kept before each reroll, and every
+    box the dice showing may go in with what it writes (as `score --sheet --json` lists them)."""
+    rules = rp.rules
+    opts = R.options(rules, list(rp.players[ip.player].columns), ip.dice)
+    return {
+        "player": rp.players[ip.player].name,
+        "turn": ip.turn + 1,
+        "path": f"/turns/{ip.turn}",
+        "dice": list(ip.dice),
+        "rolls": [list(r) for r in ip.rolls],
+        "held": None if ip.held is None else [list(h) for h in ip.held],
+        "rolls_used": ip.rolls_used,
+        "rolls_left": ip.rolls_left,
+        "saved": ip.saved,
+        "legal": [{"box": rules.keys[o.box], "column": o.column + 1, "score": o.score, "bonus": o.bonus,
+                   "joker": o.joker} for o in opts],
+        "may_pass": R.may_pass(rules, opts),
+    }
+
+
+def game_record(file: str, line: int, game: int, rp: Replay) -> dict[str, Any]:
+    """One game's JSON record: where it is (file, the line it starts on, its number in the file) and
+    its replay. What `replay --json` prints for each game, and every `log` command's --json for the
+    game in play, so the two always agree."""
+    return {"type": "game", "file": file, "line": line, "game": game, **replay_dict(rp)}
 
 
 def render(rp: Replay) -> str:
@@ -293,6 +319,8 @@ def _setting_text(value: Any) -> str:
 
 
 def _state_line(rp: Replay) -> str:
+    if rp.abandoned:
+        return "Ended unfinished (abandoned)."
     if rp.game_over:
         if len(rp.players) == 1:
             return "Game over."

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import GameError, KeeperError, MissingFile, MissingRulesFile, PositionError, RuleRefused, RulesError
-from ..formats.logs import log_document, resolve_rules, turn_entry
+from ..formats.logs import is_abandoned, log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
 from ..rules.engine import RuleSet, parse_setting
@@ -137,13 +137,6 @@ def _setting_text(key: str, value: Any) -> str:
     if isinstance(value, list | tuple):
         return f"{key}={','.join(map(str, value))}"
     return f"{key}={value}"
-
-
-def is_abandoned(game: Mapping[str, Any]) -> bool:
-    """Whether a game log was ended unfinished (`yahtzee log end`): kept, but not played on, and not
-    counted in bests and tallies."""
-    meta = game.get("meta")
-    return isinstance(meta, Mapping) and meta.get("abandoned") is True
 
 
 def abandoned(game: Mapping[str, Any]) -> dict[str, Any]:
