@@ -148,3 +148,18 @@ def test_a_shell_word_then_another_entry_is_not_a_yes(cli: Any, game: Path) -> N
     res = cli(["play", str(game), "--players", "Anna"], input="12345\nls\nchance\nq\n")
     assert res.exit_code == 0
     assert _turns(game)[0]["box"] == "chance"
+
+
+def test_resumed_with_roll_the_dice_stream_goes_on(cli: Any, game: Path) -> None:
+    """Killed (or quit) mid-turn and resumed: undo and the same keep show the dice of before."""
+    res = cli(["play", str(game), "--roll", "--players", "Solo"], input="\nkeep\nq\n")
+    assert res.exit_code == 0, res.stderr
+    (turn,) = _turns(game)
+    first, second = turn["rolls"]
+    res = cli(["play", "--resume", str(game), "--roll"], input="undo\nkeep\nq\n")
+    assert res.exit_code == 0, res.stderr
+    assert f"Took back Solo's roll {' '.join(map(str, second))} (kept nothing)" in res.stdout
+    assert _turns(game)[0]["rolls"] == [first, second]  # the same dice again
+    res = cli(["play", "--resume", str(game), "--roll", "--seed", "1"], input="q\n")
+    seed = loads(game.read_bytes())["meta"]["dice_stream"]["seed"]
+    assert (res.exit_code == 2) is (seed != 1) and ("already come from seed" in res.stderr) is (seed != 1)
