@@ -158,7 +158,8 @@ def replay(
             ranks = match.ranks()
             counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
             ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
-            emit({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over, (item.file, doc.line, doc.index), where,
+            emit({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over,
+                 (item.file, doc.line, doc.index), where,
                  render_match(match) if not (json or csv or quiet or (batch and not verbose)) else "", "", shown)
             shown += 1
             continue
