@@ -33,6 +33,7 @@ def _missing_cases(tmp: Path) -> list[list[str]]:
         ["hint", "12345", "--sheet", nx],
         ["hint", "--log", nx],
         ["rules", nx],
+        ["stats", nx],
         ["solve", "--rules", nx],
         ["simulate", "--rules", nx, "-n", "1"],
         ["simulate", "-S", f"{tmp / 'nowhere.py'}:bot", "-n", "1"],
