@@ -151,7 +151,8 @@ def distribution_figure(series: Sequence[tuple[str, Sequence[Sequence[float]]]],
         if target is not None:
             ax.axvline(target, color="tab:red", linestyle="--", linewidth=1.0, label=f"target {target}", gid="target")
         ax.set_xlabel("final score")
-        ax.legend(loc="upper right", fontsize="small")
+    top.legend(loc="upper right", fontsize="small")
+    bottom.legend(loc="lower right", fontsize="small")  # (the CDF rises to the top right)
     shown = [sc for _, pmf in series for sc, pr in pmf if pr >= 1e-5]  # the tails beyond are flat at this scale
     if shown:
         for ax in (top, bottom):
