@@ -65,6 +65,15 @@ def test_every_command_answers_a_missing_file_alike(cli: Any, tmp_path: Path) ->
     assert not (tmp_path / "new.ndjson").exists()
 
 
+def test_a_missing_default_rules_file_says_where_its_name_came_from(cli: Any, tmp_path: Path,
+                                                                   monkeypatch: Any) -> None:
+    nx = str(tmp_path / "house.json")
+    monkeypatch.setenv("YAHTZEE_RULES", nx)
+    r = cli(["score", "12345"])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert f"{nx}: no such file or directory" in r.stderr and "$YAHTZEE_RULES" in r.stderr
+
+
 def test_the_installed_script_says_the_same(tmp_path: Path) -> None:
     import subprocess
     import sys

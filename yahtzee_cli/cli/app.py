@@ -341,10 +341,14 @@ def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
 
     if rules is not None:
         return load_rules(rules, sets or ())
+    from ..errors import MissingFile, RulesError
     from ..formats.config import load_defaults
 
     d = load_defaults()
-    return load_rules(d.rules, sets or (), base=d.settings)
+    try:
+        return load_rules(d.rules, sets or (), base=d.settings)
+    except MissingFile as exc:  # not named on the command line: say where the name came from
+        raise RulesError(f"{exc} (the default rules, from {d.rules_from})") from None
 
 
 def write_json(obj: Any, *, indent: bool = False) -> None:
