@@ -9,7 +9,7 @@ problem found in the input (an invalid game, an illegal move, an unreadable file
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (pydantic loads only where a model is validated: `yahtzee --version` stays light)
@@ -32,6 +32,50 @@ def validation_errors(exc: ValidationError) -> list[tuple[list[str | int], dict[
         loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
         out.append((loc, dict(err)))
     return out
+
+
+def _expected(ctx: Mapping[str, Any]) -> str:
+    """pydantic's `expected` list ("'down', 'up' or 'free'") as plain words: down, up or free."""
+    return str(ctx.get("expected", "")).replace("'", "")
+
+
+def error_words(err: Mapping[str, Any]) -> str:
+    """One pydantic error as the tool's own words (never "Input should be ..."): what the value must
+    be. Callers add where it is (a JSON Pointer, a setting's name) and, where they know it, the value."""
+    kind = str(err.get("type", ""))
+    ctx: Mapping[str, Any] = err.get("ctx") or {}
+    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"must be {words} {ctx.get(key)}, got {err.get('input')!r}"
+    if kind == "multiple_of":
+        return f"must be a multiple of {ctx.get('multiple_of')}, got {err.get('input')!r}"
+    if kind in ("literal_error", "enum"):
+        return f"must be {_expected(ctx)}, got {err.get('input')!r}"
+    if kind.startswith("int_"):
+        return f"must be a whole number, got {err.get('input')!r}"
+    if kind.startswith(("float_", "finite_number")):
+        return f"must be a number, got {err.get('input')!r}"
+    if kind.startswith("bool_"):
+        return f"must be true or false, got {err.get('input')!r}"
+    if kind.startswith("string_"):
+        return "must be text"
+    if kind in ("list_type", "tuple_type"):
+        return "must be a list"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "must be an object"
+    if kind == "missing":
+        return "is missing"
+    if kind == "extra_forbidden":
+        return "is not a known field"
+    if kind in ("too_short", "too_long"):
+        return (f"must have {'at least' if kind == 'too_short' else 'at most'} "
+                f"{ctx.get('min_length' if kind == 'too_short' else 'max_length')} items")
+    if kind == "value_error" and ctx.get("error") is not None:
+        return str(ctx["error"])
+    msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    return msg[:1].lower() + msg[1:] if msg else kind.replace("_", " ")
 
 
 class YahtzeeError(ValueError):
@@ -113,6 +157,12 @@ class NotExact(YahtzeeError):
 
 class KeeperError(YahtzeeError):
     """An entry or a game file the score keeper refuses; the message says why (one line)."""
+
+
+class UnknownBox(KeeperError):
+    """A box name no box of the game's rules has: a usage error where it comes from the command line."""
+
+    exit_status = USAGE
 
 
 class RuleRefused(KeeperError):

@@ -9,6 +9,7 @@ output keeps strings as data: orjson escapes control characters itself."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -89,3 +90,16 @@ def duplicate_key(raw: bytes | str) -> str | None:
     except (ValueError, RecursionError):
         return None
     return found[0] if found else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], strip: str = "") -> str:
+    """` (did you mean 'x'?)` when `word` is close to one or two of `choices` (difflib's measure, with
+    the `strip` characters taken off both ends first, so --csv is not close to --set), else ''."""
+    import difflib
+
+    options = list(dict.fromkeys(choices))
+    bare = {c.strip(strip).lower(): c for c in options}
+    close = difflib.get_close_matches(word.strip(strip).lower(), list(bare), n=2, cutoff=0.7)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(quote(bare[c]) for c in close) + "?)"

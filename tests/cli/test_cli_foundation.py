@@ -147,13 +147,14 @@ def test_installed_script_pipes_and_exit_codes(yahtzee):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["score", "12345", "--bogus"], b"yahtzee score: error: No such option: --bogus"),
+        (["score", "12345", "--bogus"], b"yahtzee: error: yahtzee score has no option --bogus"),
         (["validate", "/nonexistent/log.json"], b"yahtzee: error: /nonexistent/log.json: no such file or directory"),
-        (["score"], b"yahtzee score: error: Missing argument 'DICE'"),
+        (["score"], b"yahtzee: error: yahtzee score needs DICE"),
     ],
 )
 def test_installed_script_usage_errors_are_one_line(yahtzee, args, message):
-    """Typer's own parameter errors, not only ours, are one line on stderr with exit status 2."""
+    """Typer's own parameter errors, not only ours, are one line on stderr with exit status 2, in the
+    tool's one voice (`yahtzee: error:`, no longer `yahtzee score: error:`)."""
     p = subprocess.run([*yahtzee, *args], capture_output=True, check=False)
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.startswith(message) and p.stderr.count(b"\n") == 1

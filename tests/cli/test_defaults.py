@@ -36,7 +36,7 @@ def test_config_file_sets_rules_and_house_rules(cli, config: Path) -> None:
     explicit = _rules_of(cli, ["--rules", "yatzy"])
     assert explicit["settings"]["must_zero"] is True
     text = cli(["rules", "--show-defaults"]).stdout
-    assert f"rules = yatzy  (config file {config})" in text and "must_zero = False  (config file)" in text
+    assert f"rules = yatzy  (config file {config})" in text and "must_zero = off  (config file)" in text
 
 
 def test_environment_beats_config_file_and_flag_beats_both(cli, config: Path, monkeypatch) -> None:

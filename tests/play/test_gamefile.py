@@ -160,10 +160,10 @@ def test_output_failure_after_a_save_says_the_entry_is_saved(game: Path) -> None
     assert res.stderr == (f"yahtzee: error: cannot write output: no space left on the device; the entry is saved "
                           f"in {game} (do not enter it again)\n")
     assert b"[1,3,3,5,6]" in game.read_bytes()
-    with open("/dev/full", "w") as full:  # a refused entry is still exit 1: nothing was saved
+    with open("/dev/full", "w") as full:  # a refused entry is still a refusal (an unknown box: 2), nothing saved
         res = subprocess.run([str(script), "log", "add", str(game), "--box", "nonsense"], stdout=full,
                              stderr=subprocess.PIPE, text=True)
-    assert res.returncode == 1 and "saved" not in res.stderr
+    assert res.returncode == 2 and "saved" not in res.stderr
 
 
 def test_log_end_and_new_force_keep_the_unfinished_game_marked_abandoned(cli: object, game: Path) -> None:

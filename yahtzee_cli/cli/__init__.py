@@ -6,11 +6,9 @@ import errno
 import os
 import sys
 
-import typer
-
 from ..errors import TooBig
 from ..text import escape
-from .app import SAVED, SAVED_OUTPUT_FAILED, USAGE, PipeClosed, app
+from .app import SAVED, SAVED_OUTPUT_FAILED, PipeClosed, app, error
 
 __all__ = ["app", "main"]
 
@@ -40,10 +38,10 @@ been saved: the entry is in it)."""
         _silence_stdout()
         where = f" {escape(str(exc.filename))}" if exc.filename else ""
         if SAVED:  # the entry is in the game file: exit 1 would say "refused, file untouched"
-            sys.stderr.write(f"yahtzee: error: cannot write output{where}: {_WRITE_ERRORS[exc.errno]}; the entry "
-                             f"is saved in {escape(SAVED[-1])} (do not enter it again)\n")
+            error(f"cannot write output{where}: {_WRITE_ERRORS[exc.errno]}; the entry is saved in {SAVED[-1]} "
+                  "(do not enter it again)")
             return SAVED_OUTPUT_FAILED
-        sys.stderr.write(f"yahtzee: error: cannot write output{where}: {_WRITE_ERRORS[exc.errno]}\n")
+        error(f"cannot write output{where}: {_WRITE_ERRORS[exc.errno]}")
         return 1
     return None
 
@@ -68,22 +66,10 @@ def main() -> None:
 
 
 def _run() -> int:
+    """The app (whose group words usage errors and Ctrl-C itself, in-process as in the script)."""
     try:
         code = app(prog_name="yahtzee", standalone_mode=False)
-    except typer.Abort:
-        sys.stderr.write("yahtzee: interrupted\n")
-        return 130
     except TooBig as exc:  # rules a command cannot hold in memory (commands without their own message)
-        sys.stderr.write(f"yahtzee: error: {escape(str(exc))}\n")
+        error(str(exc))
         return 1
-    except typer.TyperException as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `yahtzee` or group: show the help
-            exc.show()  # type: ignore[attr-defined]
-            return USAGE
-        ctx = getattr(exc, "ctx", None)
-        where = ctx.command_path if ctx is not None else "yahtzee"
-        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        hint = f" (see '{where} --help')" if ctx is not None else ""
-        sys.stderr.write(f"{escape(where)}: error: {escape(message)}{escape(hint)}\n")
-        return int(getattr(exc, "exit_code", USAGE))
     return code if isinstance(code, int) else 0

@@ -30,10 +30,10 @@ from .app import (
     error,
     examples,
     fail,
+    note,
     peek_batch,
     progress_wanted,
     run_errors,
-    warn,
     workers_option,
     write_json,
 )
@@ -92,10 +92,10 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
         batch = batch or len(sources) > 1
         noted: set[str] = set()
         for g in items:
-            for note in g.notes:
-                if note not in noted:
-                    noted.add(note)
-                    warn(note)
+            for message in g.notes:
+                if message not in noted:
+                    noted.add(message)
+                    note(message)
             if g.fatal is not None:
                 fail(g.fatal, PROBLEM)
             ga = g.analysis

@@ -8,8 +8,9 @@ numpy, the solver) stay inside the commands that need them, so start-up stays ne
 import importlib
 import itertools
 import os
+import re
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -115,6 +116,27 @@ class _Group(TyperGroup):
         with formatter.section("Commands"):
             formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
 
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
+        """Typer's main, with its usage errors (an unknown option, a value that is not a number, a
+        missing argument) in the tool's one voice: `yahtzee: error: ...` on one line, exit 2."""
+        try:
+            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
+        except typer.TyperException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `yahtzee` or group: show the help
+                exc.show()  # type: ignore[attr-defined]
+                code = USAGE
+            else:
+                error(usage_message(exc, list(sys.argv[1:] if args is None else args)))
+                code = int(getattr(exc, "exit_code", USAGE))
+        except typer.Abort:
+            error("interrupted")
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
     def invoke(self, ctx: Any) -> Any:
         SAVED.clear()  # a new run (tests run many in one process) has saved nothing yet
         try:
@@ -212,9 +234,114 @@ def say(text: object = "") -> None:
 
 
 def warn(message: str) -> None:
+    """A warning on stderr: the run goes on, but something is not as asked (`yahtzee: warning: ...`)."""
+    from ..text import escape
+
+    sys.stderr.write(f"yahtzee: warning: {escape(message)}\n")
+
+
+def note(message: str) -> None:
+    """A note on stderr for the person waiting (a table being built, the seed chosen, the speed); the
+    library's notes that are warnings say so themselves ("warning: ...")."""
     from ..text import escape
 
     sys.stderr.write(f"yahtzee: {escape(message)}\n")
+
+def _param_name(param: Any) -> str:
+    """A parameter as messages name it: an option by its long name (--games), an argument by its
+    metavar (DICE)."""
+    opts = list(getattr(param, "opts", None) or [])
+    if getattr(param, "param_type_name", "") == "argument":
+        return str(getattr(param, "metavar", None) or (opts[0] if opts else "argument").upper())
+    return next((o for o in opts if o.startswith("--")), opts[0] if opts else "option")
+
+
+def _wanted(err: dict[str, Any], param: Any) -> tuple[str, list[str]]:
+    """What a value must be, from the error Typer met converting it, and the valid words if any."""
+    kind = str(err.get("type", ""))
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    span = (f" from {low} to {high}" if low is not None and high is not None else f" of at least {low}"
+            if low is not None else f" of at most {high}" if high is not None else "")
+    if kind.startswith("int_"):
+        return f"takes a whole number{span}", []
+    if kind.startswith(("float_", "finite_number")):
+        return f"takes a number{span}", []
+    if kind.startswith("bool_"):
+        return "takes true or false", ["true", "false"]
+    if kind.startswith(("greater_than", "less_than")):
+        return (f"takes a value{span}" if span else "is out of range"), []
+    match = re.search(r"is not one of (.*?)\.?$", str(err.get("msg", "")))
+    if match:
+        choices = re.findall(r"'([^']*)'", match.group(1))
+        return "takes " + (", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else "".join(choices)), \
+            choices
+    return "takes another value", []
+
+
+def _commands_with(option: str, ctx: Any) -> list[str]:
+    """The commands (`log add` for a sub-command) that have `option`."""
+    root = ctx.find_root().command
+    found = []
+    for name in COMMANDS:
+        cmd = root.commands[name]
+        subs = [(f"{name} {s}", c) for s, c in getattr(cmd, "commands", {}).items()] or [(name, cmd)]
+        found += [label for label, c in subs if any(option in getattr(p, "opts", ()) for p in c.params)]
+    return found
+
+
+def usage_message(exc: Exception, args: list[str]) -> str:
+    """A usage error met reading the command line, in the tool's own words: what is wrong, what would
+    be valid (or a "did you mean"), and where to read more. Typer words these its own way, and
+    converts values with pydantic ("Input should be a valid integer, ..."), which no user should read."""
+    from ..text import did_you_mean, quote
+
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        path = str(ctx.command_path)
+    else:  # the parser's own errors carry no context: the command is the first words given
+        given = ["yahtzee", *(args[:1] if args[:1] and args[0] in COMMANDS else [])]
+        if given[1:] == ["log"] and len(args) > 1 and not args[1].startswith("-"):
+            given.append(args[1])
+        path = " ".join(given)
+    see = f" (see '{path} --help')"
+    text = str(getattr(exc, "message", "") or exc).rstrip(".")
+    param = getattr(exc, "param", None)
+    kind = type(exc).__name__
+    if kind == "NoSuchOption" and ctx is not None:
+        name = str(getattr(exc, "option_name", text))
+        here = [o for p in ctx.command.params for o in getattr(p, "opts", ()) if o.startswith("-")]
+        close = did_you_mean(name, [*here, "--help"], strip="-")
+        others = [c for c in _commands_with(name, ctx) if f"yahtzee {c}" != path] if not close else []
+        if others:
+            return f"{path} has no option {name}; {', '.join(others)} {'has' if len(others) == 1 else 'have'} it{see}"
+        return f"{path} has no option {name}{close}{see}"
+    match = re.match(r"No such command '(.*?)'", text)
+    if match and ctx is not None:
+        commands = list(ctx.command.list_commands(ctx))
+        name = match.group(1)
+        return f"{path} has no command {quote(name)}{did_you_mean(name, commands)}; commands: {', '.join(commands)}"
+    if kind == "MissingParameter" and param is not None:
+        return f"{path} needs {_param_name(param)}{see}"
+    if kind == "BadParameter" and param is not None:
+        cause: Any = exc.__cause__
+        errors: list[Any] = cause.errors() if callable(getattr(cause, "errors", None)) else []  # pydantic's, via Typer
+        if errors:
+            words, choices = _wanted(errors[0], param)
+            value = str(errors[0].get("input", ""))
+            return f"{_param_name(param)} {words}, got {quote(value)}{did_you_mean(value, choices)}{see}"
+        detail = re.sub(r"^Invalid value for [^:]*: ", "", text)
+        return f"{_param_name(param)}: {detail[:1].lower() + detail[1:]}{see}"
+    match = re.match(r"Option '(.*?)' requires an argument", text)
+    if match:
+        return f"{match.group(1)} needs a value{see}"
+    match = re.match(r"Option '(.*?)' does not take a value", text)
+    if match:
+        return f"{match.group(1)} is a switch: it takes no value{see}"
+    match = re.match(r"Got unexpected extra arguments? \((.*)\)", text)
+    if match:
+        return f"{path} does not take {quote(match.group(1))}{see}"
+    return f"{text[:1].lower() + text[1:]}{see}"
+
 
 
 def _complete_presets(incomplete: str) -> list[str]:

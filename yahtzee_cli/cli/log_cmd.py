@@ -164,8 +164,8 @@ def log_add(
     with _editing(file) as keeper:
         try:
             entry = keeper.record(rolls, keeps, box, column, pass_)
-        except KeeperError as exc:
-            fail(str(exc), PROBLEM)
+        except KeeperError as exc:  # an illegal move (1), or a --box no box of the rules has (2)
+            fail(str(exc), exc.exit_status)
     saved(file)
     if json:
         return _record(file, keeper)

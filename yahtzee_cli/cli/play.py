@@ -402,6 +402,8 @@ def play(
             except RulesError as exc:
                 fail(str(exc), USAGE)
             names = split_players(players)
+            if players is not None and not names:
+                fail("--players needs at least one name, e.g. --players Anna,Ben", USAGE)
             if not names:
                 answer = read_line("Players (in turn order, e.g. Anna,Ben): ", None)
                 names = split_players([answer or ""])

@@ -134,6 +134,6 @@ def _show_defaults(json: bool) -> None:
                     "config_file": str(d.config_path), "config_found": d.config_found})
         return
     lines = [f"rules = {d.rules}  ({d.rules_from})"]
-    lines += [f"{k} = {v}  (config file)" for k, v in d.settings.items()]
+    lines += [f"{k} = {_setting_words(v)}  (config file)" for k, v in d.settings.items()]
     lines.append(f"config file: {where}")
     write_text("\n".join(lines) + "\n")

@@ -26,6 +26,7 @@ from .app import (
     examples,
     fail,
     get_rules,
+    note,
     progress_wanted,
     warn,
     write_json,
@@ -111,7 +112,7 @@ def simulate(
 
         check_plot_target(plot)
     try:
-        prepare(rs, names, warn, record=log_out is not None, games=games)
+        prepare(rs, names, note, record=log_out is not None, games=games)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
 
@@ -122,12 +123,16 @@ def simulate(
     elif log_out is not None:
         try:
             log_file = LogFile(log_out)
+        except FileNotFoundError:  # its folder is missing: a usage error, as for any file named
+            from ..errors import missing_file_message
+
+            fail(missing_file_message(os.path.dirname(log_out)), USAGE)
         except OSError as exc:
             fail(f"cannot write {log_out}: {exc.strerror}", PROBLEM)
 
     if seed is None:
         seed = choose_seed()
-        warn(f"seed {seed} (repeat this run with --seed {seed})")
+        note(f"seed {seed} (repeat this run with --seed {seed})")
 
     def sink(chunk: bytes) -> None:
         if log_file is not None:
@@ -205,6 +210,10 @@ def _check_options(games: int, seed: int | None, workers: int | None, backend: B
         fail("give --json or --csv, not both")
     if (json or csv) and log_out == "-":
         fail("--json/--csv and --log-out - both want stdout; write the logs to a file")
+    if log_out not in (None, "-") and not os.path.isdir(os.path.dirname(log_out) or "."):
+        from ..errors import missing_file_message  # before any strategy is prepared: a usage error
+
+        fail(missing_file_message(os.path.dirname(log_out)), USAGE)
 
 
 def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: str | None,
@@ -225,7 +234,7 @@ def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: s
         out.write(escape_lines(render(data, report.rules.name)))
         out.flush()
     if timed and report.seconds > 0:
-        warn(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
+        note(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if log_file is not None and log_file.error is not None:
         fail(f"--log-out {log_out}: {log_file.error}; it {log_file.holds()} (the summary covers every game played)",
              PROBLEM)
@@ -317,7 +326,7 @@ class _StopOnCtrlC:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        warn("stopping after the games in progress (Ctrl-C again to stop at once)")
+        note("stopping after the games in progress (Ctrl-C again to stop at once)")
 
     def check(self) -> None:
         if self.requested:

@@ -24,6 +24,7 @@ from .app import (
     examples,
     fail,
     get_rules,
+    note,
     progress_wanted,
     say,
     warn,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 
 def _say(message: str) -> None:
-    warn(message)
+    note(message)
 
 
 class _Bar:

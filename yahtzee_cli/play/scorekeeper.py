@@ -31,7 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import GameError, KeeperError, MissingFile, MissingRulesFile, PositionError, RuleRefused, RulesError
+from ..errors import (
+    GameError,
+    KeeperError,
+    MissingFile,
+    MissingRulesFile,
+    PositionError,
+    RuleRefused,
+    RulesError,
+    UnknownBox,
+)
 from ..formats.logs import is_abandoned, log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
@@ -403,7 +412,7 @@ class Keeper:
         try:
             bi = rules.box_index(name)
         except RulesError as exc:
-            raise KeeperError(str(exc)) from None
+            raise UnknownBox(str(exc)) from None
         ncols = rules.settings.columns
         if column is not None or ncols == 1:
             if column is not None and not 1 <= column <= ncols:

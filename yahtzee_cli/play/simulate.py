@@ -68,7 +68,10 @@ def check_strategy(name: str) -> str:
     if ":" in name:
         load_user_strategy(name.strip())
         return name.strip()
-    raise StrategyError(f"unknown strategy {name!r}; valid: {', '.join(BUILTIN)}, or module:function")
+    from ..text import did_you_mean
+
+    raise StrategyError(f"unknown strategy {name!r}{did_you_mean(low, BUILTIN)}; valid: {', '.join(BUILTIN)}, "
+                        "risk=THETA, or module:function")
 
 
 RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.distribution)

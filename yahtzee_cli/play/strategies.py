@@ -260,7 +260,10 @@ UserStrategy = Callable[[BotView], Any]
 def load_user_strategy(spec: str) -> UserStrategy:
     """`module:function` (an importable module) or `path/to/file.py:function`."""
     if ":" not in spec:
-        raise StrategyError(f"unknown strategy {spec!r}; valid: optimal, greedy, random, or module:function")
+        from ..text import did_you_mean
+
+        raise StrategyError(f"unknown strategy {spec!r}{did_you_mean(spec.lower(), ('optimal', 'greedy', 'random'))}; "
+                            "valid: optimal, greedy, random, or module:function")
     mod_name, _, func_name = spec.rpartition(":")
     if mod_name.endswith(".py") and not os.path.exists(mod_name):
         raise MissingFile(mod_name)

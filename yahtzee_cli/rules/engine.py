@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import IllegalMove, MissingRulesFile, RulesError, pointer, validation_errors
+from ..errors import IllegalMove, MissingRulesFile, RulesError, error_words, pointer, validation_errors
 from .preset_list import ABOUT, PRESET_ALIASES
 
 Dice = tuple[int, ...]
@@ -380,7 +380,10 @@ class RuleSet(BaseModel):
         """Index of a box by key, display name or alias (case-insensitive)."""
         i = self._lookup.get(normalize_name(name))
         if i is None:
-            raise RulesError(f"unknown box {name!r}; valid boxes: {', '.join(self.keys)}")
+            from ..text import did_you_mean
+
+            raise RulesError(f"unknown box {name!r}{did_you_mean(name, self.keys)}; "
+                             f"valid boxes: {', '.join(self.keys)}")
         return i
 
     def to_dict(self) -> dict[str, Any]:
@@ -693,15 +696,21 @@ def _invalid(what: str, exc: ValidationError, *, by_key: bool = False) -> RulesE
     parts = []
     for loc, err in validation_errors(exc):
         where = ".".join(map(str, loc)) if by_key else pointer(loc) or "/"
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = error_words(err)
         parts.append(f"{where}: {msg}" if where else msg)
     return RulesError(f"{what} " + "; ".join(parts))
+
+
+def _unknown_setting(key: str) -> str:
+    from ..text import did_you_mean
+
+    return f"unknown setting {key!r}{did_you_mean(key, SETTING_NAMES)}; valid settings: {', '.join(SETTING_NAMES)}"
 
 
 def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Settings:
     unknown = [k for k in overrides if k not in SETTING_NAMES]
     if unknown:
-        raise RulesError(f"unknown setting {unknown[0]!r}; valid settings: {', '.join(SETTING_NAMES)}")
+        raise RulesError(_unknown_setting(unknown[0]))
     merged = {**base, **overrides}
     # Changing the column count drops preset multipliers that no longer fit, unless given too.
     if "columns" in overrides and "column_multipliers" not in overrides:
@@ -725,7 +734,10 @@ def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
                          f"valid presets: {', '.join(preset_names())}")
     p = PRESETS.get(PRESET_ALIASES.get(key, key))
     if p is None:
-        raise RulesError(f"unknown preset {name!r}; valid presets: {', '.join(preset_names())}")
+        from ..text import did_you_mean
+
+        raise RulesError(f"unknown preset {name!r}{did_you_mean(key, preset_names())}; "
+                         f"valid presets: {', '.join(preset_names())}")
     if not overrides:  # a preset as it stands is valid (tested): no validation, no validator built
         return RuleSet.model_construct(name=key, dice=p.get("dice", 5), boxes=p["boxes"],
                                        settings=Settings.model_construct(**p["settings"]))
@@ -787,15 +799,17 @@ def parse_setting(text: str) -> tuple[str, Any]:
     key, raw = (p.strip() for p in text.split("=", 1))
     key = key.replace("-", "_")
     if key not in SETTING_NAMES:
-        raise RulesError(f"unknown setting {key!r}; valid settings: {', '.join(SETTING_NAMES)}")
+        raise RulesError(_unknown_setting(key))
     annotation = str(Settings.model_fields[key].annotation)
     low = raw.lower()
     value: Any
     if "bool" in annotation:
         value = _on_off(low)
         if value is None:
+            from ..text import did_you_mean
+
             raise RulesError(f"setting {key} takes on or off ({'/'.join(ON_WORDS)} or {'/'.join(OFF_WORDS)}), "
-                             f"got {raw!r}")
+                             f"got {raw!r}{did_you_mean(low, ['on', 'off'])}")
     elif key == "column_fill":
         value = raw
     elif key == "column_multipliers":
@@ -805,7 +819,10 @@ def parse_setting(text: str) -> tuple[str, Any]:
         value = tuple(numbers)
     elif key == "joker":
         if _on_off(low) is None and low not in JOKER_CODES:
-            raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}")
+            from ..text import did_you_mean
+
+            raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}"
+                             f"{did_you_mean(low, JOKER_CODES)}")
         value = low
     else:
         value = parse_int(raw)
