@@ -82,6 +82,8 @@ def stats(
                  "keep games there")
         sources = [Source(str(p), str(p)) for p in found]
     book = tally(read_all(sources), filters, series=plot is not None)
+    for sentence in book.unmatched():
+        warn(sentence)
     for s in book.skipped:
         warn(f"{s.where}: skipped ({s.reason}): {s.message}")
     out = sys.stdout.buffer

@@ -300,6 +300,8 @@ class Book:
     rule_sets: dict[str, int] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # normalized -> first spelling seen
     _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _seen_keys: set[str] = field(default_factory=set)
+    seen_rules: set[str] = field(default_factory=set)  # every rule set read, filtered out or not
     games: int = 0  # games read
     counted: int = 0
     abandoned: int = 0
@@ -351,6 +353,8 @@ class Book:
         named = [self.name(s.name) for s in played.seats]
         names = [n for n, _ in named]
         keys = [k for _, k in named]
+        self._seen_keys.update(keys)
+        self.seen_rules.add(played.rules)
         if ((f.players and not f.players.intersection(keys)) or not f.rules_match(played.rules)
                 or (f.since is not None and (played.date is None or played.date[:len(f.since)] < f.since))):
             self.filtered += 1
@@ -400,6 +404,22 @@ class Book:
 
     def head_to_head(self) -> list[Meeting]:
         return sorted(self.meetings.values(), key=lambda m: (-m.games, m.a.casefold(), m.b.casefold()))
+
+    def unmatched(self) -> list[str]:
+        """Sentences for filters that matched nothing read (a typo, most likely), with a suggestion."""
+        from ..text import did_you_mean, quote
+
+        f = self.filters
+        out = []
+        labels = set(self.seen_rules) | {label.split(" (", 1)[0] for label in self.seen_rules}
+        for want in sorted(f.rules):
+            if want not in labels:
+                out.append(f"no game read is played under the rules {quote(want)}{did_you_mean(want, sorted(labels))}")
+        for want in sorted(f.players):
+            if want not in self._seen_keys:
+                out.append(f"no player named {quote(want)} in the games read"
+                           f"{did_you_mean(want, sorted(self._seen_keys))}")
+        return out
 
     def summary(self) -> dict[str, Any]:
         return {"type": "summary", "games": self.games, "counted": self.counted, "abandoned": self.abandoned,
