@@ -20,7 +20,7 @@ from yahtzee_cli.formats.logs import iter_documents, locate, split_documents
 
 FIX = ROOT / "fixtures"
 COMMANDS = ["score", "validate", "replay", "analyze", "play", "stats", "library", "simulate", "hint", "solve", "rules",
-            "schema", "poker", "log"]  # a group of subcommands comes after the commands
+            "schema", "poker", "log", "cache"]  # groups of subcommands come after the commands
 
 
 # --------------------------------------------------------------------------- reading many inputs

@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "Print the JSON Schema of a file format."),
     "poker": ("poker", "Rank poker-dice hands."),
     "log": ("log_cmd", "Keep a game log entry by entry."),
+    "cache": ("cache_cmd", "Show or clean the cache of tables and kernels."),
 }
 
 

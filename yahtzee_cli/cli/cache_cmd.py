@@ -1,0 +1,115 @@
+"""`yahtzee cache where|list|clean`: the cache directory of strategy tables and compiled kernels
+(strategy/cache.py does the work)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..text import escape
+from .app import PROBLEM, JsonOpt, app, examples, fail, write_json
+
+if TYPE_CHECKING:
+    from ..strategy.cache import Entry, Part
+
+cache_app = typer.Typer(
+    name="cache",
+    help="The cache of strategy tables and compiled kernels: where it is, what it holds, cleaning it. "
+    "Everything in it is made again on first use.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(cache_app, name="cache", short_help="Show or clean the cache of tables and kernels.", epilog=examples(
+    "yahtzee cache where",
+    "yahtzee cache list",
+    "yahtzee cache clean --dry-run",
+))
+
+
+def _size(n: int) -> str:
+    """Bytes for people: 512 B, 8.1 KiB, 44.0 MiB."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError  # not reached
+
+
+def _record(e: Entry) -> dict[str, object]:
+    return {"path": str(e.full), "kind": e.kind, "bytes": e.bytes, "rules": e.rules, "shipped": e.shipped,
+            "in_use": e.in_use}
+
+
+@cache_app.command("where", short_help="Print the cache directory.", epilog=examples(
+    "yahtzee cache where", "du -sh \"$(yahtzee cache where)\""))
+def cache_where() -> None:
+    """Print the cache directory ($YAHTZEE_CACHE_DIR, else the platform's user cache directory)."""
+    from ..strategy.cache import directory
+
+    sys.stdout.write(f"{directory()}\n")
+
+
+@cache_app.command("list", short_help="Every file of the cache with its size, and the total.", epilog=examples(
+    "yahtzee cache list", "yahtzee cache list --json"))
+def cache_list(as_json: JsonOpt = False) -> None:
+    """Every file of the cache with its kind and size, and the total: strategy tables (with their rule
+    set; "shipped" marks a copy of a table that comes with the package), compiled kernels, lock files
+    (stale unless a running process holds them), stamps of verified tables and temporary files."""
+    from ..formats.render import text
+    from ..strategy.cache import listing
+
+    found = listing()
+    if as_json:
+        write_json({"directory": str(found.directory), "kernels": str(found.kernels),
+                    "entries": [_record(e) for e in found.entries], "files": len(found.entries),
+                    "total_bytes": found.total_bytes})
+        return
+    rows: list[list[object]] = [["kind", "size", "rules", "file"]]
+    for e in found.entries:
+        note = " (shipped)" if e.shipped else " (in use)" if e.in_use else ""
+        rows.append([e.kind, _size(e.bytes), e.rules or "", f"{e.full}{note}"])
+    out = sys.stdout
+    if found.entries:
+        out.write(text(rows, left=(0, 2, 3)))
+    out.write(f"{len(found.entries)} file{'' if len(found.entries) == 1 else 's'}, {_size(found.total_bytes)}\n")
+
+
+@cache_app.command("clean", short_help="Remove cached tables, kernels and stale locks.", epilog=examples(
+    "yahtzee cache clean", "yahtzee cache clean --kernels --dry-run"))
+def cache_clean(
+    tables: Annotated[bool, typer.Option("--tables", help="Only strategy tables, distributions and their locks "
+                                         "and stamps.")] = False,
+    kernels: Annotated[bool, typer.Option("--kernels", help="Only compiled kernels and their locks.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be removed; remove nothing.")]
+    = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remove the cached tables and compiled kernels (both unless --tables or --kernels), stale lock files
+    and temporary files of writers that died. Locks a running process holds stay, and so do fresh
+    temporary files. The tables shipped with the package stay in it: a first use copies them back at
+    no cost; other tables are built and kernels compiled again on first use."""
+    from ..strategy.cache import clean
+
+    parts: list[Part] = []
+    if tables:
+        parts.append("tables")
+    if kernels:
+        parts.append("kernels")
+    gone, failed = clean(parts or ("tables", "kernels"), dry_run=dry_run)
+    total = sum(e.bytes for e in gone)
+    if as_json:
+        write_json({"dry_run": dry_run, "removed": [_record(e) for e in gone], "files": len(gone),
+                    "total_bytes": total, "errors": failed})
+    else:
+        verb = "would remove" if dry_run else "removed"
+        if dry_run:
+            for e in gone:
+                sys.stdout.write(f"{e.full}\n")
+        sys.stdout.write(f"{verb} {len(gone)} file{'' if len(gone) == 1 else 's'}, {_size(total)}\n")
+    if failed:
+        for message in failed[:-1]:
+            sys.stderr.write(f"yahtzee: error: {escape(message)}\n")
+        fail(failed[-1], PROBLEM)
