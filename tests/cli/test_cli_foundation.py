@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -134,6 +135,61 @@ def test_completion_offers_presets():
     env = {**os.environ, "_YAHTZEE_COMPLETE": "complete_zsh", "_TYPER_COMPLETE_ARGS": "yahtzee score --rules tri"}
     out = subprocess.run([sys.executable, "-m", "yahtzee_cli"], env=env, capture_output=True, check=True).stdout
     assert b"triple-yahtzee" in out and b"triple-yatzy" in out and b"kniffel" not in out
+
+
+def _bash_complete(tmp_path, *words: str) -> list[str]:
+    """What the shipped bash script offers for `words` as bash hands them over: split at `=`
+    (COMP_WORDBREAKS), the last word the one being completed."""
+    program = tmp_path / "yahtzee"  # what the script runs: this interpreter's yahtzee
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} -m yahtzee_cli "$@"\n')
+    program.chmod(0o755)
+    script = (f'source {ROOT / "completions" / "yahtzee.bash"}; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); '
+              f'_yahtzee_completion {program}; printf "%s\\n" "${{COMPREPLY[@]}}"')
+    out = subprocess.run(["bash", "-c", script, "bash", *words], capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if line]
+
+
+@pytest.mark.parametrize(("words", "offered"), [
+    (["yahtzee", "score", "--set", "jok"], ["joker="]),
+    (["yahtzee", "score", "--set", "joker", "="], ["forced", "free", "off"]),  # bash replaces the part after =
+    (["yahtzee", "score", "--set", "joker", "=", "fr"], ["free"]),
+    (["yahtzee", "hint", "12345", "--set", "=", "must_zero", "=", "o"], ["on", "off"]),
+    (["yahtzee", "replay", "x.json", "--set", "column_fill", "=", "down,u"], ["down,up"]),
+    (["yahtzee", "simulate", "--set", "extra_yahtzee_bonus", "=", "1"], ["100", "125", "150", "175"]),
+    (["yahtzee", "score", "--set", "upper_bonus_threshold", "="], ["42", "63", "84"]),  # the presets' values
+    (["yahtzee", "score", "--set", "upper_bonus_threshold", "=", "10"], ["10", "100", "101", "102", "103", "104",
+                                                                         "105"]),
+    (["yahtzee", "score", "--set", "columns", "="], ["1", "2", "3", "4", "5", "6"]),
+    (["yahtzee", "score", "--rules", "tri"], ["triple-yahtzee", "triple-yatzy"]),
+])
+def test_bash_completes_setting_values(tmp_path, words, offered):
+    assert _bash_complete(tmp_path, *words) == offered
+
+
+@pytest.mark.parametrize(("args", "offered"), [
+    ("yahtzee score --set joker=", ["joker=forced", "joker=free", "joker=off"]),
+    ("yahtzee score --set fill_in_order=of", ["fill_in_order=off"]),
+    ("yahtzee score --set=saved_rolls=", ["saved_rolls=on", "saved_rolls=off"]),
+    ("yahtzee score --set column_fill=up,", ["column_fill=up,down", "column_fill=up,up", "column_fill=up,free"]),
+    ("yahtzee score --set upper_bonus=9", ["upper_bonus=90", "upper_bonus=95"]),
+])
+def test_zsh_completes_setting_values(args, offered):
+    env = {**os.environ, "_YAHTZEE_COMPLETE": "complete_zsh", "_TYPER_COMPLETE_ARGS": args}
+    out = subprocess.run([sys.executable, "-m", "yahtzee_cli"], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("_arguments '*: :((") and re.findall(r'"([^"]*)"', out) == offered
+
+
+def test_bash_words_split_at_equals_are_merged_back():
+    from yahtzee_cli.cli import merge_bash_words
+
+    assert merge_bash_words(["yahtzee", "score", "--set", "joker", "=", "fr"], 5) == (
+        ["yahtzee", "score", "--set", "joker=fr"], 3)
+    assert merge_bash_words(["yahtzee", "score", "--set", "=", "joker", "=", ""], 6) == (
+        ["yahtzee", "score", "--set=joker="], 2)
+    assert merge_bash_words(["yahtzee", "score", "--set", "joker", "=", "on", "1"], 6) == (
+        ["yahtzee", "score", "--set", "joker=on", "1"], 4)
+    assert merge_bash_words(["yahtzee", "score", ""], 2) == (["yahtzee", "score", ""], 2)
 
 
 def test_installed_script_pipes_and_exit_codes(yahtzee):

@@ -46,13 +46,73 @@ been saved: the entry is in it)."""
     return None
 
 
+def merge_bash_words(words: list[str], cword: int) -> tuple[list[str], int]:
+    """Bash's completion words with the words it split at `=` joined again, and the index of the word
+    being completed among them: bash breaks `--set joker=fr` into `--set`, `joker`, `=`, `fr`
+    (COMP_WORDBREAKS), where the command means one value `joker=fr`."""
+    out: list[str] = []
+    glue = False
+    current = None
+    for i, word in enumerate(words):
+        if word == "=" and len(out) > 1:
+            out[-1] += word
+            glue = True
+        elif glue:
+            out[-1] += word
+            glue = False
+        else:
+            out.append(word)
+        if i == cword:
+            current = len(out) - 1
+    return out, current if current is not None else len(out) + cword - len(words)
+
+
+def _bash_completion_words() -> str:
+    """Bash asks for completions with its words in COMP_WORDS, one a line, and the current one's index
+    in COMP_CWORD: merged at `=` (merge_bash_words) before the completion reads them. Bash replaces
+    only the text after the current word's last `=`: what each completion must lose in front (the
+    completion is of the word as the command sees it: after `--option=`, its value)."""
+    words = os.environ.get("COMP_WORDS")
+    if os.environ.get("_YAHTZEE_COMPLETE") != "complete_bash" or words is None:
+        return ""
+    try:
+        cword = int(os.environ.get("COMP_CWORD", ""))
+    except ValueError:
+        return ""
+    merged, cword = merge_bash_words(words.split("\n"), cword)
+    os.environ["COMP_WORDS"] = "\n".join(merged)
+    os.environ["COMP_CWORD"] = str(cword)
+    current = merged[cword] if 0 <= cword < len(merged) else ""
+    if current.startswith("-"):
+        current = current.partition("=")[2]
+    head, eq, _ = current.rpartition("=")
+    return head + eq
+
+
+def _complete_bash(head: str) -> int:
+    """Bash's completion, each completion without `head` (see _bash_completion_words)."""
+    import io
+    from contextlib import redirect_stdout
+
+    buffer = io.StringIO()
+    try:
+        with redirect_stdout(buffer):
+            code = _run()
+    except SystemExit as done:  # how the completion ends
+        code = done.code if isinstance(done.code, int) else 0
+    lines = [line.removeprefix(head) for line in buffer.getvalue().splitlines()]
+    sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
+    return code
+
+
 def main() -> None:
     """The `yahtzee` script: Typer's own usage errors become one line on stderr too, and so do
     errors writing the output (a full disk, a closed pipe)."""
     # pydantic would scan every installed distribution for plugins on first use: the script has none
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    head = _bash_completion_words()
     try:
-        code = _run()
+        code = _complete_bash(head) if head else _run()
         sys.stdout.flush()  # inside the try: a full disk may only show at the last flush
     except PipeClosed:  # raised by the command group for a BrokenPipeError, before Typer makes it exit 1
         _silence_stdout()

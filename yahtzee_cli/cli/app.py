@@ -373,9 +373,14 @@ def _complete_boxes(incomplete: str) -> list[str]:
 
 
 def _complete_settings(incomplete: str) -> list[str]:
-    from ..rules.engine import SETTING_NAMES
+    """`--set` keys, then (after `key=`) the values that setting takes: `joker=fr` -> `joker=free`
+    (for bash, which replaces only the part after `=`, cli.main keeps that part)."""
+    from ..rules.engine import SETTING_NAMES, setting_values
 
-    return [f"{k}=" for k in SETTING_NAMES if k.startswith(incomplete)]
+    key, eq, typed = incomplete.partition("=")
+    if not eq:
+        return [f"{k}=" for k in SETTING_NAMES if k.startswith(incomplete)]
+    return [f"{key}={v}" for v in setting_values(key, typed)]
 
 
 BoxOpt = Annotated[

@@ -296,6 +296,36 @@ class Settings(BaseModel):
 
 
 SETTING_NAMES = tuple(Settings.model_fields)
+MANY_VALUES = 25  # a whole-number setting with more values than this offers the presets' ones first
+
+
+def setting_values(key: str, typed: str = "") -> list[str]:
+    """The values setting `key` takes that begin with `typed`, for shell completion: on/off, the
+    joker modes, a column's fill rule (after the columns already given: `down,u` -> `down,up`), the
+    whole numbers its range and step allow (for a wide range, the presets' values unless `typed`
+    narrows it to a few); none for a free list (column_multipliers) or an unknown key."""
+    field = Settings.model_fields.get(key.replace("-", "_"))
+    if field is None:
+        return []
+    annotation = str(field.annotation)
+    if key == "column_fill":
+        done, _, last = typed.rpartition(",")
+        return [f"{done},{f}" if done else f for f in ("down", "up", "free") if f.startswith(last)]
+    if key == "joker":
+        options: list[str] = ["forced", "free", "off"]
+    elif "bool" in annotation:
+        options = ["on", "off"]
+    elif field.annotation is int:
+        bounds = {type(m).__name__: m for m in field.metadata}
+        low, high = getattr(bounds.get("Ge"), "ge", 0), getattr(bounds.get("Le"), "le", 0)
+        step = getattr(bounds.get("MultipleOf"), "multiple_of", 1)
+        options = [str(v) for v in range(low, high + 1, step) if str(v).startswith(typed)]
+        if len(options) > MANY_VALUES:
+            used = {field.default, *(p.get("settings", {}).get(key) for p in PRESETS.values())}
+            options = [str(v) for v in sorted(v for v in used if isinstance(v, int))]
+    else:
+        return []
+    return [v for v in options if v.startswith(typed)]
 
 
 # --------------------------------------------------------------------------- rule sets
