@@ -100,12 +100,27 @@ SUMMARY = {"allOf": [kind("summary"), {
     "required": ["games", "players", "personal_bests", "problems"],
     "properties": {"games": {"type": "integer"}, "problems": {"type": "integer"}},
 }]}
-GRADED = {"allOf": [GAME, QUALITY]}
+DECISION = {"allOf": [WHERE, {  # a graded decision: where it was made (the line of its turn)
+    "type": "object",
+    "required": ["type", "turn", "path", "player", "decision", "made", "best", "regret"],
+    "properties": {"type": {"const": "decision"}, "turn": POSITIVE},
+}]}
+WORST = {"type": "array", "items": DECISION}
+GRADED = {"allOf": [GAME, QUALITY, {
+    "type": "object",
+    "required": ["type", "decisions", "players"],
+    "properties": {"type": {"const": "game"}, "decisions": {"type": "array", "items": DECISION},
+                   "players": {"type": "array", "items": {"type": "object", "required": ["worst"],
+                                                          "properties": {"worst": WORST}}}},
+}]}
 TOTALS = {"allOf": [QUALITY, {
     "type": "object",
-    "required": ["summary", "games", "rule_sets", "players"],
-    "properties": {"rule_sets": {"type": "array", "items": {"allOf": [
-        QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}}},
+    "required": ["type", "games", "problems", "rule_sets", "players"],
+    "properties": {"type": {"const": "summary"}, "games": {"type": "integer"}, "problems": {"type": "integer"},
+                   "rule_sets": {"type": "array", "items": {"allOf": [
+                       QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}},
+                   "players": {"type": "array", "items": {"type": "object", "required": ["worst"],
+                                                          "properties": {"worst": WORST}}}},
 }]}
 ADVICE = {"allOf": [QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}
 SEAT = {"allOf": [QUALITY, {
@@ -226,9 +241,14 @@ def test_every_record_of_every_stream_names_its_type(cli) -> None:
             cli(["score", "12345", "--json"]).stdout,
             cli(["replay", "--json", "-", str(FIX / "invalid/wrong-score.json")], input=b"{oops").stdout,
             cli(["validate", "--json", str(FIX / "logs/yahtzee.json")]).stdout,
-            cli(["simulate", "-S", "random", "-n", "3", "--seed", "1", "-w", "1", "--json"]).stdout]
+            cli(["simulate", "-S", "random", "-n", "3", "--seed", "1", "-w", "1", "--json"]).stdout,
+            cli(["analyze", "--json", "-", str(FIX / "invalid/wrong-score.json"), str(FIX / "logs/yahtzee.json")],
+                input=b"{oops").stdout]
     types = [rec.get("type") for out in outs for rec in ndjson(out)]
-    assert types == ["score", "problem", "score", "problem", "problem", "summary", "validation", "simulation"]
+    assert types == ["score", "problem", "score", "problem", "problem", "summary", "validation", "simulation",
+                     "problem", "problem", "game", "summary"]
+    graded = ndjson(outs[-1])[2]
+    assert {d["type"] for d in graded["decisions"]} == {"decision"}
 
 
 def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> None:
@@ -251,18 +271,56 @@ def test_streams_keep_a_record_in_place_of_a_bad_game(cli, tmp_path: Path) -> No
 
 
 def test_analyze_records(cli) -> None:
-    one = json.loads(cli(["analyze", "--json", str(FIX / "logs/yahtzee.json")]).stdout)
-    check(one, GRADED)
+    one = ndjson(cli(["analyze", "--json", str(FIX / "logs/yahtzee.json")]).stdout)
+    assert [r["type"] for r in one] == ["game", "summary"]
+    check(one[0], GRADED)
+    check(one[1], TOTALS)
     r = cli(["analyze", "--json", str(FIX / "logs/yahtzee.json"), str(FIX / "logs/kniffel.json")])
     *games, totals = ndjson(r.stdout)
     for g in games:
         check(g, GRADED)
     check(totals, TOTALS)
+    assert games[0] == one[0]  # a game's record is the same alone and in a batch
     alias = cli(["replay", "--analyze", "--json", str(FIX / "logs/yahtzee.json")])
-    assert json.loads(alias.stdout) == one  # replay --analyze is the same command
+    assert ndjson(alias.stdout) == one  # replay --analyze is the same command
     empty = cli(["analyze", "--json", "-"], input=b"")
     assert empty.exit_code == 1
-    check(json.loads(empty.stdout), TOTALS)  # still a JSON document
+    (problem, summary) = ndjson(empty.stdout)  # still a stream: the input's problem, then the totals
+    check(problem, BAD_GAME)
+    check(summary, TOTALS)
+    assert (summary["games"], summary["problems"]) == (0, 1)
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_analyze_of_one_game_is_a_batch_of_two_less_one_game(cli, bad: bool) -> None:
+    """`tail -n 1` is the totals and every record has the same keys, for one game as for two."""
+    game = FIX / ("invalid/joker-forbidden.json" if bad else "logs/yahtzee.json")
+    one = ndjson(cli(["analyze", "--json", str(game)]).stdout)
+    two = ndjson(cli(["analyze", "--json", str(game), str(FIX / "logs/kniffel.json")]).stdout)
+    assert [r["type"] for r in one] == ["problem" if bad else "game", "summary"]
+    assert [r["type"] for r in two] == [one[0]["type"], "game", "summary"]
+    assert one[0] == two[0] and set(one[-1]) == set(two[-1])
+    assert (one[-1]["games"], one[-1]["problems"]) == (1 - bad, int(bad))
+    assert (two[-1]["games"], two[-1]["problems"]) == (2 - bad, int(bad))
+
+
+def test_analyze_decisions_name_the_line_of_their_turn(cli) -> None:
+    """Every decision record carries the file, the line its turn starts on, and the game, as the text
+    output's `file:LINE: game N` does; in NDJSON every turn is on its game's line."""
+    path = FIX / "logs/yahtzee.json"
+    (game, _) = ndjson(cli(["analyze", "--json", str(path)]).stdout)
+    raw = path.read_text().splitlines()
+    for d in game["decisions"]:
+        assert (d["file"], d["game"]) == (str(path), 1)
+        assert raw[d["line"] - 1].strip().startswith("{") and d["line"] > game["line"]
+    by_turn = {d["turn"]: d["line"] for d in game["decisions"]}
+    assert sorted(by_turn.values()) == list(by_turn.values()) and len(set(by_turn.values())) == len(by_turn)
+    text = cli(["analyze", str(path), str(FIX / "logs/kniffel.json")]).stdout
+    worst = game["players"][0]["worst"][0]
+    assert f"{path}:{worst['line']}: game 1  " in text
+    batch = FIX / "logs/batch.ndjson"
+    *games, _ = ndjson(cli(["analyze", "--json", str(batch)]).stdout)
+    assert [{d["line"] for d in g["decisions"]} for g in games] == [{g["line"]} for g in games]
 
 
 def test_hint_and_solve(cli) -> None:

@@ -215,7 +215,7 @@ def test_killed_mid_game_then_resumed(rules_file: Path, tmp_path: Path, cli: Any
     assert [p.total for p in replay_game(data).players] == [143, 107]
     graded = cli(["replay", "--analyze", str(game), "--json"])
     assert graded.exit_code == 0, graded.stderr
-    assert [p["name"] for p in loads(graded.stdout)["players"]] == ["Anna", "Ben"]
+    assert [p["name"] for p in loads(graded.stdout.splitlines()[0])["players"]] == ["Anna", "Ben"]
 
 
 @pytest.mark.parametrize("color", [True, False])

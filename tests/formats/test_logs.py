@@ -362,3 +362,15 @@ def test_a_utf8_sequence_cut_at_the_end_of_the_sniffed_4096_bytes_is_not_binary(
     assert _check_start(cut) == cut
     with pytest.raises(InputError, match="not UTF-8"):
         _check_start(b"x" * 4091 + b"\xff" + b"a" * 10)
+
+
+def test_element_lines_gives_where_every_turn_starts_in_one_pass() -> None:
+    from yahtzee_cli.formats.logs import element_lines, locate
+
+    raw = (FIX / "logs/yahtzee.json").read_bytes()
+    lines = element_lines(raw, "/turns")
+    assert len(lines) == len(orjson.loads(raw)["turns"]) > 20
+    assert lines == [locate(raw, f"/turns/{i}") for i in range(len(lines))]
+    assert element_lines(b'{"turns": [\n  {"a": [1,\n 2]}, 3,\n\n "x"]}', "/turns") == [2, 3, 5]
+    assert element_lines(raw, "/players/0") == element_lines(raw, "/nothing") == []
+    assert element_lines(b'{"turns": []}', "/turns") == []

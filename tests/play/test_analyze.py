@@ -269,7 +269,7 @@ def test_batch_totals_by_player_name(logs: dict[str, list[dict[str, Any]]], anal
         assert [(d.game, d.index, d.roll, d.kind) for d in p.worst] == [(d.game, d.index, d.roll, d.kind) for d in want]
     assert totals.players["greedy"].games == 3
     s = A.totals_dict(totals)
-    assert s["summary"] is True and s["games"] == 5 and s["exact"] is True
+    assert s["type"] == "summary" and s["games"] == 5 and s["exact"] is True
     assert [p["name"] for p in s["players"]] == ["greedy", "Ann", "random"]
 
 
@@ -302,7 +302,7 @@ def test_cli_single_game_text_and_verbose(cli: Any) -> None:
 def test_cli_json_every_decision(cli: Any) -> None:
     r = cli(["replay", "--analyze", "--json", "-"], input=json.dumps(first_turn_log(None)))
     assert r.exit_code == 0, r.stderr
-    data = loads(r.stdout)
+    data, _ = map(loads, r.stdout.splitlines())  # the game, then the totals
     assert data["exact"] is True and data["approximation"] is None and data["game_over"] is False
     assert data["rules"]["name"] == "yahtzee" and (data["file"], data["line"], data["game"]) == ("<stdin>", 1, 1)
     ds = data["decisions"]
@@ -339,14 +339,14 @@ def test_cli_grades_a_hand_computed_last_turn(cli: Any) -> None:
     log = json.dumps(chance_only_log())
     r = cli(["replay", "--analyze", "--json", "-"], input=log)
     assert r.exit_code == 0, r.stderr
-    data = loads(r.stdout)
+    data = loads(r.stdout.splitlines()[0])
     last = [d for d in data["decisions"] if d["turn"] == 13]
     assert [d["decision"] for d in last] == ["keep", "keep", "box"]
     assert [d["made"]["value"] for d in last] == pytest.approx([25.75, 24.5, 25.0], abs=1e-4)
     assert [d["best"]["value"] for d in last] == pytest.approx([26.5, 25.0, 25.0], abs=1e-4)
     assert [d["best"].get("keep") for d in last] == [[6, 6, 6], [6, 6, 6], None]
     assert [d["regret"] for d in last] == pytest.approx([0.75, 0.5, 0.0], abs=1e-4)
-    first_twelve = loads(cli(["replay", "--analyze", "--json", "--until", "12", "-"], input=log).stdout)
+    first_twelve = loads(cli(["replay", "--analyze", "--json", "--until", "12", "-"], input=log).stdout.splitlines()[0])
     (whole,), (prefix,) = data["players"], first_twelve["players"]
     assert whole["decisions"] == prefix["decisions"] + 3
     assert whole["expected_loss"] == pytest.approx(prefix["expected_loss"] + 1.25, abs=1e-4)
@@ -361,7 +361,7 @@ def test_cli_batch(cli: Any, logs: dict[str, list[dict[str, Any]]]) -> None:
     assert len(lines) == 5
     assert [x["game"] for x in lines[:4]] == [1, 2, 3, 4] and [x["line"] for x in lines[:4]] == [1, 2, 3, 4]
     summary = lines[-1]
-    assert summary["summary"] is True and summary["games"] == 4
+    assert summary["type"] == "summary" and summary["games"] == 4
     by = {p["name"]: p for p in summary["players"]}
     assert by["optimal"]["expected_loss"] == 0.0 and by["optimal"]["games"] == 2
     greedy = [p for x in lines[2:4] for p in x["players"]]

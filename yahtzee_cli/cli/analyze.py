@@ -1,11 +1,12 @@
 """`yahtzee analyze` (also `yahtzee replay --analyze`): grade every decision of logged games against
 optimal play.
 
-One game: its grading (text, or one JSON object with every decision). A batch (two games or more,
-from one input or many): games are streamed; the text is the per-player totals over all games (with
-`--verbose`, each game's grading first); `--json` writes one line per game (its grading with every
-decision, and its "file", "line" and "game") and a last line with the totals (`"summary": true`).
-Invalid games: the validator's problems on stderr, the other games are still graded, exit 1.
+One game: its grading as text. A batch (two games or more, from one input or many): games are
+streamed; the text is the per-player totals over all games (with `--verbose`, each game's grading
+first). `--json` writes one line per game, for one game as for many (`"type": "game"`: its grading
+with every decision, and its "file", "line" and "game"; `"type": "problem"` in place of a game that
+cannot be graded) and a last line with the totals (`"type": "summary"`). Invalid games: the
+validator's problems on stderr, the other games are still graded, exit 1.
 """
 
 from __future__ import annotations
@@ -102,20 +103,17 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             if ga is None:
                 for line in g.errors:
                     error(line)
-                if json and batch:
+                if json and g.record is not None:
                     write_json(g.record)
                 failed += 1
                 continue
             shown += 1
-            if not batch:
-                if json:
-                    write_json(A.game_dict(ga))
-                elif not quiet:
-                    sys.stdout.write(escape_lines(A.render_game(ga, verbose=verbose) + "\n"))
-                continue
             totals.add(ga)
             if json:
                 write_json(A.game_dict(ga))
+            elif not batch:
+                if not quiet:
+                    sys.stdout.write(escape_lines(A.render_game(ga, verbose=verbose) + "\n"))
             elif verbose and not quiet:
                 gap = "\n" if shown > 1 else ""
                 sys.stdout.write(escape_lines(f"{gap}== {g.where} ==\n{A.render_game(ga, verbose=True)}\n"))
@@ -125,10 +123,11 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                 sys.stderr.flush()
     if show_progress and shown >= 10:
         sys.stderr.write("\r" + " " * 40 + "\r")
-    if batch or (json and not shown):
-        if json:
-            write_json(A.totals_dict(totals))
-        elif not quiet:
+    totals.problems = failed
+    if json:  # a stream always ends with its totals, whatever the number of games
+        write_json(A.totals_dict(totals))
+    elif batch:
+        if not quiet:
             sys.stdout.write(escape_lines(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n"))
     sys.stdout.flush()
     if failed:

@@ -582,6 +582,13 @@ class Document:
             return self.line
         return self.line + locate(self.raw, path) - 1
 
+    def lines_of(self, path: str) -> list[int] | None:
+        """The input line of each element of the array at `path` (None: every one is on the document's
+        own line, as in NDJSON)."""
+        if self.raw is None:
+            return None
+        return [self.line + n - 1 for n in element_lines(self.raw, path)]
+
 
 _EXPONENT = re.compile(rb"e(?<=[0-9]e)")  # a digit then e; the literal first keeps the search fast
 
@@ -866,31 +873,31 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def locate(raw: bytes, path: str) -> int:
-    """The 1-based line in `raw` (one JSON document) where the value at JSON Pointer `path` starts, or
-    where its nearest existing ancestor starts. Only called for documents with problems."""
+def _skip(tokens: list[tuple[bytes, int]], i: int) -> int:
+    """Index after the value starting at token i."""
+    depth = 0
+    while i < len(tokens):
+        tok = tokens[i][0]
+        if tok in (b"{", b"["):
+            depth += 1
+        elif tok in (b"}", b"]"):
+            depth -= 1
+        i += 1
+        if depth <= 0:
+            return i
+    return i
+
+
+def _descend(tokens: list[tuple[bytes, int]], path: str) -> tuple[int, int, bool]:
+    """(token index, byte offset) where the value at JSON Pointer `path` starts, or where its nearest
+    existing ancestor starts, and whether the value itself was found."""
     want = [_unescape(p) for p in path.split("/")[1:]]
-    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(raw)]
     best = tokens[0][1] if tokens else 0
     i = 0
-
-    def skip(i: int) -> int:
-        """Index after the value starting at token i."""
-        depth = 0
-        while i < len(tokens):
-            tok = tokens[i][0]
-            if tok in (b"{", b"["):
-                depth += 1
-            elif tok in (b"}", b"]"):
-                depth -= 1
-            i += 1
-            if depth <= 0:
-                return i
-        return i
-
+    found = True
     for step in want:
         if i >= len(tokens):
-            break
+            return i, best, False
         opener = tokens[i][0]
         found = False
         if opener == b"{":
@@ -905,7 +912,7 @@ def locate(raw: bytes, path: str) -> int:
                 if key == step:
                     i, found = j, True
                     break
-                j = skip(j)
+                j = _skip(tokens, j)
                 if j < len(tokens) and tokens[j][0] == b",":
                     j += 1
         elif opener == b"[" and step.isdigit():
@@ -914,15 +921,43 @@ def locate(raw: bytes, path: str) -> int:
                 if n == int(step):
                     i, found = j, True
                     break
-                j = skip(j)
+                j = _skip(tokens, j)
                 n += 1
                 if j < len(tokens) and tokens[j][0] == b",":
                     j += 1
         if not found or i >= len(tokens):
-            break
+            return i, best, False
         best = tokens[i][1]
-    pos = best
+    return i, best, found
+
+
+def locate(raw: bytes, path: str) -> int:
+    """The 1-based line in `raw` (one JSON document) where the value at JSON Pointer `path` starts, or
+    where its nearest existing ancestor starts. Only called for documents with problems."""
+    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(raw)]
+    _, pos, _ = _descend(tokens, path)
     return raw.count(b"\n", 0, pos) + 1
+
+
+def element_lines(raw: bytes, path: str) -> list[int]:
+    """The 1-based line in `raw` where each element of the array at JSON Pointer `path` starts (in
+    one pass: the lines of every turn of a pretty-printed game); empty when there is no such array."""
+    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(raw)]
+    i, _, found = _descend(tokens, path)
+    if not found or i >= len(tokens) or tokens[i][0] != b"[":
+        return []
+    lines: list[int] = []
+    line, pos = 1, 0
+    j = i + 1
+    while j < len(tokens) and tokens[j][0] != b"]":
+        at = tokens[j][1]
+        line += raw.count(b"\n", pos, at)
+        pos = at
+        lines.append(line)
+        j = _skip(tokens, j)
+        if j < len(tokens) and tokens[j][0] == b",":
+            j += 1
+    return lines
 
 
 def read_document(stream: IO[bytes]) -> Any:

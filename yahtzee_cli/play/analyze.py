@@ -105,6 +105,7 @@ class Decision:
     inferred: bool = False
     game: int = 0  # 1-based game number within its file (0: not set)
     file: str = ""  # the input the game was read from
+    line: int = 0  # the input line of the decision's turn (0: not set)
 
 
 
@@ -232,14 +233,17 @@ class Analyzer:
                 self._turns.popitem(last=False)
         return t
 
-    def steps(self, rules: R.RuleSet, steps: Iterable[TurnStep], game: int = 0, file: str = "") -> Iterator[Decision]:
-        """The graded decisions of turn steps (replay.turn_steps) played under `rules`, in order."""
+    def steps(self, rules: R.RuleSet, steps: Iterable[TurnStep], game: int = 0, file: str = "",
+              lines: Sequence[int] | int = 0) -> Iterator[Decision]:
+        """The graded decisions of turn steps (replay.turn_steps) played under `rules`, in order
+        (`lines`: the input line of each turn, or one line for every turn)."""
         rounds: dict[int, int] = {}
         for st in steps:
             rounds[st.player] = rounds.get(st.player, 0) + 1
-            yield from self._grade_turn(rules, st, rounds[st.player], game, file)
+            yield from self._grade_turn(rules, st, rounds[st.player], game, file, _line(lines, st.index))
 
-    def _grade_turn(self, rules: R.RuleSet, st: TurnStep, rnd: int, game: int, file: str) -> Iterator[Decision]:
+    def _grade_turn(self, rules: R.RuleSet, st: TurnStep, rnd: int, game: int, file: str,
+                    line: int = 0) -> Iterator[Decision]:
         if not st.rolls:
             return
         turn = self.turn(rules, st.columns, st.saved)
@@ -261,7 +265,7 @@ class Analyzer:
                     made = P.Choice(v, max(ev.best.value - v, 0.0), keep=a.kept)
                 else:
                     made = ev.find_keep(a.kept)
-            yield _decision(rules, a, made, ev.best, st, rnd, game, file)
+            yield _decision(rules, a, made, ev.best, st, rnd, game, file, line)
 
     def _compiled(self, rules: R.RuleSet, src: Source) -> Any:
         """The compiled grader of `rules` (solver.grade_kernel.Grader), or None when the compiled path
@@ -283,7 +287,7 @@ class Analyzer:
         return grader
 
     def _grade_compiled(self, grader: Any, rules: R.RuleSet, steps: Sequence[TurnStep], game: int,
-                        file: str) -> list[Decision] | None:
+                        file: str, lines: Sequence[int] | int = 0) -> list[Decision] | None:
         """Every decision of `steps`, valued in one call of the compiled grader (None when some decision
         cannot be graded there: the pure path then says why)."""
         from ..solver.grade_kernel import ASK_AGAIN, ASK_BOX, ASK_KEEP
@@ -331,13 +335,16 @@ class Analyzer:
                         else P.Choice(best_v, is_pass=True))
                 made = (P.Choice(made_v, regret, is_pass=True) if st.passed
                         else P.Choice(made_v, regret, column=st.column or 0, box=st.box, score=p[4], bonus=p[5]))
-            out.append(_decision(rules, a, made, best, st, rnd, game, file))
+            out.append(_decision(rules, a, made, best, st, rnd, game, file, _line(lines, st.index)))
         return out
 
     def game(self, data: Mapping[str, Any], *, until: int | None = None, game: int = 0,
-             keep_decisions: bool = True, file: str = "", line: int = 0) -> GameAnalysis:
+             keep_decisions: bool = True, file: str = "", line: int = 0,
+             turn_lines: Sequence[int] | None = None) -> GameAnalysis:
         """Grade one valid yahtzee-log/1 game (its first `until` turns when given). Raises
-        GameError (every problem) when the log is not valid, InputError for a sheet."""
+        GameError (every problem) when the log is not valid, InputError for a sheet. `line`: where the
+        game starts in its input; `turn_lines`: where each turn does (default: every turn on `line`,
+        as in NDJSON)."""
         if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
             raise InputError("a score sheet has no turns to grade; grading needs a yahtzee-log/1 game log")
         steps, walk = walk_steps(data, until=until)
@@ -346,9 +353,10 @@ class Analyzer:
         summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
         decisions: list[Decision] = []
         grader = self._compiled(rules, src)
-        graded = self._grade_compiled(grader, rules, steps, game, file) if grader is not None else None
+        lines: Sequence[int] | int = turn_lines or line
+        graded = self._grade_compiled(grader, rules, steps, game, file, lines) if grader is not None else None
         self.compiled_games += graded is not None
-        for d in graded if graded is not None else self.steps(rules, steps, game, file):
+        for d in graded if graded is not None else self.steps(rules, steps, game, file, lines):
             summaries[d.player].add(d)
             if keep_decisions:
                 decisions.append(d)
@@ -400,11 +408,18 @@ def _key(dice: R.Dice) -> int:
 _KEYS: dict[R.Dice, int] = {}  # at most every keep of six dice (924)
 
 
+def _line(lines: Sequence[int] | int, index: int) -> int:
+    """The input line of turn `index`: from the turns' lines, or the one line they all are on."""
+    if isinstance(lines, int):
+        return lines
+    return lines[index] if index < len(lines) else (lines[-1] if lines else 0)
+
+
 def _decision(rules: R.RuleSet, a: _Ask, made: P.Choice, best: P.Choice, st: TurnStep, rnd: int, game: int,
-              file: str) -> Decision:
+              file: str, line: int = 0) -> Decision:
     regret = made.regret if made.regret > TIE else 0.0
     return Decision(rules, st.index, st.name, rnd, a.roll, a.kind, a.dice, a.left, made,
-                    made if made.regret <= TIE else best, regret, a.inferred, game, file)
+                    made if made.regret <= TIE else best, regret, a.inferred, game, file, line)
 
 
 def analyze_game(data: Mapping[str, Any], *, until: int | None = None,
@@ -424,6 +439,7 @@ class Totals:
     def __init__(self) -> None:
         self.players: dict[str, PlayerSummary] = {}
         self.games = 0
+        self.problems = 0  # games that could not be graded
         self.exact = True
         self.sources: dict[str, tuple[R.RuleSet, bool, str]] = {}  # fingerprint -> (rules, exact, source label)
         self.theta: float | None = None
@@ -465,11 +481,13 @@ def choice_dict(rules: R.RuleSet, c: P.Choice) -> dict[str, Any]:
 
 
 def decision_dict(d: Decision) -> dict[str, Any]:
-    """One decision as JSON data (`replay --analyze --json`)."""
+    """One decision as JSON data (`replay --analyze --json`): where it was made (the file, the line of
+    its turn and the game, once the game's place is known), the dice, the move made and the best."""
     rules = d.rules
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"type": "decision"}
     if d.game:
         out["file"] = d.file
+        out["line"] = d.line
         out["game"] = d.game
     out.update({
         "turn": d.index + 1, "path": f"/turns/{d.index}", "player": d.player, "round": d.round, "roll": d.roll,
@@ -494,7 +512,7 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     """A graded game as JSON data: where it was read, rules, exact/approximation, per-player summaries,
     every decision."""
-    out: dict[str, Any] = {"file": ga.file, "line": ga.line, "game": ga.game}
+    out: dict[str, Any] = {"type": "game", "file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
@@ -505,9 +523,11 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
 
 
 def totals_dict(t: Totals) -> dict[str, Any]:
-    """Batch totals as JSON data (the last line of `replay --analyze --json` on a batch)."""
+    """The totals as JSON data (the last line of `analyze --json`, for one game as for many): games
+    graded, games that could not be, and per player."""
     notes = [f"{rs.name}: {src}" for rs, exact, src in t.sources.values() if not exact]
-    return {"summary": True, "games": t.games, "exact": t.exact, "approximation": "; ".join(notes) or None,
+    return {"type": "summary", "games": t.games, "problems": t.problems, "exact": t.exact,
+            "approximation": "; ".join(notes) or None,
             **objective_dict(t.theta),
             "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
                           for rs, e, src in t.sources.values()],
@@ -532,14 +552,15 @@ def move_text(rules: R.RuleSet, c: P.Choice, n_dice: int, rolled: bool = False) 
 
 
 def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
-    head = (["Game"] if game else []) + ["Turn", "Round", "Roll"] + (["Player"] if player else []) + [
+    head = (["Where"] if game else []) + ["Turn", "Round", "Roll"] + (["Player"] if player else []) + [
         "Dice", "Made", "Value", "Best", "Value", "Loss"]
     rows = [head]
-    left = {len(head) - 6, len(head) - 5, len(head) - 3} | ({len(head) - 7} if player else set())
+    left = {len(head) - 6, len(head) - 5, len(head) - 3} | ({len(head) - 7} if player else set()) | (
+        {0} if game else set())
     for d in ds:
         n = len(d.dice)
         made = move_text(d.rules, d.made, n, rolled=d.kind == "keep") + (" *" if d.inferred else "")
-        where = f"{d.file}:{d.game}" if d.file else str(d.game)
+        where = f"{d.file}:{d.line}: game {d.game}" if d.file else str(d.game)
         rows.append(([where] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
                     + ([d.player] if player else [])
                     + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),

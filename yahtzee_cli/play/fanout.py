@@ -176,7 +176,7 @@ def _grade_one(analyzer: Any, item: Game | Unreadable, gj: GradeJob) -> Graded:
                       record=bad_game_record(item.file, doc, [doc.problem]))
     try:
         ga = analyzer.game(doc.data, until=gj.until, game=doc.index, file=item.file, line=doc.line,
-                           keep_decisions=gj.keep_decisions)
+                           keep_decisions=gj.keep_decisions, turn_lines=doc.lines_of("/turns"))
     except GameError as exc:
         return Graded(item.where, errors=tuple(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}"
                                                for p in exc.problems),
