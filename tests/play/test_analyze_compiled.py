@@ -156,3 +156,81 @@ def test_an_illegal_box_is_reported_as_the_pure_path_does(fast: A.Analyzer) -> N
             an.game(game)
         errors.append(str(exc.value))
     assert errors[0] == errors[1]
+
+
+def _by_turn_steps(monkeypatch: pytest.MonkeyPatch, log: dict[str, Any], **kw: Any) -> A.GameAnalysis:
+    """The compiled grading by way of TurnSteps (the path every game took before the one-pass one)."""
+    with monkeypatch.context() as m:
+        m.setattr(A, "_fast_rules", lambda data, until: None)
+        return A.Analyzer(compiled=True).game(log, **kw)
+
+
+def test_the_one_pass_path_grades_as_the_turn_steps_do(tmp_path: Path, fast: A.Analyzer,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Valid logs of exact rule sets are graded in one pass over their turns (decisions kept as the
+    grader's numbers, a Decision made when read): the same decisions, totals, worst decisions and JSON
+    as by way of TurnSteps, for games with held dice and without, passes, jokers, a game in progress
+    and three columns; a log the fast validator does not take (here: a score claimed wrong) goes the
+    general way and says what is wrong."""
+    spec = {"preset": "yahtzee", "settings": {"must_zero": False}}
+    in_progress = random_log("yahtzee", 11, ("A", "B"), turns=9)
+    for key in ("box", "score", "bonus"):
+        in_progress["turns"][-1].pop(key, None)
+    games = [*simulated_logs(tmp_path, "greedy", 2, 5), random_log("yahtzee", 2, ("A", "B"), held=False),
+             random_log(R.preset("yahtzee", spec["settings"]), Loaded(1), ("A",), spec=spec),
+             random_log("yahtzee", Loaded(3), ("A",)), in_progress,
+             random_log(R.preset("triple-yahtzee"), Loaded(2), ("A",), spec="triple-yahtzee")]
+    for game in games:
+        for keep in (True, False):
+            got = fast.game(game, game=3, file="f.ndjson", line=7, keep_decisions=keep)
+            want = _by_turn_steps(monkeypatch, game, game=3, file="f.ndjson", line=7, keep_decisions=keep)
+            assert isinstance(got.decisions, A._Rows) == keep and not isinstance(want.decisions, A._Rows)
+            assert list(got.decisions) == list(want.decisions) and len(got.decisions) == (
+                len(want.decisions)) == (keep and len(want.decisions))
+            assert [(p.loss, p.decisions, p.inferred, p.worst) for p in got.players] == [
+                (p.loss, p.decisions, p.inferred, p.worst) for p in want.players]
+            assert A.game_dict(got) == A.game_dict(want)
+            assert (got.turns, got.game_over, got.line) == (want.turns, want.game_over, 7)
+            for p in got.players:
+                assert p.worst_records() == [A.decision_dict(d) for d in p.worst]
+    wrong = random_log("yahtzee", 4)
+    wrong["turns"][2]["score"] = wrong["turns"][2].get("score", 0) + 1
+    from yahtzee_cli.errors import GameError
+
+    with pytest.raises(GameError, match="claimed score"):
+        fast.game(wrong)
+
+
+def test_totals_of_games_graded_both_ways_keep_the_worst_decisions(fast: A.Analyzer, pure: A.Analyzer) -> None:
+    totals = [A.Totals(), A.Totals()]
+    for seed in range(3):
+        game = random_log("yahtzee", seed, ("A",))
+        totals[0].add(fast.game(game, game=seed + 1))
+        totals[1].add(pure.game(game, game=seed + 1))
+    assert A.totals_dict(totals[0]) == A.totals_dict(totals[1])
+    assert [d.game for d in totals[0].players["A"].worst] == [d.game for d in totals[1].players["A"].worst]
+
+
+def test_a_value_that_is_not_finite_is_refused(fast: A.Analyzer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON of a grading is not scanned for NaN: the numbers are checked where they are made, by
+    the compiled grader and on the pure path."""
+    from yahtzee_cli.solver import grade_kernel
+
+    game = random_log("yahtzee", 1)
+    fast.game(game)  # the grader is loaded
+
+    def broken(*args: Any) -> int:
+        args[9][:] = math.nan  # vals
+        return 0
+
+    with monkeypatch.context() as m:
+        m.setattr(grade_kernel, "grade_turns", broken)
+        with pytest.raises(ValueError, match="non-finite"):
+            fast.game(game)
+    rules = R.preset("yahtzee")
+    nb = len(rules.boxes)
+    nan_source = HeuristicSource(rules, [math.nan] * nb * (nb + 1), [0.0] * 64 * 64, [0.0] * (nb + 1), 63, 0.0)
+    an = A.Analyzer(compiled=False)
+    an._sources[rules.fingerprint] = nan_source
+    with pytest.raises(ValueError, match="non-finite"):
+        an.game(game)

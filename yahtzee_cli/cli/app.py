@@ -484,10 +484,11 @@ def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
         raise RulesError(f"{exc} (the default rules, from {d.rules_from})") from None
 
 
-def write_json(obj: Any, *, indent: bool = False) -> None:
+def write_json(obj: Any, *, indent: bool = False, finite: bool = False) -> None:
+    """One JSON document and a newline on stdout (`finite`: see jsonio.dumps)."""
     from ..formats.jsonio import dumps
 
-    sys.stdout.buffer.write(dumps(obj, indent=indent) + b"\n")
+    sys.stdout.buffer.write(dumps(obj, indent=indent, finite=finite) + b"\n")
     sys.stdout.buffer.flush()
 
 

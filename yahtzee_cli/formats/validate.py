@@ -587,14 +587,17 @@ _GUARD = sum(8 << 4 * i for i in range(6))  # the high bit of each face's 4-bit 
 _FULL = 1 << 24  # packed dice: set when they are a whole roll (n dice)
 
 
-def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk | None:
+def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
+               written: list[tuple[int, int, int, int, int, int]] | None = None) -> LogWalk | None:
     """The validator's hot path: the same acceptance as the exact path (schema + walk_log) on raw
     JSON, with table lookups and no messages; None at the first thing it does not accept (the exact
     path then words every problem). `trusted`: the text held no `true` and no decimal or exponent
     numbers (see logs.Document), so dice need no per-die type checks. Kept equal to the exact path
     by a property test on random games and mutations (tests/test_validate.py).
 
-    Written for speed (about 2 µs a turn): few Python lines per turn, C-level maps for the dice."""
+    Written for speed (about 2 µs a turn): few Python lines per turn, C-level maps for the dice.
+    `written`: when a list is given, each finished turn is appended to it as (turn index, player,
+    column, box, score, bonus), a pass with column and box -1 (see fast_turns)."""
     names = data["players"]
     turns = data.get("turns", [])
     if type(names) is not list or not names or type(turns) is not list:
@@ -691,6 +694,8 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
                 if not fixed_rolls:
                     p.saved = tb.saved_after(p.saved, nrolls)
                 p.turns += 1  # a pass; turns that fill a box are counted at the end
+                if written is not None:
+                    written.append((t, expected, -1, -1, 0, 0))
                 continue
             if col is None or col > ncols:
                 return None  # several columns: the turn must say which one there is
@@ -727,6 +732,8 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool) -> LogWalk |
             p.bonus[ci] += ctx.bonus
         if bi == y:
             cmaps[expected][ci] = tb.ctx_table(value, ci)
+        if written is not None:
+            written.append((t, expected, ci, bi, value, ctx.bonus))
     total = tb.total_boxes
     for p in players:
         p.turns += total - p.open_boxes
@@ -1010,6 +1017,25 @@ def _fast_log(data: Any, trusted: bool) -> LogWalk | None:
         return None
 
 
+def fast_turns(data: Any, rules: RuleSet, trusted: bool = False
+               ) -> tuple[LogWalk, list[tuple[int, int, int, int, int, int]]] | None:
+    """A valid log walked on the fast path (the same acceptance as check_document), with every finished
+    turn as (turn index, player index, column, box, score, bonus), a pass with column and box -1, in
+    order: what grading reads, without a TurnStep per turn. `rules`: the log's own, resolved. None
+    when the fast path does not accept the log (not valid, or unusual: the exact path then says)."""
+    if type(data) is not dict or not data.keys() <= _LOG_KEYS or data.get("format") != LOG_FORMAT:
+        return None
+    meta = data.get("meta")
+    if meta is not None and type(meta) is not dict:
+        return None
+    written: list[tuple[int, int, int, int, int, int]] = []
+    try:
+        walk = _fast_walk(data, rules, trusted, written)
+    except (RulesError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+    return None if walk is None else (walk, written)
+
+
 def check_document(data: Any, *, index: int = 1, line: int = 1, trusted: bool = False) -> GameReport:
     """Every problem of one parsed game document (a log or a sheet). `trusted`: see logs.Document."""
     walk = _fast_log(data, trusted)
@@ -1064,6 +1090,7 @@ __all__ = [
     "check_game",
     "check_sheet",
     "document_kind",
+    "fast_turns",
     "validate_stream",
     "walk_log",
 ]

@@ -38,12 +38,14 @@ per player name, keeping only counts, sums and the five worst decisions (memory 
 from __future__ import annotations
 
 import heapq
+import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, NamedTuple, overload
 
-from ..errors import InputError, NotExact, PositionError
+from ..errors import InputError, NotExact, PositionError, YahtzeeError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
 from ..formats.render import table
 from ..formats.replay import TurnStep, walk_steps
@@ -126,7 +128,8 @@ class PlayerSummary:
     decisions: int = 0
     inferred: int = 0
     games: int = 0
-    _heap: list[tuple[float, int, int, Decision]] = field(default_factory=list, repr=False)
+    # (regret, -order, order, the decision or where the fast path keeps it: made only when read)
+    _heap: list[tuple[float, int, int, Decision | _Ref]] = field(default_factory=list, repr=False)
     _seq: int = 0
 
     def add(self, d: Decision) -> None:
@@ -134,29 +137,37 @@ class PlayerSummary:
         self.decisions += 1
         if d.inferred:
             self.inferred += 1
-        self._push(d)
+        self._push(d.regret, d)
 
-    def _push(self, d: Decision) -> None:
+    def _push(self, regret: float, d: Decision | _Ref) -> None:
         """Keep `d` if it is among the WORST largest regrets so far."""
         self._seq += 1
         # min-heap on (regret, -order): the smallest regret (latest on ties) drops out first
-        item = (d.regret, -self._seq, self._seq, d)
+        item = (regret, -self._seq, self._seq, d)
         if len(self._heap) < WORST:
             heapq.heappush(self._heap, item)
         elif item[:2] > self._heap[0][:2]:
             heapq.heapreplace(self._heap, item)
 
+    def _worst(self) -> list[tuple[float, Decision | _Ref]]:
+        return [(it[0], it[3]) for it in sorted(self._heap, key=lambda it: (-it[0], it[2]))]
+
     @property
     def worst(self) -> list[Decision]:
-        return [it[3] for it in sorted(self._heap, key=lambda it: (-it[0], it[2]))]
+        return [d if isinstance(d, Decision) else d.rows[d.at] for _, d in self._worst()]
+
+    def worst_records(self) -> list[dict[str, Any]]:
+        """`worst` as decision_dict gives them."""
+        return [decision_dict(d) if isinstance(d, Decision) else d.rows.records([d.at])[0]
+                for _, d in self._worst()]
 
     def merge(self, other: PlayerSummary) -> None:
         self.loss += other.loss
         self.decisions += other.decisions
         self.inferred += other.inferred
         self.games += other.games
-        for d in other.worst:
-            self._push(d)
+        for regret, d in other._worst():
+            self._push(regret, d)
 
 
 @dataclass
@@ -169,7 +180,7 @@ class GameAnalysis:
     exact: bool
     source: str
     players: list[PlayerSummary]
-    decisions: list[Decision]
+    decisions: Sequence[Decision]
     turns: int  # turns graded
     game_over: bool
     game: int = 0
@@ -338,22 +349,135 @@ class Analyzer:
             out.append(_decision(rules, a, made, best, st, rnd, game, file, _line(lines, st.index)))
         return out
 
+    def _fast(self, grader: Any, rules: R.RuleSet, src: Source, data: Mapping[str, Any], trusted: bool, game: int,
+              file: str, line: int, lines: Sequence[int] | int, keep_decisions: bool) -> GameAnalysis | None:
+        """A valid game graded from its turns as logged, in one pass: no TurnSteps, and no Choice or
+        Decision per decision (those are made for the decisions among a player's worst, and on demand
+        for the others: `Graded`). None when the game is not one for this path (not valid on the
+        validator's fast path, saved rolls): the general path then grades it, to the same result."""
+        from ..formats.validate import fast_turns
+
+        got = fast_turns(data, rules, trusted)
+        if got is None:
+            return None
+        walk, written = got
+        turns: list[Any] = data["turns"]
+        names: list[str] = data["players"]
+        n_dice = rules.dice
+        nb = len(rules.boxes)
+        ncols = rules.settings.columns
+        allowed = R.rolls_allowed(rules, 0)
+        upper = set(rules.upper_indices)
+        y = -1 if rules.yahtzee_index is None else rules.yahtzee_index
+        full_y = rules.boxes[y].points if y >= 0 else None
+        # per player and column: filled mask, upper total, Yahtzee box (-1 open, 0 zero, 1 full), points
+        state = [[[0, 0, -1, 0] for _ in range(ncols)] for _ in names]
+        rounds = [0] * len(names)
+        cols: list[list[tuple[int, int, int, int]]] = []
+        stages: list[int] = []
+        asks: list[tuple[int, int, int, int, int]] = []
+        meta: list[tuple[int, int, int, int, int, Any, int, Any, bool, int]] = []  # see _Rows
+        pw = _POW
+        ip = walk.in_progress
+        if ip is not None:
+            written = [*written, (ip.turn, ip.player, -2, -2, 0, 0)]
+        for t, pi, ci, bi, value, bonus in written:
+            turn = turns[t]
+            rolls = turn["rolls"]
+            held = turn.get("held")
+            rounds[pi] = rnd = rounds[pi] + 1
+            tt = len(cols)
+            cols.append([(s[0], s[1], s[2], s[3]) for s in state[pi]])
+            n = len(rolls)
+            most = 0
+            for i in range(n - 1):
+                dice = rolls[i]
+                if held is not None:
+                    kept = held[i]
+                    inferred = False
+                else:
+                    kept = infer_keep(dice, rolls[i + 1])
+                    inferred = True
+                left = allowed - i - 1
+                again = len(kept) == n_dice
+                asks.append((tt, _ASK_AGAIN if again else _ASK_KEEP, sum(map(pw.__getitem__, dice)), left,
+                             sum(map(pw.__getitem__, kept))))
+                meta.append((t, pi, rnd, i + 1, _KEEP, dice, left, kept, inferred, -1))
+                most = left if left > most else most
+            if ci != -2:  # the turn ended: a stop with rolls left, then the box (or a pass)
+                last = rolls[-1]
+                key = sum(map(pw.__getitem__, last))
+                if n < allowed:
+                    asks.append((tt, _ASK_KEEP, key, allowed - n, key))
+                    meta.append((t, pi, rnd, n, _STOP, last, allowed - n, last, False, -1))
+                    most = allowed - n if allowed - n > most else most
+                asks.append((tt, _ASK_BOX, key, 0, -1 if ci < 0 else ci * nb + bi))
+                meta.append((t, pi, rnd, n, _BOX, last, 0, None, False, -1 if ci < 0 else ci * nb + bi))
+                if ci >= 0:
+                    s = state[pi][ci]
+                    s[0] |= 1 << bi
+                    if bi in upper:
+                        s[1] += value
+                    if bi == y:
+                        s[2] = 1 if value == full_y else 0
+                    s[3] += value + bonus
+            stages.append(most)
+        graded = grader.grade(cols, stages, asks)
+        if graded is None:
+            return None
+        vals, picks = graded
+        summaries = [PlayerSummary(nm, games=1) for nm in names]
+        rows = _Rows(rules, names, meta, vals, picks, game, file, lines)
+        for i, (m, (made_v, best_v)) in enumerate(zip(meta, vals, strict=True)):
+            p = summaries[m[1]]
+            regret = best_v - made_v
+            if regret > TIE:
+                p.loss += regret
+            else:
+                regret = 0.0
+            p.decisions += 1
+            if m[8]:
+                p.inferred += 1
+            heap = p._heap
+            p._seq += 1
+            if len(heap) < WORST or regret > heap[0][0]:  # among the worst so far
+                item = (regret, -p._seq, p._seq, _Ref(rows, i))
+                if len(heap) < WORST:
+                    heapq.heappush(heap, item)
+                else:
+                    heapq.heapreplace(heap, item)
+        over = bool(written) and walk.game_over
+        return GameAnalysis(rules, src.exact, src.label, summaries, rows if keep_decisions else [], len(written), over,
+                            game, file, line, self.theta)
+
     def game(self, data: Mapping[str, Any], *, until: int | None = None, game: int = 0,
              keep_decisions: bool = True, file: str = "", line: int = 0,
-             turn_lines: Sequence[int] | None = None) -> GameAnalysis:
+             turn_lines: Sequence[int] | None = None, trusted: bool = False) -> GameAnalysis:
         """Grade one valid yahtzee-log/1 game (its first `until` turns when given). Raises
         GameError (every problem) when the log is not valid, InputError for a sheet. `line`: where the
         game starts in its input; `turn_lines`: where each turn does (default: every turn on `line`,
-        as in NDJSON)."""
+        as in NDJSON). `trusted`: see formats.logs.Document."""
         if isinstance(data, Mapping) and data.get("format") == SHEET_FORMAT:
             raise InputError("a score sheet has no turns to grade; grading needs a yahtzee-log/1 game log")
+        lines: Sequence[int] | int = turn_lines or line
+        fast = _fast_rules(data, until)
+        if fast is not None:  # a log that may take the fast path: its grader first (the same as below)
+            src = self.source(fast)
+            grader = self._compiled(fast, src)
+            if grader is not None:
+                ga = self._fast(grader, fast, src, data, trusted, game, file, line, lines, keep_decisions)
+                if ga is not None:
+                    self.compiled_games += 1
+                    return ga
+        else:
+            grader = None
         steps, walk = walk_steps(data, until=until)
         rules = resolve_rules(data["rules"])
         src = self.source(rules)
         summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
         decisions: list[Decision] = []
-        grader = self._compiled(rules, src)
-        lines: Sequence[int] | int = turn_lines or line
+        if fast is None:
+            grader = self._compiled(rules, src)
         graded = self._grade_compiled(grader, rules, steps, game, file, lines) if grader is not None else None
         self.compiled_games += graded is not None
         for d in graded if graded is not None else self.steps(rules, steps, game, file, lines):
@@ -363,6 +487,144 @@ class Analyzer:
         over = bool(steps) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game,
                             file, line, self.theta)
+
+
+def _fast_rules(data: Mapping[str, Any], until: int | None) -> R.RuleSet | None:
+    """The rule set of a log that may be graded on Analyzer._fast (its own rules, all of its turns,
+    no saved rolls), else None."""
+    if type(data) is not dict or type(data.get("turns")) is not list:
+        return None
+    if until is not None and until < len(data["turns"]):
+        return None
+    try:
+        rules = resolve_rules(data["rules"])
+    except (YahtzeeError, KeyError, TypeError, ValueError):
+        return None
+    return None if rules.settings.saved_rolls else rules
+
+
+_POW = (0, 1, 7, 49, 343, 2401, 16807)  # 7 ** (face - 1): a roll's base-7 key of face counts, die by die
+_ASK_KEEP, _ASK_AGAIN, _ASK_BOX = 0, 1, 2  # solver.grade_kernel's ASK_* (numpy-free here)
+_KEEP, _STOP, _BOX = 0, 1, 2  # the kinds of _Rows' decisions
+_KINDS: tuple[DecisionKind, ...] = ("keep", "stop", "box")
+
+
+class _Rows(Sequence[Decision]):
+    """The decisions of a game graded by Analyzer._fast, kept as the grader's numbers: a Decision is
+    made when one is asked for, and `records` gives them all as JSON data straight from the numbers
+    (what `analyze --json` writes for each game)."""
+
+    def __init__(self, rules: R.RuleSet, names: Sequence[str], meta: list[Any], vals: list[list[float]],
+                 picks: list[list[int]], game: int, file: str, lines: Sequence[int] | int) -> None:
+        self.rules = rules
+        self.names = names
+        self.meta = meta  # (turn, player, round, roll, kind, dice, rolls left, kept, inferred, box written)
+        self.vals = vals  # (value of the move made, of the best move)
+        self.picks = picks  # grade_kernel's picks
+        self.game = game
+        self.file = file
+        self.lines = lines
+
+    def __len__(self) -> int:
+        return len(self.meta)
+
+    @overload
+    def __getitem__(self, i: int) -> Decision: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Decision]: ...
+
+    def __getitem__(self, i: int | slice) -> Decision | list[Decision]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        t, pi, rnd, roll, kind, dice, left, kept, inferred, written = self.meta[i]
+        made_v, best_v = self.vals[i]
+        p = self.picks[i]
+        regret = max(best_v - made_v, 0.0)
+        rules = self.rules
+        if kind != _BOX:
+            best = P.Choice(best_v, keep=_dice_of_keep(rules.dice)[p[0]])
+            made = P.Choice(made_v, regret, keep=tuple(sorted(kept)))
+        else:
+            best = (P.Choice(best_v, column=p[0], box=p[1], score=p[2], bonus=p[3]) if p[1] >= 0
+                    else P.Choice(best_v, is_pass=True))
+            nb = len(rules.boxes)
+            made = (P.Choice(made_v, regret, is_pass=True) if written < 0
+                    else P.Choice(made_v, regret, column=written // nb, box=written % nb, score=p[4], bonus=p[5]))
+        return Decision(rules, t, self.names[pi], rnd, roll, _KINDS[kind], tuple(sorted(dice)), left, made,
+                        made if regret <= TIE else best, regret if regret > TIE else 0.0, inferred, self.game,
+                        self.file, _line(self.lines, t))
+
+    def records(self, which: Iterable[int] | None = None) -> list[dict[str, Any]]:
+        """Every decision (or those of the indices `which`) as decision_dict writes it, from the numbers."""
+        rules = self.rules
+        keys = rules.keys
+        nb = len(rules.boxes)
+        columns = rules.settings.columns > 1
+        of_keep = _dice_of_keep(rules.dice)
+        names = self.names
+        game, file, lines = self.game, self.file, self.lines
+        one_line = lines if isinstance(lines, int) else None
+        out = []
+        rows: Iterable[tuple[Any, list[float], list[int]]] = zip(self.meta, self.vals, self.picks, strict=True)
+        if which is not None:
+            rows = [(self.meta[i], self.vals[i], self.picks[i]) for i in which]
+        for (t, pi, rnd, roll, kind, dice, left, kept, inferred, written), (made_v, best_v), p in rows:
+            regret = best_v - made_v
+            mv = round(made_v, DIGITS) or 0.0
+            if kind != _BOX:
+                made: dict[str, Any] = {"keep": sorted(kept), "value": mv}
+            elif written < 0:
+                made = {"pass": True, "value": mv}
+            else:
+                made = {"box": keys[written % nb]}
+                if columns:
+                    made["column"] = written // nb + 1
+                made["score"] = p[4]
+                if p[5]:
+                    made["bonus"] = p[5]
+                made["value"] = mv
+            if regret <= TIE:
+                best = made
+                regret = 0.0
+            else:
+                bv = round(best_v, DIGITS) or 0.0
+                if kind != _BOX:
+                    best = {"keep": list(of_keep[p[0]]), "value": bv}
+                elif p[1] < 0:
+                    best = {"pass": True, "value": bv}
+                else:
+                    best = {"box": keys[p[1]]}
+                    if columns:
+                        best["column"] = p[0] + 1
+                    best["score"] = p[2]
+                    if p[3]:
+                        best["bonus"] = p[3]
+                    best["value"] = bv
+            if game:  # (dict literals: the fastest way to build them)
+                out.append({"type": "decision", "file": file,
+                            "line": one_line if one_line is not None else _line(lines, t), "game": game,
+                            "turn": t + 1, "path": f"/turns/{t}", "player": names[pi], "round": rnd, "roll": roll,
+                            "decision": _KINDS[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
+                            "best": best, "regret": round(regret, DIGITS) or 0.0, "inferred": inferred})
+            else:
+                out.append({"type": "decision", "turn": t + 1, "path": f"/turns/{t}", "player": names[pi],
+                            "round": rnd, "roll": roll, "decision": _KINDS[kind], "dice": sorted(dice),
+                            "rolls_left": left, "made": made, "best": best,
+                            "regret": round(regret, DIGITS) or 0.0, "inferred": inferred})
+        return out
+
+
+class _Ref(NamedTuple):
+    """A decision the fast path graded, by its place: made into a Decision (or a record) when read."""
+
+    rows: _Rows
+    at: int
+
+
+@cache
+def _dice_of_keep(n: int) -> list[tuple[int, ...]]:
+    return keeps(n).dice
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,6 +679,8 @@ def _line(lines: Sequence[int] | int, index: int) -> int:
 
 def _decision(rules: R.RuleSet, a: _Ask, made: P.Choice, best: P.Choice, st: TurnStep, rnd: int, game: int,
               file: str, line: int = 0) -> Decision:
+    if not (math.isfinite(made.value) and math.isfinite(best.value)):  # so the JSON needs no scan for NaN
+        raise ValueError("the strategy gave a non-finite value; delete its table (yahtzee cache clean --tables)")
     regret = made.regret if made.regret > TIE else 0.0
     return Decision(rules, st.index, st.name, rnd, a.roll, a.kind, a.dice, a.left, made,
                     made if made.regret <= TIE else best, regret, a.inferred, game, file, line)
@@ -505,7 +769,7 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
     if games:
         out["games"] = p.games
         out["loss_per_game"] = _r(p.loss / p.games) if p.games else 0.0
-    out["worst"] = [decision_dict(d) for d in p.worst]
+    out["worst"] = p.worst_records()
     return out
 
 
@@ -517,7 +781,8 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
-        "decisions": [decision_dict(d) for d in ga.decisions],
+        "decisions": ga.decisions.records() if isinstance(ga.decisions, _Rows) else [
+            decision_dict(d) for d in ga.decisions],
     })
     return out
 

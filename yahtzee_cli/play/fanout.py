@@ -121,6 +121,7 @@ class GradeJob:
     until: int | None = None
     theta: float | None = None
     keep_decisions: bool = False
+    compiled: bool | None = None  # Analyzer's: True for a run big enough to load the compiled grader at once
 
     @property
     def local(self) -> bool:
@@ -150,7 +151,7 @@ def _analyzer(gj: GradeJob) -> Any:
         from .analyze import Analyzer
 
         _GRADER.notes = []
-        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta)
+        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta, compiled=gj.compiled)
         _GRADER.run = gj.run
     return _GRADER.analyzer
 
@@ -176,7 +177,7 @@ def _grade_one(analyzer: Any, item: Game | Unreadable, gj: GradeJob) -> Graded:
                       record=bad_game_record(item.file, doc, [doc.problem]))
     try:
         ga = analyzer.game(doc.data, until=gj.until, game=doc.index, file=item.file, line=doc.line,
-                           keep_decisions=gj.keep_decisions, turn_lines=doc.lines_of("/turns"))
+                           keep_decisions=gj.keep_decisions, turn_lines=doc.lines_of("/turns"), trusted=doc.trusted)
     except GameError as exc:
         return Graded(item.where, errors=tuple(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}"
                                                for p in exc.problems),
@@ -205,7 +206,9 @@ def grade(sources: list[Source], *, until: int | None = None, theta: float | Non
 
     mode, n = _mode(sources, workers, backend, GRADE_PROCESS_BYTES)
     run = secrets.token_hex(8)
-    jobs = (GradeJob(job, run, until, theta, keep_decisions) for job in plan(sources, GRADE_CHUNK_BYTES))
+    # inputs this big hold far more games than the pure-Python start (analyze.COMPILED_AFTER) is for
+    compiled = True if input_bytes(sources) >= GRADE_PROCESS_BYTES else None
+    jobs = (GradeJob(job, run, until, theta, keep_decisions, compiled) for job in plan(sources, GRADE_CHUNK_BYTES))
     for graded in in_order(ordered(grade_job, jobs, mode=mode, workers=n, scheduler=scheduler,
                                    local=lambda gj: gj.local)):
         yield from graded

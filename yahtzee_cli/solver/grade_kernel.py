@@ -189,6 +189,18 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
                     continue
                 if rows[c, b] < 0:
                     return 1
+                if add_columns and b != ybox:  # _after's arithmetic, its lookups made once for the box
+                    row, lane, mc, fc, up = rows[c, b], lanes[c, b], mult[c], fcur[c], is_upper[b]
+                    f2 = W[row, lane + (u if u < t else t)]
+                    for r in range(R):
+                        sc = natT[b, r]
+                        if up:
+                            u2 = u + sc
+                            f2 = W[row, lane + (u2 if u2 < t else t)]
+                        v = float(mc * (float(sc) + f2 - fc))
+                        final[r] = v if v > final[r] else final[r]
+                        scoring[r] = scoring[r] or sc != 0
+                    continue
                 for r in range(R):
                     sc = natT[b, r]
                     v = _after(c, b, sc, 0, u, raw, fcur, others, base, mult, is_upper, ybox, ypoints, t, nyt,
@@ -313,9 +325,17 @@ class Grader:
         self.W, self.midx = _read_only(W_a, midx)
         self.levels = np.asarray(levels, dtype=np.float64) if len(levels) else None
         self.saved_value = float(saved_value)
+        self._scratch: dict[int, tuple[Any, ...]] = {}
 
     def scratch(self, most: int) -> tuple[Any, ...]:
-        """grade_turns' working arrays (most: rolls-left stages of the longest turn)."""
+        """grade_turns' working arrays (most: rolls-left stages of the longest turn), made once per size
+        (a Grader grades one game at a time: an Analyzer, and so its Graders, belongs to one thread)."""
+        got = self._scratch.get(most)
+        if got is None:
+            got = self._scratch[most] = self._new_scratch(most)
+        return got
+
+    def _new_scratch(self, most: int) -> tuple[Any, ...]:
         n_cols, nb = self.ints[0], self.ints[1]
         R, K = self.sheet[1].shape[0], self.dice_t[3].shape[0]
         floats = (np.empty(n_cols), np.empty(n_cols), np.empty(R), np.empty(n_cols * nb), np.empty((most, K)),
@@ -340,4 +360,6 @@ class Grader:
             nb = self.nb
             open_boxes = np.array([sum(nb - bin(c[0]).count("1") for c in row) for row in cols], dtype=np.int64)
             vals += self.levels[open_boxes][asks_a[:, 0]][:, None]
+        if not np.isfinite(vals).all():  # checked here, once, so the JSON of the grading needs no scan
+            raise ValueError("the strategy table gave a non-finite value; delete it (yahtzee cache clean --tables)")
         return vals.tolist(), picks.tolist()
