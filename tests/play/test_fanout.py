@@ -102,11 +102,11 @@ def test_analyze_is_the_same_on_two_workers(cli: Any, tmp_path: Path, monkeypatc
     big.write_bytes(GAMES[0] + b"\n{broken\n" + GAMES[3] + b"".join(one_line))
     inputs = [str(big), str(FIXTURES / "invalid" / "bad-face.json"), str(FIXTURES / "logs" / "joker.json")]
     runs = {}
-    for form in ([], ["--json"]):
+    for form in ([], ["--json"], ["--csv"]):
         runs[tuple(form)] = _errors(_run(cli, ["analyze", "--until", "8", *form, "-w", "1", *inputs]))
         assert runs[tuple(form)][0] == 1 and len(runs[tuple(form)][2]) == 2
     _force_processes(monkeypatch, 1500)
-    for form in ([], ["--json"]):
+    for form in ([], ["--json"], ["--csv"]):
         assert _errors(_run(cli, ["analyze", "--until", "8", *form, "-w", "2", *inputs])) == runs[tuple(form)]
     replay = _run(cli, ["replay", "--analyze", "--until", "8", "--json", "-w", "2", *inputs])
     assert _errors(replay) == runs[("--json",)]

@@ -22,6 +22,7 @@ from .app import (
     PROBLEM,
     Backend,
     BackendOpt,
+    CsvOpt,
     FilesArg,
     JsonOpt,
     QuietOpt,
@@ -40,6 +41,9 @@ from .app import (
     write_json,
 )
 
+CSV_HEAD = ["file", "line", "game", "player", "rules", "expected_loss", "decisions", "inferred", "exact",
+            "approximation"]
+
 UntilOpt = Annotated[
     int | None,
     typer.Option("--until", min=0, metavar="TURNS", help="Only the first TURNS turns of each log.",
@@ -55,6 +59,7 @@ VerboseOpt = Annotated[
     "yahtzee analyze game.json",
     "yahtzee analyze -v game.json",
     "yahtzee analyze logs/ --json | tail -n 1",
+    "yahtzee analyze logs/ --csv",
     "yahtzee analyze --risk -0.02 game.json",
     "yahtzee simulate -n 20 --strategy greedy --seed 1 --log-out - | yahtzee analyze -",
 ))
@@ -62,6 +67,7 @@ def analyze(
     files: FilesArg,
     until: UntilOpt = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
     verbose: VerboseOpt = False,
     risk: RiskOpt = None,
     quiet: QuietOpt = False,
@@ -74,16 +80,19 @@ def analyze(
     from .validate import check_paths
 
     check_workers(workers, backend, scheduler)
+    if json and csv:
+        fail("give --json or --csv, not both")
     run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk,
-                workers=workers, backend=backend.value, scheduler=scheduler)
+                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv)
 
 
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                 risk: float | None = None, workers: int | None = None, backend: str = "local",
-                scheduler: str | None = None) -> None:
+                scheduler: str | None = None, csv: bool = False) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
     from ..text import escape_lines
+    from .validate import csv_row
 
     # Grading thousands of games makes millions of short-lived records, which reference counting frees;
     # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
@@ -91,6 +100,8 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
     gc.freeze()
     totals = A.Totals()
     failed = shown = 0
+    if csv:
+        sys.stdout.buffer.write(csv_row(CSV_HEAD))
     show_progress = progress_wanted() and not quiet
     with run_errors():
         batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=json or verbose,
@@ -110,6 +121,10 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                     error(line)
                 if json and g.record is not None:
                     write_json(g.record)
+                elif csv and g.record is not None:  # the game keeps its place: where it is, no figures
+                    rec = g.record
+                    sys.stdout.buffer.write(csv_row([rec["file"], rec["line"], rec["game"]]
+                                                    + [None] * (len(CSV_HEAD) - 3)))
                 failed += 1
                 continue
             shown += 1
@@ -118,6 +133,8 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
             totals.add(ga)
             if json:  # (every number of a grading is checked where it is made)
                 write_json(A.game_dict(ga), finite=True)
+            elif csv:
+                sys.stdout.buffer.write(b"".join(csv_row(row) for row in A.loss_rows(ga)))
             elif not batch:
                 if not quiet:
                     sys.stdout.write(escape_lines(A.render_game(ga, verbose=verbose) + "\n"))
@@ -133,7 +150,7 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
     totals.problems = failed
     if json:  # a stream always ends with its totals, whatever the number of games
         write_json(A.totals_dict(totals), finite=True)
-    elif batch:
+    elif batch and not csv:
         if not quiet:
             sys.stdout.write(escape_lines(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n"))
     sys.stdout.flush()

@@ -3,6 +3,7 @@ of a position by expected final score). Heavy imports stay inside the commands; 
 table never imports numpy or numba."""
 
 
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,6 +15,7 @@ from ..rules.engine import parse_dice, parse_setting
 from .app import (
     PROBLEM,
     USAGE,
+    CsvOpt,
     JsonOpt,
     PlotOpt,
     QuietOpt,
@@ -89,7 +91,7 @@ def _plot_distribution(plot: Path | None, series: list[tuple[str, Any]], target:
 
 
 def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | None, json: bool,
-                rebuild: bool, plot: Path | None = None) -> None:
+                rebuild: bool, plot: Path | None = None, csv: bool = False) -> None:
     from ..errors import NotExact
     from ..play.simulate import objective, risk_name
     from ..solver.distribution import get_distribution, get_risk_table, summary
@@ -120,12 +122,30 @@ def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | N
     if json:
         write_json(out)
         return
+    if csv:
+        _solve_csv(out)
+        return
     say(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
     say(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
     if d is not None:
         _print_distribution(d, _targets(d, target))
     else:
         say("add --distribution for its mean, SD and chances of reaching a score")
+
+
+SOLVE_CSV_HEAD = ["rules", "fingerprint", "exact", "approximation", "expected", "sd", "risk", "objective",
+                  "certainty_equivalent", "states", "games", "built", "seconds", "path"]
+
+
+def _solve_csv(out: dict[str, Any]) -> None:
+    """solve --csv: a header and one row with --json's figures (the distribution's pmf is JSON's
+    alone); a field that does not apply (risk without --risk, states of an approximate strategy) is
+    empty."""
+    from .validate import csv_row
+
+    row = {**out, "rules": out["rules"]["name"], "fingerprint": out["rules"]["fingerprint"]}
+    sys.stdout.buffer.write(csv_row(SOLVE_CSV_HEAD) + csv_row([row.get(k) for k in SOLVE_CSV_HEAD]))
+    sys.stdout.buffer.flush()
 
 
 def _targets(d: Any, target: int | None) -> list[int]:
@@ -147,11 +167,13 @@ def _print_distribution(d: Any, targets: list[int]) -> None:
 @app.command(short_help="Expected score of optimal play (builds the table).", epilog=examples(
     "yahtzee solve",
     "yahtzee solve --rules yatzy --json",
+    "yahtzee solve --rules yatzy --csv",
 ))
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the table even when it is cached.")] = False,
     quiet: QuietOpt = False,
     distribution: Annotated[bool, typer.Option("--distribution", help="Also the exact distribution of the final "
@@ -166,10 +188,12 @@ def solve(
 
     Rule sets without an exact table (several columns, saved rolls) prepare the approximate strategy
     instead and print its simulated mean, labelled approximate."""
+    if json and csv:
+        fail("give --json or --csv, not both")
     rs = get_rules(rules, set_)
     _check_plot(plot, distribution)
     if risk is not None:
-        _risk_solve(rs, risk, distribution, target, json, rebuild, plot)
+        _risk_solve(rs, risk, distribution, target, json, rebuild, plot, csv)
         return
     from ..strategy import tablefile as cache
     from ..strategy.choice import plan
@@ -237,6 +261,9 @@ def solve(
         if json:
             write_json(out)
             return
+        if csv:
+            _solve_csv(out)
+            return
         if quiet:
             return
         say(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
@@ -250,6 +277,9 @@ def solve(
            "path": info["path"]}
     if json:
         write_json(out)
+        return
+    if csv:
+        _solve_csv(out)
         return
     if quiet:
         return
@@ -348,6 +378,7 @@ def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[st
     "yahtzee hint 1 3 3 5 6",
     "yahtzee hint 44444 --rolls-left 0 --sheet sheet.json --top 3",
     "yahtzee hint --log game.json --player Anna --json",
+    "yahtzee hint 1 3 3 5 6 --csv",
 ))
 def hint(
     dice: Annotated[
@@ -366,6 +397,7 @@ def hint(
         int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)
     ] = None,
     json: JsonOpt = False,
+    csv: CsvOpt = False,
     rules: RulesOpt = None,
     set_: SetOpt = None,
     sheet: Annotated[Path | None, typer.Option(
@@ -397,6 +429,11 @@ def hint(
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
     regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
     chance of beating a hand."""
+    if json and csv:
+        fail("give --json or --csv, not both")
+    if csv and (beat is not None or distribution or target is not None or risk is not None):
+        fail("--csv gives the ranking of the options; with --beat, --distribution, --target or --risk use "
+             "--json or text")
     if beat is not None:
         from .poker import poker_hint
 
@@ -466,7 +503,34 @@ def hint(
             out["player"] = who
         write_json(out)
         return
+    if csv:
+        _hint_csv(ev, top, who)
+        return
     _text(ev, top, who)
+
+
+HINT_CSV_HEAD = ["rank", "player", "dice", "rolls_left", "move", "keep", "box", "column", "score", "bonus", "value",
+                 "regret", "exact"]
+
+
+def _hint_csv(ev: "Evaluation", top: int | None, player: str | None) -> None:
+    """hint --csv: one row per option, best first: the move (keep, box or pass), its value and regret
+    (as --json rounds them), the position's dice and whether the values are exact."""
+    from .validate import csv_row
+
+    rs = ev.rules
+    out = sys.stdout.buffer
+    out.write(csv_row(HINT_CSV_HEAD))
+    dice = " ".join(map(str, ev.dice))
+    for rank, o in enumerate(ev.options if top is None else ev.options[:top], 1):
+        move = "keep" if o.keep is not None else "pass" if o.is_pass else "box"
+        box = rs.keys[o.box] if move == "box" and o.box is not None else None
+        out.write(csv_row([rank, player, dice, ev.rolls_left, move,
+                           " ".join(map(str, o.keep)) if o.keep is not None else None, box,
+                           o.column + 1 if box is not None and rs.settings.columns > 1 else None,
+                           o.score if box is not None else None, o.bonus if box is not None else None,
+                           round(o.value, 4), round(o.regret, 4), ev.exact]))
+    out.flush()
 
 
 def _left(n: int) -> str:

@@ -64,6 +64,7 @@ __all__ = [
     "analyze_game",
     "decision_dict",
     "infer_keep",
+    "loss_rows",
     "move_text",
     "render_game",
     "render_totals",
@@ -760,6 +761,13 @@ def decision_dict(d: Decision) -> dict[str, Any]:
         "inferred": d.inferred,
     })
     return out
+
+
+def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
+    """A graded game as rows, one per player (`analyze --csv`): where the game is, the player, the
+    rules, the expected loss (--json's rounding), decisions, inferred keeps, and the values' quality."""
+    return [[ga.file, ga.line, ga.game, p.name, ga.rules.name, _r(p.loss), p.decisions, p.inferred, ga.exact,
+             None if ga.exact else ga.source] for p in ga.players]
 
 
 def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
