@@ -37,6 +37,7 @@ def test_analyze_csv_is_the_loss_of_each_player_in_each_game(cli) -> None:
                          str(p["expected_loss"]), str(p["decisions"]), str(p["inferred"]), "true", ""])
     assert [list(row.values()) for row in got] == want
     assert len(got) == 2 + 1 + 1 and summary["problems"] == 1
+    assert cli(["replay", "--analyze", "--csv", *files]).stdout == r.stdout  # the same command
 
 
 def test_analyze_csv_labels_approximate_values_and_escapes_names(cli, tmp_path: Path) -> None:

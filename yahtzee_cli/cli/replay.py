@@ -76,7 +76,7 @@ def replay(
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
         run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
-                    backend=backend.value, scheduler=scheduler)
+                    backend=backend.value, scheduler=scheduler, csv=csv)
         return
     from ..errors import RulesError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record
