@@ -89,15 +89,26 @@ def analyze(
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                 risk: float | None = None, workers: int | None = None, backend: str = "local",
                 scheduler: str | None = None, csv: bool = False) -> None:
+    """Grade the games of `sources` and write them (analyze, replay --analyze)."""
+    # Grading thousands of games makes millions of short-lived records, which reference counting frees;
+    # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
+    # grader is loaded) would cost a fifth of the run: they are frozen out of its way while it lasts.
+    gc.freeze()
+    try:
+        _run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
+                     backend=backend, scheduler=scheduler, csv=csv)
+    finally:
+        gc.unfreeze()
+
+
+def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
+                 risk: float | None = None, workers: int | None = None, backend: str = "local",
+                 scheduler: str | None = None, csv: bool = False) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
     from ..text import escape_lines
     from .validate import csv_row
 
-    # Grading thousands of games makes millions of short-lived records, which reference counting frees;
-    # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
-    # grader is loaded) would cost a fifth of the run: they are frozen out of its way.
-    gc.freeze()
     totals = A.Totals()
     failed = shown = 0
     if csv:
@@ -129,7 +140,7 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
                 continue
             shown += 1
             if shown == 1:
-                gc.freeze()
+                gc.freeze()  # numba's too, now that the grader is loaded
             totals.add(ga)
             if json:  # (every number of a grading is checked where it is made)
                 write_json(A.game_dict(ga), finite=True)
