@@ -681,7 +681,7 @@ def _line(lines: Sequence[int] | int, index: int) -> int:
 def _decision(rules: R.RuleSet, a: _Ask, made: P.Choice, best: P.Choice, st: TurnStep, rnd: int, game: int,
               file: str, line: int = 0) -> Decision:
     if not (math.isfinite(made.value) and math.isfinite(best.value)):  # so the JSON needs no scan for NaN
-        raise ValueError("the strategy gave a non-finite value; delete its table (yahtzee cache clean --tables)")
+        raise ValueError("the strategy gave a non-finite value: its table is damaged; delete it from the cache")
     regret = made.regret if made.regret > TIE else 0.0
     return Decision(rules, st.index, st.name, rnd, a.roll, a.kind, a.dice, a.left, made,
                     made if made.regret <= TIE else best, regret, a.inferred, game, file, line)

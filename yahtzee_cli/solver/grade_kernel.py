@@ -361,5 +361,5 @@ class Grader:
             open_boxes = np.array([sum(nb - bin(c[0]).count("1") for c in row) for row in cols], dtype=np.int64)
             vals += self.levels[open_boxes][asks_a[:, 0]][:, None]
         if not np.isfinite(vals).all():  # checked here, once, so the JSON of the grading needs no scan
-            raise ValueError("the strategy table gave a non-finite value; delete it (yahtzee cache clean --tables)")
+            raise ValueError("the strategy table gave a non-finite value: it is damaged; delete it from the cache")
         return vals.tolist(), picks.tolist()
