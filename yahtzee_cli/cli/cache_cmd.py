@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..text import escape
-from .app import PROBLEM, JsonOpt, app, examples, fail, write_json
+from .app import PROBLEM, JsonOpt, app, error, examples, fail, write_json
 
 if TYPE_CHECKING:
     from ..strategy.cache import Entry, Part
@@ -111,5 +110,5 @@ def cache_clean(
         sys.stdout.write(f"{verb} {len(gone)} file{'' if len(gone) == 1 else 's'}, {_size(total)}\n")
     if failed:
         for message in failed[:-1]:
-            sys.stderr.write(f"yahtzee: error: {escape(message)}\n")
+            error(message)
         fail(failed[-1], PROBLEM)
