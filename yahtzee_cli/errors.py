@@ -184,5 +184,12 @@ class StrategyError(YahtzeeError):
     game and turn)."""
 
 
+class MissingExtra(YahtzeeError):
+    """An optional part of the toolbox that the request needs is not installed; the message names the
+    extra to install. A usage error: nothing was done."""
+
+    exit_status = USAGE
+
+
 class SimulationError(YahtzeeError):
     """A run that cannot go ahead (backend missing, cluster unreachable); the message says what to do."""

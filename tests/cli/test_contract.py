@@ -123,12 +123,18 @@ TOTALS = {"allOf": [QUALITY, {
                                                           "properties": {"worst": WORST}}}},
 }]}
 ADVICE = {"allOf": [QUALITY, {"type": "object", "required": ["rules"], "properties": {"rules": RULES}}]}
-SEAT = {"allOf": [QUALITY, {
+PLAYED = {"anyOf": [QUALITY, {  # a simulate seat (and run) that plays no strategy table: neither exact nor not
+    "type": "object",
+    "required": ["exact", "approximation"],
+    "properties": {"exact": {"const": None}, "approximation": {"const": None}},
+}]}
+SEAT = {"allOf": [PLAYED, {
     "type": "object",
     "required": ["seat", "player", "strategy", "wins", "ties", "win_rate", "tie_rate", "mean"],
     "properties": {"seat": POSITIVE},
 }]}
-SIMULATION = {"allOf": [ADVICE, kind("simulation"), {
+SIMULATION = {"allOf": [PLAYED, kind("simulation"), {
+    "type": "object", "required": ["rules"], "properties": {"rules": RULES}}, {
     "type": "object",
     "required": ["seed", "games", "players", "seats"],
     "properties": {"seats": {"type": "array", "minItems": 1, "items": SEAT}},
@@ -153,6 +159,10 @@ def test_the_schemas_reject_the_old_dialects() -> None:
         check({"exact": False, "approximate": "x"}, QUALITY)  # the other spelling
     with pytest.raises(jsonschema.ValidationError):
         check({"exact": True, "approximation": "x"}, QUALITY)  # exact but labelled approximate
+    with pytest.raises(jsonschema.ValidationError):
+        check({"exact": None, "approximation": "x"}, PLAYED)  # no table, but labelled approximate
+    with pytest.raises(jsonschema.ValidationError):
+        check({"exact": None, "approximation": None}, QUALITY)  # hint, solve and analyze always play a table
     with pytest.raises(jsonschema.ValidationError):
         check({"file": "a.json", "line": 1, "game": 0}, WHERE)  # 0-based game numbers
     with pytest.raises(jsonschema.ValidationError):
@@ -243,11 +253,15 @@ def test_every_record_of_every_stream_names_its_type(cli) -> None:
             cli(["validate", "--json", str(FIX / "logs/yahtzee.json")]).stdout,
             cli(["simulate", "-S", "random", "-n", "3", "--seed", "1", "-w", "1", "--json"]).stdout,
             cli(["analyze", "--json", "-", str(FIX / "invalid/wrong-score.json"), str(FIX / "logs/yahtzee.json")],
-                input=b"{oops").stdout]
+                input=b"{oops").stdout,
+            cli(["hint", "13356", "--json"]).stdout, cli(["solve", "--json"]).stdout,
+            cli(["hint", "66655", "--beat", "66622", "--json"]).stdout,
+            cli(["poker", "66655", "12345", "--json"]).stdout,
+            cli(["rules", "--json"]).stdout, cli(["rules", "--show-defaults", "--json"]).stdout]
     types = [rec.get("type") for out in outs for rec in ndjson(out)]
     assert types == ["score", "problem", "score", "problem", "problem", "summary", "validation", "simulation",
-                     "problem", "problem", "game", "summary"]
-    graded = ndjson(outs[-1])[2]
+                     "problem", "problem", "game", "summary", "hint", "solve", "hint", "poker", "presets", "defaults"]
+    graded = ndjson(outs[5])[2]
     assert {d["type"] for d in graded["decisions"]} == {"decision"}
 
 

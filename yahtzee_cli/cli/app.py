@@ -466,6 +466,10 @@ def check_workers(workers: int | None, backend: Backend, scheduler: str | None) 
              f"{WORKERS_PER_CORE} workers per core), got {workers}")
     if scheduler is not None and backend is not Backend.dask:
         fail("--scheduler needs --backend dask")
+    if backend is Backend.dask:  # before any output: without the extra, one line and nothing on stdout
+        from ..play.executors import need_dask
+
+        need_dask()
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":

@@ -27,6 +27,7 @@ def poker(
     if json:
         write_json(
             {
+                "type": "poker",
                 "hands": [
                     {"player": s.player + 1, "dice": list(s.hand.dice), "category": s.hand.category, "rank": s.rank}
                     for s in result
@@ -57,6 +58,7 @@ def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | No
     shown = chances[:top] if top else chances
     if json:
         write_json({
+            "type": "hint",
             "dice": sorted(faces),
             "beat": {"dice": list(target.dice), "category": target.category},
             "rolls_left": left,

@@ -89,7 +89,7 @@ def rules_command(
     if name is None and not set_:
         presets = listing()  # the rule models are not needed (nor imported) for the list
         if json:
-            write_json({"presets": presets})
+            write_json({"type": "presets", "presets": presets})
         else:
             from ..formats.render import text
 
@@ -130,8 +130,9 @@ def _show_defaults(json: bool) -> None:
     rs = load_rules(d.rules, (), base=d.settings)
     where = str(d.config_path) + ("" if d.config_found else " (not found)")
     if json:
-        write_json({"rules": rs.record(), "rules_from": d.rules_from, "settings_from_config": d.settings,
-                    "config_file": str(d.config_path), "config_found": d.config_found})
+        write_json({"type": "defaults", "rules": rs.record(), "rules_from": d.rules_from,
+                    "settings_from_config": d.settings, "config_file": str(d.config_path),
+                    "config_found": d.config_found})
         return
     lines = [f"rules = {d.rules}  ({d.rules_from})"]
     lines += [f"{k} = {_setting_words(v)}  (config file)" for k, v in d.settings.items()]

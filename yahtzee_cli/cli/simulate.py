@@ -84,12 +84,16 @@ def simulate(
     log_out: Annotated[
         str | None,
         typer.Option("--log-out", metavar="FILE", help="Write every game as an NDJSON game log (yahtzee-log/1) "
-                     "to FILE, or - for stdout (the summary then goes to stderr). FILE is replaced only when the run "
-                     "ends.", show_default=False),
+                     "to FILE, or - for stdout (a one-line summary then goes to stderr; the full one with -v). FILE "
+                     "is replaced only when the run ends.", show_default=False),
     ] = None,
     json: JsonOpt = False,
     csv: CsvOpt = False,
     quiet: QuietOpt = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="With --log-out -, the full summary on stderr (without it, "
+                           "one line).")
+    ] = False,
     plot: PlotOpt = None,
     risk: Annotated[
         float | None,
@@ -171,7 +175,7 @@ def simulate(
         from ..formats.plot import simulate_figure
 
         simulate_figure(report.to_dict()["seats"], plot, f"{report.rules.name}: {report.games:,} games")
-    _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None)
+    _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None, verbose=verbose)
 
 
 def _seats(strategy: str | None, players: str | None, risk: float | None) -> list[str]:
@@ -217,7 +221,7 @@ def _check_options(games: int, seed: int | None, workers: int | None, backend: B
 
 
 def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: str | None,
-                  log_file: LogFile | None, *, timed: bool) -> None:
+                  log_file: LogFile | None, *, timed: bool, verbose: bool = False) -> None:
     """The summary on stdout (stderr when the logs go to stdout), then the speed, a log that could not
     be finished, and any interruption."""
     if log_out == "-":
@@ -227,6 +231,8 @@ def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: s
         write_json({"type": "simulation", **data})
     elif csv:
         sys.stdout.buffer.write(seats_csv(data))
+    elif log_out == "-" and not verbose:  # the logs are the pipeline's data: one line of summary beside them
+        note(summary_line(data, report.rules.name))
     elif not quiet:
         out = sys.stderr if log_out == "-" else sys.stdout
         from ..text import escape_lines
@@ -432,18 +438,32 @@ def _bin_label(b: dict[str, Any], width: int) -> str:
     return str(b["low"]) if width == 1 else f"{b['low']}-{b['high'] - 1}"
 
 
-def render(data: dict[str, Any], rules_name: str) -> str:
-    """The human report: run line, stats (each seat's for a match, after a standings table)."""
-    from ..formats.render import table
-
+def _head(data: dict[str, Any], rules_name: str) -> str:
+    """The run line: rules, strategies (labelled when approximate), games, seed."""
     what = ",".join(data["players"])
     if data["approximation"]:
         what += f" (approximate: {data['approximation']})"
     goal = data["seats"][0].get("objective") if len(data["seats"]) == 1 else None
     if goal:
         what += f" ({goal})"
-    head = f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
-    lines = [head]
+    return f"{rules_name}, {what}: {data['games']:,} games, seed {data['seed']}"
+
+
+def summary_line(data: dict[str, Any], rules_name: str) -> str:
+    """The whole report in one line, for stderr beside a pipeline (`--log-out -`): the run line, then
+    each seat's mean and SD (and win rate in a match)."""
+    if len(data["seats"]) == 1:
+        s = data["seats"][0]
+        return f"{_head(data, rules_name)}; mean {_num(s['mean'])}, SD {_num(s['sd'])} (the full summary with -v)"
+    seats = "; ".join(f"{s['player']} mean {_num(s['mean'])}, wins {_pct(s['win_rate'])}" for s in data["seats"])
+    return f"{_head(data, rules_name)}; {seats} (the full summary with -v)"
+
+
+def render(data: dict[str, Any], rules_name: str) -> str:
+    """The human report: run line, stats (each seat's for a match, after a standings table)."""
+    from ..formats.render import table
+
+    lines = [_head(data, rules_name)]
     if len(data["seats"]) == 1:
         lines += _stats_block(data["seats"][0])
         return "\n".join(lines) + "\n"

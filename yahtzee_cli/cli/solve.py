@@ -120,7 +120,7 @@ def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | N
         _plot_distribution(plot, [(f"theta {theta:g}, mean {d.mean:.2f}", out["distribution"]["pmf"])], target,
                            f"{rs.name}: final score under the risk strategy theta {theta:g}")
     if json:
-        write_json(out)
+        write_json({"type": "solve", **out})
         return
     if csv:
         _solve_csv(out)
@@ -259,7 +259,7 @@ def solve(
             _plot_distribution(plot, [(f"optimal play, mean {dist.mean:.2f}", out["distribution"]["pmf"])], target,
                                f"{rs.name}: final score under optimal play (exact)")
         if json:
-            write_json(out)
+            write_json({"type": "solve", **out})
             return
         if csv:
             _solve_csv(out)
@@ -276,7 +276,7 @@ def solve(
            "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
     if json:
-        write_json(out)
+        write_json({"type": "solve", **out})
         return
     if csv:
         _solve_csv(out)
@@ -305,7 +305,7 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail("give --sheet or --log, not both")
     if rules is not None:
         fail("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
-    from ..errors import MissingFile, YahtzeeError
+    from ..errors import GameError, MissingFile, YahtzeeError
     from ..formats.logs import read_file, read_last_game
     from ..formats.replay import position_from_log, position_from_sheet
 
@@ -321,7 +321,12 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         else:  # a game file of `play` and `log`: the game in play is the last one
             doc = read_last_game(path)
             _in_play(path, doc.data, doc.index)
-            pos = position_from_log(doc.data, player, overrides=overrides or None)
+            try:
+                pos = position_from_log(doc.data, player, overrides=overrides or None)
+            except GameError as exc:  # where, as validate says it: file:LINE: game N
+                first = exc.problems[0] if exc.problems else None
+                line = doc.line_of(first.path) if first is not None else doc.line
+                fail(f"{opt}: {'<stdin>' if path == '-' else path}:{line}: game {doc.index}: {first or exc}", PROBLEM)
     except MissingFile:
         raise  # worded as every command words a missing file
     except RulesError as exc:
@@ -501,7 +506,7 @@ def hint(
         out = ev.to_dict(top)
         if who is not None:
             out["player"] = who
-        write_json(out)
+        write_json({"type": "hint", **out})
         return
     if csv:
         _hint_csv(ev, top, who)
@@ -595,7 +600,7 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
                                           zip(rows, out["options"], strict=True)], T,
                                    f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact)")
             if json:
-                write_json(out)
+                write_json({"type": "hint", **out})
                 return
             label = "certainty equivalent" if theta else "expected"
             names = [_what(rs, o) for o, _ in rows]
@@ -632,7 +637,7 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
     out = {**head, "target": target, "objective": goal, "theta": theta, "best": {**o.move_dict(rs), "probability": p},
            "by_theta": by_theta}
     if json:
-        write_json(out)
+        write_json({"type": "hint", **out})
         return
     lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
              f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",

@@ -1002,11 +1002,13 @@ def read_last_game(path: str) -> Document:
     read, MissingFile when there is no file."""
     import sys
 
+    name = "<stdin>" if path == "-" else path
+
     def last(stream: IO[bytes]) -> Document:
         doc = None
         for doc in iter_documents(stream):
             if doc.problem is not None:
-                raise InputError(f"line {doc.line}: game {doc.index}: {doc.problem}")
+                raise InputError(f"{name}:{doc.line}: game {doc.index}: {doc.problem}")
         assert doc is not None  # iter_documents raises on an input without a game
         return doc
 

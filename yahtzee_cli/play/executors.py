@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from ..errors import SimulationError
+from ..errors import MissingExtra, SimulationError
 from ..limits import cores
 
 J = TypeVar("J")
@@ -239,11 +239,18 @@ def end_workers(pool: Any, grace: float = 0.2) -> None:
         writer.close()
 
 
-def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: str = "10s") -> tuple[Any, Any]:
+def need_dask() -> Any:
+    """The `distributed` module, or MissingExtra naming the extra to install (checked before any work,
+    so a command without dask writes nothing and says so in one line)."""
     try:
-        dist: Any = importlib.import_module("distributed")
+        importlib.import_module("dask")
+        return importlib.import_module("distributed")
     except ImportError:
-        raise SimulationError("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
+        raise MissingExtra("the dask backend needs the dask extra: pip install 'yahtzee-cli[dask]'") from None
+
+
+def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: str = "10s") -> tuple[Any, Any]:
+    dist = need_dask()
     if scheduler:
         try:
             return dist.Client(scheduler, timeout=timeout), None
@@ -269,6 +276,7 @@ def quiet_dask() -> Iterator[None]:
     comes with tracebacks."""
     import warnings
 
+    need_dask()
     dask: Any = importlib.import_module("dask")
     names = ("distributed", "tornado", "asyncio")
     loggers = [logging.getLogger(n) for n in names] + [

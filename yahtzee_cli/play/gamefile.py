@@ -164,11 +164,11 @@ def read_games(path: str | Path) -> GameFile:
         raise KeeperError(f"cannot read {p}: {_why(exc)}") from None
     for doc in docs:
         if doc.problem is not None:
-            raise KeeperError(f"{p}:{doc.line}: {doc.problem}")
+            raise KeeperError(f"{p}:{doc.line}: game {doc.index}: {doc.problem}")
     last = docs[-1]
     report = check_document(last.data)
     if report.problems:
-        raise KeeperError(f"{p}:{last.line}: game {last.index}: {report.problems[0]}")
+        raise KeeperError(f"{p}:{last.line_of(report.problems[0].path)}: game {last.index}: {report.problems[0]}")
     if report.kind != "log":
         raise KeeperError(f"{p}:{last.line}: the last game is a score sheet; the score keeper continues game logs")
     return GameFile(p, [d.data for d in docs[:-1]], last.data, stamp)

@@ -169,11 +169,14 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
 
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
-    """Whether a strategy plays as its name says (`exact`); only `optimal` without an exact table for
-    these rules plays an approximation, named in `approximation`; a risk strategy names its objective."""
+    """Whether a seat plays the exact optimal table (`exact` true) or, without an exact table for these
+    rules, an approximation named in `approximation` (`exact` false); a strategy that plays no table
+    (random, greedy, a bot) is neither: `exact` null. A risk strategy names its objective."""
     goal = objective(strategy)
     if goal is not None:
         return {"exact": True, "approximation": None, "objective": goal}
+    if strategy != "optimal":
+        return {"exact": None, "approximation": None}
     reason = approximate_reason(rules, strategy)
     return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 
@@ -412,7 +415,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of `simulate --json`, the same for one strategy and for a match: run facts,
-        whether every seat's play is exact, then `seats` (each with its strategy, wins, ties, win and
+        whether the play is exact (_optimal_label), then `seats` (each with its strategy, wins, ties, win and
         tie rates -- null for a single seat, which has nobody to beat -- and its stats). Timing is left
         out on purpose: the same seed gives byte-identical output."""
         labels = [_optimal_label(self.rules, name) for name in self.strategies]
@@ -433,7 +436,8 @@ class Report:
             "games": self.games,
             "games_requested": self.games_requested,
             "interrupted": self.interrupted,
-            "exact": not notes,
+            # false when a seat plays an approximation, true when a seat plays an exact table, else null
+            "exact": False if notes else True if any(lab["exact"] for lab in labels) else None,
             "approximation": "; ".join(dict.fromkeys(notes)) or None,
             "players": list(self.strategies),
             "seats": seats,

@@ -20,6 +20,7 @@ or backend.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -278,12 +279,46 @@ def load_user_strategy(spec: str) -> UserStrategy:
             loader.loader.exec_module(module)
         else:
             module = importlib.import_module(mod_name)
-    except Exception as exc:  # any error importing user code is a problem in the input
-        raise StrategyError(f"cannot import strategy module {mod_name!r}: {type(exc).__name__}: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # anything user code raises on import (sys.exit too) is the strategy's error
+        raise StrategyError(f"cannot import strategy module {mod_name!r}: {type(exc).__name__}: {said(exc)}") from None
     func = getattr(module, func_name, None)
     if not callable(func):
         raise StrategyError(f"strategy {spec!r}: {mod_name} has no function {func_name!r}")
     return func  # type: ignore[no-any-return]
+
+
+def said(exc: BaseException) -> str:
+    """What an exception from user code says; its own __str__ may raise too (then its type's name)."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<a {type(exc).__name__} that cannot be shown>"
+
+
+class _Shown(str):
+    """A value from a bot's answer that is not a die, kept as its repr for messages."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def plain_answer(answer: Any) -> Any:
+    """A bot's answer as plain data before it is read: None, an Option of whole numbers, a list of whole
+    numbers (anything else in it kept as its repr), or text. The bot's own methods (__str__, __iter__,
+    __repr__, __eq__) run here, in its call, so an exception in them is the bot's error, not ours."""
+    if answer is None:
+        return None
+    if isinstance(answer, R.Option):
+        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (answer.box, answer.column)):
+            raise TypeError(f"an Option needs whole numbers for box and column, got {type(answer.box).__name__} "
+                            f"and {type(answer.column).__name__}")
+        return dataclasses.replace(answer, box=int(answer.box), column=int(answer.column))
+    if isinstance(answer, list | tuple | np.ndarray):
+        return [int(v) if isinstance(v, int | np.integer) and not isinstance(v, bool) else _Shown(repr(v))
+                for v in list(answer)]
+    return str.__str__(answer) if isinstance(answer, str) else str(answer)
 
 
 def _take_keep(answer: Sequence[int], dice: tuple[int, ...]) -> list[int] | None:
@@ -415,9 +450,11 @@ def _user_turn(rules: R.RuleSet, spec: str, func: UserStrategy, columns: list[R.
         pos = BotView(rules, tuple(columns), d, 0 if stopped else budget - used, used, t + 1, game + 1, seat + 1,
                       tuple(opts), R.may_pass(rules, opts))
         try:
-            answer = func(pos)
-        except (Exception, SystemExit) as exc:  # a crash (or sys.exit) in user code is the bot's error
-            raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {exc} ({where})") from None
+            answer = plain_answer(func(pos))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a crash, sys.exit or any exception in user code is the bot's error
+            raise StrategyError(f"strategy {spec} raised {type(exc).__name__}: {said(exc)} ({where})") from None
         if isinstance(answer, list | tuple | np.ndarray) and not isinstance(answer, R.Option):
             if pos.rolls_left <= 0:
                 raise StrategyError(f"strategy {spec} answered a keep {list(answer)} with no rolls left "
