@@ -131,3 +131,22 @@ def test_plot_needs_distribution_and_a_known_format(cli: Any, tmp_path: Path, sm
     assert res.exit_code == 2 and ".png, .svg, .pdf" in res.stderr and res.stdout == ""
     res = cli(["simulate", "-S", "random", "-n", "10", "--seed", "1", "--plot", str(tmp_path / "no" / "x.png")])
     assert res.exit_code == 2 and "no folder" in res.stderr
+
+
+def test_analyze_plot_is_each_players_expected_score_after_every_box(cli: Any, tmp_path: Path) -> None:
+    games = [random_log(preset("yahtzee"), seed, players=["Anna", "Ben"]) for seed in (1, 2)]
+    path = tmp_path / "two.ndjson"
+    path.write_bytes(b"".join(dumps(g) + b"\n" for g in games))
+    svg = tmp_path / "analyze.svg"
+    res = cli(["analyze", str(path), "--json", "--plot", str(svg), "-w", "1"])
+    assert res.exit_code == 0, res.stderr
+    records = [json.loads(line) for line in res.stdout.splitlines()]
+    panels = read_back(svg)
+    graded = [r for r in records if r["type"] == "game"]
+    assert len(panels) == len(graded) == 2
+    for panel, rec in zip(panels, graded, strict=True):
+        assert panel["title"] == f"{path}:{rec['line']}: game {rec['game']}"
+        for name in ("Anna", "Ben"):
+            made = [d["made"]["value"] for d in rec["decisions"] if d["player"] == name and d["decision"] == "box"]
+            assert len(made) == 13
+            assert panel["lines"][f"expected:{name}"] == [[i + 1, v] for i, v in enumerate(made)]

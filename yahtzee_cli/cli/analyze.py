@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -25,6 +26,7 @@ from .app import (
     CsvOpt,
     FilesArg,
     JsonOpt,
+    PlotOpt,
     QuietOpt,
     RiskOpt,
     SchedulerOpt,
@@ -74,21 +76,27 @@ def analyze(
     workers: GradeWorkersOpt = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
+    plot: PlotOpt = None,
 ) -> None:
     """Grade every decision of logged games against optimal play: expected points lost per player
-    (--risk: certainty-equivalent points lost against the risk strategy of THETA)."""
+    (--risk: certainty-equivalent points lost against the risk strategy of THETA). --plot draws each
+    player's expected final score after every box written (the first games of a batch, up to 6)."""
     from .validate import check_paths
 
     check_workers(workers, backend, scheduler)
     if json and csv:
         fail("give --json or --csv, not both")
+    if plot is not None:
+        from ..formats.plot import check_plot_target
+
+        check_plot_target(plot)
     run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk,
-                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv)
+                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv, plot=plot)
 
 
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                 risk: float | None = None, workers: int | None = None, backend: str = "local",
-                scheduler: str | None = None, csv: bool = False) -> None:
+                scheduler: str | None = None, csv: bool = False, plot: Path | None = None) -> None:
     """Grade the games of `sources` and write them (analyze, replay --analyze)."""
     # Grading thousands of games makes millions of short-lived records, which reference counting frees;
     # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
@@ -96,14 +104,14 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
     gc.freeze()
     try:
         _run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
-                     backend=backend, scheduler=scheduler, csv=csv)
+                     backend=backend, scheduler=scheduler, csv=csv, plot=plot)
     finally:
         gc.unfreeze()
 
 
 def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                  risk: float | None = None, workers: int | None = None, backend: str = "local",
-                 scheduler: str | None = None, csv: bool = False) -> None:
+                 scheduler: str | None = None, csv: bool = False, plot: Path | None = None) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
     from ..text import escape_lines
@@ -111,11 +119,13 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
 
     totals = A.Totals()
     failed = shown = 0
+    drawn: list[dict[str, Any]] = []  # --plot: the games' series
     if csv:
         sys.stdout.buffer.write(csv_row(CSV_HEAD))
     show_progress = progress_wanted() and not quiet
     with run_errors():
-        batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=json or verbose,
+        keep = json or verbose or plot is not None
+        batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=keep,
                                         workers=workers, backend=backend, scheduler=scheduler))
         batch = batch or len(sources) > 1
         noted: set[str] = set()
@@ -142,6 +152,8 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
             if shown == 1:
                 gc.freeze()  # numba's too, now that the grader is loaded
             totals.add(ga)
+            if plot is not None and len(drawn) < PLOT_GAMES:
+                drawn.append(_expected_series(A.game_dict(ga)))
             if json:  # (every number of a grading is checked where it is made)
                 write_json(A.game_dict(ga), finite=True)
             elif csv:
@@ -165,5 +177,22 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
         if not quiet:
             sys.stdout.write(escape_lines(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n"))
     sys.stdout.flush()
+    if plot is not None:
+        from ..formats.plot import analyze_figure
+
+        analyze_figure(drawn, plot)
     if failed:
         raise typer.Exit(PROBLEM)
+
+
+PLOT_GAMES = 6  # panels of `analyze --plot` (the first games of a batch)
+
+
+def _expected_series(record: dict[str, Any]) -> dict[str, Any]:
+    """What `analyze --plot` draws of a graded game (its --json record): per player, the expected final
+    score after each box written (the `made` value of every box decision, in the order played)."""
+    series: dict[str, list[float]] = {p["name"]: [] for p in record["players"]}
+    for d in record["decisions"]:
+        if d["decision"] == "box":
+            series[d["player"]].append(d["made"]["value"])
+    return {"title": f"{record['file']}:{record['line']}: game {record['game']}", "series": series}

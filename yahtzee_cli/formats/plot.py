@@ -209,15 +209,15 @@ def stats_figure(book: Book, path: str | Path) -> Figure:
 
 
 def analyze_figure(games: Sequence[Mapping[str, Any]], path: str | Path) -> Figure:
-    """Per game and player, the expected final score under optimal play after every turn (the
-    `expected` series of analyze's records), one line per player."""
+    """Per game (a panel each: title and per player the expected final score after each box written,
+    the `made` values of analyze's box decisions), one line per player."""
     fig, axes = _new(max(1, len(games)), 1, (8.0, 3.6 * max(1, len(games))))
     for i, game in enumerate(games):
         ax = axes[i][0]
         for player, values in game["series"].items():
-            ax.plot(range(len(values)), values, marker=".", gid=f"expected:{player}", label=player)
+            ax.plot(range(1, len(values) + 1), values, marker=".", gid=f"expected:{player}", label=player)
         ax.set_title(game["title"])
-        ax.set_xlabel("turns played")
+        ax.set_xlabel("boxes written by the player")
         ax.set_ylabel("expected final score")
         ax.legend(loc="best", fontsize="small")
     return _save(fig, path)
