@@ -162,3 +162,14 @@ def test_show_defaults_spells_settings_as_the_tool_does(cli, tmp_path, monkeypat
     out = cli(["rules", "--show-defaults"]).stdout
     assert "must_zero = off  (config file)" in out and "upper_bonus = 40  (config file)" in out
     assert "False" not in out
+
+
+def test_validation_problems_are_in_the_tools_words(cli) -> None:
+    """Every problem of every invalid fixture, pydantic's checks included ("must be at least 1, got 0",
+    not "input should be greater than or equal to 1")."""
+    import json
+
+    out = json.loads(cli(["validate", "--json", str(FIXTURES / "invalid")]).stdout)
+    messages = [e["message"] for e in out["errors"]]
+    assert len(messages) > 20
+    assert [m for m in messages if any(w.lower() in m.lower() for w in PYDANTIC)] == []

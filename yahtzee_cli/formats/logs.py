@@ -45,7 +45,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError, MissingFile, RulesError, pointer, validation_errors
+from ..errors import InputError, MissingFile, RulesError, error_words, pointer, validation_errors
 from ..limits import MAX_LINE as MAX_LINE  # the one line cap, re-exported for the readers here
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
 from ..text import duplicate_key
@@ -422,8 +422,7 @@ def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
         return f"expected an object, got {_show(value)}"
     if kind == "value_error" and err.get("ctx", {}).get("error") is not None:
         return str(err["ctx"]["error"])
-    msg = str(err["msg"])
-    return msg[0].lower() + msg[1:] if msg else kind
+    return error_words(err)  # the tool's words for the rest (never pydantic's "Input should be ...")
 
 
 def schema_problems(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[Problem]:
