@@ -303,3 +303,19 @@ def test_three_players_rolled_by_the_program_and_undo_never_changes_the_dice(rul
     assert data["meta"]["dice_stream"] == {"seed": 2024}
     assert data["turns"][0]["rolls"] == [[int(d) for d in first.split()], [int(d) for d in second.split()]]
     assert data["turns"][0]["held"] == [[int(keep)]]
+
+
+def test_coloured_lines_never_pass_a_typed_escape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A refusal echoes what was typed inside a coloured line: the typed ESC is shown escaped, and
+    only the colour codes the session puts in reach the terminal."""
+    from yahtzee_cli.cli.play import Session, _show
+    from yahtzee_cli.play.scorekeeper import Keeper
+
+    keeper = Keeper.start(tmp_path / "g.ndjson", "yahtzee", ["Anna"])
+    session = Session(keeper, color=True)
+    for typed in ("set \x1b[0m", "set joker=\x1b]0;x\x07", "\x1b[2J"):
+        _show(session.handle(typed))
+        out = capsys.readouterr().out
+        raw = re.sub(r"\x1b\[(?:0|1|31|32|1;36)m", "", out)  # the session's own colours
+        assert "\x1b" not in raw and "\x07" not in raw, out
+        assert "\\x1b" in out or not typed.startswith("set"), out  # the refusal shows what was typed

@@ -78,7 +78,9 @@ class Session:
 
     # -- text
     def _style(self, text: str, code: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+        """A whole line in colour: its text escaped here (it may hold typed words), then the colour's
+        codes around it, so `_show` lets this line's codes through and no typed ESC ever passes."""
+        return _Styled(f"\x1b[{code}m{escape_lines(text)}\x1b[0m") if self.color else text
 
     def sheet_lines(self, rp: Replay | None = None) -> list[str]:
         """The sheet, boxes by players (each column of a multi-column sheet), fitted to 80 columns."""
@@ -425,17 +427,14 @@ def play(
         _show(shown)
 
 
-_SGR = {escape(code): code for code in ("\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[1;36m")}
+class _Styled(str):
+    """A line of Session._style: already escaped, with its colour codes."""
 
 
 def _show(lines: list[str]) -> None:
     """Lines on stdout with every character that could drive the terminal escaped (a file name, an
-    echoed word), except the colours Session._style puts in."""
-    out = escape_lines("\n".join(lines) + "\n")
-    if "\\x1b[" in out:
-        for shown, code in _SGR.items():
-            out = out.replace(shown, code)
-    sys.stdout.write(out)
+    echoed word); the lines Session._style coloured were escaped before their colours went in."""
+    sys.stdout.write("".join((line if isinstance(line, _Styled) else escape_lines(line)) + "\n" for line in lines))
     sys.stdout.flush()
 
 
