@@ -17,6 +17,19 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"  # committed games, sheets and schemas (fixtures/make_fixtures.py)
 
+# A rule set of six boxes: exact tables and distributions in well under a second (solver and plot tests).
+SMALL_RULES = {
+    "boxes": [
+        {"key": "fours", "kind": "upper", "face": 4},
+        {"key": "fives", "kind": "upper", "face": 5},
+        {"key": "sixes", "kind": "upper", "face": 6},
+        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
+        {"key": "yahtzee", "kind": "yahtzee", "points": 50},
+        {"key": "chance", "kind": "chance"},
+    ],
+    "settings": {"upper_bonus_threshold": 30, "upper_bonus": 35},
+}
+
 # Rich reads these when a Console is made: pin width and plain (non-terminal) output everywhere.
 os.environ["COLUMNS"] = "120"
 os.environ["TERM"] = "dumb"

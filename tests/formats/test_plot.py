@@ -15,21 +15,11 @@ import pytest
 
 pytest.importorskip("matplotlib")  # the plot extra (installed by the test extra: CI always runs these)
 
+from conftest import SMALL_RULES as SMALL  # noqa: E402
+
 from yahtzee_cli.formats.jsonio import dumps  # noqa: E402
 from yahtzee_cli.formats.replay import random_log  # noqa: E402
 from yahtzee_cli.rules.engine import preset  # noqa: E402
-
-SMALL = {  # a six-box rule set: exact distributions in well under a second
-    "boxes": [
-        {"key": "fours", "kind": "upper", "face": 4},
-        {"key": "fives", "kind": "upper", "face": 5},
-        {"key": "sixes", "kind": "upper", "face": 6},
-        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
-        {"key": "yahtzee", "kind": "yahtzee", "points": 50},
-        {"key": "chance", "kind": "chance"},
-    ],
-    "settings": {"upper_bonus_threshold": 30, "upper_bonus": 35},
-}
 
 
 def read_back(path: Path) -> list[dict[str, Any]]:

@@ -12,24 +12,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from conftest import SMALL_RULES as SMALL  # six boxes: exact in well under a second
 
 from yahtzee_cli.play.hint import hint, risk_source
 from yahtzee_cli.rules.engine import Column, RuleSet, rules_from_data
 from yahtzee_cli.solver import distribution as D
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.solver import policy
-
-SMALL = {
-    "boxes": [
-        {"key": "fours", "kind": "upper", "face": 4},
-        {"key": "fives", "kind": "upper", "face": 5},
-        {"key": "sixes", "kind": "upper", "face": 6},
-        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
-        {"key": "yahtzee", "kind": "yahtzee", "points": 50},
-        {"key": "chance", "kind": "chance"},
-    ],
-    "settings": {"upper_bonus_threshold": 30, "upper_bonus": 35},
-}
 
 
 @pytest.fixture(scope="module")
