@@ -145,3 +145,87 @@ def test_echoed_input_is_escaped(word: str) -> None:
         check(run(["rules", word]), 2)
         check(run(["hint", "12345", "--rules", word]), 2)
         check(run(["play", str(Path(d) / "p.ndjson"), "--players", "Ann"], input=f"{word}\nset {word}\nq\n"), 0)
+
+
+# --------------------------------------------------------------------------- walks and endless input
+
+def _make(kind: str, path: Path) -> None:
+    import socket
+
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        with socket.socket(socket.AF_UNIX) as s:
+            s.bind(str(path))
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "dangling":
+        path.symlink_to(path.parent / "nowhere")
+    elif kind == "self-link":
+        path.symlink_to(path)
+    elif kind == "folder-loop":
+        path.symlink_to(path.parent)
+
+
+@FAST
+@given(kinds=st.lists(st.sampled_from(["fifo", "socket", "device", "dangling", "self-link", "folder-loop"]),
+                      min_size=1, max_size=6, unique=True),
+       suffix=st.sampled_from([".json", ".ndjson"]), name=file_names)
+def test_walked_folders_skip_what_is_not_a_regular_file(kinds: list[str], suffix: str, name: str) -> None:
+    """A FIFO or device named like a game would block or never end: skipped with a warning; a link loop
+    is not followed; the real games are read and the exit status is theirs."""
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d) / "games"
+        folder.mkdir()
+        shutil.copy(GAME, folder / "a.json")
+        for kind in kinds:
+            _make(kind, folder / f"{kind}{name}{suffix}")
+        unreadable = "dangling" in kinds
+        for cmd in (["validate"], ["replay"], ["analyze", "-w", "1"]):
+            res = run([*cmd, str(folder)])
+            check(res, 1 if unreadable else 0)
+            warned = [line for line in res.stderr.splitlines() if line.startswith("yahtzee: skipped ")]
+            assert len(warned) == len(kinds) - unreadable, res.stderr
+
+
+def test_a_folder_nested_1100_deep_is_walked(tmp_path: Path) -> None:
+    """No recursion limit. The tree is removed here, bottom up: a recursive rmtree (pytest's own clean-up
+    of its temporary folders included) fails on it."""
+    top = tmp_path / "deep"
+    path = str(top)
+    os.mkdir(path)
+    try:
+        for _ in range(1100):
+            path = os.path.join(path, "d")
+            os.mkdir(path)
+        shutil.copy(BAD_GAME, os.path.join(path, "g.json"))
+        res = run(["validate", str(top)])
+        check(res, 1)
+        assert res.stdout.count("/d/d/") and "g.json" in res.stdout
+        check(run(["replay", str(top)]), 1)
+    finally:
+        if os.path.exists(os.path.join(path, "g.json")):
+            os.remove(os.path.join(path, "g.json"))
+        while len(path) >= len(str(top)):
+            os.rmdir(path)
+            path = os.path.dirname(path)
+    assert not top.exists()
+
+
+@settings(FAST, max_examples=8)
+@given(data=st.one_of(st.just(b"\0" * 5_000_000), st.binary(min_size=1, max_size=2000).map(lambda b: b * 50)))
+def test_play_reads_stdin_without_newlines_under_the_line_cap(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        res = run(["play", str(Path(d) / "g.ndjson"), "--players", "Ann"], input=data.replace(b"\n", b""))
+        check(res, 0, 1)
+
+
+def test_play_on_dev_zero_ends_in_one_line(tmp_path: Path, yahtzee: list[str]) -> None:
+    import subprocess
+
+    with open("/dev/zero", "rb") as zero:
+        res = subprocess.run([*yahtzee, "play", str(tmp_path / "g.ndjson"), "--players", "Ann"], stdin=zero,
+                             capture_output=True, timeout=60)
+    assert res.returncode == 1
+    assert res.stderr.decode().startswith("yahtzee: error: <stdin>: a line longer than 16 MiB"), res.stderr
+    assert res.stderr.count(b"\n") == 1

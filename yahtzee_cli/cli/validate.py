@@ -25,6 +25,7 @@ from .app import (
     fail,
     progress_wanted,
     run_errors,
+    warn,
     workers_option,
 )
 
@@ -46,7 +47,10 @@ def check_paths(files: list[str]) -> list[Any]:
     from ..errors import MissingFile
     from ..formats.inputs import expand
 
-    sources = expand(files)
+    skipped: list[tuple[str, str]] = []
+    sources = expand(files, skipped)
+    for path, why in skipped:
+        warn(f"skipped {path}: {why}")
     for src in sources:
         if src.code == "unreadable":
             raise MissingFile(src.name)

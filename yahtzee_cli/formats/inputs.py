@@ -9,6 +9,7 @@ goes on with the next one, so one summary and one exit status cover the whole ru
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,28 +33,68 @@ class Source:
     code: str | None = None
 
 
-def expand(paths: Sequence[str]) -> list[Source]:
-    """The inputs in order: a directory becomes its *.json and *.ndjson files (recursively, sorted by
-    path); a path that does not exist is kept as a Source with an error."""
+def expand(paths: Sequence[str], skipped: list[tuple[str, str]] | None = None) -> list[Source]:
+    """The inputs in order: a directory becomes its *.json and *.ndjson files (at any depth, sorted by
+    path); a path that does not exist is kept as a Source with an error. What a directory walk passes
+    over (a FIFO, socket or device named like a game, which would block or never end; a folder that
+    cannot be listed) is added to `skipped` as (path, why)."""
     out: list[Source] = []
     for path in paths or ["-"]:
         if path == "-":
             out.append(Source(STDIN, "-"))
         elif os.path.isdir(path):
-            found = sorted(
-                os.path.join(root, f)
-                for root, dirs, files in os.walk(path)
-                for f in files
-                if f.endswith(GAME_SUFFIXES)
-            )
+            found = walk(path, skipped if skipped is not None else [])
             if not found:
                 out.append(Source(path, path, "a directory with no *.json or *.ndjson files", "no-games"))
             out.extend(Source(f, f) for f in found)
         elif not os.path.exists(path):
             out.append(Source(path, path, "no such file or directory", "unreadable"))
         else:
-            out.append(Source(path, path))
+            out.append(Source(path, path))  # named on the command line: read whatever it is (a pipe too)
     return out
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+
+
+def walk(top: str, skipped: list[tuple[str, str]]) -> list[str]:
+    """The *.json and *.ndjson regular files under `top`, sorted by path: a loop over a stack of folders
+    (no recursion, so no depth limit), never following a link to a folder (a link loop cannot loop), a
+    link to a file read like the file. Anything else named like a game is skipped, with why."""
+    found: list[str] = []
+    passed: list[tuple[str, str]] = []
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError as exc:
+            if folder != top:
+                passed.append((folder, f"cannot list the folder: {exc.strerror}"))
+            continue
+        for entry in listed:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if not entry.name.endswith(GAME_SUFFIXES):
+                    continue
+                mode = entry.stat().st_mode  # follows a link; never opens the file
+            except FileNotFoundError:  # a dangling link: read (and reported unreadable) like any other
+                found.append(entry.path)
+                continue
+            except OSError as exc:
+                passed.append((entry.path, f"cannot read: {exc.strerror}"))
+                continue
+            if stat.S_ISREG(mode):
+                found.append(entry.path)
+            else:
+                kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+                passed.append((entry.path, f"{kind}, not a regular file"))
+    skipped.extend(sorted(passed))
+    return sorted(found)
 
 
 @dataclass(frozen=True, slots=True)
