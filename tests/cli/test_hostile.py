@@ -229,3 +229,54 @@ def test_play_on_dev_zero_ends_in_one_line(tmp_path: Path, yahtzee: list[str]) -
     assert res.returncode == 1
     assert res.stderr.decode().startswith("yahtzee: error: <stdin>: a line longer than 16 MiB"), res.stderr
     assert res.stderr.count(b"\n") == 1
+
+
+# --------------------------------------------------------------------------- configuration
+
+def _one_error_line(res: Any, *starts: str) -> None:
+    check(res, 2)
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith(tuple(f"yahtzee: error: {s}" for s in starts)), res.stderr
+
+
+toml_values = st.recursive(st.one_of(st.integers(), st.floats(), st.booleans(), st.text(max_size=10)),
+                           lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+@FAST
+@given(config=st.one_of(
+    st.binary(max_size=200),
+    st.binary(max_size=50).map(lambda b: b"[defaults]\nrules = \"" + b + b"\"\n"),
+    st.integers(1000, 6000).map(lambda n: b"[defaults]\nmust_zero = " + b"[" * n + b"]" * n + b"\n"),
+    st.integers(1000, 6000).map(lambda n: b"[defaults]\nx = " + b"{a=" * n + b"1" + b"}" * n + b"\n"),
+    st.tuples(st.sampled_from(["must_zero", "joker", "columns", "upper_bonus", "column_multipliers", "rules"]),
+              toml_values).map(lambda kv: f"[defaults]\n{kv[0]} = {json.dumps(kv[1])}\n".encode()),
+))
+def test_a_bad_config_file_is_one_line_naming_it(config: bytes) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "config.toml"
+        path.write_bytes(config)
+        res = run(["score", "12345"], env={"YAHTZEE_CONFIG": str(path), "YAHTZEE_RULES": ""})
+        if res.exit_code == 0:
+            return  # a config that happens to be valid
+        _one_error_line(res, f"config file {path}", f"cannot read config file {path}")
+
+
+def test_a_config_file_too_big_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    _one_error_line(run(["score", "12345"], env={"YAHTZEE_CONFIG": str(path)}), f"config file {path} is larger")
+
+
+@FAST
+@given(value=st.text(min_size=1, max_size=20).filter(lambda v: "\x00" not in v))
+def test_a_bad_rules_variable_names_itself(value: str) -> None:
+    res = run(["score", "12345"], env={"YAHTZEE_RULES": value})
+    if res.exit_code != 0:
+        _one_error_line(res, "YAHTZEE_RULES=")
+
+
+def test_rules_files_are_read_bounded_everywhere(tmp_path: Path) -> None:
+    for cmd in (["score", "12345"], ["log", "new", str(tmp_path / "g.ndjson"), "--players", "A"],
+                ["play", str(tmp_path / "p.ndjson"), "--players", "A"]):
+        _one_error_line(run([*cmd, "--rules", "/dev/zero"]), "rules file /dev/zero is larger than 1 MiB")

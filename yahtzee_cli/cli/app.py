@@ -478,14 +478,9 @@ def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
 
     if rules is not None:
         return load_rules(rules, sets or ())
-    from ..errors import MissingFile, RulesError
-    from ..formats.config import load_defaults
+    from ..formats.config import load_default_rules
 
-    d = load_defaults()
-    try:
-        return load_rules(d.rules, sets or (), base=d.settings)
-    except MissingFile as exc:  # not named on the command line: say where the name came from
-        raise RulesError(f"{exc} (the default rules, from {d.rules_from})") from None
+    return load_default_rules(sets or ())
 
 
 def write_json(obj: Any, *, indent: bool = False, finite: bool = False) -> None:

@@ -123,11 +123,10 @@ def _setting_words(value: object) -> str:
 
 
 def _show_defaults(json: bool) -> None:
-    from ..formats.config import load_defaults
-    from ..rules.engine import load_rules
+    from ..formats.config import load_default_rules, load_defaults
 
     d = load_defaults()
-    rs = load_rules(d.rules, (), base=d.settings)
+    rs = load_default_rules()
     where = str(d.config_path) + ("" if d.config_found else " (not found)")
     if json:
         write_json({"type": "defaults", "rules": rs.record(), "rules_from": d.rules_from,

@@ -29,13 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..errors import (
     GameError,
     KeeperError,
     MissingFile,
-    MissingRulesFile,
     PositionError,
     RuleRefused,
     RulesError,
@@ -44,7 +41,7 @@ from ..errors import (
 from ..formats.logs import is_abandoned, log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
-from ..rules.engine import RuleSet, parse_setting
+from ..rules.engine import RuleSet, parse_setting, read_rules_file
 from .gamefile import GameFile, check_writable, locked, read_games
 
 if TYPE_CHECKING:
@@ -92,14 +89,7 @@ def rules_spec(rules: str | None, sets: Sequence[str] = ()) -> Any:
     overrides = dict(parse_setting(s) for s in sets)
     spec: Any = rules or "yahtzee"
     if rules is not None and (rules.endswith(".json") or "/" in rules):
-        try:
-            spec = orjson.loads(Path(rules).read_bytes())
-        except FileNotFoundError:
-            raise MissingRulesFile(rules) from None
-        except OSError as exc:
-            raise RulesError(f"cannot read rules file {rules}: {exc.strerror}") from None
-        except orjson.JSONDecodeError as exc:
-            raise RulesError(f"rules file {rules} is not valid JSON: {exc}") from None
+        spec = read_rules_file(rules)  # bounded, as every rules file is read
     for key, value in overrides.items():
         spec = with_setting(spec, key, value)
     resolve_rules(spec)  # RulesError when the rules or a setting are not valid

@@ -861,6 +861,30 @@ def parse_setting(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def read_rules_file(spec: str) -> Any:
+    """The JSON data of a rules file, read the one bounded way (at most MAX_RULES_FILE bytes, JSON
+    nested at most orjson's 1,024 levels, no key twice): RulesError naming the file otherwise."""
+    try:
+        with open(spec, "rb") as fh:
+            raw = fh.read(MAX_RULES_FILE + 1)
+    except FileNotFoundError:
+        raise MissingRulesFile(spec) from None
+    except OSError as exc:
+        raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
+    if len(raw) > MAX_RULES_FILE:
+        raise RulesError(f"rules file {spec} is larger than {MAX_RULES_FILE >> 20} MiB; a rule set is a few KB")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
+    from ..text import duplicate_key
+
+    key = duplicate_key(raw)
+    if key is not None:
+        raise RulesError(f"rules file {spec}: key {key!r} appears twice in one JSON object; give each key once")
+    return data
+
+
 def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[str, Any] | None = None) -> RuleSet:
     """A rule set from a --rules value (preset name or path to a JSON rules file) and --set overrides
     (on top of `base` settings, e.g. a config file's house rules)."""
@@ -870,25 +894,7 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[
     name = normalize_name(spec).replace("_", "-")
     is_preset = name in PRESETS or name in PRESET_ALIASES or name in NAMED_WITHOUT_RULES  # a name wins over a file
     if spec.endswith(".json") or "/" in spec or (not is_preset and os.path.isfile(spec)):
-        try:
-            with open(spec, "rb") as fh:
-                raw = fh.read(MAX_RULES_FILE + 1)
-        except FileNotFoundError:
-            raise MissingRulesFile(spec) from None
-        except OSError as exc:
-            raise RulesError(f"cannot read rules file {spec}: {exc.strerror}") from None
-        if len(raw) > MAX_RULES_FILE:
-            raise RulesError(f"rules file {spec} is larger than {MAX_RULES_FILE >> 20} MiB; a rule set is a few KB")
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
-        from ..text import duplicate_key
-
-        key = duplicate_key(raw)
-        if key is not None:
-            raise RulesError(f"rules file {spec}: key {key!r} appears twice in one JSON object; give each key once")
-        return rules_from_data(data, overrides)
+        return rules_from_data(read_rules_file(spec), overrides)
     try:
         return preset(spec, overrides)
     except RulesError as exc:
