@@ -179,6 +179,13 @@ class TooBig(YahtzeeError):
     """A rule set or a run that does not fit this machine; the message says why and what fits."""
 
 
+class RiskError(YahtzeeError):
+    """A risk parameter (theta) outside what the rule set's scores make meaningful; the message gives the
+    valid range."""
+
+    exit_status = USAGE
+
+
 class StrategyError(YahtzeeError):
     """A strategy that cannot be loaded, or that answered with an illegal move (the message names the
     game and turn)."""

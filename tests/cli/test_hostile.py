@@ -280,3 +280,48 @@ def test_rules_files_are_read_bounded_everywhere(tmp_path: Path) -> None:
     for cmd in (["score", "12345"], ["log", "new", str(tmp_path / "g.ndjson"), "--players", "A"],
                 ["play", str(tmp_path / "p.ndjson"), "--players", "A"]):
         _one_error_line(run([*cmd, "--rules", "/dev/zero"]), "rules file /dev/zero is larger than 1 MiB")
+
+
+# --------------------------------------------------------------------------- numeric extremes
+
+negligible = st.one_of(st.just(0.0), st.just(-0.0), st.just(5e-324), st.just(1e-320), st.just(1e-300),
+                       st.floats(min_value=-6e-10, max_value=6e-10, allow_subnormal=True))
+too_big = st.one_of(st.floats(min_value=0.445, max_value=1.0), st.floats(min_value=-1.0, max_value=-0.445),
+                    st.sampled_from([float("nan"), float("inf"), -float("inf"), 1e308]))
+
+
+@settings(FAST, max_examples=8)
+@given(theta=negligible)
+def test_a_negligible_theta_is_exactly_the_plain_table(theta: float) -> None:
+    """theta * best total below a millionth changes nothing: the output is that without --risk."""
+    for cmd in (["hint", "1", "3", "3", "5", "6"], ["hint", "66655", "--rolls-left", "0", "--json"], ["solve"],
+                ["simulate", "-n", "5", "--seed", "3", "-w", "1", "--json"]):
+        plain = run(cmd)
+        res = run([*cmd, f"--risk={theta!r}"])
+        check(res, 0)
+        assert res.stdout == plain.stdout
+
+
+@settings(FAST, max_examples=15)
+@given(theta=too_big)
+def test_a_theta_beyond_the_score_range_is_one_line(theta: float) -> None:
+    for cmd in (["hint", "12345"], ["solve"], ["simulate", "-n", "5", "-w", "1"]):
+        res = run([*cmd, f"--risk={theta!r}"])
+        check(res, 2)
+        # (outside -1..1, Typer's own usage message, which the yahtzee script makes one line)
+        assert (res.stderr.count("\n") == 1 or "Usage:" in res.stderr) and not res.stdout
+    res = run(["simulate", "-n", "5", "-w", "1", "--players", f"optimal,risk={theta!r}"])
+    check(res, 2)
+    assert res.stderr.count("\n") == 1 and not res.stdout
+
+
+@FAST
+@given(target=st.one_of(st.integers(1576, 10**30), st.integers(-(10**30), 0), st.sampled_from([2**63, 2**64, 10**9])))
+def test_targets_outside_the_reachable_range_are_answered(target: int) -> None:
+    res = run(["hint", "1", "3", "3", "5", "6", f"--target={target}", "--json"])
+    check(res, 0)
+    out = json.loads(res.stdout)
+    assert out["target"] == target
+    assert out["best"]["probability"] == (0.0 if target > 0 else 1.0)
+    assert {row["probability"] for row in out["by_theta"]} == {out["best"]["probability"]}
+    check(run(["hint", "1", "3", "3", "5", "6", f"--target={target}"]), 0)

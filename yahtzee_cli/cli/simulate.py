@@ -34,6 +34,7 @@ from .app import (
 
 if TYPE_CHECKING:
     from ..play.simulate import Report
+    from ..rules.engine import RuleSet
 
 INTERRUPTED = 130  # exit status after Ctrl-C (the summary of the finished games is still printed)
 BUILT_IN = ("optimal", "greedy", "random")
@@ -109,7 +110,7 @@ def simulate(
     from ..play.simulate import choose_seed, prepare
     from ..play.simulate import simulate as run
 
-    names = _seats(strategy, players, risk)
+    names = _seats(strategy, players, risk, rs)
     _check_options(games, seed, workers, backend, scheduler, json, csv, log_out)
     if plot is not None:
         from ..formats.plot import check_plot_target
@@ -178,8 +179,9 @@ def simulate(
     _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None, verbose=verbose)
 
 
-def _seats(strategy: str | None, players: str | None, risk: float | None) -> list[str]:
-    """The strategy of each seat, checked (user modules are imported)."""
+def _seats(strategy: str | None, players: str | None, risk: float | None, rs: RuleSet) -> list[str]:
+    """The strategy of each seat, checked (user modules are imported; a risk seat's theta against the
+    rules' scores: one too small to change anything plays the optimal strategy itself)."""
     from ..errors import StrategyError
     from ..play.simulate import check_strategy
 
@@ -195,7 +197,7 @@ def _seats(strategy: str | None, players: str | None, risk: float | None) -> lis
             fail("--strategy needs a name: optimal, greedy, random, or module:function")
         fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
     try:
-        return [check_strategy(n) for n in names]
+        return [check_strategy(n, rs) for n in names]
     except StrategyError as exc:
         fail(str(exc))
 

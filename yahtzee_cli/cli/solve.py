@@ -148,6 +148,21 @@ def _solve_csv(out: dict[str, Any]) -> None:
     sys.stdout.buffer.flush()
 
 
+def _theta(rs: "RuleSet", risk: float | None) -> float | None:
+    """--risk as the rule set's scores make it meaningful (strategy.choice.effective_theta): None when it
+    is too small to change anything (the plain table answers, as without --risk), one line naming the
+    valid range when exp(theta * score) would overflow."""
+    if risk is None:
+        return None
+    from ..errors import RiskError
+    from ..strategy.choice import effective_theta
+
+    try:
+        return effective_theta(rs, risk) or None
+    except RiskError as exc:
+        fail(f"--risk: {exc}", USAGE)
+
+
 def _targets(d: Any, target: int | None) -> list[int]:
     from ..solver.distribution import thresholds
 
@@ -192,6 +207,7 @@ def solve(
         fail("give --json or --csv, not both")
     rs = get_rules(rules, set_)
     _check_plot(plot, distribution)
+    risk = _theta(rs, risk)
     if risk is not None:
         _risk_solve(rs, risk, distribution, target, json, rebuild, plot, csv)
         return
@@ -477,6 +493,7 @@ def hint(
         choices = "2|1|0" if allowed == 2 else f"0-{allowed}"
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
     rs.check_dice(faces)
+    risk = _theta(rs, risk)
     if distribution or target is not None or risk is not None:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
@@ -561,6 +578,7 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
     from ..errors import NotExact
     from ..play.simulate import objective, risk_name
     from ..solver import distribution as D
+    from ..strategy.choice import max_risk
 
     opts = [o for o in ev.options if not o.is_pass]
     head: dict[str, Any] = {"rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left, "exact": True,
@@ -614,10 +632,11 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
             write_text("\n".join(lines) + "\n")
             return
         assert target is not None
+        grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rs)]  # those the rules' scores allow (0 always)
         by_theta = []
         best_opts = []
         best: tuple[float, float, Any] | None = None
-        for theta in D.THETA_GRID:
+        for theta in grid:
             ch = D.position_chances(rs, column, ev.dice, ev.rolls_left, opts, theta, target, say=_say)
             k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
             p = ch[k].at_least(target)
@@ -641,8 +660,8 @@ def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None,
         return
     lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
              f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",
-             f"  (expected-score play: P = {100 * by_theta[D.THETA_GRID.index(0.0)]['probability']:.2f}%)",
+             f"  (expected-score play: P = {100 * by_theta[grid.index(0.0)]['probability']:.2f}%)",
              "  by theta:"]
-    for row, th, opt in zip(by_theta, D.THETA_GRID, best_opts, strict=True):
+    for row, th, opt in zip(by_theta, grid, best_opts, strict=True):
         lines.append(f"    {th:>6g}  {100 * row['probability']:6.2f}%  {_what(rs, opt)}")
     write_text("\n".join(lines) + "\n")

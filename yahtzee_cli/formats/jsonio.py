@@ -39,6 +39,20 @@ def _text(obj: Any) -> Any:
     return obj
 
 
+def _slow_dumps(obj: Any, indent: bool) -> bytes:
+    """What orjson refuses, written anyway: strings that are not valid UTF-8 (see _text) and whole numbers
+    beyond 64 bits (a --target of 10**30 echoed back; JSON numbers have no size limit)."""
+    import json
+
+    def default(o: Any) -> Any:
+        if hasattr(o, "tolist"):  # numpy arrays and scalars, as OPT_SERIALIZE_NUMPY writes them
+            return o.tolist()
+        raise TypeError(f"cannot write {type(o).__name__} as JSON")
+
+    return json.dumps(_text(obj), ensure_ascii=False, allow_nan=False, default=default,
+                      indent=2 if indent else None, separators=None if indent else (",", ":")).encode()
+
+
 def dumps(obj: Any, *, indent: bool = False, finite: bool = False) -> bytes:
     """One JSON document as bytes (no trailing newline). `finite`: the caller has checked every float
     where it was made (analyze's gradings: hundreds of numbers a game), so it is not scanned again."""
@@ -48,9 +62,9 @@ def dumps(obj: Any, *, indent: bool = False, finite: bool = False) -> bytes:
     try:
         out = orjson.dumps(obj, option=option)
     except TypeError as exc:
-        if "surrogates" not in str(exc):
+        if "surrogates" not in str(exc) and "64-bit" not in str(exc):
             raise
-        out = orjson.dumps(_text(obj), option=option)
+        out = _slow_dumps(obj, indent)
     if out.isascii() and b"\x7f" not in out:  # the common case
         return out
     return _ESCAPED.sub(_json_escape, out.decode()).encode()

@@ -487,7 +487,7 @@ class Analyzer:
                 decisions.append(d)
         over = bool(steps) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, list(summaries.values()), decisions, len(steps), over, game,
-                            file, line, self.theta)
+                            file, line, None if self.theta is None else src.theta)  # the theta in force
 
 
 def _fast_rules(data: Mapping[str, Any], until: int | None) -> R.RuleSet | None:

@@ -45,6 +45,9 @@ def risk_source(rules: R.RuleSet, theta: float, say: Say | None = None) -> Sourc
     source: values are certainty equivalents log E[exp(theta * rest)] / theta of the points still to
     come, and a Turn on it averages rerolls in that sense. theta = 0: source_for(rules).
     NotExact when the rule set has no exact risk table."""
+    from ..strategy.choice import effective_theta
+
+    theta = effective_theta(rules, theta)
     if theta == 0.0:
         return source_for(rules, say)
     from ..solver import distribution

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RulesError, SimulationError, StrategyError, TooBig
+from ..errors import RulesError, SimulationError, StrategyError, TooBig, YahtzeeError
 from ..formats.jsonio import dumps, loads
 from ..limits import MAX_GAMES, max_workers
 from ..rules import engine as R
@@ -58,13 +58,25 @@ __all__ = [
 # --------------------------------------------------------------------------- strategies
 
 
-def check_strategy(name: str) -> str:
-    """The strategy's canonical name, or StrategyError naming the valid ones (user modules are imported)."""
+def check_strategy(name: str, rules: R.RuleSet | None = None) -> str:
+    """The strategy's canonical name, or StrategyError naming the valid ones (user modules are imported).
+    With `rules`, a risk strategy's theta is checked against their scores (strategy.choice.effective_theta):
+    one too small to change anything is the optimal strategy itself."""
     low = name.strip().lower()
     if low in BUILTIN:
         return low
     if low.startswith(RISK):
-        return risk_name(risk_theta(low))
+        theta = risk_theta(low)
+        if rules is not None:
+            from ..strategy.choice import effective_theta
+
+            try:
+                theta = effective_theta(rules, theta)
+            except YahtzeeError as exc:
+                raise StrategyError(f"strategy {name.strip()}: {exc}") from None
+            if theta == 0.0:
+                return "optimal"
+        return risk_name(theta)
     if ":" in name:
         load_user_strategy(name.strip())
         return name.strip()
@@ -466,7 +478,7 @@ def simulate(
     (see local_mode; `processes=True/False` forces one). No choice changes the results. `log_sink` receives NDJSON game
     logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
     (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""
-    strategies = tuple(check_strategy(s) for s in strategies)
+    strategies = tuple(check_strategy(s, rules) for s in strategies)
     if not strategies:
         raise StrategyError("no strategy given")
     if not 1 <= games <= MAX_GAMES:

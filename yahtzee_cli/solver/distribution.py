@@ -36,7 +36,7 @@ import numpy.typing as npt
 from ..errors import CorruptTable, NotExact
 from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
-from ..strategy.choice import exact_reason, exact_states
+from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
@@ -847,6 +847,7 @@ def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | No
     """The table whose policy maximises E[exp(theta * final score)] (theta = 0: the expected-score table)."""
     from .exact import get_table
 
+    theta = effective_theta(rules, theta)
     if theta == 0.0:
         return get_table(rules, say, rebuild=rebuild, progress=progress)[0]
     check_size(rules)  # before any note that it is being made
@@ -861,6 +862,7 @@ def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], No
                      rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
                      ) -> tuple[Distribution, bool]:
     """The exact final-score distribution of the table's policy (theta: the risk table's), cached."""
+    theta = effective_theta(rules, theta)
     def build() -> Distribution:
         tab = get_risk_table(rules, theta, say, progress=progress)
         return final_distribution(rules, tab, theta, progress=progress)
@@ -899,20 +901,31 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     exact (scores from the target up are lumped), which is much less work."""
     from .tables import counts_key
 
+    theta = effective_theta(rules, theta)
     mod = model(rules)
     lay = mod.lay
     s = rules.settings
-    if tab is None:
-        tab = get_risk_table(rules, theta, say)
-    ties = solver_ties_for(rules, theta)
-    W = _lay_values(mod, tab)
     st = column_state(rules, column)
     base = raw_points(rules, column)
     m = st.mask
     y = 1 if st.yfull and lay.nyt == 2 else 0
     u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     p0 = bin(m).count("1")
-    cap = None if target is None else max(target - base, 0)
+    rest = int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
+    if target is not None and not base < target <= base + rest:
+        # beyond the best reachable total the chance is 0, at or below the points written it is 1:
+        # answered at once, whatever the option
+        sure = np.zeros(base + rest + 2)
+        sure[base if target <= base else base + rest] = 1.0
+        return [OptionChance(o.keep, None, 0, 0, Distribution(sure, 0, 0.0, {"theta": theta})) if o.keep is not None
+                else OptionChance(None, int(o.box), int(o.score), int(o.bonus), Distribution(sure, 0, 0.0,
+                                                                                           {"theta": theta}))
+                for o in options]
+    if tab is None:
+        tab = get_risk_table(rules, theta, say)
+    ties = solver_ties_for(rules, theta)
+    W = _lay_values(mod, tab)
+    cap = None if target is None else target - base
     if say is not None:  # the sheets still ahead, each valued in turn: seconds from an early position
         from .jit import note_compile
 
@@ -925,9 +938,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     tp1 = lay.t + 1
     vmax = lay.du.shape[1]
     R = len(d.rolls)
-    hi = base + int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
-    if cap is not None:
-        hi = min(hi, base + cap)
+    hi = base + rest if cap is None else base + cap  # (the lumped bin: at most one past the best total)
     out: list[OptionChance] = []
 
     def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
@@ -1007,6 +1018,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     from .games import GameBatch
     from .totals import sheet_totals
 
+    theta = effective_theta(rules, theta)
     mod = model(rules)
     lay = mod.lay
     s = rules.settings

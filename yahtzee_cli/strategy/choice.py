@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sized
 from typing import Any, Literal, NamedTuple
 
+from ..errors import RiskError
 from ..limits import human_bytes, memory_budget
 from ..rules.engine import RuleSet
 
@@ -123,3 +124,36 @@ def fitted_for(rules: RuleSet, header: Mapping[str, Any], arrays: Mapping[str, S
     if kind == "columns":
         return "scale" in header and len(header.get("levels", ())) == rules.settings.columns * nb + 1
     return True
+
+
+# --------------------------------------------------------------------------- risk parameters
+
+# Risk strategies maximise E[exp(theta * final score)]: values are exponentials of theta times scores
+# from 0 to the rule set's best total. Where |theta| * best is below NEGLIGIBLE_RISK, no value moves by
+# a millionth of a point, and theta is 0 (the expected-score table, exactly); above MAX_RISK_EXPONENT
+# the exponentials leave what a float64 holds (exp(709.8)), and theta is refused.
+NEGLIGIBLE_RISK = 1e-6
+MAX_RISK_EXPONENT = 700.0
+
+
+def max_risk(rules: RuleSet) -> float:
+    """The largest |theta| the rule set's scores allow: MAX_RISK_EXPONENT / its best total."""
+    return MAX_RISK_EXPONENT / max(rules.theoretical_max, 1)
+
+
+def effective_theta(rules: RuleSet, theta: float) -> float:
+    """theta as every risk strategy uses it: 0.0 when it is too small to change anything (so the plain
+    expected-score table serves it), RiskError (one line, the valid range) when exp(theta * score)
+    would overflow or theta is not a number."""
+    import math
+
+    top = max(rules.theoretical_max, 1)
+    if not math.isfinite(theta):
+        raise RiskError(f"theta must be a number from {-max_risk(rules):.4g} to {max_risk(rules):.4g}, got {theta}")
+    if abs(theta) * top < NEGLIGIBLE_RISK:
+        return 0.0
+    if abs(theta) * top > MAX_RISK_EXPONENT * (1 + 1e-3):  # the bound as shown (4 digits) is accepted
+        raise RiskError(f"theta must be from {-max_risk(rules):.4g} to {max_risk(rules):.4g} for {rules.name} "
+                        f"(scores up to {top:,}: exp(theta * score) must fit a float; useful values are a few "
+                        f"hundredths), got {theta:g}")
+    return theta
