@@ -200,3 +200,10 @@ class MissingExtra(YahtzeeError):
 
 class SimulationError(YahtzeeError):
     """A run that cannot go ahead (backend missing, cluster unreachable); the message says what to do."""
+
+
+class SchedulerError(SimulationError):
+    """A --scheduler address where no Dask scheduler answers (a closed port, a silent server, another
+    protocol): a usage error, found in bounded time."""
+
+    exit_status = USAGE

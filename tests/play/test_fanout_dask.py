@@ -111,7 +111,7 @@ def test_unreachable_scheduler_is_a_clear_error(cli: Any, monkeypatch: pytest.Mo
     monkeypatch.setattr(E, "DASK_CONNECT_TIMEOUT", "1s")
     for cmd in ("validate", "replay", "analyze"):
         r = cli([cmd, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", str(FIXTURES / "logs" / "yatzy.json")])
-        assert r.exit_code == 1, (cmd, r.stderr)
+        assert r.exit_code == 2 and r.stdout == "", (cmd, r.stderr)  # a wrong --scheduler is a usage error
         lines = r.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("yahtzee: error: cannot reach the Dask scheduler at "
                                                        "tcp://127.0.0.1:9"), (cmd, r.stderr)

@@ -40,7 +40,7 @@ def test_unreachable_scheduler_is_a_clear_error(cli, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(S, "DASK_CONNECT_TIMEOUT", "1s")
     r = cli(["simulate", "-S", "random", "-n", "10", "--seed", "1", "--backend", "dask",
              "--scheduler", "tcp://127.0.0.1:9"])
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # a wrong --scheduler is a usage error
     assert r.stderr.splitlines()[-1].startswith("yahtzee: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
 
 

@@ -470,6 +470,10 @@ def check_workers(workers: int | None, backend: Backend, scheduler: str | None) 
         from ..play.executors import need_dask
 
         need_dask()
+    if scheduler is not None:  # before any output: a wrong address is one line and nothing on stdout
+        from ..play.executors import check_scheduler
+
+        check_scheduler(scheduler)
 
 
 def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from ..errors import MissingExtra, SimulationError
+from ..errors import MissingExtra, SchedulerError, SimulationError
 from ..limits import cores
 
 J = TypeVar("J")
@@ -252,10 +252,11 @@ def need_dask() -> Any:
 def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: str = "10s") -> tuple[Any, Any]:
     dist = need_dask()
     if scheduler:
+        check_scheduler(scheduler, timeout)
         try:
             return dist.Client(scheduler, timeout=timeout), None
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SimulationError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
                                 dashboard_address=None, silence_logs=QUIET)
     try:
@@ -263,6 +264,66 @@ def dask_client(scheduler: str | None, workers: int, processes: bool, timeout: s
     except BaseException:
         cluster.close()
         raise
+
+
+MAX_HANDSHAKE = 1 << 20  # a scheduler's first message (its handshake) is a few hundred bytes
+
+
+def check_scheduler(address: str, timeout: str | float | None = None) -> None:
+    """SchedulerError (one line, a usage error) unless a Dask scheduler answers at `address` within
+    `timeout`: a closed port, a server that accepts and says nothing, or one that speaks another protocol
+    (HTTP, garbage) would leave Dask's client waiting for ever, or reading a length of exabytes. A
+    scheduler greets a new connection first, with its handshake: a length, then frames (a count and
+    their lengths); that greeting is read here, bounded in size and time, before the client connects.
+    Addresses of other transports (tls://, ucx://) are left to Dask and its timeout."""
+    import socket
+    import struct
+
+    need_dask()
+    from dask.utils import parse_timedelta
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    seconds = float(parse_timedelta(DASK_CONNECT_TIMEOUT if timeout is None else timeout, default="seconds"))
+    try:
+        scheme, loc = parse_address(address)
+        get_backend(scheme)  # ValueError for a scheme Dask does not know (http://)
+        if scheme != "tcp":
+            return
+        host, port = parse_host_port(loc, 8786)
+    except (ValueError, TypeError) as exc:
+        raise SchedulerError(f"{address} is not a Dask scheduler address like tcp://HOST:8786 ({exc})") from None
+    deadline = time.monotonic() + seconds
+
+    def read(sock: socket.socket, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            chunk = sock.recv(min(n - len(data), 65536))
+            if not chunk:
+                raise ConnectionResetError("the connection was closed")
+            data += chunk
+        return data
+
+    not_dask = f"{address} does not answer as a Dask scheduler (a different server, or a different port?)"
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds) as sock:
+            (size,) = struct.unpack("Q", read(sock, 8))
+            if not 16 <= size <= MAX_HANDSHAKE:
+                raise SchedulerError(not_dask)
+            body = read(sock, size)
+            (frames,) = struct.unpack_from("Q", body)
+            if not 1 <= frames <= 64 or 8 * (frames + 1) > size:
+                raise SchedulerError(not_dask)
+            lengths = struct.unpack_from(f"{frames}Q", body, 8)
+            if sum(lengths) < size - 8 * (frames + 1):
+                raise SchedulerError(not_dask)
+    except TimeoutError:
+        raise SchedulerError(f"no Dask scheduler answered at {address} within {seconds:g} s") from None
+    except ConnectionResetError:
+        raise SchedulerError(not_dask) from None
+    except OSError as exc:
+        raise SchedulerError(f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}") from None
 
 
 QUIET = logging.CRITICAL + 1  # a level no record reaches
