@@ -14,6 +14,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -325,3 +326,105 @@ def test_targets_outside_the_reachable_range_are_answered(target: int) -> None:
     assert out["best"]["probability"] == (0.0 if target > 0 else 1.0)
     assert {row["probability"] for row in out["by_theta"]} == {out["best"]["probability"]}
     check(run(["hint", "1", "3", "3", "5", "6", f"--target={target}"]), 0)
+
+
+# --------------------------------------------------------------------------- a wrong server
+
+class _Server:
+    """A TCP server on a free local port that accepts every connection and then says `greeting` (or
+    nothing), keeping the connection open: what a --scheduler address may really point at."""
+
+    def __init__(self, greeting: bytes) -> None:
+        import socket
+        import threading
+
+        self.greeting = greeting
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.conns: list[Any] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.conns.append(conn)
+            try:
+                conn.sendall(self.greeting)
+            except OSError:
+                pass
+
+    def __enter__(self) -> _Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        for conn in self.conns:
+            conn.close()
+        self.sock.close()
+
+
+def _wrong_scheduler(address: str) -> None:
+    import time
+
+    for cmd in (["validate", str(GAME)], ["replay", str(GAME)], ["analyze", "-w", "1", str(GAME)],
+                ["validate", "--json", str(GAME)], ["simulate", "-S", "random", "-n", "5", "--seed", "1"]):
+        start = time.monotonic()
+        res = run([*cmd, "--backend", "dask", "--scheduler", address])
+        assert time.monotonic() - start < 30
+        check(res, 2)
+        assert res.stdout == "" and res.stderr.count("\n") == 1, (cmd, res.stdout, res.stderr)
+        assert res.stderr.startswith("yahtzee: error: "), res.stderr
+
+
+@settings(FAST, max_examples=10)
+@given(greeting=st.one_of(
+    st.just(b""),  # accepts and says nothing
+    st.just(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"),
+    st.binary(min_size=1, max_size=64),
+    st.integers(0, 2**64 - 1).map(lambda n: n.to_bytes(8, "little")),  # a length and then nothing
+))
+def test_a_server_that_is_not_a_dask_scheduler_is_one_line(greeting: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    from yahtzee_cli.play import executors
+
+    monkeypatch.setattr(executors, "DASK_CONNECT_TIMEOUT", "1s")
+    with _Server(greeting) as server:
+        _wrong_scheduler(f"tcp://127.0.0.1:{server.port}")
+
+
+def test_a_closed_port_or_a_bad_address_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    import socket
+
+    from yahtzee_cli.play import executors
+
+    monkeypatch.setattr(executors, "DASK_CONNECT_TIMEOUT", "1s")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends
+    _wrong_scheduler(f"tcp://127.0.0.1:{port}")
+    _wrong_scheduler("tcp://127.0.0.1:notaport")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_game_file_that_is_not_a_regular_file_is_refused(kind: str, tmp_path: Path) -> None:
+    game = tmp_path / "g.ndjson"
+    if kind == "fifo":
+        os.mkfifo(game)
+    else:
+        game.symlink_to("/dev/zero")
+    for cmd in (["log", "add", str(game), "--dice", "12345"], ["log", "undo", str(game)],
+                ["log", "new", str(game), "--players", "A"], ["play", "--resume", str(game)],
+                ["play", str(game), "--players", "A"]):
+        res = run(cmd, input="q\n")
+        check(res, 1)
+        assert res.stderr.count("\n") == 1 and "regular file" in res.stderr, (cmd, res.stderr)

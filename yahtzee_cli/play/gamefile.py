@@ -50,11 +50,28 @@ def check_writable(path: str | Path) -> None:
         raise MissingFile(str(Path(path).parent))
     if real.is_dir():
         raise KeeperError(f"{path} is a folder; a game file is a file (e.g. {Path(path) / 'games.ndjson'})")
+    _regular(real, path)
     if real.exists() and not os.access(real, os.W_OK):
         raise KeeperError(f"cannot write {path}: {_access_why(real)}; the file is left as it was")
     if not os.access(folder, os.W_OK):
         raise KeeperError(f"cannot write {path}: its folder {folder} is not writable ({_access_why(folder)}); "
                           "the file is left as it was")
+
+
+def _regular(real: Path, path: str | Path) -> None:
+    """Refuse a game file that exists and is not a regular file: a FIFO or socket would block the read
+    for ever, a device never ends (or swallows the save)."""
+    import stat
+
+    try:
+        mode = real.stat().st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    raise KeeperError(f"{path} is {kind}; a game file is a regular file")
 
 
 def _access_why(p: Path) -> str:
@@ -149,6 +166,7 @@ def read_games(path: str | Path) -> GameFile:
     log; earlier games are kept as they are. Raises KeeperError naming the line at fault."""
     p = Path(path)
     stamp = _stamp(real_path(p))
+    _regular(real_path(p), p)
     try:
         with open(p, "rb") as fh:
             docs = list(iter_documents(fh))
