@@ -237,7 +237,7 @@ def test_play_on_dev_zero_ends_in_one_line(tmp_path: Path, yahtzee: list[str]) -
 def _one_error_line(res: Any, *starts: str) -> None:
     check(res, 2)
     assert res.stderr.count("\n") == 1, res.stderr
-    assert res.stderr.startswith(tuple(f"yahtzee: error: {s}" for s in starts)), res.stderr
+    assert res.stderr.startswith("yahtzee: error: ") and any(x in res.stderr for x in starts), res.stderr
 
 
 toml_values = st.recursive(st.one_of(st.integers(), st.floats(), st.booleans(), st.text(max_size=10)),
@@ -274,7 +274,7 @@ def test_a_config_file_too_big_is_refused(tmp_path: Path) -> None:
 def test_a_bad_rules_variable_names_itself(value: str) -> None:
     res = run(["score", "12345"], env={"YAHTZEE_RULES": value})
     if res.exit_code != 0:
-        _one_error_line(res, "YAHTZEE_RULES=")
+        _one_error_line(res, "YAHTZEE_RULES=", "from $YAHTZEE_RULES")
 
 
 def test_rules_files_are_read_bounded_everywhere(tmp_path: Path) -> None:
