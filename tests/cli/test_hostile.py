@@ -185,7 +185,8 @@ def test_walked_folders_skip_what_is_not_a_regular_file(kinds: list[str], suffix
         for cmd in (["validate"], ["replay"], ["analyze", "-w", "1"]):
             res = run([*cmd, str(folder)])
             check(res, 1 if unreadable else 0)
-            warned = [line for line in res.stderr.splitlines() if line.startswith("yahtzee: skipped ")]
+            warned = [line for line in res.stderr.splitlines()
+                      if line.startswith("yahtzee: ") and ": skipped " in line]
             assert len(warned) == len(kinds) - unreadable, res.stderr
 
 
