@@ -57,3 +57,30 @@ def test_a_bad_config_file_is_one_error_line(cli, config: Path, text: str, messa
     config.write_text(text)
     r = cli(["score", "12345"])
     assert r.exit_code == 2 and message in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_log_new_and_play_take_the_same_defaults(cli, config: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game started without --rules records the rules every other command would use."""
+    from yahtzee_cli.formats.logs import resolve_rules
+
+    def started(name: str, *args: str) -> dict:
+        game = tmp_path / name
+        if args and args[0] == "play":
+            r = cli(["play", str(game), "--players", "Anna", *args[1:]], input="q\n")
+        else:
+            r = cli(["log", "new", str(game), "--players", "Anna", *args])
+        assert r.exit_code == 0, r.stderr
+        return resolve_rules(orjson.loads(game.read_bytes().splitlines()[-1])["rules"]).record()
+
+    config.write_text('[defaults]\nrules = "kniffel"\nmust_zero = false\n')
+    for first in ("log", "play"):
+        rules = started(f"{first}-config.ndjson", *(["play"] if first == "play" else []))
+        assert rules == _rules_of(cli, []) and rules["name"] == "kniffel" and rules["settings"]["must_zero"] is False
+    monkeypatch.setenv("YAHTZEE_RULES", "yatzy")
+    assert started("env.ndjson") == _rules_of(cli, []) and _rules_of(cli, [])["name"] == "yatzy"
+    assert started("set.ndjson", "--set", "must_zero=on")["settings"]["must_zero"] is True
+    assert started("flag.ndjson", "--rules", "yahtzee")["name"] == "yahtzee"
+    monkeypatch.setenv("YAHTZEE_RULES", "yatzee")
+    r = cli(["log", "new", str(tmp_path / "bad.ndjson"), "--players", "Anna"])
+    assert r.exit_code == 2 and "YAHTZEE_RULES=yatzee" in r.stderr and not (tmp_path / "bad.ndjson").exists()

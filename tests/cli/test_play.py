@@ -319,3 +319,19 @@ def test_coloured_lines_never_pass_a_typed_escape(tmp_path: Path, capsys: pytest
         raw = re.sub(r"\x1b\[(?:0|1|31|32|1;36)m", "", out)  # the session's own colours
         assert "\x1b" not in raw and "\x07" not in raw, out
         assert "\\x1b" in out or not typed.startswith("set"), out  # the refusal shows what was typed
+
+
+def test_the_terminal_reader_has_the_line_cap_of_every_reader(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from yahtzee_cli.cli import play as P
+
+    typed = iter(["x" * 40, "chance"])
+
+    class Prompt:
+        def prompt(self, message: str, **_: object) -> str:
+            return next(typed)
+
+    monkeypatch.setattr(P, "MAX_LINE", 32)
+    monkeypatch.setattr(P, "_PROMPT", [Prompt()])
+    assert P._terminal_reader("> ", None) == "chance"  # the long line refused, the next one read
+    assert "Refused: a line longer than" in capsys.readouterr().out

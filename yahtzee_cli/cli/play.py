@@ -458,7 +458,8 @@ _PROMPT: list[object] = []  # the one prompt_toolkit session (history across tur
 
 def _terminal_reader(message: str, session: Session | None) -> str | None:
     """A line from the terminal through prompt_toolkit: editing, history, Tab completion of the
-    words `session.completions()` offers. Ctrl-C clears the line; Ctrl-D ends (game saved)."""
+    words `session.completions()` offers. Ctrl-C clears the line; Ctrl-D ends (game saved). A line
+    over the readers' cap is refused and the prompt comes again."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import DynamicCompleter, WordCompleter
 
@@ -471,11 +472,14 @@ def _terminal_reader(message: str, session: Session | None) -> str | None:
 
     while True:
         try:
-            return prompt.prompt(message, completer=DynamicCompleter(words), complete_while_typing=False)
+            line = prompt.prompt(message, completer=DynamicCompleter(words), complete_while_typing=False)
         except KeyboardInterrupt:
             continue
         except EOFError:
             return None
+        if len(line) <= MAX_LINE:  # the line cap of every reader (a paste of a whole file is not a word)
+            return line
+        _show([f"Refused: a line longer than {MAX_LINE >> 20} MiB; a line of play is a few words."])
 
 
 __all__ = ["Session", "default_file", "play"]

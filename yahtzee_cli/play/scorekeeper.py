@@ -85,9 +85,18 @@ def stream_dice(seed: int, turn: int, roll: int, count: int) -> list[int]:
 def rules_spec(rules: str | None, sets: Sequence[str] = ()) -> Any:
     """The `rules` value a new game records for `--rules R` (a preset name or a rules JSON file) and
     `--set key=value` house rules: a preset name, {"preset", "settings"}, or the rules file's own data
-    with the settings merged in (so the log stands alone). Raises RulesError naming valid choices."""
-    overrides = dict(parse_setting(s) for s in sets)
-    spec: Any = rules or "yahtzee"
+    with the settings merged in (so the log stands alone). Without `rules`, the defaults every command
+    uses ($YAHTZEE_RULES, the config file's rules and house rules). Raises RulesError naming valid
+    choices (and, for a bad default, where it came from)."""
+    base: dict[str, Any] = {}
+    if rules is None:
+        from ..formats.config import load_default_rules, load_defaults
+
+        load_default_rules(sets)  # a bad default is refused here, naming its source
+        defaults = load_defaults()
+        rules, base = defaults.rules, dict(defaults.settings)
+    overrides = {**base, **dict(parse_setting(s) for s in sets)}
+    spec: Any = rules
     if rules is not None and (rules.endswith(".json") or "/" in rules):
         spec = read_rules_file(rules)  # bounded, as every rules file is read
     for key, value in overrides.items():
