@@ -32,7 +32,7 @@ def _since(value: str | None) -> str | None:
 @app.command(short_help="Records over played games.", epilog=EXAMPLES)
 def stats(
     files: Annotated[list[str] | None, typer.Argument(
-        metavar="[FILE|DIR|-]...", show_default=False,
+        metavar="FILE|DIR|-", show_default=False,
         help="Game logs or score sheets (files, directories, '-' for stdin).  [default: the library of "
         "played games, see `yahtzee library`]")] = None,
     player: Annotated[list[str] | None, typer.Option(
