@@ -113,13 +113,9 @@ def rules_command(
 
 def _setting_words(value: object) -> str:
     """A setting's value as `--set` spells it (on/off, 1,2,3), never Python's repr; unset shows as -."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if value is None:
-        return "-"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
+    from ..rules.engine import setting_text
+
+    return "-" if value is None else setting_text(value)
 
 
 def _show_defaults(json: bool) -> None:

@@ -288,7 +288,7 @@ def render(rp: Replay) -> str:
         rows.append(row("Counted", lambda p, c: f"{p.totals[c].total * mults[c]}"))
     title = f"{rules.name}"
     if rp.overrides:
-        title += " with " + ", ".join(f"{k}={_setting_text(v)}" for k, v in rp.overrides.items())
+        title += " with " + ", ".join(f"{k}={R.setting_text(v)}" for k, v in rp.overrides.items())
     if rp.turns is not None:
         title += f", {rp.turns} turn{'s' if rp.turns != 1 else ''}"
     lines = [title, *table(rows), ""]
@@ -308,14 +308,6 @@ def render(rp: Replay) -> str:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")
         lines.extend(f"  {p}" for p in rp.illegal)
     return "\n".join(lines)
-
-
-def _setting_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, tuple | list):
-        return ",".join(map(str, value))
-    return str(value)
 
 
 def _state_line(rp: Replay) -> str:

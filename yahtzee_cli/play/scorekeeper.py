@@ -41,7 +41,7 @@ from ..errors import (
 from ..formats.logs import is_abandoned, log_document, resolve_rules, turn_entry
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
-from ..rules.engine import RuleSet, parse_setting, read_rules_file
+from ..rules.engine import RuleSet, parse_setting, read_rules_file, setting_text
 from .gamefile import GameFile, check_writable, locked, read_games
 
 if TYPE_CHECKING:
@@ -137,14 +137,6 @@ class RuleChange:
     value: Any
     before: Replay
     after: Replay
-
-
-def _setting_text(key: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return f"{key}={'on' if value else 'off'}"
-    if isinstance(value, list | tuple):
-        return f"{key}={','.join(map(str, value))}"
-    return f"{key}={value}"
 
 
 def abandoned(game: Mapping[str, Any]) -> dict[str, Any]:
@@ -567,7 +559,7 @@ class Keeper:
         except (RulesError, GameError) as exc:
             raise KeeperError(str(exc)) from None
         if after.illegal:
-            raise RuleRefused(_setting_text(key, value), after.illegal)
+            raise RuleRefused(f"{key}={setting_text(value)}", after.illegal)
         data = copy.deepcopy(self.data)
         data["rules"] = with_setting(data["rules"], key, value)
         rules = after.rules

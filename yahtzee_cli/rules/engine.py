@@ -822,6 +822,15 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         raise _invalid("invalid custom rules:", exc) from None
 
 
+def setting_text(value: Any) -> str:
+    """A setting's value as `--set` spells it (on/off, 1,2,3), never Python's repr: what parse_setting reads."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple | list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 def parse_setting(text: str) -> tuple[str, Any]:
     """`key=value` from --set into a typed pair (bools, ints, lists, joker names)."""
     if "=" not in text:
