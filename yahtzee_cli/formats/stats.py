@@ -18,11 +18,12 @@ import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..rules import engine as R
 from ..rules.engine import RuleSet
 from .inputs import Game, Unreadable
+from .logs import is_abandoned
 from .validate import PlayerState, report_document
 
 LAST = 10  # "mean of the last N games"
@@ -82,16 +83,8 @@ def _label(rules: RuleSet) -> str:
     for key in R.SETTING_NAMES:
         mine, theirs = getattr(rules.settings, key, None), getattr(base.settings, key, None)
         if mine != theirs:
-            changed.append(f"{key}={_value_text(mine)}")
+            changed.append(f"{key}={R.setting_text(mine)}")
     return rules.name + (f" ({', '.join(changed)})" if changed else "")
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, tuple | list):
-        return ",".join(map(str, value))
-    return str(getattr(value, "value", value))
 
 
 def game_date(data: Any) -> str | None:
@@ -105,61 +98,22 @@ def game_date(data: Any) -> str | None:
     return None
 
 
-def is_abandoned(data: Any) -> bool:
-    meta = data.get("meta") if type(data) is dict else None
-    return type(meta) is dict and meta.get("abandoned") is True
-
-
-class _Shape(NamedTuple):
-    """What _seats needs of a rule set, looked up once per rule set."""
-
-    rules: RuleSet
-    upper: tuple[int, ...]
-    yahtzee: int | None
-    threshold: int
-    bonus: int
-    multipliers: tuple[int, ...]
-    add_columns: bool
-    keys: tuple[str, ...]  # box keys in sheet order
-
-
-_SHAPES: dict[int, _Shape] = {}
-
-
-def _shape(rules: RuleSet) -> _Shape:
-    hit = _SHAPES.get(id(rules))
-    if hit is None or hit.rules is not rules:
-        s = rules.settings
-        if len(_SHAPES) > 256:
-            _SHAPES.clear()
-        hit = _SHAPES[id(rules)] = _Shape(rules, tuple(rules.upper_indices), rules.yahtzee_index,
-                                          s.upper_bonus_threshold, s.upper_bonus, tuple(s.multipliers),
-                                          s.add_columns, tuple(b.key for b in rules.boxes))
-    return hit
-
-
 def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
-    """Each player's total, rank and rates, by the rules' own totals (rules.engine: the upper bonus,
-    the columns weighted and added or the best kept)."""
-    sh = _shape(rules)
-    upper, y = sh.upper, sh.yahtzee
+    """Each player's total, rank and rates, by the rules' own arithmetic (rules.column_totals per
+    column, the columns weighted and added or the best kept)."""
+    y = rules.yahtzee_index
+    settings = rules.settings
     facts = []
     for p in players:
-        col_totals = []
-        bonuses = yahtzees = 0
-        rows = [[v or 0 for v in sc] if None in sc else sc for sc in p.scores]  # (finished: no open box)
-        for row, extra in zip(rows, p.bonus, strict=True):
-            up = 0
-            for i in upper:
-                up += row[i]  # type: ignore[operator]  # (no None left in row)
-            got = R.upper_bonus_points(up, sh.threshold, sh.bonus)
-            bonuses += got > 0
-            yahtzees += y is not None and row[y] > 0  # type: ignore[operator]
-            col_totals.append(sum(row) + got + extra)  # type: ignore[arg-type]
-        total = col_totals[0] if len(rows) == 1 else R.weighted_total(col_totals, sh.multipliers, sh.add_columns)
-        n = len(rows)
-        boxes = tuple(map(float, rows[0])) if n == 1 else tuple(sum(col) / n for col in zip(*rows, strict=True))  # type: ignore[arg-type]
-        facts.append((p.name, total, bonuses / n, yahtzees / n, boxes))
+        columns = p.columns
+        n = len(columns)
+        sums = [R.column_totals(rules, c) for c in columns]
+        total = R.weighted_total([t.total for t in sums], settings.multipliers, settings.add_columns)
+        bonus = sum(1 for t in sums if t.upper_bonus > 0) / n
+        yahtzees = 0.0 if y is None else sum(1 for c in columns if (c.scores[y] or 0) > 0) / n
+        rows = [[v or 0 for v in c.scores] for c in columns]
+        boxes = tuple(map(float, rows[0])) if n == 1 else tuple(sum(col) / n for col in zip(*rows, strict=True))
+        facts.append((p.name, total, bonus, yahtzees, boxes))
     totals = [f[1] for f in facts]
     return tuple(Seat(name, total, 1 + sum(1 for u in totals if u > total), b, yz, boxes)
                  for name, total, b, yz, boxes in facts)
@@ -344,7 +298,7 @@ class Book:
         walked = rep.log if rep.log is not None else rep.sheet
         assert walked is not None
         played = Played(item.file, doc.line, doc.index, game_date(doc.data), rules_label(rules),
-                        _shape(rules).keys, _seats(rules, walked.players))
+                        rules.keys, _seats(rules, walked.players))
         self.add(played)
         return played
 
