@@ -252,3 +252,12 @@ def test_a_hostile_file_name_reaches_no_terminal(cli: Any, tmp_path: Path) -> No
         assert res.exit_code == 0, res.stderr
         assert "\x1b" not in res.stdout and "\u202e" not in res.stdout and "\x07" not in res.stdout
     assert "\\x1b]0;pwned\\x07\\u202eb.ndjson" in cli(["stats", str(path)]).stdout
+
+
+def test_the_library_counts_games_under_the_line_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from yahtzee_cli.play import library
+
+    monkeypatch.setattr(library, "MAX_LINE", 16)
+    (tmp_path / "games-2026-01.ndjson").write_bytes(b'{"a": 1}\n\n' + b"x" * 100 + b"\n" + b"y" * 40)
+    got = library.summary(library.Where(tmp_path, "test"))
+    assert got.games == 3 and got.bytes == 10 + 101 + 40  # a long line is one game, read in pieces

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..limits import MAX_LINE
 from ..paths import user_dir
 
 ENV_LIBRARY = "YAHTZEE_LIBRARY"
@@ -85,9 +86,12 @@ def summary(where: Where | None = None) -> Summary:
     games = size = 0
     for p in found:
         with p.open("rb") as fh:
-            for line in fh:
+            readline = fh.readline
+            while line := readline(MAX_LINE + 1):  # under the readers' line cap: memory stays bounded
                 if line.strip():
                     games += 1
+                while len(line) == MAX_LINE + 1 and not line.endswith(b"\n"):  # the rest of an overlong line
+                    line = readline(MAX_LINE + 1)
         size += p.stat().st_size
     return Summary(where, tuple(found), games, size)
 
