@@ -152,10 +152,12 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
             if shown == 1:
                 gc.freeze()  # numba's too, now that the grader is loaded
             totals.add(ga)
-            if plot is not None and len(drawn) < PLOT_GAMES:
-                drawn.append(_expected_series(A.game_dict(ga)))
+            drawing = plot is not None and len(drawn) < PLOT_GAMES
+            record = A.game_dict(ga) if json or drawing else {}
+            if drawing:
+                drawn.append(_expected_series(record))
             if json:  # (every number of a grading is checked where it is made)
-                write_json(A.game_dict(ga), finite=True)
+                write_json(record, finite=True)
             elif csv:
                 sys.stdout.buffer.write(b"".join(csv_row(row) for row in A.loss_rows(ga)))
             elif not batch:
