@@ -25,9 +25,9 @@ The pydantic models here define the shape (and the published JSON Schema); every
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Annotated, Any, Literal
+from typing import IO, Annotated, Any, Literal, TypeVar
 
 import orjson
 from pydantic import (
@@ -974,13 +974,22 @@ def read_document(stream: IO[bytes]) -> Any:
 
 def read_file(path: str) -> Any:
     """Exactly one game from a file path ('-' for stdin), as parsed JSON; InputError on any problem."""
+    return _read_path(path, read_document)
+
+
+T = TypeVar("T")
+
+
+def _read_path(path: str, read: Callable[[IO[bytes]], T]) -> T:
+    """`read` of the file at `path` ('-': stdin); MissingFile when there is none, InputError when it
+    cannot be read."""
     import sys
 
     if path == "-":
-        return read_document(sys.stdin.buffer)
+        return read(sys.stdin.buffer)
     try:
         with open(path, "rb") as fh:
-            return read_document(fh)
+            return read(fh)
     except FileNotFoundError:
         raise MissingFile(path) from None
     except OSError as exc:
@@ -999,8 +1008,6 @@ def read_last_game(path: str) -> Document:
     `log` keep does (earlier games first, the game in play last): its Document (data, line, and
     index: how many games the input holds). InputError naming the line of a game that cannot be
     read, MissingFile when there is no file."""
-    import sys
-
     name = "<stdin>" if path == "-" else path
 
     def last(stream: IO[bytes]) -> Document:
@@ -1011,15 +1018,7 @@ def read_last_game(path: str) -> Document:
         assert doc is not None  # iter_documents raises on an input without a game
         return doc
 
-    if path == "-":
-        return last(sys.stdin.buffer)
-    try:
-        with open(path, "rb") as fh:
-            return last(fh)
-    except FileNotFoundError:
-        raise MissingFile(path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    return _read_path(path, last)
 
 
 # --------------------------------------------------------------------------- writing (simulator, tools)
