@@ -335,3 +335,16 @@ def test_the_terminal_reader_has_the_line_cap_of_every_reader(monkeypatch: pytes
     monkeypatch.setattr(P, "_PROMPT", [Prompt()])
     assert P._terminal_reader("> ", None) == "chance"  # the long line refused, the next one read
     assert "Refused: a line longer than" in capsys.readouterr().out
+
+
+def test_a_column_number_is_ascii_digits(tmp_path: Path) -> None:
+    """`chance ²` names no column (str.isdigit says yes, int() refuses): refused as a box, no traceback."""
+    from yahtzee_cli.cli.play import Session
+    from yahtzee_cli.play.scorekeeper import Keeper
+
+    session = Session(Keeper.start(tmp_path / "g.ndjson", "yahtzee", ["Anna"]))
+    session.handle("12345")
+    for typed in ("chance ²", "chance ٣"):
+        (line,) = session.handle(typed)
+        assert line.startswith("Refused:"), line
+    assert session.handle("chance 1")[0].startswith("Anna writes")

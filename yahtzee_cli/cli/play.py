@@ -302,7 +302,7 @@ class Session:
     def _box(self, text: str, confirmed: bool = False) -> list[str]:
         parts = text.replace("/", " ").split()
         column = None
-        if len(parts) > 1 and parts[-1].isdigit():
+        if len(parts) > 1 and parts[-1].isascii() and parts[-1].isdigit():  # (int() would fail on '²')
             column = int(parts.pop())
         name = " ".join(parts)
         if not confirmed and name.casefold() in SHELL_WORDS:
