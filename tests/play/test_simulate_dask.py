@@ -6,6 +6,7 @@ import distributed  # in the test extra: an import error fails the file instead 
 import pytest
 
 from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.play import executors as E
 from yahtzee_cli.play import simulate as S
 from yahtzee_cli.rules import engine as R
 
@@ -37,7 +38,7 @@ def test_cli_on_an_existing_scheduler(cli) -> None:
 
 
 def test_unreachable_scheduler_is_a_clear_error(cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(S, "DASK_CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(E, "DASK_CONNECT_TIMEOUT", "1s")
     r = cli(["simulate", "-S", "random", "-n", "10", "--seed", "1", "--backend", "dask",
              "--scheduler", "tcp://127.0.0.1:9"])
     assert r.exit_code == 2  # a wrong --scheduler is a usage error

@@ -1,7 +1,8 @@
-"""Running jobs on worker processes or a Dask cluster: in job order (`ordered`, for validate, replay
-and analyze) and the machinery `simulate` uses for its own workers too (worker set-up, stopping
-them, the Dask client, Dask's logging kept quiet). At most a few jobs per worker are in flight, so
-memory stays flat however many jobs there are.
+"""Running jobs on worker processes or a Dask cluster, results in job order (`ordered`): validate,
+replay, analyze and simulate all run their jobs through it, so a worker that dies is one error
+(WORKER_DIED), wherever it happened. Also worker set-up, stopping workers, the Dask client
+and Dask's logging kept quiet. At most a few jobs per worker are in flight, so memory stays flat
+however many jobs there are.
 """
 
 from __future__ import annotations
@@ -40,18 +41,25 @@ def choose_mode(nbytes: int, workers: int | None, backend: str, min_bytes: int) 
     return "processes", n
 
 
+WORKER_DIED = "a worker process died (out of memory, or a bot that ended its process?)"
+
+
 def ordered(fn: Callable[[J], R], jobs: Iterator[J], *, mode: str, workers: int,
-            scheduler: str | None = None, local: Callable[[J], bool] = lambda job: False) -> Iterator[R]:
+            scheduler: str | None = None, local: Callable[[J], bool] = lambda job: False,
+            parent_works: bool = True, dask_processes: bool = True) -> Iterator[R]:
     """fn(job) for every job, in job order: in this process ("inline"), on `workers` spawned processes
     ("processes") or on a Dask cluster ("dask": at `scheduler`, or a local cluster of `workers`
-    processes). A job for which `local(job)` is true (one that reads stdin) runs in this process when
-    its turn comes. `fn` and the jobs must pickle (a module-level function, plain data)."""
+    workers, processes unless `dask_processes` is false). A job for which `local(job)` is true (one
+    that reads stdin) runs in this process when its turn comes. `parent_works` (processes): this
+    process is one of the workers (it runs jobs itself while the others are busy); off, every job runs
+    in a worker (a bot that ends its process must not end the command). A worker that dies raises
+    SimulationError(WORKER_DIED). `fn` and the jobs must pickle (a module-level function, plain data)."""
     if mode == "inline":
         yield from map(fn, jobs)
     elif mode == "processes":
-        yield from _on_processes(fn, jobs, workers, local)
+        yield from _on_processes(fn, jobs, workers, local, parent_works)
     elif mode == "dask":
-        yield from _on_dask(fn, jobs, workers, scheduler, local)
+        yield from _on_dask(fn, jobs, workers, scheduler, local, dask_processes)
     else:
         raise SimulationError(f"unknown mode {mode!r}")
 
@@ -96,7 +104,8 @@ def _in_order(submit: Callable[[J], Any], result: Callable[[Any], R], fn: Callab
         yield take()
 
 
-def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: Callable[[J], bool]) -> Iterator[R]:
+def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: Callable[[J], bool],
+                  parent_works: bool) -> Iterator[R]:
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -105,7 +114,7 @@ def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: 
     stop = ctx.Event()
     # this process is one of the workers: it runs jobs itself while the others are busy (it would
     # only wait for them), and one process fewer starts (about 0.2 s of imports each)
-    helpers = max(workers - 1, 1)
+    helpers = max(workers - 1, 1) if parent_works else max(workers, 1)
     pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx, initializer=init_worker,
                                initargs=(stop, os.getpid()))
 
@@ -113,11 +122,12 @@ def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: 
         try:
             return fut.result()
         except BrokenProcessPool:
-            raise SimulationError("a worker process died (out of memory?)") from None
+            raise SimulationError(WORKER_DIED) from None
 
     finished = False
     try:
-        yield from _in_order(lambda job: pool.submit(fn, job), result, fn, jobs, 2 * helpers + 1, local, here=True)
+        yield from _in_order(lambda job: pool.submit(fn, job), result, fn, jobs, 2 * helpers + 1, local,
+                             here=parent_works)
         finished = True
     finally:
         if not finished:
@@ -127,8 +137,8 @@ def _on_processes(fn: Callable[[J], R], jobs: Iterator[J], workers: int, local: 
 
 
 def _on_dask(fn: Callable[[J], R], jobs: Iterator[J], workers: int, scheduler: str | None,
-             local: Callable[[J], bool]) -> Iterator[R]:
-    with dask_session(scheduler, workers, True, DASK_CONNECT_TIMEOUT) as (client, futures):
+             local: Callable[[J], bool], processes: bool) -> Iterator[R]:
+    with dask_session(scheduler, workers, processes, DASK_CONNECT_TIMEOUT) as (client, futures):
         width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1) + 1
 
         def submit(job: J) -> Any:

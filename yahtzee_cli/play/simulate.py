@@ -30,9 +30,7 @@ from ..rules import engine as R
 from ..solver.games import GameBatch
 from ..solver.totals import sheet_totals
 from ..strategy.choice import plan
-from .executors import dask_session as _dask_session
-from .executors import end_workers as _end_workers
-from .executors import init_worker as _init_worker
+from .executors import ordered
 from .executors import stop_requested as _stop_requested
 from .strategies import (
     ChunkCancelled,
@@ -45,7 +43,6 @@ BUILTIN = ("optimal", "greedy", "random")
 COMPILED = ("optimal", "greedy")  # played by the solver's compiled `play`
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 MAX_SEED = 2**63 - 1
-DASK_CONNECT_TIMEOUT = "10s"
 
 __all__ = [
     "BUILTIN", "ChunkCancelled", "SimulationError", "StrategyError", "Report", "SeatSummary", "play",
@@ -343,66 +340,16 @@ def local_mode(strategies: Sequence[str], workers: int, processes: bool | None =
     return "processes" if processes else "threads"
 
 
-def _run_local(jobs: Iterator[ChunkJob], workers: int, mode: str) -> Iterator[ChunkResult]:
-    if mode != "processes":
+def _results(jobs: Iterator[ChunkJob], workers: int, mode: str, scheduler: str | None,
+             dask_processes: bool) -> Iterator[ChunkResult]:
+    """The chunks' results in game order: in this process (inline, or threads inside each chunk), or
+    on the workers of executors.ordered (spawned processes, every chunk in a worker: a bot that ends
+    its process ends only that worker; or Dask)."""
+    if mode in ("inline", "threads"):
         threads = workers if mode == "threads" else 1
-        for job in jobs:
-            yield run_chunk(dataclasses.replace(job, threads=threads))
-        return
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    ctx = multiprocessing.get_context("spawn")
-    stop = ctx.Event()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(stop, os.getpid()))
-    todo = jobs
-    running: set[Future[ChunkResult]] = set()
-    finished = False
-    try:
-        while True:
-            while len(running) < 2 * workers and (nxt := next(todo, None)) is not None:
-                running.add(pool.submit(run_chunk, nxt))
-            if not running:
-                break
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                try:
-                    result = fut.result()  # (ChunkCancelled only comes after an interrupt, never reaches here)
-                except BrokenProcessPool:
-                    raise StrategyError("a worker process died while a bot was playing (did the bot end its "
-                                        "process, or run out of memory?)") from None
-                yield result
-        finished = True
-    finally:
-        if not finished:  # interrupted or failed: running chunks give up after their current game
-            stop.set()
-            _end_workers(pool)
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_dask(jobs: Iterator[ChunkJob], workers: int, scheduler: str | None,
-              processes: bool) -> Iterator[ChunkResult]:
-    with _dask_session(scheduler, workers, processes, DASK_CONNECT_TIMEOUT) as (client, futures):
-        as_completed: Any = importlib.import_module("distributed").as_completed
-        width = 2 * max(workers, len(client.scheduler_info().get("workers", {})), 1)
-        pending = as_completed()
-
-        def submit() -> None:
-            job = next(jobs, None)
-            if job is not None:
-                f = client.submit(run_chunk, job, pure=False)
-                futures.append(f)
-                pending.add(f)
-
-        for _ in range(width):
-            submit()
-        for fut in pending:
-            result: ChunkResult = fut.result()
-            futures.remove(fut)
-            submit()
-            yield result
+        return (run_chunk(dataclasses.replace(job, threads=threads)) for job in jobs)
+    return ordered(run_chunk, jobs, mode=mode, workers=workers, scheduler=scheduler, parent_works=False,
+                   dask_processes=dask_processes)
 
 
 # --------------------------------------------------------------------------- runs
@@ -504,9 +451,7 @@ def simulate(
     waiting: dict[int, bytes] = {}
     sizes: dict[int, int] = {}
     next_log = 0
-    results: Iterator[ChunkResult] = (
-        _run_dask(jobs, n_workers, scheduler, dask_processes) if mode == "dask" else _run_local(jobs, n_workers, mode)
-    )
+    results = _results(jobs, n_workers, mode, scheduler, dask_processes)
     try:
         for res in results:
             # one assignment: a Ctrl-C landing here leaves every seat counting the same chunks
