@@ -136,3 +136,12 @@ def test_hint_beat_cli(cli) -> None:
     assert "6 6" in text and "16.67% (1/6)" in text
     assert cli(["hint", "66234", "--beat", "23456", "--rules", "yatzy"]).exit_code == 2
     assert cli(["hint", "66234", "--beat", "23456", "-n", "3"]).exit_code == 2
+
+
+def test_a_match_without_rounds_is_a_match_not_begun(cli) -> None:
+    """`rounds` is optional in poker-log/1: a match that has not begun is valid, not a traceback."""
+    data = {"format": "poker-log/1", "players": ["Anna", "Ben"], "wins_needed": 2}
+    m, problems = check_match(data)
+    assert problems == [] and m is not None and m.rounds == [] and not m.over
+    r = cli(["validate", "-"], input=orjson.dumps(data))
+    assert r.exit_code == 0 and "Traceback" not in r.stderr

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ProblemCode
 from ..rules.poker import Hand, standings
 from .logs import POKER_FORMAT, Problem, check_schema
 
@@ -92,22 +93,23 @@ def _hand(path: str, hand: dict[str, Any], problem: Any) -> tuple[int, ...] | No
     rolls = hand["rolls"]
     ok = True
     if len(rolls) > MAX_ROLLS:
-        problem(f"{path}/rolls", f"{len(rolls)} rolls, but a hand has up to {MAX_ROLLS}")
+        problem(f"{path}/rolls", f"{len(rolls)} rolls, but a hand has up to {MAX_ROLLS}", ProblemCode.POKER_FOUR_ROLLS)
     for j, roll in enumerate(rolls):
         if len(roll) != DICE:
-            problem(f"{path}/rolls/{j}", f"{len(roll)} dice, but poker dice is played with {DICE}")
+            problem(f"{path}/rolls/{j}", f"{len(roll)} dice, but poker dice is played with {DICE}",
+                    ProblemCode.POKER_SIX_DICE)
             ok = False
     held = hand.get("held")
     if held is not None:
         if len(held) != len(rolls) - 1:
             problem(f"{path}/held", f"{len(held)} held lists for {len(rolls) - 1} reroll"
-                    f"{'s' if len(rolls) != 2 else ''}: give the dice kept before each reroll")
+                    f"{'s' if len(rolls) != 2 else ''}: give the dice kept before each reroll", ProblemCode.HELD_COUNT)
         for k, h in enumerate(held[: len(rolls) - 1]):
             kept = Counter(h)
             for j, verb in ((k, "are kept from the roll before"), (k + 1, "must still show after the reroll")):
                 if kept - Counter(rolls[j]):
                     problem(f"{path}/held/{k}", f"held {_fmt(sorted(h))} are not all in roll {j + 1} "
-                            f"({_fmt(sorted(rolls[j]))}): held dice {verb}")
+                            f"({_fmt(sorted(rolls[j]))}): held dice {verb}", ProblemCode.POKER_HELD_NOT_IN_ROLL)
     return tuple(sorted(rolls[-1])) if ok else None
 
 
@@ -116,38 +118,43 @@ def walk_match(data: dict[str, Any]) -> Match:
     players = tuple(data["players"])
     m = Match(players, data["wins_needed"], wins=dict.fromkeys(players, 0))
 
-    def problem(path: str, message: str) -> None:
-        m.problems.append(Problem(path, message))
+    def problem(path: str, message: str, code: ProblemCode) -> None:
+        m.problems.append(Problem(path, message, code))
 
     seen: set[str] = set()
     for i, name in enumerate(players):
         if name in seen:
-            problem(f"/players/{i}", f"player {name!r} is listed twice")
+            problem(f"/players/{i}", f"player {name!r} is listed twice", ProblemCode.DUPLICATE_PLAYER)
         seen.add(name)
     if m.problems:
         return m
-    rounds = data["rounds"]
+    rounds = data.get("rounds", [])  # optional: a match not begun yet
     for r, rnd in enumerate(rounds):
         where = f"/rounds/{r}"
         if m.over:
-            problem(where, f"round {r + 1} after the match is over ({m.winner} won {m.wins_needed} rounds)")
+            problem(where, f"round {r + 1} after the match is over ({m.winner} won {m.wins_needed} rounds)",
+                    ProblemCode.POKER_AFTER_MATCH_OVER)
             break
         hands = rnd["hands"]
         if len(hands) > len(players):
-            problem(f"{where}/hands", f"{len(hands)} hands, but {len(players)} players: one hand each a round")
+            problem(f"{where}/hands", f"{len(hands)} hands, but {len(players)} players: one hand each a round",
+                    ProblemCode.INVALID_VALUE)
             continue
         if not hands:
-            problem(f"{where}/hands", "a round with no hands")
+            problem(f"{where}/hands", "a round with no hands", ProblemCode.INVALID_VALUE)
             continue
         final: list[tuple[str, tuple[int, ...]]] = []
         for h, hand in enumerate(hands):
             want = players[h]
             if hand["player"] != want:
-                known = hand["player"] in players
-                why = (f"it is {want}'s hand, not {hand['player']}'s (each round players roll in the order "
-                       f"of players: {', '.join(players)})") if known else (
-                       f"unknown player {hand['player']!r}; players: {', '.join(players)}")
-                problem(f"{where}/hands/{h}/player", why)
+                if hand["player"] in players:
+                    problem(f"{where}/hands/{h}/player", f"it is {want}'s hand, not {hand['player']}'s (each round "
+                            f"players roll in the order of players: {', '.join(players)})",
+                            ProblemCode.POKER_OUT_OF_ORDER)
+                else:
+                    problem(f"{where}/hands/{h}/player",
+                            f"unknown player {hand['player']!r}; players: {', '.join(players)}",
+                            ProblemCode.UNKNOWN_PLAYER)
                 continue
             dice = _hand(f"{where}/hands/{h}", hand, problem)
             if dice is not None:
@@ -155,7 +162,7 @@ def walk_match(data: dict[str, Any]) -> Match:
         if len(hands) < len(players):
             if r != len(rounds) - 1:
                 problem(f"{where}/hands", f"{len(hands)} hand{'s' if len(hands) != 1 else ''}, but {len(players)} "
-                        "players: only the last round may be unfinished")
+                        "players: only the last round may be unfinished", ProblemCode.POKER_ROUND_UNFINISHED)
             else:
                 m.in_round = len(hands)
             continue
@@ -178,7 +185,8 @@ def check_match(data: Any) -> tuple[Match | None, list[Problem]]:
     if problems:
         return None, problems
     if kind != "poker":
-        return None, [Problem("/format", f"expected format {POKER_FORMAT}, got {data.get('format')!r}")]
+        return None, [Problem("/format", f"expected format {POKER_FORMAT}, got {data.get('format')!r}",
+                              ProblemCode.UNKNOWN_FORMAT)]
     m = walk_match(data)
     return m, m.problems
 
