@@ -10,6 +10,7 @@ problem found in the input (an invalid game, an illegal move, an unreadable file
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (pydantic loads only where a model is validated: `yahtzee --version` stays light)
@@ -17,6 +18,82 @@ if TYPE_CHECKING:  # (pydantic loads only where a model is validated: `yahtzee -
 
 USAGE = 2  # exit status: the request itself is not valid
 PROBLEM = 1  # exit status: a problem found in the input
+
+
+class ProblemCode(StrEnum):
+    """The stable, machine-readable kind of a problem found in the input (`code` in JSON and CSV).
+
+    Scripts may rely on these: each is stamped where its problem is raised, never read back from the
+    message, so a message may be reworded freely. The kinds of game problems are the names of the
+    fixtures/invalid/ files (both `sheet-impossible-*` fixtures are SHEET_IMPOSSIBLE_SCORE); the README
+    lists every code (tests/cli/test_contract.py checks the two agree)."""
+
+    # a game's shape and its JSON
+    SYNTAX_ERROR = "syntax-error"
+    NOT_AN_OBJECT = "not-an-object"
+    UNKNOWN_FORMAT = "unknown-format"
+    MISSING_FIELD = "missing-field"
+    MISSING_ROLLS = "missing-rolls"
+    UNKNOWN_FIELD = "unknown-field"
+    HUGE_NUMBER = "huge-number"
+    BOOL_DIE = "bool-die"
+    BAD_FACE = "bad-face"
+    INVALID_VALUE = "invalid-value"
+    # the rules a game names
+    UNKNOWN_PRESET = "unknown-preset"
+    BAD_SETTING = "bad-setting"
+    # a game log, turn by turn
+    DUPLICATE_PLAYER = "duplicate-player"
+    UNKNOWN_PLAYER = "unknown-player"
+    TURN_OUT_OF_ORDER = "turn-out-of-order"
+    AFTER_GAME_OVER = "after-game-over"
+    DICE_COUNT = "dice-count"
+    TOO_MANY_ROLLS = "too-many-rolls"
+    SAVED_ROLLS = "saved-rolls"
+    HELD_COUNT = "held-count"
+    HELD_NOT_IN_PREVIOUS_ROLL = "held-not-in-previous-roll"
+    HELD_NOT_IN_NEXT_ROLL = "held-not-in-next-roll"
+    NO_BOX_MID_GAME = "no-box-mid-game"
+    UNKNOWN_BOX = "unknown-box"
+    MISSING_COLUMN = "missing-column"
+    COLUMN_OUT_OF_RANGE = "column-out-of-range"
+    BOX_FILLED = "box-filled"
+    BOX_FILLED_IN_COLUMN = "box-filled-in-column"
+    FILL_IN_ORDER = "fill-in-order"
+    COLUMN_FILL_DOWN = "column-fill-down"
+    COLUMN_FILL_UP = "column-fill-up"
+    JOKER_FORBIDDEN = "joker-forbidden"
+    PASS_MUST_ZERO = "pass-must-zero"
+    PASS_WHILE_SCORING = "pass-while-scoring"
+    WRONG_SCORE = "wrong-score"
+    WRONG_BONUS = "wrong-bonus"
+    TOO_MANY_PROBLEMS = "too-many-problems"
+    # a score sheet
+    SHEET_BOTH_LAYOUTS = "sheet-both-layouts"
+    SHEET_COLUMN_COUNT = "sheet-column-count"
+    SHEET_UNKNOWN_BOX = "sheet-unknown-box"
+    SHEET_DUPLICATE_BOX = "sheet-duplicate-box"
+    SHEET_IMPOSSIBLE_SCORE = "sheet-impossible-score"
+    SHEET_BONUS_NOT_MULTIPLE = "sheet-bonus-not-multiple"
+    SHEET_BONUS_WITHOUT_YAHTZEE = "sheet-bonus-without-yahtzee"
+    SHEET_BONUS_TOO_MANY = "sheet-bonus-too-many"
+    SHEET_TOTAL_WRONG = "sheet-total-wrong"
+    # a poker-dice match
+    POKER_NO_WINS_NEEDED = "poker-no-wins-needed"
+    POKER_OUT_OF_ORDER = "poker-out-of-order"
+    POKER_SIX_DICE = "poker-six-dice"
+    POKER_FOUR_ROLLS = "poker-four-rolls"
+    POKER_HELD_NOT_IN_ROLL = "poker-held-not-in-roll"
+    POKER_ROUND_UNFINISHED = "poker-round-unfinished"
+    POKER_AFTER_MATCH_OVER = "poker-after-match-over"
+    # an input as a whole, a game `analyze` cannot grade, and a line of `score -`
+    EMPTY_INPUT = "empty-input"
+    UNREADABLE = "unreadable"
+    NO_GAMES = "no-games"
+    NOT_GRADABLE = "not-gradable"
+    BAD_DICE = "bad-dice"
+    NOT_UTF8 = "not-utf8"
+    LINE_TOO_LONG = "line-too-long"
 
 
 def pointer(path: Sequence[str | int]) -> str:
@@ -79,15 +156,29 @@ def error_words(err: Mapping[str, Any]) -> str:
 
 
 class YahtzeeError(ValueError):
-    """Base of the library's errors (a ValueError, as callers of the first releases relied on)."""
+    """Base of the library's errors (a ValueError, as callers of the first releases relied on).
+
+    `code`: the kind of problem, given where the error is raised (the class's `default_code` when not
+    given); a Problem made from the error carries it."""
 
     exit_status: int = PROBLEM
+    default_code: ProblemCode = ProblemCode.INVALID_VALUE
+
+    def __init__(self, *args: object, code: ProblemCode | None = None) -> None:
+        super().__init__(*args)
+        self.code: ProblemCode = code if code is not None else self.default_code
 
 
 class RulesError(YahtzeeError):
-    """A rule set, setting, box or dice value that is not valid; the message names the valid choices."""
+    """A rule set, setting, box or dice value that is not valid; the message names the valid choices.
+    `in_settings`: the fault is in the settings object of a rule set (a game's problem then points
+    there)."""
 
     exit_status = USAGE
+
+    def __init__(self, *args: object, code: ProblemCode | None = None, in_settings: bool = False) -> None:
+        super().__init__(*args, code=code)
+        self.in_settings = in_settings
 
 
 class PlotUnavailable(YahtzeeError):
@@ -104,6 +195,8 @@ class IllegalMove(YahtzeeError):
 class InputError(YahtzeeError):
     """The input as a whole cannot be read or used (missing, empty, binary, not UTF-8, the wrong kind
     of document...); the message says why."""
+
+    default_code = ProblemCode.UNREADABLE
 
 
 class MissingFile(InputError):
@@ -161,6 +254,17 @@ class KeeperError(YahtzeeError):
 
 class UnknownBox(KeeperError):
     """A box name no box of the game's rules has: a usage error where it comes from the command line."""
+
+    exit_status = USAGE
+
+
+class GameInProgress(KeeperError):
+    """A new game refused because the game file holds a game still being played."""
+
+
+class BadRuleChange(KeeperError):
+    """A house-rule change that cannot be read (an unknown setting, a value it does not take): a usage
+    error, nothing was changed."""
 
     exit_status = USAGE
 

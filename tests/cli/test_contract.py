@@ -9,6 +9,7 @@ checked against them, so a key renamed in one place fails here. Every record nam
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import jsonschema
 import pytest
 from conftest import REPO as ROOT
 
-from yahtzee_cli.formats.logs import PROBLEM_CODES
+from yahtzee_cli.errors import ProblemCode
 from yahtzee_cli.rules.engine import SETTING_NAMES
 
 FIX = ROOT / "fixtures"
@@ -213,7 +214,19 @@ def test_every_invalid_fixture_kind_is_a_problem_code(cli) -> None:
         # the fixtures name the kinds; the two impossible-sheet-score fixtures show one kind
         assert code == ("sheet-impossible-score" if stem.startswith("sheet-impossible-") else stem), stem
     assert set(codes) == {p.stem for p in (FIX / "invalid").glob("*.json")}
-    assert {c for c, _ in PROBLEM_CODES} >= set(codes.values())
+    assert {c.value for c in ProblemCode} >= set(codes.values())
+
+
+def test_the_readme_lists_every_problem_code_and_only_those() -> None:
+    """Scripts rely on the codes the README promises: its list is the enumeration, no more, no less,
+    and every fixture of fixtures/invalid/ names one of them."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("- **Problem codes**")
+    bullet = text[start:text.index("\n- **", start + 1)]
+    listed = set(re.findall(r"`([a-z0-9-]+)`", bullet[bullet.index("`sheet-impossible-score`):"):]))
+    assert listed == {c.value for c in ProblemCode}
+    stems = {p.stem for p in (FIX / "invalid").glob("*.json")}
+    assert {"sheet-impossible-score" if s.startswith("sheet-impossible-") else s for s in stems} <= listed
 
 
 def test_replay_records(cli) -> None:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from conftest import FIXTURES as FIX
 
-from yahtzee_cli.errors import InputError
+from yahtzee_cli.errors import InputError, ProblemCode
 from yahtzee_cli.formats.logs import (
     KIND_OF_FORMAT,
     LOG_FORMAT,
@@ -72,7 +72,8 @@ def test_broken_first_line_of_ndjson_stays_ndjson() -> None:
 def test_syntax_error_in_a_pretty_document_names_line_and_column() -> None:
     raw = (FIX / "invalid/syntax-error.json").read_bytes()
     (d,) = docs(raw)
-    assert d.problem == Problem("", "invalid JSON at line 3, column 2: unexpected character, expected ',' or '}'")
+    assert d.problem == Problem("", "invalid JSON at line 3, column 2: unexpected character, expected ',' or '}'",
+                                ProblemCode.SYNTAX_ERROR)
 
 
 def test_document_after_leading_blank_lines_reports_file_lines() -> None:

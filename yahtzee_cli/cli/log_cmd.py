@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, USAGE, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, saved, say, write_json
+from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, saved, say, write_json
 
 if TYPE_CHECKING:
     from ..play.scorekeeper import Keeper
@@ -98,7 +98,7 @@ def log_new(
     """Start a game at the end of FILE (created if missing, in a folder that exists; earlier games stay
     in it). Refused while FILE's last game is unfinished, unless --force ends it first. Without FILE the
     game goes into the library of played games, and the file is named in the output."""
-    from ..errors import KeeperError, RulesError
+    from ..errors import GameInProgress, KeeperError, RulesError
     from ..play.library import location, new_game_file, started_now
     from ..play.scorekeeper import Keeper, rules_spec
 
@@ -114,7 +114,7 @@ def log_new(
     try:
         keeper = Keeper.start(file, spec, names, meta={"started": started_now()}, force=force)
     except KeeperError as exc:
-        hint = f": yahtzee log end {file}, or log new --force" if "in progress" in str(exc) else ""
+        hint = f": yahtzee log end {file}, or log new --force" if isinstance(exc, GameInProgress) else ""
         fail(f"{exc}{hint}", PROBLEM)
     saved(file)
     if json:
@@ -242,7 +242,7 @@ def log_set(
                 sys.stderr.write(f"  {escape(str(p))}\n")
             raise typer.Exit(PROBLEM) from None
         except KeeperError as exc:
-            fail(str(exc), USAGE if "setting" in str(exc) else PROBLEM)
+            fail(str(exc), exc.exit_status)
     saved(file)
     if json:
         return _record(file, keeper)

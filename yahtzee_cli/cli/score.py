@@ -128,7 +128,7 @@ def _csv_line(rec: dict[str, Any]) -> bytes:
 def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool) -> None:
     """One result per input line, in order; a bad line is reported with its number (on stderr, and in
     its place as an error record with --json) and the batch goes on (exit 1)."""
-    from ..errors import InputError
+    from ..errors import InputError, ProblemCode
     from ..formats.jsonio import dumps
     from ..formats.logs import MAX_LINE, iter_lines
 
@@ -141,7 +141,7 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
         out.write(("dice".ljust(2 * rs.dice - 1) + "  " + "  ".join(k.rjust(w) for k, w in zip(rs.keys, widths,
                    strict=True)) + "\n").encode())
 
-    def bad_line(lineno: int, text: str, message: str, code: str) -> None:
+    def bad_line(lineno: int, text: str, message: str, code: ProblemCode) -> None:
         nonlocal bad
         error(f"line {lineno}: {message}")
         bad += 1
@@ -156,12 +156,13 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
     try:
         for lineno, raw in iter_lines(sys.stdin.buffer):
             if raw is None:
-                bad_line(lineno, "", f"longer than {MAX_LINE >> 20} MiB; a roll is a few dice", "line-too-long")
+                bad_line(lineno, "", f"longer than {MAX_LINE >> 20} MiB; a roll is a few dice",
+                         ProblemCode.LINE_TOO_LONG)
                 continue
             try:
                 line = raw.decode("utf-8").strip()
             except UnicodeDecodeError:
-                bad_line(lineno, raw.decode("utf-8", "replace").strip(), "not UTF-8 text", "not-utf8")
+                bad_line(lineno, raw.decode("utf-8", "replace").strip(), "not UTF-8 text", ProblemCode.NOT_UTF8)
                 continue
             if not line or line.startswith("#"):
                 continue
@@ -169,7 +170,7 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
                 dice = parse_dice(line.split())
                 rec = score_record(rs, [str(d) for d in dice], lineno, box_key)
             except RulesError as exc:
-                bad_line(lineno, line, str(exc), "bad-dice")
+                bad_line(lineno, line, str(exc), ProblemCode.BAD_DICE)
                 continue
             if json:
                 out.write(dumps(rec) + b"\n")

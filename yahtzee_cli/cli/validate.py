@@ -44,7 +44,7 @@ def source_name(stream: object) -> str:
 
 def check_paths(files: list[str]) -> list[Any]:
     """The inputs a command names, expanded; a path that does not exist is a usage error."""
-    from ..errors import MissingFile
+    from ..errors import MissingFile, ProblemCode
     from ..formats.inputs import expand
 
     skipped: list[tuple[str, str]] = []
@@ -52,7 +52,7 @@ def check_paths(files: list[str]) -> list[Any]:
     for path, why in skipped:
         warn(f"skipped {path}: {why}")
     for src in sources:
-        if src.code == "unreadable":
+        if src.code is ProblemCode.UNREADABLE:
             raise MissingFile(src.name)
     if sum(1 for s in sources if s.path == "-") > 1:
         fail("'-' (stdin) can be read only once", USAGE)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Generic, TypeVar
 
+from ..errors import ProblemCode
 from .inputs import Game, Source, Unreadable, read_all, read_stream
 from .logs import MAX_DOCUMENT, MAX_LINE, Problem, is_ndjson, iter_ndjson
 from .validate import report_document
@@ -220,7 +221,7 @@ def read_piece(piece: Piece) -> Iterator[Game | Unreadable]:
     try:
         raw = open(src.path, "rb", buffering=0)  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
-        yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+        yield Unreadable(src, f"cannot read: {exc.strerror}", ProblemCode.UNREADABLE)
         return
     try:
         stream: IO[bytes]

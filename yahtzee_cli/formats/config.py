@@ -141,12 +141,12 @@ def load_default_rules(sets: Sequence[str] = ()) -> RuleSet:
         try:
             load_rules(d.rules)
         except RulesError as exc:
-            raise RulesError(f"{source}: {exc}") from None
+            raise RulesError(f"{source}: {exc}", code=exc.code) from None
     if d.settings:
         try:
             load_rules(d.rules, (), base=d.settings)
         except RulesError as exc:
-            raise RulesError(f"config file {d.config_path}: {exc}") from None
+            raise RulesError(f"config file {d.config_path}: {exc}", code=exc.code) from None
     raise error
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ..errors import InputError
+from ..errors import InputError, ProblemCode
 from .logs import Document, Problem, iter_documents
 
 GAME_SUFFIXES = (".json", ".ndjson")
@@ -30,7 +30,7 @@ class Source:
     name: str
     path: str
     error: str | None = None
-    code: str | None = None
+    code: ProblemCode | None = None
 
 
 def expand(paths: Sequence[str], skipped: list[tuple[str, str]] | None = None) -> list[Source]:
@@ -45,10 +45,11 @@ def expand(paths: Sequence[str], skipped: list[tuple[str, str]] | None = None) -
         elif os.path.isdir(path):
             found = walk(path, skipped if skipped is not None else [])
             if not found:
-                out.append(Source(path, path, "a directory with no *.json or *.ndjson files", "no-games"))
+                out.append(Source(path, path, "a directory with no *.json or *.ndjson files",
+                                  ProblemCode.NO_GAMES))
             out.extend(Source(f, f) for f in found)
         elif not os.path.exists(path):
-            out.append(Source(path, path, "no such file or directory", "unreadable"))
+            out.append(Source(path, path, "no such file or directory", ProblemCode.UNREADABLE))
         else:
             out.append(Source(path, path))  # named on the command line: read whatever it is (a pipe too)
     return out
@@ -119,18 +120,14 @@ class Unreadable:
 
     source: Source
     message: str
-    code: str
-
-
-def input_error_code(exc: InputError) -> str:
-    return "empty-input" if "empty" in str(exc) or "blank lines" in str(exc) else "unreadable"
+    code: ProblemCode
 
 
 def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
     """Every game of every source in order, and an Unreadable for each source that cannot be read."""
     for src in sources:
         if src.error is not None:
-            yield Unreadable(src, src.error, src.code or "unreadable")
+            yield Unreadable(src, src.error, src.code or ProblemCode.UNREADABLE)
             continue
         if src.path == "-":
             yield from read_stream(src, sys.stdin.buffer)
@@ -138,7 +135,7 @@ def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
         try:
             fh = open(src.path, "rb")  # noqa: SIM115 - closed in the finally below
         except OSError as exc:
-            yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+            yield Unreadable(src, f"cannot read: {exc.strerror}", ProblemCode.UNREADABLE)
             continue
         try:
             yield from read_stream(src, fh)
@@ -152,12 +149,12 @@ def read_stream(src: Source, stream: IO[bytes],
         for doc in documents(stream):
             yield Game(src, doc)
     except InputError as exc:
-        yield Unreadable(src, str(exc), input_error_code(exc))
+        yield Unreadable(src, str(exc), exc.code)
     except OSError as exc:
-        yield Unreadable(src, f"cannot read: {exc.strerror}", "unreadable")
+        yield Unreadable(src, f"cannot read: {exc.strerror}", ProblemCode.UNREADABLE)
 
 
-def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem], code: str | None = None,
+def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem], code: ProblemCode | None = None,
                     message: str | None = None) -> dict[str, Any]:
     """The record an NDJSON stream (replay, analyze) writes in place of a game it could not read or
     that is not valid: where it is, the first problem's code and sentence, and every problem."""
@@ -167,7 +164,7 @@ def bad_game_record(file: str, doc: Document | None, problems: Sequence[Problem]
         "file": file,
         "line": doc.line if doc is not None else None,
         "game": doc.index if doc is not None else None,
-        "code": code or (first.code if first is not None else "unreadable"),
+        "code": code or (first.code if first is not None else ProblemCode.UNREADABLE),
         "message": message or (str(first) if first is not None else ""),
         "problems": [{"line": doc.line_of(p.path) if doc is not None else None, "path": p.path, "code": p.code,
                       "message": p.message} for p in problems],

@@ -45,7 +45,15 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError, MissingFile, RulesError, error_words, pointer, validation_errors
+from ..errors import (
+    InputError,
+    MissingFile,
+    ProblemCode,
+    RulesError,
+    error_words,
+    pointer,
+    validation_errors,
+)
 from ..limits import MAX_LINE as MAX_LINE  # the one line cap, re-exported for the readers here
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
 from ..text import duplicate_key
@@ -69,84 +77,24 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One problem in a game: where (an RFC 6901 JSON Pointer into the game's document, "" for the
-    whole document) and what, as a sentence."""
+    whole document), what, as a sentence, and its kind (`code`, stamped where the problem is found:
+    stable for scripts, whatever the sentence says)."""
 
     path: str
     message: str
+    code: ProblemCode
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
 
-    @property
-    def code(self) -> str:
-        """A stable, machine-readable name of the kind of problem (see PROBLEM_CODES)."""
-        return problem_code(self.path, self.message)
 
+class _CodedValueError(ValueError):
+    """A model validator's error that knows its problem code (pydantic keeps the exception, so
+    schema_problems reads the code from it)."""
 
-# The kind of every problem, first match wins: (code, pattern searched in "path: message"). The
-# codes are the names of the fixtures/invalid/ files that show each kind; scripts may rely on them.
-PROBLEM_CODES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((code, re.compile(pattern)) for code, pattern in (
-    ("too-many-problems", r"too many problems"),
-    ("poker-after-match-over", r"after the match is over"),
-    ("poker-four-rolls", r"rolls, but a hand has up to"),
-    ("poker-held-not-in-roll", r"^/rounds/.*held .* are not all in roll"),
-    ("poker-no-wins-needed", r"^/wins_needed: "),
-    ("poker-out-of-order", r"^/rounds/.*'s hand, not"),
-    ("poker-round-unfinished", r"only the last round may be unfinished"),
-    ("poker-six-dice", r"dice, but poker dice is played with"),
-    ("column-fill-down", r"column \d+'s boxes must be filled in order"),
-    ("column-fill-up", r"must be filled bottom to top"),
-    ("after-game-over", r"the game is already over"),
-    ("bad-face", r"die face .* is not one of"),
-    ("bad-setting", r"invalid setting|unknown setting|setting \w+ takes"),
-    ("bool-die", r"expected a whole number, got (true|false)"),
-    ("box-filled-in-column", r"is already filled in column"),
-    ("box-filled", r"is already filled"),
-    ("sheet-column-count", r"columns, but .* sheets have|sheets have \d+ columns: give"),
-    ("column-out-of-range", r"column -?\d+, but .* have \d+ columns"),
-    ("dice-count", r"dice, but .* is played with"),
-    ("duplicate-player", r"is listed twice"),
-    ("fill-in-order", r"boxes must be filled in order"),
-    ("held-count", r"held lists? for"),
-    ("held-not-in-next-roll", r"held dice must still show"),
-    ("held-not-in-previous-roll", r"held dice are kept from the roll before"),
-    ("huge-number", r"is too large|number too large"),
-    ("joker-forbidden", r"joker rule"),
-    ("missing-column", r"say which with \"column\""),
-    ("missing-rolls", r"rolls: missing required field"),
-    ("missing-field", r"missing required field"),
-    ("no-box-mid-game", r"only the last turn of a game may be unfinished"),
-    ("not-an-object", r"must be a JSON object"),
-    ("pass-must-zero", r"but must_zero is on"),
-    ("pass-while-scoring", r"may pass only when nothing scores"),
-    ("saved-rolls", r"rolls, but \d+ are allowed this turn \(.*saved"),
-    ("too-many-rolls", r"rolls, but \d+ (is|are) allowed this turn"),
-    ("sheet-bonus-not-multiple", r"is not a multiple of the extra bonus|pays no extra-Yahtzee bonus"),
-    ("sheet-bonus-too-many", r"extra Yahtzees, but each fills a box"),
-    ("sheet-bonus-without-yahtzee", r"extra Yahtzees earn a bonus only while"),
-    ("sheet-both-layouts", r"give either 'boxes'"),
-    ("sheet-duplicate-box", r"both name (box|the)"),
-    ("sheet-impossible-score", r"is a score no roll can write"),
-    ("sheet-total-wrong", r"but the (boxes|columns) make it"),
-    ("syntax-error", r"invalid JSON|not valid UTF-8|binary data|empty document|is longer than"),
-    ("turn-out-of-order", r"turn out of order"),
-    ("sheet-unknown-box", r"^/players/.*unknown box"),
-    ("unknown-box", r"unknown box"),
-    ("unknown-field", r"unknown field"),
-    ("unknown-format", r"^/format: "),
-    ("unknown-player", r"unknown player"),
-    ("unknown-preset", r"unknown preset"),
-    ("wrong-bonus", r"claimed bonus"),
-    ("wrong-score", r"claimed score"),
-))
-
-
-def problem_code(path: str, message: str) -> str:
-    text = f"{path}: {message}"
-    for code, pattern in PROBLEM_CODES:
-        if pattern.search(text):
-            return code
-    return "invalid-value"
+    def __init__(self, message: str, code: ProblemCode) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 # --------------------------------------------------------------------------- models
@@ -296,7 +244,8 @@ class SheetPlayer(BaseModel):
     @model_validator(mode="after")
     def _one_layout(self) -> SheetPlayer:
         if (self.boxes is None) == (self.columns is None):
-            raise ValueError("give either 'boxes' (a one-column sheet) or 'columns' (one entry per column)")
+            raise _CodedValueError("give either 'boxes' (a one-column sheet) or 'columns' (one entry per column)",
+                                  ProblemCode.SHEET_BOTH_LAYOUTS)
         return self
 
 
@@ -395,62 +344,78 @@ def _show(value: Any, limit: int = 40) -> str:
     return type(value).__name__.replace("dict", "object").replace("list", "array")
 
 
-def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> str:
-    """A pydantic error as a sentence."""
+def _schema_problem(err: Mapping[str, Any], loc: Sequence[str | int], path: str) -> Problem:
+    """A pydantic error at `path` as a Problem: a sentence and its code."""
+    message, code = _schema_message(err, loc)
+    if path == "/wins_needed":
+        code = ProblemCode.POKER_NO_WINS_NEEDED
+    elif path == "/format" and code is not ProblemCode.MISSING_FIELD:
+        code = ProblemCode.UNKNOWN_FORMAT
+    return Problem(path, message, code)
+
+
+def _schema_message(err: Mapping[str, Any], loc: Sequence[str | int]) -> tuple[str, ProblemCode]:
+    """A pydantic error as a sentence and the kind of problem it is."""
     kind = err["type"]
     value = err.get("input")
     field = loc[-1] if loc else ""
     if kind == "missing":
-        return f"missing required field {field!r}"
+        code = ProblemCode.MISSING_ROLLS if field == "rolls" else ProblemCode.MISSING_FIELD
+        return f"missing required field {field!r}", code
     if kind == "extra_forbidden":
-        return f"unknown field {field!r}"
+        return f"unknown field {field!r}", ProblemCode.UNKNOWN_FIELD
     if kind in ("int_type", "int_from_float", "int_parsing") or (kind.startswith("int") and "float" in kind):
-        if isinstance(value, float):
-            if value.is_integer() and abs(value) >= 2**63:
-                return f"number {value:.6g} is too large: whole numbers must fit in 64 bits"
-            return f"expected a whole number, got {_show(value)}"
-        return f"expected a whole number, got {_show(value)}"
+        if isinstance(value, float) and value.is_integer() and abs(value) >= 2**63:
+            return f"number {value:.6g} is too large: whole numbers must fit in 64 bits", ProblemCode.HUGE_NUMBER
+        code = ProblemCode.BOOL_DIE if isinstance(value, bool) else ProblemCode.INVALID_VALUE
+        return f"expected a whole number, got {_show(value)}", code
     if kind in ("greater_than_equal", "less_than_equal") and ("rolls" in loc or "held" in loc):
-        return f"die face {_show(value)} is not one of 1-6"
+        return f"die face {_show(value)} is not one of 1-6", ProblemCode.BAD_FACE
     if kind == "literal_error" and field == "format":
-        return f"format {_show(value)} is not one this version reads; expected one of: {', '.join(FORMATS)}"
+        return (f"format {_show(value)} is not one this version reads; expected one of: {', '.join(FORMATS)}",
+                ProblemCode.UNKNOWN_FORMAT)
     if kind == "string_type":
-        return f"expected a string, got {_show(value)}"
+        return f"expected a string, got {_show(value)}", ProblemCode.INVALID_VALUE
     if kind == "list_type":
-        return f"expected an array, got {_show(value)}"
+        return f"expected an array, got {_show(value)}", ProblemCode.INVALID_VALUE
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected an object, got {_show(value)}"
+        return f"expected an object, got {_show(value)}", ProblemCode.INVALID_VALUE
     if kind == "value_error" and err.get("ctx", {}).get("error") is not None:
-        return str(err["ctx"]["error"])
-    return error_words(err)  # the tool's words for the rest (never pydantic's "Input should be ...")
+        error = err["ctx"]["error"]
+        return str(error), getattr(error, "code", ProblemCode.INVALID_VALUE)
+    # the tool's words for the rest (never pydantic's "Input should be ...")
+    return error_words(err), ProblemCode.INVALID_VALUE
 
 
 def schema_problems(exc: ValidationError, prefix: Sequence[str | int] = ()) -> list[Problem]:
-    """A pydantic ValidationError as Problems (pointer + sentence), one per error."""
+    """A pydantic ValidationError as Problems (pointer + sentence + code), one per error."""
     out: list[Problem] = []
     for loc, err in validation_errors(exc):
         # Drop the union tags pydantic puts in the location of the `rules` field.
         if len(loc) >= 2 and loc[0] == "rules" and loc[1] in _RULES_TAGS:
             loc = [loc[0], *loc[2:]]
-        out.append(Problem(pointer([*prefix, *loc]), _schema_message(err, loc)))
+        out.append(_schema_problem(err, loc, pointer([*prefix, *loc])))
     return out
 
 
 def document_kind(data: Any) -> tuple[Kind | None, Problem | None]:
     """Which format a parsed document claims to be, or the problem that says it is neither."""
     if not isinstance(data, dict):
-        return None, Problem("", f"a game must be a JSON object with a \"format\" field, got {_show(data)}")
+        return None, Problem("", f"a game must be a JSON object with a \"format\" field, got {_show(data)}",
+                             ProblemCode.NOT_AN_OBJECT)
     fmt = data.get("format")
     if fmt is None:
-        return None, Problem("/format", f"missing required field 'format'; expected one of: {', '.join(FORMATS)}")
+        return None, Problem("/format", f"missing required field 'format'; expected one of: {', '.join(FORMATS)}",
+                             ProblemCode.MISSING_FIELD)
     kind = KIND_OF_FORMAT.get(fmt) if isinstance(fmt, str) else None
     if kind is None:
         hint = ""
         if isinstance(fmt, str) and fmt.split("/")[0] in ("yahtzee-log", "yahtzee-sheet", "poker-log"):
             hint = " (a newer version of the format?)"
         return None, Problem(
-            "/format", f"format {_show(fmt)} is not one this version reads{hint}; expected one of: {', '.join(FORMATS)}"
-        )
+            "/format",
+            f"format {_show(fmt)} is not one this version reads{hint}; expected one of: {', '.join(FORMATS)}",
+            ProblemCode.UNKNOWN_FORMAT)
     return kind, None
 
 
@@ -515,11 +480,10 @@ def resolve_rules(spec: Any, overrides: Mapping[str, Any] | None = None) -> Rule
 
 
 def rules_problem(exc: RulesError, spec: Any) -> Problem:
-    """Where a rules error points: the settings object when a setting is at fault, else `rules`."""
-    text = str(exc)
-    if isinstance(spec, dict) and "setting" in text and "settings" in spec:
-        return Problem("/rules/settings", text)
-    return Problem("/rules", text)
+    """A game's rules error as a problem: it points at the settings object when the error is in the
+    settings and the game gives them, else at `rules`."""
+    at_settings = exc.in_settings and isinstance(spec, dict) and "settings" in spec
+    return Problem("/rules/settings" if at_settings else "/rules", str(exc), exc.code)
 
 
 # --------------------------------------------------------------------------- sheet row names
@@ -553,7 +517,7 @@ def sheet_row(rules: RuleSet, name: str) -> tuple[Literal["box", "bonus", "deriv
             return "derived", _DERIVED_NAMES[norm]
         raise RulesError(
             f"unknown box {_show(name)}; valid boxes: {', '.join(rules.keys)}, {YAHTZEE_BONUS} "
-            f"(and the derived rows {', '.join(DERIVED_ROWS)})"
+            f"(and the derived rows {', '.join(DERIVED_ROWS)})", code=ProblemCode.SHEET_UNKNOWN_BOX
         ) from None
 
 
@@ -602,16 +566,17 @@ def _syntax_problem(exc: orjson.JSONDecodeError, line_offset: int, raw: bytes) -
     msg = exc.msg
     line, col = exc.lineno + line_offset, exc.colno
     if "UTF-8" in msg or "surrogates" in msg:
-        return Problem("", f"line {line} is not valid UTF-8 text; save the file as UTF-8")
+        return Problem("", f"line {line} is not valid UTF-8 text; save the file as UTF-8", ProblemCode.SYNTAX_ERROR)
     if "depth limit" in msg or "recursion" in msg:
-        return Problem("", f"invalid JSON at line {line}, column {col}: nested more than {JSON_DEPTH} levels deep")
+        return Problem("", f"invalid JSON at line {line}, column {col}: nested more than {JSON_DEPTH} levels deep",
+                       ProblemCode.SYNTAX_ERROR)
     if "infinity" in msg:
-        return Problem("", f"invalid JSON at line {line}, column {col}: number too large")
+        return Problem("", f"invalid JSON at line {line}, column {col}: number too large", ProblemCode.HUGE_NUMBER)
     if b"\x00" in raw:
-        return Problem("", f"line {line} holds binary data (NUL bytes), not JSON text")
+        return Problem("", f"line {line} holds binary data (NUL bytes), not JSON text", ProblemCode.SYNTAX_ERROR)
     if "empty document" in msg:
-        return Problem("", f"line {line}: empty document")
-    return Problem("", f"invalid JSON at line {line}, column {col}: {msg}")
+        return Problem("", f"line {line}: empty document", ProblemCode.SYNTAX_ERROR)
+    return Problem("", f"invalid JSON at line {line}, column {col}: {msg}", ProblemCode.SYNTAX_ERROR)
 
 
 def _check_start(head: bytes) -> bytes:
@@ -682,7 +647,8 @@ def _checked(index: int, lineno: int, value: Any, raw: bytes) -> Document:
         from ..text import quote
 
         return Document(index, lineno, problem=Problem("", f"key {quote(key)} appears twice in one "
-                                                           "JSON object; give each key once"))
+                                                           "JSON object; give each key once",
+                                                       ProblemCode.INVALID_VALUE))
     return Document(index, lineno, value, trusted=_trusted(raw))
 
 
@@ -710,8 +676,9 @@ def iter_documents(
         first, too_long = _read_line(stream, max_line)
         if not first and not too_long:
             if lineno == 0:
-                raise InputError("empty input: expected a yahtzee-log/1 or yahtzee-sheet/1 JSON document")
-            raise InputError("input holds only blank lines: expected a JSON document")
+                raise InputError("empty input: expected a yahtzee-log/1 or yahtzee-sheet/1 JSON document",
+                                 code=ProblemCode.EMPTY_INPUT)
+            raise InputError("input holds only blank lines: expected a JSON document", code=ProblemCode.EMPTY_INPUT)
         lineno += 1
         if lineno == 1 and not too_long:
             first = _check_start(first)
@@ -721,7 +688,8 @@ def iter_documents(
     if too_long:
         index += 1
         yield Document(index, lineno, problem=Problem("", f"line {lineno} is longer than {max_line >> 20} MiB; "
-                                                          "one game per line is at most a few KB"))
+                                                          "one game per line is at most a few KB",
+                                                          ProblemCode.SYNTAX_ERROR))
     else:
         try:
             value = orjson.loads(first)
@@ -786,7 +754,8 @@ def iter_ndjson(stream: IO[bytes], first_line: int, first_index: int, *,
         if too_long:
             index += 1
             yield Document(index, lineno, problem=Problem("", f"line {lineno} is longer than {max_line >> 20} MiB; "
-                                                              "one game per line is at most a few KB"))
+                                                              "one game per line is at most a few KB",
+                                                              ProblemCode.SYNTAX_ERROR))
             continue
         if len(line) < 64 and not line.strip():
             continue

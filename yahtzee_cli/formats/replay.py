@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import GameError, InputError, PositionError
+from ..errors import GameError, InputError, PositionError, ProblemCode
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, is_abandoned, log_document, resolve_rules, turn_entry
@@ -117,7 +117,7 @@ def _checked(data: Any) -> Any:
         raise GameError(report.problems)
     if report.kind == "poker":
         raise GameError([Problem("/format", "a poker-dice match (poker-log/1) has no score sheet; "
-                                 "`yahtzee replay` shows its rounds")])
+                                 "`yahtzee replay` shows its rounds", ProblemCode.UNKNOWN_FORMAT)])
     return report
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..errors import IllegalMove, RulesError, pointer
+from ..errors import IllegalMove, ProblemCode, RulesError, pointer
 from ..rules import engine as R
 from ..rules.engine import Column, Dice, Option, RuleSet
 from .logs import (
@@ -321,18 +321,20 @@ def walk_log(
     dup: list[Problem] = []
     for j, nm in enumerate(names):
         if nm in index:
-            dup.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique"))
+            dup.append(Problem(f"/players/{j}", f"player {_show(nm)} is listed twice; names must be unique",
+                               ProblemCode.DUPLICATE_PLAYER))
         else:
             index[nm] = len(index)
     players = [PlayerState.new(nm, rules) for nm in index]  # a repeated name plays once
     walk = LogWalk(rules, players, dup)
     problems = walk.problems
 
-    def problem(path: str, message: str) -> None:
+    def problem(path: str, message: str, code: ProblemCode) -> None:
         if len(problems) >= MAX_PROBLEMS:
-            problems.append(Problem(path, "too many problems; the rest of the game was not checked"))
+            problems.append(Problem(path, "too many problems; the rest of the game was not checked",
+                                    ProblemCode.TOO_MANY_PROBLEMS))
             raise _TooMany
-        problems.append(Problem(path, message))
+        problems.append(Problem(path, message, code))
 
     count = len(turns) if until is None else max(0, min(until, len(turns)))
     try:
@@ -370,19 +372,20 @@ def _walk_turns(
         if expected is None:
             more = count - t
             problem(f"/turns/{t}", f"the game is already over (every sheet is full) but {more} more turn"
-                    f"{'s follow' if more > 1 else ' follows'}")
+                    f"{'s follow' if more > 1 else ' follows'}", ProblemCode.AFTER_GAME_OVER)
             break
         name = turn["player"]
         pi = index.get(name)
         if pi is None:  # most likely a misspelt name: count it as the expected player's turn
-            problem(f"/turns/{t}/player", f"unknown player {_show(name)}; players: {', '.join(names)}")
+            problem(f"/turns/{t}/player", f"unknown player {_show(name)}; players: {', '.join(names)}",
+                    ProblemCode.UNKNOWN_PLAYER)
             cur = expected
             continue
         if pi != expected:
             problem(f"/turns/{t}/player", f"turn out of order: it is {names[expected]}'s turn, not {name}'s "
-                    f"(players go round-robin: {', '.join(names)})")
+                    f"(players go round-robin: {', '.join(names)})", ProblemCode.TURN_OUT_OF_ORDER)
             if players[pi].open_boxes == 0:
-                problem(f"/turns/{t}/player", f"{name}'s sheet is already full")
+                problem(f"/turns/{t}/player", f"{name}'s sheet is already full", ProblemCode.INVALID_VALUE)
                 cur = pi
                 continue
         cur = walk.last_player = pi
@@ -437,28 +440,31 @@ def _read_rolls(tb: _Tables, t: int, turn: Mapping[str, Any], pi: int, p: Player
     allowed = R.rolls_allowed(rules, saved)
     if nrolls > allowed:
         extra = f" (3 plus {saved} saved)" if rules.settings.saved_rolls else ""
-        problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}")
+        problem(f"/turns/{t}/rolls", f"{nrolls} rolls, but {allowed} are allowed this turn{extra}",
+                ProblemCode.SAVED_ROLLS if extra else ProblemCode.TOO_MANY_ROLLS)
     rolls: list[Dice | None] = []
     for j, raw in enumerate(raw_rolls):
         d = tb.dice(raw)
         if d is None:
             if len(raw) != rules.dice:
-                problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}")
+                problem(f"/turns/{t}/rolls/{j}", f"{len(raw)} dice, but {rules.name} is played with {rules.dice}",
+                        ProblemCode.DICE_COUNT)
             else:
-                problem(f"/turns/{t}/rolls/{j}", "dice faces must be whole numbers 1-6")
+                problem(f"/turns/{t}/rolls/{j}", "dice faces must be whole numbers 1-6", ProblemCode.INVALID_VALUE)
         rolls.append(d)
     held_raw = turn.get("held")
     if held_raw is not None:
         if len(held_raw) != nrolls - 1:
             problem(f"/turns/{t}/held", f"{len(held_raw)} held lists for {nrolls - 1} reroll"
-                    f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll")
+                    f"{'s' if nrolls != 2 else ''}: give the dice kept before each reroll", ProblemCode.HELD_COUNT)
         for k, h in enumerate(held_raw[: nrolls - 1]):
             hk = tuple(sorted(h))
-            for j, verb in ((k, "are kept from the roll before"), (k + 1, "must still show after the reroll")):
+            for j, verb, code in ((k, "are kept from the roll before", ProblemCode.HELD_NOT_IN_PREVIOUS_ROLL),
+                                  (k + 1, "must still show after the reroll", ProblemCode.HELD_NOT_IN_NEXT_ROLL)):
                 r = rolls[j]
                 if r is not None and hk not in tb.sub_multisets(r):
                     problem(f"/turns/{t}/held/{k}", f"held {_fmt(hk)} are not all in roll {j + 1} ({_fmt(r)}): "
-                            f"held dice {verb}")
+                            f"held dice {verb}", code)
     return _TurnRead(t, turn, pi, p, saved, allowed, rolls, held_raw)
 
 
@@ -467,12 +473,12 @@ def _unfinished_turn(walk: LogWalk, rd: _TurnRead, is_last: bool, problem: Any,
     """A turn without a box: allowed only as the game's last turn (then it is the turn in progress)."""
     t = rd.t
     if not is_last:
-        problem(f"/turns/{t}", "no box: only the last turn of a game may be unfinished")
+        problem(f"/turns/{t}", "no box: only the last turn of a game may be unfinished", ProblemCode.NO_BOX_MID_GAME)
         return
     if rd.turn.get("score") is not None:
-        problem(f"/turns/{t}/score", "a score but no box: the turn is still in progress")
+        problem(f"/turns/{t}/score", "a score but no box: the turn is still in progress", ProblemCode.INVALID_VALUE)
     if rd.turn.get("bonus") is not None:
-        problem(f"/turns/{t}/bonus", "a bonus but no box: the turn is still in progress")
+        problem(f"/turns/{t}/bonus", "a bonus but no box: the turn is still in progress", ProblemCode.INVALID_VALUE)
     if all(r is not None for r in rd.rolls):
         ip = walk.in_progress = InProgress(t, rd.pi, rd.known_rolls(), rd.held(), rd.saved, rd.nrolls,
                                            max(0, rd.allowed - rd.nrolls))
@@ -493,16 +499,20 @@ def _passed_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_c
     if not R.may_pass(rules, opts):
         if rules.settings.must_zero:
             illegal = "passed (box null), but must_zero is on: every turn fills a box (a 0 if nothing fits)"
+            code = ProblemCode.PASS_MUST_ZERO
         else:
             best = max(opts, key=lambda o: o.score + o.bonus)
             illegal = (f"passed (box null), but {_fmt(dice)} scores {best.score + best.bonus} in "
                        f"{rules.keys[best.box]}: a turn may pass only when nothing scores")
-        problem(f"/turns/{t}/box", illegal)
+            code = ProblemCode.PASS_WHILE_SCORING
+        problem(f"/turns/{t}/box", illegal, code)
     score, bonus_claim = rd.turn.get("score"), rd.turn.get("bonus")
     if check_claims and score:
-        problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing")
+        problem(f"/turns/{t}/score", f"claimed score {score}, but a passed turn writes nothing",
+                ProblemCode.WRONG_SCORE)
     if check_claims and bonus_claim:
-        problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but a passed turn earns nothing")
+        problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but a passed turn earns nothing",
+                ProblemCode.WRONG_BONUS)
     if steps is not None:
         steps.append(TurnStep(t, rd.pi, rd.p.name, before, rd.saved, rd.known_rolls(), rd.held(), None, None, None,
                               passed=True, illegal=illegal))
@@ -520,19 +530,21 @@ def _written_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_
     try:
         bi = tb.box(turn["box"])
     except RulesError as exc:
-        problem(f"/turns/{t}/box", str(exc))
+        problem(f"/turns/{t}/box", str(exc), exc.code)
         return
     col = turn.get("column")
     ci = 0
     if col is not None:
         if col > ncols:
+            # (with one column this has always been an invalid value, not a column out of range)
             problem(f"/turns/{t}/column", f"column {col}, but {rules.name} sheets have {ncols} column"
-                    f"{'s' if ncols > 1 else ''}")
+                    f"{'s' if ncols > 1 else ''}",
+                    ProblemCode.COLUMN_OUT_OF_RANGE if ncols > 1 else ProblemCode.INVALID_VALUE)
             return
         ci = col - 1
     elif ncols > 1:
         problem(f"/turns/{t}/column", f"{rules.name} sheets have {ncols} columns: say which with "
-                f"\"column\": 1-{ncols}")
+                f"\"column\": 1-{ncols}", ProblemCode.MISSING_COLUMN)
         return
     if dice is None:
         return
@@ -546,13 +558,16 @@ def _written_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_
         if filled >> bi & 1:
             where = f" in column {ci + 1}" if ncols > 1 else ""
             illegal = f"box {keys[bi]} is already filled{where}"
+            code = ProblemCode.BOX_FILLED_IN_COLUMN if ncols > 1 else ProblemCode.BOX_FILLED
         else:
             try:
                 R.place(rules, Column(tuple(scores), p.bonus[ci]), bi, dice, ci)
                 illegal = f"{keys[bi]} is not allowed here"  # pragma: no cover - box_score and place agree
+                code = ProblemCode.INVALID_VALUE  # pragma: no cover
             except IllegalMove as exc:
                 illegal = str(exc)
-        problem(f"/turns/{t}/box", illegal)
+                code = exc.code
+        problem(f"/turns/{t}/box", illegal, code)
         if filled >> bi & 1:
             return
         # Written anyway (at the value the rules give that box), as on the player's sheet: later
@@ -564,9 +579,10 @@ def _written_turn(tb: _Tables, rd: _TurnRead, before: tuple[Column, ...], check_
         if score is not None and score != value:
             joker = " (as a joker)" if ctx.joker else ""
             problem(f"/turns/{t}/score", f"claimed score {score}, but {_fmt(dice)} scores {value} in "
-                    f"{keys[bi]}{joker}")
+                    f"{keys[bi]}{joker}", ProblemCode.WRONG_SCORE)
         if bonus_claim is not None and bonus_claim != bonus:
-            problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}")
+            problem(f"/turns/{t}/bonus", f"claimed bonus {bonus_claim}, but the turn earns {bonus}",
+                    ProblemCode.WRONG_BONUS)
     scores[bi] = value
     p.filled[ci] = filled | (1 << bi)
     p.bonus[ci] += bonus
@@ -835,7 +851,8 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
         name = player["name"]
         base = f"/players/{pi}"
         if name in seen_names:
-            problems.append(Problem(f"{base}/name", f"player {_show(name)} is listed twice; names must be unique"))
+            problems.append(Problem(f"{base}/name", f"player {_show(name)} is listed twice; names must be unique",
+                                    ProblemCode.DUPLICATE_PLAYER))
         seen_names.setdefault(name, pi)
         ps = PlayerState.new(name, rules)
         state.players.append(ps)
@@ -845,12 +862,13 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
             cols = [(f"{base}/columns/{c}/boxes", col["boxes"]) for c, col in enumerate(player["columns"])]
             if len(cols) != ncols:
                 problems.append(Problem(f"{base}/columns", f"{len(cols)} columns, but {rules.name} sheets have "
-                                        f"{ncols}"))
+                                        f"{ncols}", ProblemCode.SHEET_COLUMN_COUNT))
         else:
             cols = [(f"{base}/boxes", player["boxes"])]
             if ncols > 1:
                 problems.append(Problem(f"{base}/boxes", f"{rules.name} sheets have {ncols} columns: give "
-                                        f"\"columns\": [{{\"boxes\": ...}}, ...] with {ncols} entries"))
+                                        f"\"columns\": [{{\"boxes\": ...}}, ...] with {ncols} entries",
+                                        ProblemCode.SHEET_COLUMN_COUNT))
         for ci, (path, boxes) in enumerate(cols[:ncols]):
             given, bonus_key, bonus_value = _sheet_boxes(tb, ps, ci, path, boxes, problems)
             refused = None  # a bonus box found wrong: the derived rows are checked with it as written
@@ -867,7 +885,7 @@ def check_sheet(data: Mapping[str, Any], rules: RuleSet, *, reprice_from: RuleSe
             total = R.sheet_total(rules, ps.columns)
             if player["total"] != total:
                 problems.append(Problem(f"{base}/total", f"total is {player['total']}, but the columns make it "
-                                        f"{total}"))
+                                        f"{total}", ProblemCode.SHEET_TOTAL_WRONG))
     return state
 
 
@@ -887,27 +905,27 @@ def _sheet_boxes(tb: _Tables, ps: PlayerState, ci: int, path: str, boxes: Mappin
         try:
             what, ref = sheet_row(rules, key)
         except RulesError as exc:
-            problems.append(Problem(kpath, str(exc)))
+            problems.append(Problem(kpath, str(exc), ProblemCode.SHEET_UNKNOWN_BOX))
             continue
         if what == "box":
             assert isinstance(ref, int)
             if ref in named:
                 problems.append(Problem(kpath, f"{_show(key)} and {_show(named[ref])} both name box "
-                                        f"{rules.keys[ref]}"))
+                                        f"{rules.keys[ref]}", ProblemCode.SHEET_DUPLICATE_BOX))
                 continue
             named[ref] = key
             if value is None:
                 continue
             if value not in tb.values(ref):
                 problems.append(Problem(kpath, f"{value} is a score no roll can write in {rules.keys[ref]} "
-                                        f"(possible: {_ranges(tb.values(ref))})"))
+                                        f"(possible: {_ranges(tb.values(ref))})", ProblemCode.SHEET_IMPOSSIBLE_SCORE))
             scores[ref] = value
             ps.filled[ci] |= 1 << ref
             ps.open_boxes -= 1
         elif what == "bonus":
             if bonus_key:
                 problems.append(Problem(kpath, f"{_show(key)} and {_show(bonus_key)} both name the "
-                                        "yahtzee_bonus box"))
+                                        "yahtzee_bonus box", ProblemCode.SHEET_DUPLICATE_BOX))
                 continue
             bonus_key = key
             if value is not None:
@@ -931,22 +949,24 @@ def _sheet_bonus(rules: RuleSet, ps: PlayerState, ci: int, bpath: str, bonus_val
     if unit == 0:
         if bonus_value:
             problems.append(Problem(bpath, f"{unit_src.name} pays no extra-Yahtzee bonus "
-                                    "(extra_yahtzee_bonus is 0), so yahtzee_bonus must be 0"))
+                                    "(extra_yahtzee_bonus is 0), so yahtzee_bonus must be 0",
+                                    ProblemCode.SHEET_BONUS_NOT_MULTIPLE))
     elif bonus_value % unit:
         problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} is not a multiple of the "
-                                f"extra bonus {unit}"))
+                                f"extra bonus {unit}", ProblemCode.SHEET_BONUS_NOT_MULTIPLE))
     elif bonus_value and _unit_for(unit_src, ys) == 0:
         held = "nothing" if ys is None else str(ys)
         problems.append(Problem(bpath, f"yahtzee_bonus is {bonus_value}, but the {ybox} box holds "
                                 f"{held}: extra Yahtzees earn a bonus only while it holds "
-                                f"{rules.boxes[y].points if y is not None else 50}"))
+                                f"{rules.boxes[y].points if y is not None else 50}",
+                                ProblemCode.SHEET_BONUS_WITHOUT_YAHTZEE))
     else:
         n_extra = bonus_value // unit
         others = bin(ps.filled[ci] & ~(1 << y if y is not None else 0)).count("1")
         if n_extra > others:
             problems.append(Problem(bpath, f"yahtzee_bonus {bonus_value} means {n_extra} extra "
                                     f"Yahtzees, but each fills a box and only {others} other boxes "
-                                    "are filled"))
+                                    "are filled", ProblemCode.SHEET_BONUS_TOO_MANY))
         ps.bonus[ci] = n_extra * _unit_for(rules, ys)
 
 
@@ -963,7 +983,8 @@ def _sheet_derived_rows(rules: RuleSet, ps: PlayerState, ci: int, given: Mapping
         if value != actual[row]:
             note = (f" (with yahtzee_bonus {refused_bonus} as written)"
                     if refused_bonus is not None and row in ("lower_total", "grand_total") else "")
-            problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}{note}"))
+            problems.append(Problem(gpath, f"{row} is {value}, but the boxes make it {actual[row]}{note}",
+                                    ProblemCode.SHEET_TOTAL_WRONG))
 
 
 # --------------------------------------------------------------------------- one game, a stream

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import GameError, YahtzeeError
+from ..errors import GameError, ProblemCode, YahtzeeError
 from ..formats.batch import CHUNK_BYTES, Done, Job, in_order, input_bytes, plan, run_job
 from ..formats.inputs import Game, Source, Unreadable, bad_game_record
 from ..limits import GRADE_PROCESS_BYTES, VALIDATE_PROCESS_BYTES
@@ -184,7 +184,7 @@ def _grade_one(analyzer: Any, item: Game | Unreadable, gj: GradeJob) -> Graded:
                       record=bad_game_record(item.file, doc, exc.problems))
     except YahtzeeError as exc:
         return Graded(item.where, errors=(f"{item.where}: {exc}",),
-                      record=bad_game_record(item.file, doc, [], "not-gradable", str(exc)))
+                      record=bad_game_record(item.file, doc, [], ProblemCode.NOT_GRADABLE, str(exc)))
     except OSError as exc:
         from ..strategy import tablefile
 

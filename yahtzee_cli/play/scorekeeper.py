@@ -30,10 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
+    BadRuleChange,
     GameError,
+    GameInProgress,
     KeeperError,
     MissingFile,
     PositionError,
+    ProblemCode,
     RuleRefused,
     RulesError,
     UnknownBox,
@@ -43,6 +46,11 @@ from ..formats.replay import Position, Replay, RollChoices, position_from_log, r
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
 from ..rules.engine import RuleSet, parse_setting, read_rules_file, setting_text
 from .gamefile import GameFile, check_writable, locked, read_games
+
+# The problems whose message lists the legal boxes already (a box out of the fill order, or one the
+# forced joker rule refuses: see rules.place).
+_LISTS_LEGAL = frozenset({ProblemCode.FILL_IN_ORDER, ProblemCode.COLUMN_FILL_DOWN, ProblemCode.COLUMN_FILL_UP,
+                          ProblemCode.JOKER_FORBIDDEN})
 
 if TYPE_CHECKING:
     from ..strategy.turn import Evaluation
@@ -185,8 +193,8 @@ class Keeper:
         gf = read_games(path)
         if gf.game is not None and not Keeper(gf).game_over:
             if not force:
-                raise KeeperError(f"{gf.path} has a game in progress; resume it, or end it (kept, marked "
-                                  "abandoned) to start another")
+                raise GameInProgress(f"{gf.path} has a game in progress; resume it, or end it (kept, marked "
+                                     "abandoned) to start another")
             gf.game = abandoned(gf.game)
         names = [p.strip() for p in players]
         if not names or not all(names):
@@ -298,7 +306,7 @@ class Keeper:
         steps: list[TurnStep] = []
         walk = walk_log(data, rules or self.rules, steps=steps)
         if walk.problems:
-            raise KeeperError(walk.problems[0].message)
+            raise KeeperError(walk.problems[0].message, code=walk.problems[0].code)
         return walk, steps
 
     def _commit(self, data: dict[str, Any], walk: LogWalk, rules: RuleSet | None = None) -> None:
@@ -387,7 +395,7 @@ class Keeper:
         try:
             walk, steps = self._check(data)
         except KeeperError as exc:
-            raise KeeperError(f"{exc}{self._legal_note(str(exc), walk)}") from None
+            raise KeeperError(f"{exc}{self._legal_note(exc.code, walk)}") from None
         step = steps[-1]
         if step.option is not None:
             turn["score"] = step.option.score
@@ -428,9 +436,10 @@ class Keeper:
         return Position(self.rules, p.name, p.columns, ip.saved, ip.dice, ip.rolls, ip.held or (), ip.rolls_used,
                         ip.rolls_left, p.turns, p.is_full)
 
-    def _legal_note(self, message: str, walk: LogWalk) -> str:
-        """'; legal: ...' after a refused box, unless the rules' message lists them already."""
-        if "legal:" in message or walk.in_progress is None:
+    def _legal_note(self, code: ProblemCode, walk: LogWalk) -> str:
+        """'; legal: ...' after a refused box, unless the rules' message lists them already (a box out of
+        the fill order or refused by the forced joker: see rules.place)."""
+        if code in _LISTS_LEGAL or walk.in_progress is None:
             return ""
         rc = roll_choices(self._position_of(walk), walk.in_progress.dice)
         return "; legal: " + ", ".join(self.option_text(o) for o in rc.legal) + (", pass" if rc.may_pass else "")
@@ -556,7 +565,9 @@ class Keeper:
             key, value = parse_setting(text)
             before = replay_game(self.data)
             after = replay_game(self.data, overrides={key: value})
-        except (RulesError, GameError) as exc:
+        except RulesError as exc:
+            raise BadRuleChange(str(exc)) from None
+        except GameError as exc:
             raise KeeperError(str(exc)) from None
         if after.illegal:
             raise RuleRefused(f"{key}={setting_text(value)}", after.illegal)

@@ -22,7 +22,15 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import IllegalMove, MissingRulesFile, RulesError, error_words, pointer, validation_errors
+from ..errors import (
+    IllegalMove,
+    MissingRulesFile,
+    ProblemCode,
+    RulesError,
+    error_words,
+    pointer,
+    validation_errors,
+)
 from .preset_list import ABOUT, PRESET_ALIASES
 
 Dice = tuple[int, ...]
@@ -413,7 +421,7 @@ class RuleSet(BaseModel):
             from ..text import did_you_mean
 
             raise RulesError(f"unknown box {name!r}{did_you_mean(name, self.keys)}; "
-                             f"valid boxes: {', '.join(self.keys)}")
+                             f"valid boxes: {', '.join(self.keys)}", code=ProblemCode.UNKNOWN_BOX)
         return i
 
     def to_dict(self) -> dict[str, Any]:
@@ -719,7 +727,8 @@ DEFAULT_PRESET = "yahtzee"
 NAMED_WITHOUT_RULES = ("giant-yatzy",)
 
 
-def _invalid(what: str, exc: ValidationError, *, by_key: bool = False) -> RulesError:
+def _invalid(what: str, exc: ValidationError, *, by_key: bool = False, code: ProblemCode | None = None,
+             in_settings: bool = False) -> RulesError:
     """A pydantic error in a rule set or its settings as one RulesError: `what /pointer: message; ...`,
     or with `by_key` (settings) `what key: message; ...` (a check across settings names its setting
     in the message itself)."""
@@ -728,7 +737,7 @@ def _invalid(what: str, exc: ValidationError, *, by_key: bool = False) -> RulesE
         where = ".".join(map(str, loc)) if by_key else pointer(loc) or "/"
         msg = error_words(err)
         parts.append(f"{where}: {msg}" if where else msg)
-    return RulesError(f"{what} " + "; ".join(parts))
+    return RulesError(f"{what} " + "; ".join(parts), code=code, in_settings=in_settings)
 
 
 def _unknown_setting(key: str) -> str:
@@ -740,7 +749,7 @@ def _unknown_setting(key: str) -> str:
 def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Settings:
     unknown = [k for k in overrides if k not in SETTING_NAMES]
     if unknown:
-        raise RulesError(_unknown_setting(unknown[0]))
+        raise RulesError(_unknown_setting(unknown[0]), code=ProblemCode.BAD_SETTING, in_settings=True)
     merged = {**base, **overrides}
     # Changing the column count drops preset multipliers that no longer fit, unless given too.
     if "columns" in overrides and "column_multipliers" not in overrides:
@@ -753,7 +762,7 @@ def make_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Sett
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
-        raise _invalid("invalid setting", exc, by_key=True) from None
+        raise _invalid("invalid setting", exc, by_key=True, code=ProblemCode.BAD_SETTING, in_settings=True) from None
 
 
 def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
@@ -767,7 +776,7 @@ def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
         from ..text import did_you_mean
 
         raise RulesError(f"unknown preset {name!r}{did_you_mean(key, preset_names())}; "
-                         f"valid presets: {', '.join(preset_names())}")
+                         f"valid presets: {', '.join(preset_names())}", code=ProblemCode.UNKNOWN_PRESET)
     if not overrides:  # a preset as it stands is valid (tested): no validation, no validator built
         return RuleSet.model_construct(name=key, dice=p.get("dice", 5), boxes=p["boxes"],
                                        settings=Settings.model_construct(**p["settings"]))
@@ -807,7 +816,7 @@ def rules_from_data(data: Any, overrides: Mapping[str, Any] | None = None) -> Ru
         raise RulesError("rules must be a preset name or an object with 'preset' or 'boxes'")
     settings = data.get("settings") or {}
     if not isinstance(settings, Mapping):
-        raise RulesError("rules 'settings' must be an object")
+        raise RulesError("rules 'settings' must be an object", in_settings=True)
     if "preset" in data:
         extra = set(data) - {"preset", "settings"}
         if extra:
@@ -838,7 +847,7 @@ def parse_setting(text: str) -> tuple[str, Any]:
     key, raw = (p.strip() for p in text.split("=", 1))
     key = key.replace("-", "_")
     if key not in SETTING_NAMES:
-        raise RulesError(_unknown_setting(key))
+        raise RulesError(_unknown_setting(key), code=ProblemCode.BAD_SETTING)
     annotation = str(Settings.model_fields[key].annotation)
     low = raw.lower()
     value: Any
@@ -848,25 +857,25 @@ def parse_setting(text: str) -> tuple[str, Any]:
             from ..text import did_you_mean
 
             raise RulesError(f"setting {key} takes on or off ({'/'.join(ON_WORDS)} or {'/'.join(OFF_WORDS)}), "
-                             f"got {raw!r}{did_you_mean(low, ['on', 'off'])}")
+                             f"got {raw!r}{did_you_mean(low, ['on', 'off'])}", code=ProblemCode.BAD_SETTING)
     elif key == "column_fill":
         value = raw
     elif key == "column_multipliers":
         numbers = [parse_int(p) for p in raw.replace(" ", ",").split(",") if p]
         if any(v is None for v in numbers):
-            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}")
+            raise RulesError(f"setting {key} takes whole numbers like 1,2,3, got {raw!r}", code=ProblemCode.BAD_SETTING)
         value = tuple(numbers)
     elif key == "joker":
         if _on_off(low) is None and low not in JOKER_CODES:
             from ..text import did_you_mean
 
             raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}"
-                             f"{did_you_mean(low, JOKER_CODES)}")
+                             f"{did_you_mean(low, JOKER_CODES)}", code=ProblemCode.BAD_SETTING)
         value = low
     else:
         value = parse_int(raw)
         if value is None:
-            raise RulesError(f"setting {key} takes a whole number, got {raw!r}")
+            raise RulesError(f"setting {key} takes a whole number, got {raw!r}", code=ProblemCode.BAD_SETTING)
     return key, value
 
 
@@ -909,7 +918,8 @@ def load_rules(spec: str | None = None, sets: Sequence[str] = (), base: Mapping[
     except RulesError as exc:
         if is_preset:
             raise
-        raise RulesError(f"{exc} (or a rules JSON file; there is no file named {spec!r})") from None
+        raise RulesError(f"{exc} (or a rules JSON file; there is no file named {spec!r})", code=exc.code,
+                         in_settings=exc.in_settings) from None
 
 
 # --------------------------------------------------------------------------- columns, legality, totals
@@ -1135,7 +1145,7 @@ def place(rules: RuleSet, column: Column, box: int, dice: Dice, index: int = 0) 
     """Write `dice` into `box` of `column` (number `index` on the sheet); IllegalMove says why when
     the rules forbid it."""
     if column.scores[box] is not None:
-        raise IllegalMove(f"box {rules.keys[box]} is already filled")
+        raise IllegalMove(f"box {rules.keys[box]} is already filled", code=ProblemCode.BOX_FILLED)
     y = rules.yahtzee_index
     chosen = placement(rules, column.filled_mask, column.scores[y] if y is not None else None, box, dice, index)
     if chosen is None:
@@ -1144,11 +1154,15 @@ def place(rules: RuleSet, column: Column, box: int, dice: Dice, index: int = 0) 
         fill = rules.settings.fills[index]
         if fill != "free":
             order = "in order" if fill == "down" else "bottom to top"
-            where = f"column {index + 1}'s boxes" if rules.settings.columns > 1 else "boxes"
+            many = rules.settings.columns > 1
+            where = f"column {index + 1}'s boxes" if many else "boxes"
             why = f"{where} must be filled {order}"
+            code = (ProblemCode.COLUMN_FILL_UP if fill == "up" else
+                    ProblemCode.COLUMN_FILL_DOWN if many else ProblemCode.FILL_IN_ORDER)
         else:
             why = "the forced joker rule sends this Yahtzee elsewhere"
-        raise IllegalMove(f"{rules.keys[box]} is not allowed here ({why}); legal: {legal}")
+            code = ProblemCode.JOKER_FORBIDDEN
+        raise IllegalMove(f"{rules.keys[box]} is not allowed here ({why}); legal: {legal}", code=code)
     scores = list(column.scores)
     scores[box] = chosen.score
     return Column(tuple(scores), column.yahtzee_bonus + chosen.bonus), chosen
