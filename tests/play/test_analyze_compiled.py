@@ -234,3 +234,32 @@ def test_a_value_that_is_not_finite_is_refused(fast: A.Analyzer, monkeypatch: py
     an._sources[rules.fingerprint] = nan_source
     with pytest.raises(ValueError, match="non-finite"):
         an.game(game)
+
+
+def test_the_cached_grader_loads_without_numba_s_whole_typing_context(fast: A.Analyzer, tmp_path: Path) -> None:
+    """Loading the grading kernel from numba's cache skips the refresh of numba's typing and lowering
+    registries (a compile would need them; a load does not: a fifth of a short run): in a fresh process
+    the kernel grades a game, the same as here, without importing them."""
+    import json
+    import subprocess
+    import sys
+
+    from numba.core import runtime
+
+    if not hasattr(runtime, "rtsys"):
+        pytest.skip("a numba without the runtime this relies on: its own load is used")
+    game = random_log("yahtzee", 4)
+    want = A.game_dict(fast.game(game, game=1, file="g.json", line=1))  # compiled (and cached) here first
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(game))
+    code = ("import json, sys\n"
+            "from yahtzee_cli.play.analyze import Analyzer, game_dict\n"
+            "an = Analyzer(compiled=True)\n"
+            "got = game_dict(an.game(json.load(open(sys.argv[1])), game=1, file='g.json', line=1))\n"
+            "print(json.dumps({'got': got, 'compiled': an.compiled_games,\n"
+            "                  'registries': 'numba.np.linalg' in sys.modules}))\n")
+    out = json.loads(subprocess.run([sys.executable, "-c", code, str(path)], check=True, capture_output=True,
+                                    text=True).stdout)
+    assert out["compiled"] == 1
+    assert out["got"] == json.loads(json.dumps(want))
+    assert out["registries"] is False

@@ -159,8 +159,7 @@ class PlayerSummary:
 
     def worst_records(self) -> list[dict[str, Any]]:
         """`worst` as decision_dict gives them."""
-        return [decision_dict(d) if isinstance(d, Decision) else d.rows.records([d.at])[0]
-                for _, d in self._worst()]
+        return [decision_dict(d) if isinstance(d, Decision) else d.rows.records()[d.at] for _, d in self._worst()]
 
     def merge(self, other: PlayerSummary) -> None:
         self.loss += other.loss
@@ -374,9 +373,9 @@ class Analyzer:
         # per player and column: filled mask, upper total, Yahtzee box (-1 open, 0 zero, 1 full), points
         state = [[[0, 0, -1, 0] for _ in range(ncols)] for _ in names]
         rounds = [0] * len(names)
-        cols: list[list[tuple[int, int, int, int]]] = []
+        cols: list[int] = []  # laid flat (Grader.grade_flat): per turn, per column, its 4 numbers
         stages: list[int] = []
-        asks: list[tuple[int, int, int, int, int]] = []
+        asks: list[int] = []  # per decision, its 5 numbers
         meta: list[tuple[int, int, int, int, int, Any, int, Any, bool, int]] = []  # see _Rows
         pw = _POW
         ip = walk.in_progress
@@ -387,8 +386,9 @@ class Analyzer:
             rolls = turn["rolls"]
             held = turn.get("held")
             rounds[pi] = rnd = rounds[pi] + 1
-            tt = len(cols)
-            cols.append([(s[0], s[1], s[2], s[3]) for s in state[pi]])
+            tt = len(stages)
+            for s in state[pi]:
+                cols += s
             n = len(rolls)
             most = 0
             for i in range(n - 1):
@@ -401,18 +401,18 @@ class Analyzer:
                     inferred = True
                 left = allowed - i - 1
                 again = len(kept) == n_dice
-                asks.append((tt, _ASK_AGAIN if again else _ASK_KEEP, sum(map(pw.__getitem__, dice)), left,
-                             sum(map(pw.__getitem__, kept))))
+                asks += (tt, _ASK_AGAIN if again else _ASK_KEEP, sum(map(pw.__getitem__, dice)), left,
+                         sum(map(pw.__getitem__, kept)))
                 meta.append((t, pi, rnd, i + 1, _KEEP, dice, left, kept, inferred, -1))
                 most = left if left > most else most
             if ci != -2:  # the turn ended: a stop with rolls left, then the box (or a pass)
                 last = rolls[-1]
                 key = sum(map(pw.__getitem__, last))
                 if n < allowed:
-                    asks.append((tt, _ASK_KEEP, key, allowed - n, key))
+                    asks += (tt, _ASK_KEEP, key, allowed - n, key)
                     meta.append((t, pi, rnd, n, _STOP, last, allowed - n, last, False, -1))
                     most = allowed - n if allowed - n > most else most
-                asks.append((tt, _ASK_BOX, key, 0, -1 if ci < 0 else ci * nb + bi))
+                asks += (tt, _ASK_BOX, key, 0, -1 if ci < 0 else ci * nb + bi)
                 meta.append((t, pi, rnd, n, _BOX, last, 0, None, False, -1 if ci < 0 else ci * nb + bi))
                 if ci >= 0:
                     s = state[pi][ci]
@@ -423,7 +423,7 @@ class Analyzer:
                         s[2] = 1 if value == full_y else 0
                     s[3] += value + bonus
             stages.append(most)
-        graded = grader.grade(cols, stages, asks)
+        graded = grader.grade_flat(cols, stages, asks)
         if graded is None:
             return None
         vals, picks = graded
@@ -525,6 +525,7 @@ class _Rows(Sequence[Decision]):
         self.game = game
         self.file = file
         self.lines = lines
+        self._records: list[dict[str, Any]] | None = None  # records(), once made
 
     def __len__(self) -> int:
         return len(self.meta)
@@ -557,7 +558,14 @@ class _Rows(Sequence[Decision]):
                         self.file, _line(self.lines, t))
 
     def records(self, which: Iterable[int] | None = None) -> list[dict[str, Any]]:
-        """Every decision (or those of the indices `which`) as decision_dict writes it, from the numbers."""
+        """Every decision (or those of the indices `which`) as decision_dict writes it, from the numbers.
+        Made once: a decision among a player's worst is the same record as in the game's list."""
+        done = self._records
+        if done is None:
+            done = self._records = self._make_records()
+        return done if which is None else [done[i] for i in which]
+
+    def _make_records(self) -> list[dict[str, Any]]:
         rules = self.rules
         keys = rules.keys
         nb = len(rules.boxes)
@@ -566,11 +574,12 @@ class _Rows(Sequence[Decision]):
         names = self.names
         game, file, lines = self.game, self.file, self.lines
         one_line = lines if isinstance(lines, int) else None
-        out = []
-        rows: Iterable[tuple[Any, list[float], list[int]]] = zip(self.meta, self.vals, self.picks, strict=True)
-        if which is not None:
-            rows = [(self.meta[i], self.vals[i], self.picks[i]) for i in which]
-        for (t, pi, rnd, roll, kind, dice, left, kept, inferred, written), (made_v, best_v), p in rows:
+        paths = _paths(self.meta[-1][0] + 1 if self.meta else 0)
+        kinds = _KINDS
+        out: list[dict[str, Any]] = []
+        append = out.append
+        for (t, pi, rnd, roll, kind, dice, left, kept, inferred, written), (made_v, best_v), p in zip(
+                self.meta, self.vals, self.picks, strict=True):
             regret = best_v - made_v
             mv = round(made_v, DIGITS) or 0.0
             if kind != _BOX:
@@ -589,6 +598,7 @@ class _Rows(Sequence[Decision]):
                 best = made
                 regret = 0.0
             else:
+                regret = round(regret, DIGITS) or 0.0
                 bv = round(best_v, DIGITS) or 0.0
                 if kind != _BOX:
                     best = {"keep": list(of_keep[p[0]]), "value": bv}
@@ -603,17 +613,27 @@ class _Rows(Sequence[Decision]):
                         best["bonus"] = p[3]
                     best["value"] = bv
             if game:  # (dict literals: the fastest way to build them)
-                out.append({"type": "decision", "file": file,
-                            "line": one_line if one_line is not None else _line(lines, t), "game": game,
-                            "turn": t + 1, "path": f"/turns/{t}", "player": names[pi], "round": rnd, "roll": roll,
-                            "decision": _KINDS[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
-                            "best": best, "regret": round(regret, DIGITS) or 0.0, "inferred": inferred})
+                append({"type": "decision", "file": file,
+                        "line": one_line if one_line is not None else _line(lines, t), "game": game,
+                        "turn": t + 1, "path": paths[t], "player": names[pi], "round": rnd, "roll": roll,
+                        "decision": kinds[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
+                        "best": best, "regret": regret, "inferred": inferred})
             else:
-                out.append({"type": "decision", "turn": t + 1, "path": f"/turns/{t}", "player": names[pi],
-                            "round": rnd, "roll": roll, "decision": _KINDS[kind], "dice": sorted(dice),
-                            "rolls_left": left, "made": made, "best": best,
-                            "regret": round(regret, DIGITS) or 0.0, "inferred": inferred})
+                append({"type": "decision", "turn": t + 1, "path": paths[t], "player": names[pi],
+                        "round": rnd, "roll": roll, "decision": kinds[kind], "dice": sorted(dice),
+                        "rolls_left": left, "made": made, "best": best, "regret": regret, "inferred": inferred})
         return out
+
+
+_PATHS: list[str] = []  # "/turns/<t>", made once per turn index
+
+
+def _paths(n: int) -> list[str]:
+    """_PATHS with at least n entries."""
+    paths = _PATHS
+    while len(paths) < n:
+        paths.append(f"/turns/{len(paths)}")
+    return paths
 
 
 class _Ref(NamedTuple):
@@ -784,13 +804,15 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     """A graded game as JSON data: where it was read, rules, exact/approximation, per-player summaries,
     every decision."""
+    # the decisions first: a player's worst are the same records (made once, on the fast path)
+    decisions = ga.decisions.records() if isinstance(ga.decisions, _Rows) else [
+        decision_dict(d) for d in ga.decisions]
     out: dict[str, Any] = {"type": "game", "file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
-        "decisions": ga.decisions.records() if isinstance(ga.decisions, _Rows) else [
-            decision_dict(d) for d in ga.decisions],
+        "decisions": decisions,
     })
     return out
 

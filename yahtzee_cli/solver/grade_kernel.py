@@ -292,6 +292,35 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
     return 0
 
 
+def _load_lean(dispatcher: Any) -> None:
+    """Load `dispatcher`'s machine code from numba's cache without refreshing numba's typing and target
+    contexts first (numba does so before every cache load: it imports and registers every typing and
+    lowering module numba has, about 0.2 s of a short run, which only a compile needs; a compile still
+    refreshes them itself). The runtime (NRT) is initialised, as refresh would: the kernel's array
+    arguments need it. On a numba without these internals, numba's own load is left as it is."""
+    cache: Any = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "_load_overload", None)
+    guard = getattr(cache, "_guard_against_spurious_io_errors", None)
+    try:
+        from numba.core import runtime
+    except ImportError:  # pragma: no cover - another numba layout
+        return
+    rtsys: Any = getattr(runtime, "rtsys", None)
+    if load is None or guard is None or not callable(getattr(rtsys, "initialize", None)):
+        return  # pragma: no cover - another numba layout
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        rtsys.initialize(target_context)
+        with guard():
+            return load(sig, target_context)
+        return None  # pragma: no cover - an I/O error the guard swallowed: numba compiles then
+
+    cache.load_overload = load_overload
+
+
+_load_lean(grade_turns)
+
+
 class Grader:
     """One rule set's arrays for grade_turns, built once (the table's W and rows, the score tables,
     the keep graph)."""
@@ -343,6 +372,29 @@ class Grader:
         ints = (np.empty((n_cols, nb), np.int64), np.empty((n_cols, nb), np.int64),
                 np.empty((n_cols * nb, 4), np.int64), np.empty(6, np.int64))
         return floats, ints, np.empty(R, np.bool_)
+
+    def grade_flat(self, cols: list[int], stages: list[int], asks: list[int]) -> tuple[Any, Any] | None:
+        """grade() of the same numbers laid flat (cols: per turn, per column, its 4 numbers; asks: per
+        decision, its 5), as play.analyze's fast path builds them: one numpy array from each list."""
+        n_cols = self.ints[0]
+        cols_a = np.array(cols, dtype=np.int64).reshape(-1, n_cols, 4)
+        asks_a = np.array(asks, dtype=np.int64).reshape(-1, 5)
+        d = asks_a.shape[0]
+        vals = np.empty((d, 2))
+        picks = np.zeros((d, 6), dtype=np.int64)
+        work = self.scratch(max(stages, default=1) or 1)
+        status = grade_turns(cols_a, np.array(stages, dtype=np.int64), asks_a, self.ints, self.sheet, self.dice_t,
+                             self.W, self.midx, self.saved_value, vals, picks, work)
+        if status:
+            return None
+        if self.levels is not None:  # Turn adds its level last, to the value of every option
+            masks = cols[::4]
+            open_boxes = np.array([n_cols * self.nb - sum(bin(m).count("1") for m in masks[i:i + n_cols])
+                                   for i in range(0, len(masks), n_cols)], dtype=np.int64)
+            vals += self.levels[open_boxes][asks_a[:, 0]][:, None]
+        if not np.isfinite(vals).all():  # checked here, once, so the JSON of the grading needs no scan
+            raise ValueError("the strategy table gave a non-finite value: it is damaged; delete it from the cache")
+        return vals.tolist(), picks.tolist()
 
     def grade(self, cols: list[list[tuple[int, int, int, int]]], stages: list[int],
               asks: list[tuple[int, int, int, int, int]]) -> tuple[Any, Any] | None:
