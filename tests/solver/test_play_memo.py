@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from yahtzee_cli.rules import engine as R
-from yahtzee_cli.solver import exact, play_kernel, policy
+from yahtzee_cli.solver import exact, play_kernel, policy, within_turn
 from yahtzee_cli.solver.games import GameBatch
 
 
@@ -125,7 +125,7 @@ def test_decisions_are_kept_only_for_states_visited_often(monkeypatch: pytest.Mo
 ])
 def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, overrides: dict[str, object],
                                                                      strategy: str) -> None:
-    """_box_codes (every final roll of a state at once, what the memo keeps) gives what _box_code gives
+    """box_codes (every final roll of a state at once, what the memo keeps) gives what box_code gives
     roll by roll, on the states of played games: joker rolls, extra bonuses, passes, one-box sheets
     and ties included."""
     from yahtzee_cli.solver.exact import _PlayInputs
@@ -133,10 +133,10 @@ def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, 
     rules = R.preset(name, overrides)
     fut = policy.value_to_go_for(rules, strategy)
     inp = _PlayInputs(rules, fut, 1, False)
-    work = play_kernel.scratch(*inp.sizes)
-    ybox, ypoints, must_zero = inp.ints[2], inp.ints[3], inp.ints[12]
-    natural = inp.sheet[1]
-    colraw, (cmask, usum, yst) = work[0][6], work[1][:3]
+    work = play_kernel.turn_work(inp.ra, play_kernel.MAX_REROLLS)
+    ybox, ypoints, must_zero = inp.ra.ybox, inp.ra.ypoints, inp.ra.must_zero
+    natural = inp.ra.natural
+    colraw, cmask, usum, yst = work.colraw, work.cmask, work.usum, work.yst
     games = policy.play(rules, strategy, 3, 0, 40, record=True)
     assert games.box is not None and games.n_turns is not None
     upper = set(rules.upper_indices)
@@ -148,7 +148,7 @@ def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, 
             for may_pass in {False, bool(not must_zero)}:
                 each = np.empty(natural.shape[0], np.int16)
                 at_once = np.empty(natural.shape[0], np.int16)
-                _both(each, at_once, work, inp.ints, inp.sheet, inp.fut_t, may_pass)
+                _both(each, at_once, work, inp.ra, inp.fut, may_pass)
                 assert at_once.tolist() == each.tolist(), (g, turn)
                 checked += 1
             b = int(games.box[g, turn])
@@ -163,28 +163,14 @@ def test_the_box_decisions_of_a_state_at_once_are_those_of_each_roll(name: str, 
 
 
 @numba.njit
-def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ints: Any, sheet: Any, fut: Any,  # pragma: no cover
+def _both(each: np.ndarray, at_once: np.ndarray, work: Any, ra: Any, fut: Any,  # pragma: no cover
           may_pass: bool) -> None:
-    """_box_code of every roll, and _box_codes, of the state in work's cmask/usum/yst/colraw (the kernel's
+    """box_code of every roll, and box_codes, of the state in work's cmask/usum/yst/colraw (the kernel's
     helpers have no Python wrapper: called from compiled code only)."""
-    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, base_roll = ints[:8]
-    kind, t, nyt, max_turns, must_zero, saved_rolls, add_columns = ints[8:]
-    (mult, natural, joker, var_nat, var_jok, nvar, du, yn, is_upper, yroll, own_bit, fill, natT, jokT, vnatT,
-     vjokT, bonus_rolls) = sheet
-    W, midx, h, G, yh, sub_of = fut
-    Vc, NV, Fcur, colraw = work[0][1], work[0][4], work[0][5], work[0][6]
-    cmask, usum, yst = work[1][0], work[1][1], work[1][2]
-    vmax = du.shape[1]
-    full = (1 << nb) - 1
-    best1, best2, arg1 = play_kernel._next_values(NV, Fcur, colraw, cmask, usum, yst, mult, nvar, du, yn, kind, W,
-                                                  midx, t, h, G, yh, sub_of, nb, nyt, n_cols, vmax, add_columns)
-    for r in range(natural.shape[0]):
-        each[r] = play_kernel._box_code(r, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, yroll, own_bit,
-                                        joker_code, ybox >= 0, fill, lower_bits, extra, may_pass, vmax, full, n_cols,
-                                        add_columns, best1, best2, arg1, nb)
-    play_kernel._box_codes(at_once, Vc, NV, cmask, yst, mult, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
-                           vjokT, nvar, yroll, own_bit, base_roll, joker_code, ybox >= 0, fill, lower_bits, extra,
-                           may_pass, vmax, full, n_cols, add_columns, best1, best2, arg1, nb)
+    best12 = play_kernel._sheet_next_values(work, fut, ra)
+    for r in range(ra.natural.shape[0]):
+        each[r] = within_turn.box_code(r, work.NV, work.cmask, work.yst, may_pass, best12, ra)
+    within_turn.box_codes(at_once, work.Vc, work.NV, work.cmask, work.yst, may_pass, best12, ra)
 
 
 def test_a_short_run_keeps_a_memo_only_when_its_kernel_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:

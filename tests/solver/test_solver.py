@@ -18,7 +18,7 @@ from yahtzee_cli.play import hint
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.solver import kernels, policy, rng
-from yahtzee_cli.solver.tables import score_tables
+from yahtzee_cli.solver.tables import rule_arrays, score_tables
 from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy import tablefile as cache
 from yahtzee_cli.strategy import turn as position
@@ -142,6 +142,7 @@ def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, ob
     """The legal boxes, written scores and extra bonus the kernels use are rules.column_options'."""
     rules = R.preset(name, sets)
     sc = score_tables(rules)
+    ra = rule_arrays(rules, 1)
     s = rules.settings
     nb = len(rules.boxes)
     y = rules.yahtzee_index
@@ -167,9 +168,7 @@ def test_kernel_options_match_rules_column_options(name: str, sets: dict[str, ob
         r = rnd.choice(yrolls) if rnd.random() < 0.4 else rnd.randrange(len(rolls))
         ys = scores[y] if y is not None else None
         bits, vals, bonus = kernels.roll_options(
-            filled, ys is not None, ys is not None and ys == (rules.boxes[y].points if y is not None else -1), r,
-            sc.natural, sc.joker, sc.yahtzee_roll, sc.own_bit, nb, sc.joker_code, y is not None, s.fill_codes[0],
-            sc.lower_bits, s.extra_yahtzee_bonus)
+            filled, ys is not None, ys is not None and ys == (rules.boxes[y].points if y is not None else -1), r, ra)
         opts = R.column_options(rules, col, rolls[r])
         assert bits == sum(1 << o.box for o in opts), (col, rolls[r])
         for o in opts:

@@ -40,8 +40,9 @@ from ..solver import compiled
 from ..solver.games import GameBatch
 from ..solver.jit import njit
 from ..solver.rng import mix, next_die, stream
-from ..solver.tables import score_tables
+from ..solver.tables import rule_arrays
 from ..solver.totals import on_threads, sheet_totals
+from ..strategy.choice import yahtzee_lanes
 
 # --------------------------------------------------------------------------- compiled rules
 
@@ -77,15 +78,45 @@ def _uniform(state: np.uint64, n: int) -> tuple[int, np.uint64]:  # pragma: no c
             return int(m >> uint64(32)), state
 
 
+@njit(cache=True, inline="always")
+def _open_boxes(column: Any, ybox: int) -> tuple[int, bool]:  # pragma: no cover - compiled
+    """A column's open boxes (bits) from its scores (-1 open), and whether its Yahtzee box is filled."""
+    open_ = 0
+    for b in range(column.shape[0]):
+        if column[b] < 0:
+            open_ |= 1 << b
+    return open_, ybox >= 0 and column[ybox] >= 0
+
+
 @njit(cache=True, nogil=True)
-def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_cols: int, natural: Any, joker: Any,
-                  yroll: Any, own_bit: Any, keep_index: Any, roll_of_keep: Any, lower_bits: int, ybox: int,
-                  ypoints: int, extra: int, joker_code: int, fill: Any, saved_rolls: bool, record: bool,
-                  scores: Any, ybonus: Any, rolls_out: Any, held_out: Any, nrolls_out: Any, col_out: Any,
-                  box_out: Any) -> None:  # pragma: no cover - compiled
+def _random_block(lo: int, hi: int, game: Any, ra: Any, record: bool, out: Any,
+                  log: Any) -> None:  # pragma: no cover - compiled
+    """Games lo..hi - 1 played by `random`.
+
+    Parameters
+    ----------
+    lo, hi : int
+        The games (rows of `out` and `log`).
+    game : (int, int, int)
+        (seed, first game, seat): game i rolls rng.stream(seed, first game + i, seat).
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    record : bool
+        Write `log`.
+    out : (int64[G, C, B], int64[G, C])
+        Written: scores and extra bonuses.
+    log : (rolls, held, n_rolls, column, box)
+        Written when `record`: the games' dice and choices ([game, turn, ...]).
+    """
+    seed, first_game, seat = game
+    scores, ybonus = out
+    rolls_out, held_out, nrolls_out, col_out, box_out = log
+    n_cols, natural, joker, yroll, own_bit = ra.n_cols, ra.natural, ra.joker, ra.yroll, ra.own_bit
+    keep_index, roll_of_keep, lower_bits = ra.keep_index, ra.roll_of_keep, ra.lower_bits
+    ybox, ypoints = ra.ybox, ra.ypoints
+    extra, joker_code, fill, saved_rolls = ra.extra, ra.joker_code, ra.fill, ra.saved_rolls
     n_boxes = scores.shape[2]
     n_dice = rolls_out.shape[3]
-    full_open = (1 << n_boxes) - 1
     full_keep = (1 << n_dice) - 1
     dice = np.zeros(n_dice, dtype=np.int64)
     kept = np.zeros(n_dice, dtype=np.int64)
@@ -132,12 +163,7 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
             r = compiled.roll_of_dice(dice, counts, keep_index, roll_of_keep)
             total = 0
             for c in range(n_cols):
-                filled = 0
-                for b in range(n_boxes):
-                    if scores[i, c, b] >= 0:
-                        filled |= 1 << b
-                open_ = full_open & ~filled
-                yfilled = ybox >= 0 and scores[i, c, ybox] >= 0
+                open_, yfilled = _open_boxes(scores[i, c], ybox)
                 jok = _joker_now(joker_code, ybox >= 0, yfilled, yroll[r])
                 m = _legal_bits(open_, fill[c], jok and joker_code == _FORCED, own_bit[r], lower_bits)
                 masks[c] = m
@@ -150,12 +176,7 @@ def _random_block(lo: int, hi: int, seed: int, first_game: int, seat: int, n_col
                 for b in range(n_boxes):
                     if m >> b & 1:
                         if pick == 0:
-                            filled = 0
-                            for bb in range(n_boxes):
-                                if scores[i, c, bb] >= 0:
-                                    filled |= 1 << bb
-                            open_ = full_open & ~filled
-                            yfilled = ybox >= 0 and scores[i, c, ybox] >= 0
+                            open_, yfilled = _open_boxes(scores[i, c], ybox)
                             yfull = yfilled and scores[i, c, ybox] == ypoints
                             jok = _joker_now(joker_code, ybox >= 0, yfilled, yroll[r])
                             if _joker_full_value(jok, open_, own_bit[r]):
@@ -174,8 +195,7 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
                 record: bool = False, threads: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
     `threads`: threads for this call (default: one per core); never changes the games."""
-    t = score_tables(rules)
-    d = t.dice
+    ra = rule_arrays(rules, yahtzee_lanes(rules))
     n_cols = rules.settings.columns
     n_boxes = len(rules.boxes)
     n_turns = n_cols * n_boxes
@@ -189,10 +209,8 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
     col = np.zeros((rg, rt), dtype=np.int64)
     box = np.zeros((rg, rt), dtype=np.int64)
     def block(lo: int, hi: int) -> None:
-        _random_block(lo, hi, seed, first_game, seat, n_cols, t.natural, t.joker, t.yahtzee_roll, t.own_bit,
-                      d.keep_index, d.roll_of_keep, t.lower_bits, t.yahtzee_box, t.yahtzee_points, t.extra_bonus,
-                      t.joker_code, t.fill, rules.settings.saved_rolls, record, scores, ybonus, rolls_out, held_out,
-                      nrolls, col, box)
+        _random_block(lo, hi, (seed, first_game, seat), ra, record, (scores, ybonus),
+                      (rolls_out, held_out, nrolls, col, box))
 
     on_threads(block, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)

@@ -1,7 +1,9 @@
 """The numeric engine (numpy, numba), loaded only when a table is built or games are played: score
 tables, compiled rule functions, kernels, the exact solver, the approximate fit, named strategies.
 
-Glossary of the arrays the kernels take (R rolls, K keeps, B boxes, V variants, n dice):
+Glossary of the arrays the kernels take (R rolls, K keeps, B boxes, V variants, n dice); the kernels
+take a rule set's as one bundle, tables.RuleArrays (built once per rule set by tables.rule_arrays), and
+run a turn with within_turn's kernels:
 
 * dice (tables.Dice): `rolls` [R, n] sorted; `roll_prob` [R]; `keep_index` [7**6] base-7 face counts
   -> keep; `keep_of_roll` [R], `roll_of_keep` [K] (-1 below n dice); `add_die`/`drop_die` [K, 6]
@@ -16,7 +18,7 @@ Glossary of the arrays the kernels take (R rolls, K keeps, B boxes, V variants, 
   by popcount (`layer_ptr`), `midx` [2**B] mask -> row; `sub_of` [2**B] mask -> its set of filled
   upper boxes (strategy.sources.upper_set); `ulist`/`ucount` the upper totals computed per upper
   set, `dlist`/`dcount` the totals that cannot reach the bonus any more (copies of one of them).
-* variants (exact.box_variants): how a written score moves the state: `var_nat`/`var_jok` [R, B]
+* variants (tables.box_variants): how a written score moves the state: `var_nat`/`var_jok` [R, B]
   (`vnatT`/`vjokT` their uint8 transposes) the variant of the natural/joker score, `nvar` [B],
   `du` [B, V] the upper total it adds, `yn` [B, V] the new y (-1 unchanged).
 * values: `W` [rows, nyt * (t + 1)] expected remaining score, `W2` its second moment; a value to go

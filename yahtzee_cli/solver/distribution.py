@@ -2,9 +2,9 @@
 risk-sensitive tables (maximise E[exp(theta * final score)]).
 
 The policy of a turn-start state (filled mask, y, capped upper total u) is the one the simulator
-plays: the same final-roll values (play_kernel._column_final on the next states' values), the same keep
-tables (play_kernel._turn_tables) and the same tie-breaks (stopping wins ties, the first sub-keep in
-tables.proper_subkeeps' order, the first box in sheet order, a pass charged play_kernel.PASS_COST).
+plays: the same final-roll values (within_turn.column_final on the next states' values), the same keep
+values (within_turn.keep_values) and the same tie-breaks (stopping wins ties, the first sub-keep in
+tables.proper_subkeeps' order, the first box in sheet order, a pass charged strategy.turn.PASS_COST).
 `_turn` turns that policy into the probability of ending the turn on each roll and the box each
 final roll goes to; everything here is built on it:
 
@@ -34,101 +34,101 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..rules.engine import JOKER_CODES, RuleSet, rolls_allowed
+from ..rules.engine import RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
-from .exact import Layout, Table, _bonus_rolls, layout
+from .exact import Layout, Table, layout
 from .jit import INNER, njit
-from .kernels import NEG, _bit_index, _placement, roll_legal
-from .play_kernel import _column_final, _keep_choice, _turn_tables
+from .play_kernel import TurnWork, turn_work
 from .rng import stream
-from .tables import proper_subkeeps
+from .tables import RuleArrays
 from .totals import on_chunks
+from .within_turn import (
+    FUTURE_TABLE,
+    NEG,
+    Future,
+    box_choice,
+    box_max,
+    column_final,
+    keep_choice,
+    keep_dice,
+    keep_values,
+    next_box,
+    next_values,
+    roll_legal,
+)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
-NO_KEEP = np.int64(-1)  # _turn's start_keep for a whole turn
+WHOLE_TURN = (np.int64(-1), np.int64(0))  # _turn's start for a whole turn (np.int64s, never literals: one compile)
+NO_CLAMP = (0.0, 0.0, False)  # within_turn.box_choice's clamp: a column's own value
 
 
 # --------------------------------------------------------------------------- compiled core
 
 
-@njit(cache=True, inline="always")
-def _choose_box(r: int, bits: int, fullv: bool, bon: int, natural: np.ndarray, joker: np.ndarray,
-                var_nat: np.ndarray, var_jok: np.ndarray, NV: np.ndarray, vmax: int,
-                solver_ties: bool) -> tuple[int, int, bool, float]:
-    """play_games' box for final roll r among the legal `bits`: the first best in sheet order.
-    Returns (box * vmax + variant, score, whether every option scores nothing, its value)."""
-    allzero = bon == 0
-    best = NEG
-    sl = -1
-    score = 0
-    while bits:
-        low = bits & -bits
-        bits ^= low
-        b = _bit_index(low)
-        sc, v = _placement(r, b, fullv, natural, joker, var_nat, var_jok)
-        if sc != 0:
-            allzero = False
-        cand = (float(sc) if solver_ties else float(sc + bon)) + NV[b * vmax + v]
-        if cand > best:
-            best = cand
-            sl = b * vmax + v
-            score = sc
-    return sl, score, allzero, best
-
-
 @njit(**INNER)
-def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
-          natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
-          jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
-          yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
-          joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
-          J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
-          subkeeps: np.ndarray, nsub: np.ndarray, NV: np.ndarray, Vc: np.ndarray, nzc: np.ndarray,
-          Y: np.ndarray, EJ: np.ndarray, E: np.ndarray, P: np.ndarray, Pk: np.ndarray, Pfin: np.ndarray,
-          slot: np.ndarray, pts: np.ndarray, solver_ties: bool, M: np.ndarray, A: np.ndarray, Y2: np.ndarray,
-          start_keep: Any, start_j: Any) -> tuple[float, float]:  # (np.int64 both, never literals: one compile)
-    """The policy of state (m, y, u) on the values W (theta = 0: expected scores; else CE values).
+def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, solver_ties: bool, allow_pass: bool,
+          J: int, start: Any) -> tuple[float, float]:
+    """The policy of state (m, y, u) on the values fut.W (theta = 0: expected scores; else CE values).
 
-    solver_ties: break ties as the solver's backward induction does (values absolute; a keep ties to
-    the larger keep, keeping every die may wait for a later roll), so the distribution's moments are
-    the table's; otherwise as simulated games do (play_kernel.play_games), so they match game for game.
+    Parameters
+    ----------
+    m, y, u : int
+        The state: filled boxes, the Yahtzee lane, the capped upper total.
+    theta : float
+        0 for expected scores; else the risk parameter of the certainty equivalents in fut.W.
+    fut : within_turn.Future
+        The values of the turn-start states (a table, in the layout's rows).
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    work : play_kernel.TurnWork
+        Scratch, and written: Y (value of each final roll, in the domain keeps compare), EJ (keep
+        values, j rolls left), Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax +
+        variant of the box chosen (-1: pass) and pts[r] (points written with the extra bonus).
+    solver_ties : bool
+        Break ties as the solver's backward induction does (values absolute; a keep ties to the
+        larger keep, keeping every die may wait for a later roll), so the distribution's moments are
+        the table's; otherwise as simulated games do (play_kernel.play_games), so they match game
+        for game.
+    allow_pass : bool
+        Passes allowed.
+    J : int
+        Rolls left after the first.
+    start : (int, int)
+        (keep, rolls left): the turn from a position, the dice `keep` kept with that many rolls left;
+        WHOLE_TURN from the turn's start.
 
-    Fills Y (value of each final roll, in the domain keeps compare), EJ (keep values, j rolls left),
-    Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax + variant of the box chosen
-    (-1: pass) and pts[r] (points written with the extra bonus). start_keep >= 0: the turn from a
-    position, the dice start_keep kept with start_j rolls left (NO_KEEP: from the turn's start).
-    Returns (P(pass), the state's value under this policy: expected remaining score or CE)."""
+    Returns
+    -------
+    (P(pass), the state's value under this policy: expected remaining score or CE)
+    """
+    NV, Vc, nzc, Y, EJ, E = work.NV[0], work.Vc, work.nzc, work.Y, work.EJ, work.E
+    P, Pk, Pfin, slot, pts, M, A, Y2 = work.P, work.Pk, work.Pfin, work.slot, work.pts, work.M, work.A, work.Y2
+    start_keep, start_j = start
+    roll_prob, keep_of_roll, add_die, drop_die = ra.roll_prob, ra.keep_of_roll, ra.add_die, ra.drop_die
+    yroll, extra = ra.yroll, ra.extra
+    natT, jokT, vnatT, vjokT = ra.natT, ra.jokT, ra.vnatT, ra.vjokT
+    nb = ra.nb
+    W, midx, t = fut.W, fut.midx, fut.t
+    ybit = (1 << ra.ybox) if ra.has_y else 0
     R = natT.shape[1]
     K = add_die.shape[0]
     first_full = K - R
-    vmax = du.shape[1]
+    vmax = ra.du.shape[1]
     tp1 = t + 1
     full = (1 << nb) - 1
     open_ = full & ~m
     yfilled = (m & ybit) != 0
     yfull = y == 1
     fcur = W[midx[m], y * tp1 + u] if theta == 0.0 and not solver_ties else 0.0
-    for b in range(nb):
-        if (m >> b) & 1:
-            continue
-        row = midx[m | (1 << b)]
-        for v in range(nvar[b]):
-            y2 = y if yn[b, v] < 0 else yn[b, v]
-            if yn[b, v] >= 0 and nyt != 2:
-                y2 = 0
-            u2 = u + du[b, v]
-            if u2 > t:
-                u2 = t
-            NV[b * vmax + v] = (W[row, y2 * tp1 + u2] - fcur) if row >= 0 else NEG
-    _column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, natT, jokT, vnatT, vjokT, nvar, yroll, own_bit,
-                  bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra, allow_pass, vmax)
+    next_values(NV, m, y, u, fcur, 1.0, fut, ra)
+    column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, ra, ra.fill0, allow_pass)
     if allow_pass:
         for r in range(R):
             if not nzc[r] and -PASS_COST > Vc[r]:
@@ -144,7 +144,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    _turn_tables(Y, EJ, E, J, 0.0, keep_of_roll, add_die, drop_die)
+    keep_values(Y, EJ, E, J, 0.0, ra)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J
@@ -187,7 +187,7 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
                 pr = P[r]
                 if pr == 0.0:
                     continue
-                bk = _keep_choice(r, EJ[j - 1], Y[r], subkeeps, nsub)
+                bk = keep_choice(r, EJ[j - 1], Y[r], ra.subkeeps, ra.nsub)
                 if bk >= 0:
                     Pk[bk] += pr
                 else:
@@ -204,7 +204,8 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
         Pfin[r] += P[r]
     # the box each final roll goes to: play_games' choice, the first best in sheet order (box by box
     # over all rolls; rolls with other legal boxes, bonus rolls and possible passes one by one)
-    bbits, bfull = roll_legal(open_, yfilled, base_roll, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+    bbits, bfull = roll_legal(open_, yfilled, ra.base_roll, yroll, ra.own_bit, ra.joker_code, ra.has_y, ra.fill0,
+                              ra.lower_bits)
     sT = jokT if bfull else natT
     vT = vjokT if bfull else vnatT
     for r in range(R):
@@ -212,30 +213,23 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
         slot[r] = -1
     bb = bbits
     while bb:
-        low = bb & -bb
-        bb ^= low
-        b = _bit_index(low)
-        sb = sT[b]
-        vb = vT[b]
-        for r in range(R):
-            sl = b * vmax + vb[r]
-            c = sb[r] + NV[sl]
-            if c > Y2[r]:
-                Y2[r] = c
-                slot[r] = sl
+        bb, b = next_box(bb)
+        box_max(Y2, slot, b, sT[b], vT[b], NV, b * vmax, ra.nvar[b], None)  # slot: the box, for now
     for r in range(R):
         if slot[r] >= 0:
-            pts[r] = int(sT[slot[r] // vmax, r])
+            b = slot[r]
+            pts[r] = int(sT[b, r])
+            slot[r] = b * vmax + vT[b, r]
     qpass = 0.0
     acc = 0.0
     for r in range(R):
         if Pfin[r] == 0.0:
             continue
-        bits, fullv = roll_legal(open_, yfilled, r, yroll, own_bit, joker_code, has_y, fill, lower_bits)
+        bits, fullv = roll_legal(open_, yfilled, r, yroll, ra.own_bit, ra.joker_code, ra.has_y, ra.fill0,
+                                 ra.lower_bits)
         bon = extra_bonus_points(yroll[r], yfull, extra)
         if bits != bbits or fullv != bfull or bon != 0 or allow_pass:
-            sl, sc, allzero, best = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax,
-                                                solver_ties)
+            sl, sc, allzero, best = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, solver_ties)
             slot[r] = sl
             pts[r] = sc
             if allow_pass and allzero and -PASS_COST > best:
@@ -255,111 +249,62 @@ def _turn(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray,
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def _option(m: int, y: int, u: int, theta: float, W: np.ndarray, midx: np.ndarray, t: int, nyt: int, nb: int,
-            natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray,
-            jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray,
-            yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int,
-            joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, allow_pass: bool, ybit: int,
-            J: int, roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
-            subkeeps: np.ndarray, nsub: np.ndarray, solver_ties: bool, start_keep: int, start_j: int,
-            Pfin: np.ndarray, slot: np.ndarray, pts: np.ndarray) -> float:
-    """Where the turn ends (Pfin, slot, pts as in `_turn`) after keeping start_keep with start_j rolls
-    left and playing on by the policy; returns P(pass)."""
-    R = natT.shape[1]
-    K = add_die.shape[0]
-    vmax = du.shape[1]
-    q, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT, vjokT,
-                 nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill, lower_bits, extra,
-                 allow_pass, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
-                 np.zeros(nb * vmax), np.empty(R), np.zeros(R, np.bool_), np.empty(R), np.empty((max(J, 1), K)),
-                 np.empty(K), np.empty(R), np.empty(K), Pfin, slot, pts, solver_ties, np.empty(K),
-                 np.empty(K, np.int64), np.empty(R), start_keep, start_j)
+def _option(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, solver_ties: bool, J: int,
+            start: Any) -> float:
+    """Where the turn ends (work.Pfin, slot, pts as in `_turn`) after keeping start[0] with start[1]
+    rolls left and playing on by the policy; returns P(pass). Parameters as `_turn`'s (passes allowed
+    where the rules allow them: not ra.must_zero)."""
+    q, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, not ra.must_zero, J, start)
     return q
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _risk_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, theta: float,
-                W: np.ndarray,
-                midx: np.ndarray, t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray,
-                var_nat: np.ndarray, var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray,
-                vjokT: np.ndarray, nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray,
-                own_bit: np.ndarray, bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool,
-                fill: int, lower_bits: int, extra: int, ybit: int, J: int, roll_prob: np.ndarray,
-                keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
-                nsub: np.ndarray, solver_ties: bool, out: np.ndarray) -> None:
-    """out[i] = value of state i (smask, sy, su) under theta, from W's later layers."""
-    n = smask.shape[0]
-    R = natT.shape[1]
-    K = add_die.shape[0]
-    vmax = du.shape[1]
-    NV = np.zeros(nb * vmax)
-    Vc = np.empty(R)
-    nzc = np.zeros(R, np.bool_)
-    Y = np.empty(R)
-    EJ = np.empty((max(J, 1), K))
-    E = np.empty(K)
-    P = np.empty(R)
-    Pk = np.empty(K)
-    Pfin = np.empty(R)
-    slot = np.empty(R, np.int64)
-    pts = np.empty(R, np.int64)
-    M = np.empty(K)
-    A = np.empty(K, np.int64)
-    Y2 = np.empty(R)
-    for i in range(c, n, nch):
-        _, val = _turn(smask[i], sy[i], su[i], theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok,
-                       natT, jokT, vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll,
-                       joker_code, has_y, fill, lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll,
-                       add_die, drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                       solver_ties, M, A, Y2, NO_KEEP, np.int64(0))
+def _risk_layer(c: int, nch: int, states: Any, theta: float, fut: Any, ra: Any, work: Any, J: int,
+                solver_ties: bool, out: np.ndarray) -> None:
+    """out[i] = value of state i of `states` (masks, y lanes, upper totals) under theta, from fut.W's later
+    layers: the states c, c + nch, ... (a chunk; the others run on other threads). Other parameters as
+    `_turn`'s (no passes: risk tables need must_zero on)."""
+    smask, sy, su = states
+    for i in range(c, smask.shape[0], nch):
+        _, val = _turn(smask[i], sy[i], su[i], theta, fut, ra, work, solver_ties, False, J, WHOLE_TURN)
         out[i] = val
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarray, off: np.ndarray,
-               length: np.ndarray,
-               H: np.ndarray, Hn: np.ndarray, sid_next: np.ndarray, off_next: np.ndarray, len_next: np.ndarray,
-               eff: np.ndarray, sub_of: np.ndarray, cap: int, theta: float, W: np.ndarray, midx: np.ndarray,
-               t: int, nyt: int, nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray,
-               var_jok: np.ndarray, natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray,
-               nvar: np.ndarray, du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray,
-               bonus_rolls: np.ndarray, base_roll: int, joker_code: int, has_y: bool, fill: int,
-               lower_bits: int, extra: int, allow_pass: bool, ybit: int, J: int, roll_prob: np.ndarray,
-               keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, subkeeps: np.ndarray,
-               nsub: np.ndarray, solver_ties: bool, max_pts: int) -> None:
-    """H[off[i]:off[i] + length[i]] = pmf of the remaining points of state i, from the next layer's
-    Hn (sid_next[row, lane]: a state's index in that layer). Cell `cap` holds P(remaining >= cap)."""
+def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any, ra: Any, work: Any, J: int,
+               solver_ties: bool, allow_pass: bool) -> None:
+    """The pmf of the remaining points of the states c, c + nch, ... of `states` (masks, y lanes, upper
+    totals), from the next layer's.
+
+    Parameters
+    ----------
+    states : (int64[n], int64[n], int64[n])
+        The layer's states.
+    pmfs : tuple
+        (off, length, H, Hn, sid_next, off_next, len_next, eff, sub_of, cap, max_pts): written,
+        H[off[i]:off[i] + length[i]] the pmf of state i; read, the next layer's pmfs Hn (at off_next,
+        len_next; sid_next[row, lane]: a state's index in that layer); eff[upper set, u] the total
+        standing for u; sub_of; cell `cap` holds P(remaining >= cap); max_pts the most points a
+        turn writes in one box.
+    theta, fut, ra, work, J, solver_ties, allow_pass
+        As `_turn`.
+    """
+    smask, sy, su = states
+    off, length, H, Hn, sid_next, off_next, len_next, eff, sub_of, cap, max_pts = pmfs
+    Pfin, slot, pts = work.Pfin, work.slot, work.pts
     n = smask.shape[0]
-    R = natT.shape[1]
-    K = add_die.shape[0]
-    vmax = du.shape[1]
+    R = ra.natT.shape[1]
+    vmax = ra.du.shape[1]
+    yn, du, midx, t, nyt = ra.yn, ra.du, fut.midx, fut.t, fut.nyt
     tp1 = t + 1
-    nslot = nb * vmax
-    NV = np.zeros(nslot)
-    Vc = np.empty(R)
-    nzc = np.zeros(R, np.bool_)
-    Y = np.empty(R)
-    EJ = np.empty((max(J, 1), K))
-    E = np.empty(K)
-    P = np.empty(R)
-    Pk = np.empty(K)
-    Pfin = np.empty(R)
-    slot = np.empty(R, np.int64)
-    pts = np.empty(R, np.int64)
+    nslot = ra.nb * vmax
     acc = np.zeros((nslot, max_pts + 1))
     touched = np.empty(R, np.int64)
-    M = np.empty(K)
-    A = np.empty(K, np.int64)
-    Y2 = np.empty(R)
     for i in range(c, n, nch):
         m = smask[i]
         y = sy[i]
         u = su[i]
-        qpass, _ = _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT,
-                         vnatT, vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y,
-                         fill, lower_bits, extra, allow_pass, ybit, J, roll_prob, keep_of_roll, add_die,
-                         drop_die, subkeeps, nsub, NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts,
-                         solver_ties, M, A, Y2, NO_KEEP, np.int64(0))
+        qpass, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, allow_pass, J, WHOLE_TURN)
         # gather the turn's outcomes (slot, points)
         nt = 0
         for r in range(R):
@@ -408,43 +353,34 @@ def _pmf_layer(c: int, nch: int, smask: np.ndarray, sy: np.ndarray, su: np.ndarr
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float, W: np.ndarray, midx: np.ndarray,
-          t: int, nyt: int,
-          nb: int, natural: np.ndarray, joker: np.ndarray, var_nat: np.ndarray, var_jok: np.ndarray,
-          natT: np.ndarray, jokT: np.ndarray, vnatT: np.ndarray, vjokT: np.ndarray, nvar: np.ndarray,
-          du: np.ndarray, yn: np.ndarray, yroll: np.ndarray, own_bit: np.ndarray, bonus_rolls: np.ndarray,
-          base_roll: int, joker_code: int, has_y: bool, fill: int, lower_bits: int, extra: int, ybit: int, J: int,
-          roll_prob: np.ndarray, keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray,
-          subkeeps: np.ndarray, nsub: np.ndarray, keeps: np.ndarray, keep_index: np.ndarray,
-          roll_of_keep: np.ndarray, is_upper: np.ndarray, ybox: int, ypoints: int, scores: np.ndarray,
-          ybonus: np.ndarray, record: bool, rolls_out: np.ndarray, held_out: np.ndarray,
-          nrolls_out: np.ndarray, box_out: np.ndarray) -> None:
-    """Play games first_game.. of one column by theta's policy (risk play; the dice convention of
-    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first). `record`:
-    the dice of each roll, the dice held before each reroll and the box, as play_kernel.play_games."""
+def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any, record: bool,
+          log: Any) -> None:
+    """Play games ch, ch + nch, ... of one column by theta's policy (risk play; the dice convention of
+    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first).
+
+    Parameters
+    ----------
+    game : (int, int, int)
+        (seed, first game, seat).
+    theta, fut, ra, work, J
+        As `_turn`.
+    out : (int64[G, 1, B], int64[G, 1])
+        Written: the games' scores and extra bonuses.
+    record : bool
+        Write `log`: (rolls, held, n_rolls, box), the dice of each roll, the dice held before each
+        reroll and the box, as play_kernel.play_games.
+    """
+    seed, first_game, seat = game
+    scores, ybonus = out
+    rolls_out, held_out, nrolls_out, box_out = log
+    Y = work.Y
+    dice, kept, cnt = work.dice, work.kept, work.cnt
+    NV, EJ = work.NV[0], work.EJ
+    yn, nyt, t, nb, ybit = ra.yn, fut.nyt, fut.t, ra.nb, (1 << ra.ybox) if ra.has_y else 0
     g_n = scores.shape[0]
-    R = natT.shape[1]
-    K = add_die.shape[0]
-    vmax = du.shape[1]
-    n = keeps[K - 1].sum()
+    vmax = ra.du.shape[1]
+    n = dice.shape[0]
     full = (1 << nb) - 1
-    NV = np.zeros(nb * vmax)
-    Vc = np.empty(R)
-    nzc = np.zeros(R, np.bool_)
-    Y = np.empty(R)
-    EJ = np.empty((max(J, 1), K))
-    E = np.empty(K)
-    P = np.empty(R)
-    Pk = np.empty(K)
-    Pfin = np.empty(R)
-    slot = np.empty(R, np.int64)
-    pts = np.empty(R, np.int64)
-    M = np.empty(K)
-    A = np.empty(K, np.int64)
-    Y2 = np.empty(R)
-    dice = np.zeros(n, np.int64)
-    kept = np.zeros(n, np.int64)
-    cnt = np.zeros(6, np.int64)
     for g in range(ch, g_n, nch):
         st = stream(seed, first_game + g, seat)
         m = 0
@@ -455,35 +391,28 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
             scores[g, 0, b] = -1
         for _turn_no in range(nb):
             u = usum if usum < t else t
-            _turn(m, y, u, theta, W, midx, t, nyt, nb, natural, joker, var_nat, var_jok, natT, jokT, vnatT,
-                  vjokT, nvar, du, yn, yroll, own_bit, bonus_rolls, base_roll, joker_code, has_y, fill,
-                  lower_bits, extra, False, ybit, J, roll_prob, keep_of_roll, add_die, drop_die, subkeeps, nsub,
-                  NV, Vc, nzc, Y, EJ, E, P, Pk, Pfin, slot, pts, False, M, A, Y2, NO_KEEP, np.int64(0))
+            _turn(m, y, u, theta, fut, ra, work, False, False, J, WHOLE_TURN)
             st = roll_dice(dice, kept, 0, st)
             if record:
                 for k in range(n):
                     rolls_out[g, _turn_no, 0, k] = dice[k]
             used = 1
             while used <= J:
-                r = roll_of_dice(dice, cnt, keep_index, roll_of_keep)
+                r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
                 j = J + 1 - used
-                bk = _keep_choice(r, EJ[j - 1], Y[r], subkeeps, nsub)
+                bk = keep_choice(r, EJ[j - 1], Y[r], ra.subkeeps, ra.nsub)
                 if bk < 0:
                     break
-                pos = 0
-                for f in range(6):
-                    for _i in range(keeps[bk, f]):
-                        kept[pos] = f + 1
-                        pos += 1
+                pos = keep_dice(kept, bk, ra.keeps)
                 st = roll_dice(dice, kept, pos, st)
                 if record:
                     record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
                 used += 1
-            r = roll_of_dice(dice, cnt, keep_index, roll_of_keep)
-            bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, yroll, own_bit, joker_code, has_y, fill,
-                                     lower_bits)
-            bon = extra_bonus_points(yroll[r], y == 1, extra)
-            sl, sc, _, _ = _choose_box(r, bits, fullv, bon, natural, joker, var_nat, var_jok, NV, vmax, False)
+            r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
+            bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                                     ra.fill0, ra.lower_bits)
+            bon = extra_bonus_points(ra.yroll[r], y == 1, ra.extra)
+            sl, sc, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
             b = sl // vmax
             v = sl % vmax
             scores[g, 0, b] = sc
@@ -492,20 +421,17 @@ def _play(ch: int, nch: int, seed: int, first_game: int, seat: int, theta: float
                 nrolls_out[g, _turn_no] = used
                 box_out[g, _turn_no] = b
             m |= 1 << b
-            if is_upper[b]:
+            if ra.is_upper[b]:
                 usum += sc
             if yn[b, v] >= 0:
                 y = yn[b, v] if nyt == 2 else 0
 
 
-def _call(kernel: Any, *args: Any) -> Any:
-    """Call a compiled kernel (its rule-set arrays come as one tuple, Model.args)."""
-    return kernel(*args)
-
-
-def _on_chunks(kernel: Any, n: int, nchunks: int, *args: Any, threads: int | None = None) -> None:
-    """kernel(c, nch, *args) over the chunks of n independent items (totals.on_chunks)."""
-    on_chunks(lambda c, nch: kernel(c, nch, *args), n, nchunks, threads)
+def _on_chunks(kernel: Any, n: int, nchunks: int, args: Callable[[], tuple[Any, ...]],
+               threads: int | None = None) -> None:
+    """kernel(c, nch, *args()) over the chunks of n independent items (totals.on_chunks); args() is
+    called per chunk (each its own scratch)."""
+    on_chunks(lambda c, nch: kernel(c, nch, *args()), n, nchunks, threads)
 
 
 # --------------------------------------------------------------------------- setup
@@ -517,13 +443,20 @@ class Model:
 
     rules: RuleSet
     lay: Layout
-    subkeeps: IntArray
-    nsub: IntArray
+    ra: RuleArrays
     eff: IntArray  # [upper set, u] -> the total standing for u (dead totals share one)
     max_box: IntArray  # [box] most points one turn can write in it (extra bonus included)
-    bonus_rolls: IntArray
     J: int
-    args: tuple[Any, ...] = field(default=())
+
+    def future(self, W: FloatArray) -> Future:
+        """The values W (in the layout's rows) as the kernels read them."""
+        lay = self.lay
+        none = np.zeros((1, 1))
+        return Future(FUTURE_TABLE, lay.t, lay.nyt, W, lay.midx, none, none, np.zeros(1), lay.sub_of)
+
+    def work(self) -> TurnWork:
+        """One thread's scratch."""
+        return turn_work(self.ra, self.J)
 
 
 SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)
@@ -544,7 +477,6 @@ def model(rules: RuleSet) -> Model:
     lay = layout(rules)
     sc = lay.scores
     s = rules.settings
-    sk, ns = proper_subkeeps(rules.dice)
     n_sub = lay.ulist.shape[0]
     eff = np.tile(np.arange(lay.t + 1, dtype=np.int64), (n_sub, 1))
     for sub in range(n_sub):
@@ -553,17 +485,7 @@ def model(rules: RuleSet) -> Model:
     yr = sc.yahtzee_roll
     most = np.maximum(sc.natural.max(axis=0), np.where(yr[:, None], sc.joker, 0).max(axis=0))
     max_box = most + s.extra_yahtzee_bonus
-    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
-    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
-    vnatT = np.ascontiguousarray(lay.var_nat.T, dtype=np.uint8)
-    vjokT = np.ascontiguousarray(lay.var_jok.T, dtype=np.uint8)
-    br = _bonus_rolls(rules, sc)
-    J = rolls_allowed(rules, 0) - 1
-    m = Model(rules, lay, sk, ns, eff, max_box.astype(np.int64), br, J)
-    m.args = (sc.natural, sc.joker, lay.var_nat, lay.var_jok, natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
-              sc.yahtzee_roll, sc.own_bit, br, int(np.argmin(sc.yahtzee_roll)), JOKER_CODES[s.joker], lay.has_y,
-              s.fill_codes[0], sc.lower_bits)
-    return m
+    return Model(rules, lay, lay.arrays, eff, max_box.astype(np.int64), rolls_allowed(rules, 0) - 1)
 
 
 def _lay_values(mod: Model, tab: Table) -> FloatArray:
@@ -664,6 +586,7 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
     big = 1 << 30
     capv = big if cap is None else max(cap, 0)
     max_pts = int(mod.max_box.max())
+    fut = mod.future(W)
     # full column: the remaining points are the upper bonus
     sm, sy, su = _states(mod, nb, within)
     bonus = np.where(su >= lay.t, s.upper_bonus if s.upper_bonus > 0 else 0, 0)
@@ -684,11 +607,12 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         length2 = np.minimum(_max_rest(mod, sm2, sy2, su2), capv) + 1
         off2 = np.concatenate([[0], np.cumsum(length2)[:-1]]).astype(np.int64)
         H2 = np.empty(int(length2.sum()))
-        _on_chunks(_pmf_layer, len(sm2), 64, sm2, sy2, su2, off2, length2, H2, H, sid, off, length, mod.eff,
-                   lay.sub_of, capv, theta, W,
-                   lay.midx, lay.t, lay.nyt, nb, *mod.args, s.extra_yahtzee_bonus, allow_pass, lay.ybit, mod.J,
-                   lay.scores.dice.roll_prob, lay.scores.dice.keep_of_roll, lay.scores.dice.add_die,
-                   lay.scores.dice.drop_self, mod.subkeeps, mod.nsub, solver_ties, max_pts)
+        def pmf_args(states: Any = (sm2, sy2, su2),
+                     pmfs: Any = (off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, max_pts),
+                     ) -> tuple[Any, ...]:
+            return states, pmfs, theta, fut, mod.ra, mod.work(), mod.J, solver_ties, allow_pass
+
+        _on_chunks(_pmf_layer, len(sm2), 64, pmf_args)
         sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
         sid[lay.midx[sm2], sy2 * tp1 + su2] = np.arange(len(sm2))
         H, off, length = H2, off2, length2
@@ -740,16 +664,15 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     full = (1 << lay.nb) - 1
     u = np.arange(tp1)
     W[lay.midx[full]] = np.tile(np.where(u >= lay.t, float(max(s.upper_bonus, 0)), 0.0), lay.nyt)
-    Wsrc = _lay_values(mod, tab) if theta == 0.0 and tab is not None else W
-    d = lay.scores.dice
+    fut = mod.future(_lay_values(mod, tab) if theta == 0.0 and tab is not None else W)
     done = 0
     for p in range(lay.nb - 1, -1, -1):
         sm, sy, su = _states(mod, p)
         out = np.empty(len(sm))
-        _on_chunks(_risk_layer, len(sm), 64, sm, sy, su, theta, Wsrc, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
-                   s.extra_yahtzee_bonus,
-                    lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self, mod.subkeeps, mod.nsub,
-                    solver_ties, out)
+        def risk_args(states: Any = (sm, sy, su), out: Any = out) -> tuple[Any, ...]:
+            return states, theta, fut, mod.ra, mod.work(), mod.J, solver_ties, out
+
+        _on_chunks(_risk_layer, len(sm), 64, risk_args)
         rows = lay.midx[sm]
         W[rows, sy * tp1 + su] = out
         # dead upper totals share their representative's value
@@ -904,7 +827,6 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     theta = effective_theta(rules, theta)
     mod = model(rules)
     lay = mod.lay
-    s = rules.settings
     st = column_state(rules, column)
     base = raw_points(rules, column)
     m = st.mask
@@ -937,7 +859,6 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     d = lay.scores.dice
     tp1 = lay.t + 1
     vmax = lay.du.shape[1]
-    R = len(d.rolls)
     hi = base + rest if cap is None else base + cap  # (the lumped bin: at most one past the best total)
     out: list[OptionChance] = []
 
@@ -968,12 +889,9 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             for f in opt.keep:
                 counts[f - 1] += 1
             k = int(d.keep_index[counts_key(counts)])
-            Pfin = np.empty(R)
-            slot = np.empty(R, np.int64)
-            pts = np.empty(R, np.int64)
-            q = _call(_option, m, y, u, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args, s.extra_yahtzee_bonus,
-                        not s.must_zero, lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self,
-                        mod.subkeeps, mod.nsub, ties, k, rolls_left, Pfin, slot, pts)
+            work = mod.work()
+            q = _option(m, y, u, theta, mod.future(W), mod.ra, work, ties, mod.J, (np.int64(k), np.int64(rolls_left)))
+            Pfin, slot, pts = work.Pfin, work.slot, work.pts
             scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
             acc: dict[tuple[int, int], float] = {}
             for r in np.nonzero(Pfin)[0].tolist():
@@ -1021,26 +939,21 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     theta = effective_theta(rules, theta)
     mod = model(rules)
     lay = mod.lay
-    s = rules.settings
     if tab is None:
         tab = get_risk_table(rules, theta, say)
     W = _lay_values(mod, tab)
-    d = lay.scores.dice
-    sc = lay.scores
     scores = np.empty((n_games, 1, lay.nb), dtype=np.int64)
     ybonus = np.zeros((n_games, 1), dtype=np.int64)
-    is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
     nt = lay.nb  # must_zero on: one box a turn, no passes
     rg, rt, rr = (n_games, nt, mod.J + 1) if record else (1, 1, 1)
     rolls_out = np.zeros((rg, rt, rr, rules.dice), dtype=np.int64)
     held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
     nrolls = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
-    _on_chunks(_play, n_games, 64, seed, first_game, seat, theta, W, lay.midx, lay.t, lay.nyt, lay.nb, *mod.args,
-               s.extra_yahtzee_bonus,
-          lay.ybit, mod.J, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_self, mod.subkeeps, mod.nsub, d.keeps,
-          d.keep_index, d.roll_of_keep, is_upper, sc.yahtzee_box, sc.yahtzee_points, scores, ybonus, record,
-          rolls_out, held_out, nrolls, box, threads=threads)
+    fut = mod.future(W)
+    _on_chunks(_play, n_games, 64, lambda: ((seed, first_game, seat), theta, fut, mod.ra, mod.work(), mod.J,
+                                            (scores, ybonus), record, (rolls_out, held_out, nrolls, box)),
+               threads=threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:

@@ -21,13 +21,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..rules.engine import JOKER_CODES, RuleSet, box_values, extra_bonus_points, most_rolls, rolls_allowed
+from ..rules.engine import RuleSet, box_values, most_rolls, rolls_allowed
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
 from .games import GameBatch
-from .tables import Scores, proper_subkeeps, score_tables
+from .tables import RuleArrays, Scores, rule_arrays, score_tables
 from .value_to_go import ValueToGo, check_memory
+from .within_turn import FUTURE_TABLE, Future, StateLayout, lane_work
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -39,6 +40,8 @@ class Layout:
 
     A state is (filled mask, y, u): u the upper total capped at `t`, y = 1 when the Yahtzee box holds
     its full points and extra bonuses exist (`nyt` = 2), else 0. Cell: W[midx[mask], y * (t + 1) + u].
+    `arrays`: the rule set's arrays (tables.rule_arrays, whose variants these are); `state`: the
+    states as the kernels take them (within_turn.StateLayout).
     """
 
     rules: RuleSet
@@ -61,6 +64,8 @@ class Layout:
     nvar: IntArray  # [B]
     du: IntArray  # [B, V] upper total added by a variant
     yn: IntArray  # [B, V] y after a variant (-1 unchanged)
+    arrays: RuleArrays
+    state: StateLayout
     n_states: int = 0
 
     @property
@@ -123,50 +128,11 @@ def layout(rules: RuleSet) -> Layout:
         dcount[sub] = max(len(dead) - 1, 0)
         n_reach[sub] = len(reach_u)
 
-    var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, nyt)
+    ra = rule_arrays(rules, nyt)
     n_states = int(sum(n_reach[sub_of[m]] * (nyt if (m & ybit) else 1) for m in masks.tolist()))
+    state = StateLayout(t, nyt, ybit, midx, sub_of, ulist, ucount, dlist, dcount)
     return Layout(rules, sc, nb, t, nyt, ybit, has_y, masks, layer_ptr, midx, sub_of, ulist, ucount, dlist, dcount,
-                  var_nat, var_jok, nvar, du, yn, n_states)
-
-
-def box_variants(rules: RuleSet, sc: Scores, nyt: int) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
-    """How a written score moves a column's state: per (roll, box) the variant of the natural and the
-    joker score; per (box, variant) the upper total added (`du`) and the new y (`yn`, -1 unchanged).
-    Upper boxes: one variant per score they can hold; the Yahtzee box: full points or not
-    (rules.extra_bonus pays later Yahtzees only while it holds its full points)."""
-    nb = sc.n_boxes
-    upper = set(rules.upper_indices)
-    vals = {b: sorted(box_values(rules, b)) for b in upper}
-    R = sc.natural.shape[0]
-    vmax = max([len(vals[b]) for b in sorted(upper)] + [2])
-    nvar = np.ones(nb, dtype=np.int64)
-    du = np.zeros((nb, vmax), dtype=np.int64)
-    yn = np.full((nb, vmax), -1, dtype=np.int64)
-    var_nat = np.zeros((R, nb), dtype=np.int64)
-    var_jok = np.zeros((R, nb), dtype=np.int64)
-    ypts = sc.yahtzee_points
-    for b in range(nb):
-        if b in upper:
-            nvar[b] = len(vals[b])
-            du[b, : len(vals[b])] = vals[b]
-            pos = {v: i for i, v in enumerate(vals[b])}
-            var_nat[:, b] = [pos[v] for v in sc.natural[:, b].tolist()]
-            var_jok[:, b] = [pos.get(v, 0) for v in sc.joker[:, b].tolist()]
-        elif b == sc.yahtzee_box:
-            # rules.extra_bonus: later Yahtzees earn the bonus only while this box holds its full points
-            nvar[b] = 2
-            yn[b, 0] = 0
-            yn[b, 1] = 1 if nyt == 2 else 0
-            var_nat[:, b] = sc.natural[:, b] == ypts
-            var_jok[:, b] = sc.joker[:, b] == ypts
-    return var_nat, var_jok, nvar, du, yn
-
-
-def _bonus_rolls(rules: RuleSet, sc: Scores) -> IntArray:
-    """The rolls that can earn the extra-Yahtzee bonus (rules.extra_bonus_points with a full box)."""
-    extra = rules.settings.extra_yahtzee_bonus
-    return np.array([r for r in range(len(sc.yahtzee_roll))
-                     if extra_bonus_points(bool(sc.yahtzee_roll[r]), True, extra)], dtype=np.int64)
+                  ra.var_nat, ra.var_jok, ra.nvar, ra.du, ra.yn, ra, state, n_states)
 
 
 @dataclass
@@ -195,11 +161,9 @@ class Table:
 
     def value_to_go(self, exact: bool) -> ValueToGo:
         """The table's values for the play kernel (exact=False: a multi-column sheet's columns valued by it)."""
-        from . import play_kernel
-
         midx = np.full(1 << self.nb, -1, dtype=np.int64)
         midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
-        return ValueToGo(play_kernel.FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
+        return ValueToGo(FUTURE_TABLE, self.t, self.nyt, np.ascontiguousarray(self.W), midx,
                          np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64), exact=exact)
 
 
@@ -211,8 +175,6 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
 
     t0 = time.perf_counter()
     lay = layout(rules)
-    sc = lay.scores
-    d = sc.dice
     s = rules.settings
     width = lay.width
     n = len(lay.masks)
@@ -227,20 +189,9 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
         W2[fi] = np.tile(term * term, lay.nyt)
     n_stages = rolls_allowed(rules, 0) - 1
     allow_pass = not s.must_zero
-    natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
-    jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
-    vnatT = np.ascontiguousarray(lay.var_nat.T, dtype=np.uint8)
-    vjokT = np.ascontiguousarray(lay.var_jok.T, dtype=np.uint8)
     ny_of = np.where((lay.masks & lay.ybit) != 0, lay.nyt, 1)
     n_lanes = lay.ucount[lay.sub_of[lay.masks]] * ny_of
-    bonus_rolls = _bonus_rolls(rules, sc)
-    base_roll = int(np.argmin(sc.yahtzee_roll))
     cap = max(lane_cap, width)
-    args = (cap, n_lanes, lay.midx, lay.sub_of, lay.ulist, lay.ucount, lay.dlist, lay.dcount,
-            natT, jokT, vnatT, vjokT, lay.nvar, lay.du, lay.yn,
-            sc.yahtzee_roll, sc.own_bit, d.roll_prob, d.keep_of_roll, d.add_die, d.drop_die, bonus_rolls, base_roll,
-            lay.nb, lay.t, lay.nyt, lay.ybit, lay.has_y, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
-            s.fill_codes[0], sc.lower_bits, moments, allow_pass, n_stages, W, W2)
     done = 0
     # The masks of one popcount layer are independent: `nchunks` chunks of them run on one thread per
     # core, a layer at a time since each needs the next one solved.
@@ -248,7 +199,8 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
         start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
 
         def chunk(c: int, nch: int, start: int = start, end: int = end) -> None:
-            kernels.solve_chunk(c, nch, lay.masks, start, end, *args)
+            work = lane_work(lay.arrays, cap, moments, allow_pass, n_stages)
+            kernels.solve_chunk(c, nch, lay.masks, (start, end), n_lanes, lay.state, lay.arrays, W, W2, work)
 
         on_chunks(chunk, end - start, nchunks)
         done += end - start
@@ -396,13 +348,12 @@ class _PlayInputs:
 
     def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool) -> None:
         s = rules.settings
-        sc = score_tables(rules)
-        d = sc.dice
-        var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, fut.nyt)
-        nb = sc.n_boxes
+        self.ra = ra = rule_arrays(rules, fut.nyt)
+        nb = ra.nb
         n_cols = s.columns
         n_turns = n_cols * nb
         max_turns = n_turns if s.must_zero else 50 * n_turns
+        self.max_turns = max_turns
         self.record = record
         self.scores = np.empty((n_games, n_cols, nb), dtype=np.int64)
         self.ybonus = np.zeros((n_games, n_cols), dtype=np.int64)
@@ -414,24 +365,10 @@ class _PlayInputs:
                     np.zeros((rg, rt), dtype=np.int64),  # n_rolls
                     np.zeros((rg, rt), dtype=np.int64),  # column
                     np.full((rg, rt), -1, dtype=np.int64))  # box
-        is_upper = np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)
-        natT = np.ascontiguousarray(sc.natural.T, dtype=np.float64)
-        jokT = np.ascontiguousarray(sc.joker.T, dtype=np.float64)
-        vnatT = np.ascontiguousarray(var_nat.T, dtype=np.uint8)
-        vjokT = np.ascontiguousarray(var_jok.T, dtype=np.uint8)
-        mult = np.array(s.multipliers, dtype=np.float64)
-        self.ints = (n_cols, nb, sc.yahtzee_box, sc.yahtzee_points, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
-                     sc.lower_bits, int(np.argmin(sc.yahtzee_roll)), fut.kind, fut.t, fut.nyt, max_turns,
-                     int(s.must_zero), int(s.saved_rolls), int(s.add_columns))
-        self.sheet = _read_only(mult, sc.natural, sc.joker, var_nat, var_jok, nvar, du, yn, is_upper, sc.yahtzee_roll,
-                                sc.own_bit, sc.fill, natT, jokT, vnatT, vjokT, _bonus_rolls(rules, sc))
-        self.dice_t = _read_only(d.keep_index, d.roll_of_keep, d.keep_of_roll, d.add_die, d.drop_self, d.keeps,
-                                 *proper_subkeeps(rules.dice))
-        self.fut_t = _read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+        self.fut = Future(fut.kind, fut.t, fut.nyt, *_read_only(fut.W, fut.midx, fut.h, fut.G, fut.yh, fut.sub_of))
         self.saved_value = fut.saved_value
-        self.sizes = (n_cols, sc.natural.shape[0], d.add_die.shape[0], nb * du.shape[1], rules.dice)
         self.memo_key = _memo_key(rules, fut)
-        self.memo_shape = (sc.natural.shape[0], most_rolls(rules, 1) - 1)
+        self.memo_shape = (ra.natural.shape[0], most_rolls(rules, 1) - 1)
 
     def wants_memo(self, run_games: int) -> bool:
         """Whether play_games keeps a memo for a run of `run_games` games: where one applies, for runs of
@@ -472,8 +409,8 @@ class _PlayInputs:
 
         part = (self.scores[g0:g1], self.ybonus[g0:g1], self.nturns[g0:g1])
         log = tuple(a[g0:g1] for a in self.log) if self.record else None
-        return (game, self.ints, self.sheet, self.dice_t, self.fut_t, self.saved_value, part, log,
-                play_kernel.scratch(*self.sizes), memo)
+        return (game, self.ra, self.fut, self.max_turns, self.saved_value, part,
+                play_kernel.turn_work(self.ra, play_kernel.MAX_REROLLS), log, memo)
 
 
 def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) -> tuple[Any, ...]:

@@ -1,4 +1,5 @@
-"""A rule set as flat numpy arrays, the form the compiled kernels (solver, simulator) consume.
+"""A rule set as flat numpy arrays, the form the compiled kernels (solver, simulator) consume:
+`rule_arrays` builds them once per rule set, as one bundle (RuleArrays) every kernel takes.
 
 Everything here is *derived* from the rules module by calling it (scores from `natural_score` and
 `joker_value`, legality from the int-only functions in rules.py, which kernels compile with numba):
@@ -11,10 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from ..rules import engine
 from ..rules.engine import FACES, JOKER_CODES, RuleSet, joker_value, own_box_bit, rolls
 from ..strategy.keeps import keeps as keeps_of
 
@@ -113,23 +116,11 @@ def dice_tables(n: int) -> Dice:
             t_prob.append(_multinomial(ec))
         ptr.append(len(t_roll))
 
-    return Dice(
-        n=n,
-        rolls=np.array(roll_list, dtype=np.int64),
-        roll_counts=roll_counts,
-        roll_prob=roll_prob,
-        keeps=keeps,
-        keep_size=keep_size,
-        keep_index=keep_index,
-        keep_of_roll=keep_of_roll,
-        roll_of_keep=roll_of_keep,
-        add_die=add_die,
-        drop_die=drop_die,
-        drop_self=np.where(drop_die >= 0, drop_die, np.arange(len(keep_list), dtype=np.int64)[:, None]),
-        trans_ptr=np.array(ptr, dtype=np.int64),
-        trans_roll=np.array(t_roll, dtype=np.int64),
-        trans_prob=np.array(t_prob, dtype=np.float64),
-    )
+    rolls_arr = np.array(roll_list, dtype=np.int64)
+    drop_self = np.where(drop_die >= 0, drop_die, np.arange(len(keep_list), dtype=np.int64)[:, None])
+    return Dice(n, rolls_arr, roll_counts, roll_prob, keeps, keep_size, keep_index, keep_of_roll, roll_of_keep,
+                add_die, drop_die, drop_self, np.array(ptr, dtype=np.int64), np.array(t_roll, dtype=np.int64),
+                np.array(t_prob, dtype=np.float64))
 
 
 @cache
@@ -212,21 +203,155 @@ def _score_tables(rules: RuleSet) -> Scores:
     upper_face = np.array([b.face if b.kind == "upper" and b.face else 0 for b in rules.boxes], dtype=np.int64)
     y = rules.yahtzee_index
     s = rules.settings
-    return Scores(
-        dice=d,
-        natural=natural,
-        joker=joker,
-        yahtzee_roll=yroll,
-        own_bit=own,
-        upper_face=upper_face,
-        n_boxes=len(rules.boxes),
-        lower_bits=rules.lower_bits,
-        yahtzee_box=-1 if y is None else y,
-        yahtzee_points=0 if y is None else int(rules.boxes[y].points or 0),
-        threshold=s.upper_bonus_threshold,
-        upper_bonus=s.upper_bonus,
-        extra_bonus=s.extra_yahtzee_bonus,
-        joker_code=JOKER_CODES[s.joker],
-        fill=np.array(s.fill_codes, dtype=np.int64),
-        must_zero=s.must_zero,
+    return Scores(d, natural, joker, yroll, own, upper_face, len(rules.boxes), rules.lower_bits,
+                  -1 if y is None else y, 0 if y is None else int(rules.boxes[y].points or 0),
+                  s.upper_bonus_threshold, s.upper_bonus, s.extra_yahtzee_bonus, JOKER_CODES[s.joker],
+                  np.array(s.fill_codes, dtype=np.int64), s.must_zero)
+
+
+class RuleArrays(NamedTuple):
+    """A rule set's arrays and numbers as every compiled kernel takes them (table build, play, grading,
+    distributions, risk): built once per rule set by `rule_arrays`, read-only, passed as one argument.
+    R rolls, K keeps, B boxes, V variants of a box, C columns.
+
+    The rule set's numbers:
+      n_cols, nb     columns, boxes per column
+      ybox, ypoints  the Yahtzee box (-1 none) and its full points
+      extra          points of an extra Yahtzee (rules.extra_bonus_points)
+      joker_code, lower_bits, fill0  what compiled.legal_bits takes (fill0: the first column's fill rule)
+      has_y          the rule set has a Yahtzee box
+      base_roll      a roll that is no Yahtzee (its legal boxes are every plain roll's)
+      must_zero, saved_rolls, add_columns  the settings (flags as 0/1)
+      nyt            2 when the Yahtzee box's full points matter (the variants' `yn`), else 1
+    Scores (Scores) and variants (box_variants):
+      natural, joker [R, B] int   natural score, a joker's value; natT, jokT [B, R] float their transposes
+      var_nat, var_jok [R, B] int  the next-state variant of each; vnatT, vjokT [B, R] uint8
+      nvar [B], du [B, V], yn [B, V]  variants per box, upper total each adds, y after it (-1 unchanged)
+      yroll [R] bool, own_bit [R]     Yahtzee rolls and their own upper box's bit
+      bonus_rolls                     the rolls that can earn the extra bonus
+      is_upper [B] bool, fill [C], mult [C] float  upper boxes; each column's fill rule and weight
+    Dice (Dice, proper_subkeeps):
+      roll_prob [R], keep_of_roll [R], roll_of_keep [K], keep_index [7**6], keeps [K, 6]
+      add_die, drop_die [K, 6] (-1: none), drop_self [K, 6] (the keep itself for none)
+      subkeeps [R, 2**n], nsub [R]    each roll's proper keeps in tie-break order
+    rows: (natural, joker, var_nat, var_jok), the row tables a box choice reads (within_turn.placement)
+    """
+
+    n_cols: int
+    nb: int
+    ybox: int
+    ypoints: int
+    extra: int
+    joker_code: int
+    lower_bits: int
+    fill0: int
+    has_y: bool
+    base_roll: int
+    must_zero: int
+    saved_rolls: int
+    add_columns: int
+    nyt: int
+    natural: IntArray
+    joker: IntArray
+    natT: FloatArray
+    jokT: FloatArray
+    var_nat: IntArray
+    var_jok: IntArray
+    vnatT: npt.NDArray[np.uint8]
+    vjokT: npt.NDArray[np.uint8]
+    nvar: IntArray
+    du: IntArray
+    yn: IntArray
+    yroll: npt.NDArray[np.bool_]
+    own_bit: IntArray
+    bonus_rolls: IntArray
+    is_upper: npt.NDArray[np.bool_]
+    fill: IntArray
+    mult: FloatArray
+    roll_prob: FloatArray
+    keep_of_roll: IntArray
+    roll_of_keep: IntArray
+    keep_index: IntArray
+    keeps: IntArray
+    add_die: IntArray
+    drop_die: IntArray
+    drop_self: IntArray
+    subkeeps: IntArray
+    nsub: IntArray
+    rows: tuple[IntArray, IntArray, IntArray, IntArray]
+
+
+def box_variants(rules: RuleSet, sc: Scores, nyt: int) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """How a written score moves a column's state: per (roll, box) the variant of the natural and the
+    joker score; per (box, variant) the upper total added (`du`) and the new y (`yn`, -1 unchanged).
+    Upper boxes: one variant per score they can hold; the Yahtzee box: full points or not
+    (rules.extra_bonus pays later Yahtzees only while it holds its full points)."""
+    nb = sc.n_boxes
+    upper = set(rules.upper_indices)
+    vals = {b: sorted(engine.box_values(rules, b)) for b in upper}
+    R = sc.natural.shape[0]
+    vmax = max([len(vals[b]) for b in sorted(upper)] + [2])
+    nvar = np.ones(nb, dtype=np.int64)
+    du = np.zeros((nb, vmax), dtype=np.int64)
+    yn = np.full((nb, vmax), -1, dtype=np.int64)
+    var_nat = np.zeros((R, nb), dtype=np.int64)
+    var_jok = np.zeros((R, nb), dtype=np.int64)
+    ypts = sc.yahtzee_points
+    for b in range(nb):
+        if b in upper:
+            nvar[b] = len(vals[b])
+            du[b, : len(vals[b])] = vals[b]
+            pos = {v: i for i, v in enumerate(vals[b])}
+            var_nat[:, b] = [pos[v] for v in sc.natural[:, b].tolist()]
+            var_jok[:, b] = [pos.get(v, 0) for v in sc.joker[:, b].tolist()]
+        elif b == sc.yahtzee_box:
+            # rules.extra_bonus: later Yahtzees earn the bonus only while this box holds its full points
+            nvar[b] = 2
+            yn[b, 0] = 0
+            yn[b, 1] = 1 if nyt == 2 else 0
+            var_nat[:, b] = sc.natural[:, b] == ypts
+            var_jok[:, b] = sc.joker[:, b] == ypts
+    return var_nat, var_jok, nvar, du, yn
+
+
+def bonus_rolls(rules: RuleSet, sc: Scores) -> IntArray:
+    """The rolls that can earn the extra-Yahtzee bonus (rules.extra_bonus_points with a full box)."""
+    extra = rules.settings.extra_yahtzee_bonus
+    return np.array([r for r in range(len(sc.yahtzee_roll))
+                     if engine.extra_bonus_points(bool(sc.yahtzee_roll[r]), True, extra)], dtype=np.int64)
+
+
+@lru_cache(maxsize=16)
+def rule_arrays(rules: RuleSet, nyt: int) -> RuleArrays:
+    """The rule set's RuleArrays (`nyt`: the Yahtzee lanes of the values played against), built once
+    per rule set and shared, read-only, by every kernel and every thread."""
+    s = rules.settings
+    sc = score_tables(rules)
+    d = sc.dice
+    var_nat, var_jok, nvar, du, yn = box_variants(rules, sc, nyt)
+    subkeeps, nsub = proper_subkeeps(rules.dice)
+
+    def frozen(a: Any, dtype: Any = None) -> Any:
+        v = np.ascontiguousarray(a, dtype=dtype).view()  # (a view: the cached tables stay as they are)
+        v.flags.writeable = False
+        return v
+
+    ra = RuleArrays(
+        n_cols=s.columns, nb=sc.n_boxes, ybox=sc.yahtzee_box, ypoints=sc.yahtzee_points,
+        extra=s.extra_yahtzee_bonus, joker_code=sc.joker_code, lower_bits=sc.lower_bits, fill0=s.fill_codes[0],
+        has_y=sc.yahtzee_box >= 0, base_roll=int(np.argmin(sc.yahtzee_roll)), must_zero=int(s.must_zero),
+        saved_rolls=int(s.saved_rolls), add_columns=int(s.add_columns), nyt=nyt,
+        natural=frozen(sc.natural), joker=frozen(sc.joker),
+        natT=frozen(sc.natural.T, np.float64), jokT=frozen(sc.joker.T, np.float64),
+        var_nat=frozen(var_nat), var_jok=frozen(var_jok),
+        vnatT=frozen(var_nat.T, np.uint8), vjokT=frozen(var_jok.T, np.uint8),
+        nvar=frozen(nvar), du=frozen(du), yn=frozen(yn), yroll=frozen(sc.yahtzee_roll), own_bit=frozen(sc.own_bit),
+        bonus_rolls=frozen(bonus_rolls(rules, sc)),
+        is_upper=frozen(np.array([b.kind == "upper" for b in rules.boxes], dtype=np.bool_)),
+        fill=frozen(sc.fill), mult=frozen(np.array(s.multipliers, dtype=np.float64)),
+        roll_prob=frozen(d.roll_prob), keep_of_roll=frozen(d.keep_of_roll), roll_of_keep=frozen(d.roll_of_keep),
+        keep_index=frozen(d.keep_index), keeps=frozen(d.keeps), add_die=frozen(d.add_die),
+        drop_die=frozen(d.drop_die), drop_self=frozen(d.drop_self), subkeeps=frozen(subkeeps), nsub=frozen(nsub),
+        rows=cast(Any, ()),  # (filled in below, from the frozen arrays)
     )
+    return ra._replace(rows=(ra.natural, ra.joker, ra.var_nat, ra.var_jok))

@@ -1,4 +1,4 @@
-"""The value to go a compiled strategy plays against (play_kernel.future): an exact table
+"""The value to go a compiled strategy plays against (within_turn.state_value): an exact table
 (exact.Table.value_to_go), the fitted heuristic, or nothing but the upper bonus (greedy). The
 kernels' one-turn lookahead adds it to the points a placement writes."""
 
@@ -20,7 +20,7 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass
 class ValueToGo:
-    """What play_kernel.future reads: `kind` (play_kernel.FUTURE_TABLE or FUTURE_HEURISTIC), the lanes
+    """What within_turn.state_value reads (as within_turn.Future): `kind` (FUTURE_TABLE or FUTURE_HEURISTIC), the lanes
     (`t`, `nyt`), a table (`W` with rows `midx`) or a heuristic (`h` by open count and box, `G` by
     upper set `sub_of`, `yh`), and the value of one saved roll."""
 
@@ -53,11 +53,11 @@ def sub_of(rules: RuleSet) -> IntArray:
 def heuristic(rules: RuleSet, h: FloatArray, G: FloatArray, yh: FloatArray, saved_value: float) -> ValueToGo:
     """The heuristic value to go (see solver.approx): h[open boxes, box] per open box, G[upper set,
     capped upper total], yh[open boxes] while the Yahtzee box holds its full points."""
-    from . import play_kernel
+    from .within_turn import FUTURE_HEURISTIC
 
     t = upper_lanes(rules)
     nb = len(rules.boxes)
-    return ValueToGo(play_kernel.FUTURE_HEURISTIC, t, yahtzee_lanes(rules), np.zeros((1, 1)), np.zeros(1, np.int64),
+    return ValueToGo(FUTURE_HEURISTIC, t, yahtzee_lanes(rules), np.zeros((1, 1)), np.zeros(1, np.int64),
                      np.ascontiguousarray(h, dtype=np.float64).reshape(nb + 1, nb),
                      np.ascontiguousarray(G).reshape(1 << len(rules.upper_indices), t + 1),
                      np.ascontiguousarray(yh), sub_of(rules), saved_value)

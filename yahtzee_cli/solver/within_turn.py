@@ -1,0 +1,1002 @@
+"""The within-turn kernels: one turn of one column, valued and decided, for every compiled objective
+(the table build in kernels.py, simulated play in play_kernel.py, the distributions and risk tables
+in distribution.py). An objective over final scores adds its own function here and its entry where
+it runs (a layer loop or a game loop), never a copy of the turn.
+
+Every rule comes from rules.py (compiled once in compiled.py) and every score from the rule set's
+arrays `ra` (tables.RuleArrays, built once per rule set by tables.rule_arrays). The stages of a
+turn (Verhoeff's):
+
+* final-roll values: V0[r] = the best box for the final roll r, max over its legal boxes of score
+  plus the value of the state it leads to (`column_final` for one state; `lane_final_values` for
+  the table build's lanes, with the second moment and the pass probability carried along);
+* keep values: for each roll left j = 1, 2: E_j[k] = the mean of E over the keeps one die larger
+  ("add one die", a full keep is worth V_{j-1} of that roll) and V_j[r] = max over the sub-keeps of r
+  ("drop one die": M[k] = max(E[k], max_f M[k - f]) in increasing keep size) (`keep_values`;
+  `expect_lanes` and `best_sub_lanes` for the build);
+* decisions: the keep of a roll (`keep_choice`: the first best proper keep in
+  tables.proper_subkeeps' order; stopping wins ties) and its box (`box_code`, `box_codes`,
+  `box_slots`: the first best box in sheet order; a pass charged strategy.turn.PASS_COST).
+
+The helpers are compiled as plain functions (no Python entry points, jit.INNER) except those the
+build's inner loops inline.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
+from .compiled import FORCED, extra_bonus_points, joker_full_value, joker_now, legal_bits
+from .jit import INNER, njit
+
+Int = int | np.int64  # an argument compiled code passes as np.int64, never as a literal int
+
+NEG = -1.0e300  # "no option" (never NaN)
+
+
+def _roll_legal(open_: int, yfilled: bool, r: int, yroll: np.ndarray, own_bit: np.ndarray, joker_code: int,
+                has_y: bool, fill: int, lower_bits: int) -> tuple[int, bool]:
+    """Legal boxes of roll r in a column with open boxes `open_`, and whether a joker scores full value.
+
+    Parameters
+    ----------
+    open_ : int
+        Bits of the column's open boxes.
+    yfilled : bool
+        Whether the column's Yahtzee box is filled.
+    r : int
+        The roll (an index of the dice tables' rolls).
+    yroll, own_bit, joker_code, has_y, lower_bits
+        The rule set's (tables.RuleArrays): arrays, not the bundle, as this is called roll by roll
+        and a bundle argument is passed as hundreds of scalars.
+    fill : int
+        The column's fill rule (rules.FILL_CODES).
+    """
+    jk = joker_now(joker_code, has_y, yfilled, yroll[r])
+    bits = legal_bits(open_, fill, jk and joker_code == FORCED, own_bit[r], lower_bits)
+    return bits, joker_full_value(jk, open_, own_bit[r])
+
+
+roll_legal_inline: Any = njit(cache=True, inline="always")(_roll_legal)  # for the build's inner loops
+roll_legal: Any = njit(**INNER)(_roll_legal)  # called from many places: compiled once
+
+
+@njit(cache=True, inline="always")
+def bit_index(low: int) -> int:
+    """The index of the single set bit of `low`."""
+    b = 0
+    while (1 << b) != low:
+        b += 1
+    return b
+
+
+@njit(cache=True, inline="always")
+def next_box(bits: int) -> tuple[int, int]:
+    """(bits without its lowest set bit, the index of that bit): `while bits: bits, b = next_box(bits)`
+    visits the boxes of `bits` in sheet order."""
+    low = bits & -bits
+    return bits ^ low, bit_index(low)
+
+
+@njit(cache=True, inline="always")
+def score_rows(ra: Any, fullv: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The box-major scores [B, R] and variants [B, R] a roll writes: a joker's (fullv) or natural."""
+    if fullv:
+        return ra.jokT, ra.vjokT
+    return ra.natT, ra.vnatT
+
+
+@njit(cache=True, inline="always")
+def placement(r: int, b: int, fullv: bool, rows: Any) -> tuple[int, int]:
+    """Final roll r written in box b (as a joker when fullv): its score, and the variant of the state
+    it leads to.
+
+    Parameters
+    ----------
+    r, b : int
+        The roll and the box.
+    fullv : bool
+        Whether the roll scores a joker's full value (roll_legal).
+    rows : (natural, joker, var_nat, var_jok)
+        The row forms [R, B] of the rule set's score and variant tables (tables.RuleArrays.rows).
+    """
+    natural, joker, var_nat, var_jok = rows
+    if fullv:
+        return joker[r, b], var_jok[r, b]
+    return natural[r, b], var_nat[r, b]
+
+
+# --------------------------------------------------------------------------- final-roll values
+
+
+@njit(cache=True, inline="always")
+def _variants(NVc: np.ndarray, base: int, nvb: int) -> tuple[float, float, float, float, float, float, float]:
+    """A box's next-state values NVc[base + v] for its nvb variants (at most 7), as locals: a pick
+    among locals vectorizes, a gather would not."""
+    t1 = NVc[base + 1]
+    return (NVc[base], t1, NVc[base + 2] if nvb > 2 else t1, NVc[base + 3] if nvb > 3 else t1,
+            NVc[base + 4] if nvb > 4 else t1, NVc[base + 5] if nvb > 5 else t1, NVc[base + 6] if nvb > 6 else t1)
+
+
+@njit(cache=True, inline="always")
+def _pick(v: int, t: tuple[float, float, float, float, float, float, float]) -> float:
+    """t[v] by selects (no branch, no gather)."""
+    a = t[0]
+    a = t[1] if v == 1 else a
+    a = t[2] if v == 2 else a
+    a = t[3] if v == 3 else a
+    a = t[4] if v == 4 else a
+    a = t[5] if v == 5 else a
+    return t[6] if v == 6 else a
+
+
+@njit(cache=True, inline="always")
+def box_max(V: np.ndarray, dec: Any, code: Any, sb: np.ndarray, vb: np.ndarray, NVc: np.ndarray, base: int,
+            nvb: int, mc: Any) -> None:
+    """Box b for every roll at once: V[r] = max(V[r], mc * score + NVc[b * vmax + variant]) (SIMD over
+    rolls); where it is better (ties keep the earlier box), dec[r] = code.
+
+    Parameters
+    ----------
+    V : float64[R]
+        The best value so far of each roll (updated).
+    dec : int array [R] or None
+        The decision of each roll (updated), or None: values only.
+    code : int
+        What dec holds for this box.
+    sb : float64[R]
+        The box's score of each roll (a row of natT, or of jokT for jokers).
+    vb : uint8[R]
+        The variant each score makes (a row of vnatT or vjokT).
+    NVc : float64[B * vmax]
+        Per (box, variant) slot, the value of the state it leads to.
+    base, nvb : int
+        The box's first slot (box * vmax) and its number of variants.
+    mc : float or None
+        The column's weight (None: 1, without the multiplication).
+    """
+    R = V.shape[0]
+    if nvb == 1:
+        a = NVc[base]
+        for r in range(R):
+            c = (sb[r] if mc is None else mc * sb[r]) + a
+            better = c > V[r]
+            V[r] = c if better else V[r]
+            if dec is not None:
+                dec[r] = code if better else dec[r]
+        return
+    t = _variants(NVc, base, nvb)
+    for r in range(R):
+        c = (sb[r] if mc is None else mc * sb[r]) + _pick(vb[r], t)
+        better = c > V[r]
+        V[r] = c if better else V[r]
+        if dec is not None:
+            dec[r] = code if better else dec[r]
+
+
+@njit(cache=True, inline="always")
+def roll_max(r: int, bits: int, sT: np.ndarray, vT: np.ndarray, NVc: np.ndarray, NVc2: np.ndarray, second: bool,
+             mc: Any, vmax: int) -> tuple[float, float, bool]:
+    """One roll's best placement among its legal boxes `bits`: max of mc * score + NVc[slot].
+
+    Parameters
+    ----------
+    r : int
+        The roll.
+    bits : int
+        Its legal boxes (roll_legal).
+    sT, vT : [B, R]
+        The scores and variants it writes (natT and vnatT, or jokT and vjokT for a joker's full value).
+    NVc, NVc2 : float64[B * vmax]
+        Per (box, variant) slot, the value of the state it leads to and (second) its second moment.
+    second : bool
+        Also the second moment of the best placement's outcome.
+    mc : float or None
+        The column's weight (None: 1, without the multiplication).
+    vmax : int
+        Slots per box.
+
+    Returns
+    -------
+    (value, second moment or 0, whether some legal placement scores)
+    """
+    best = NEG
+    best2 = 0.0
+    nz = False
+    while bits:
+        bits, b = next_box(bits)
+        sc = sT[b, r]
+        slot = b * vmax + vT[b, r]
+        if sc != 0.0:
+            nz = True
+        c = (sc if mc is None else mc * sc) + NVc[slot]
+        if c > best:
+            best = c
+            if second:
+                best2 = sc * sc + 2.0 * sc * NVc[slot] + NVc2[slot]
+    return best, best2, nz
+
+
+@njit(**INNER)
+def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
+                 NVc: np.ndarray, ra: Any, fill: int, want_nz: bool) -> None:
+    """Final-roll values of one state: Vc[r] = the best placement of final roll r in one column, max
+    over its legal boxes of mc * (score + bonus) + NVc[box, variant]. Box by box over all rolls (SIMD);
+    rolls with other legal boxes (jokers) one by one.
+
+    Parameters
+    ----------
+    Vc : float64[R]
+        Written: the value of each final roll.
+    nzc : bool[R]
+        Written when want_nz: whether some legal placement of the roll scores (no pass then).
+    open_ : int
+        Bits of the column's open boxes.
+    yfilled, yfull : bool
+        The Yahtzee box is filled; it holds its full points (extra bonuses).
+    mc : float
+        The column's weight.
+    NVc : float64[B * vmax]
+        Per (box, variant) slot, the value of the state it leads to.
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    fill : int
+        The column's fill rule.
+    want_nz : bool
+        Fill nzc.
+    """
+    R = Vc.shape[0]
+    vmax = ra.du.shape[1]
+    bbits, bfull = roll_legal(open_, yfilled, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y, fill,
+                              ra.lower_bits)
+    for r in range(R):
+        Vc[r] = NEG
+    if want_nz:
+        for r in range(R):
+            nzc[r] = False
+    sT, vT = score_rows(ra, bfull)
+    bb = bbits
+    while bb:
+        bb, b = next_box(bb)
+        box_max(Vc, None, 0, sT[b], vT[b], NVc, b * vmax, ra.nvar[b], mc)
+        if want_nz:
+            sb = sT[b]
+            for r in range(R):
+                if sb[r] != 0.0:
+                    nzc[r] = True
+    for r in range(R):
+        if not ra.yroll[r]:  # only a Yahtzee (a joker) can have other legal boxes than most rolls
+            continue
+        bits, fullv = roll_legal(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y, fill,
+                                 ra.lower_bits)
+        if bits == bbits and fullv == bfull:
+            continue
+        sTr, vTr = score_rows(ra, fullv)
+        Vc[r], _, nz = roll_max(r, bits, sTr, vTr, NVc, NVc, False, mc, vmax)
+        if want_nz:
+            nzc[r] = nz
+    bonus_rolls = ra.bonus_rolls
+    for i in range(bonus_rolls.shape[0]):
+        r = bonus_rolls[i]
+        bon = extra_bonus_points(ra.yroll[r], yfull, ra.extra)
+        if bon != 0:
+            Vc[r] += mc * bon
+            if want_nz:
+                nzc[r] = True
+
+
+# --------------------------------------------------------------------------- keep values and choices
+
+
+@njit(**INNER)
+def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, ra: Any) -> None:
+    """Keep values of one state: EJ[j - 1, k] = the value of keeping k with j rolls left (j = 1..J),
+    from the final-roll values (the scalar form of expect_lanes / best_sub_lanes).
+
+    Parameters
+    ----------
+    Vfinal : float64[R]
+        The final-roll values (column_final).
+    EJ : float64[J, K]
+        Written: the keep values.
+    E : float64[K]
+        Scratch.
+    J : int
+        Rolls left after the first.
+    saved_value : float
+        The value of a roll saved for later (rules with saved rolls; else 0).
+    ra : tables.RuleArrays
+        The rule set's arrays (keep_of_roll, add_die, drop_self).
+    """
+    keep_of_roll = ra.keep_of_roll
+    add_die = ra.add_die
+    drop_die = ra.drop_self
+    R = Vfinal.shape[0]
+    K = add_die.shape[0]
+    first_full = K - R
+    sixth = 1.0 / 6.0
+    for r in range(R):
+        E[keep_of_roll[r]] = Vfinal[r]
+    for j in range(1, J + 1):
+        for k in range(first_full - 1, -1, -1):
+            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                    + E[add_die[k, 5]]) * sixth
+        for k in range(K):
+            EJ[j - 1, k] = E[k]
+        if j < J:
+            for k in range(1, K):  # drop_self: k itself where a face is not held (no branch)
+                m = E[k]
+                for f in range(6):
+                    e = E[drop_die[k, f]]
+                    m = e if e > m else m
+                E[k] = m
+            for r in range(R):
+                kr = keep_of_roll[r]
+                stop = Vfinal[r] + saved_value * j
+                if stop > E[kr]:
+                    E[kr] = stop
+
+
+@njit(**INNER)
+def keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub: np.ndarray) -> int:
+    """The keep to reroll from roll r, or -1 to stop (which wins ties).
+
+    Parameters
+    ----------
+    r : int
+        The roll.
+    Ej : float64[K]
+        The keep values with the rolls left (a row of keep_values' EJ).
+    stop : float
+        The value of stopping (the roll's final value, plus any rolls saved).
+    subkeeps, nsub : int64[R, 2**n], int64[R]
+        Each roll's proper keeps in tie-break order (tables.proper_subkeeps; RuleArrays).
+    """
+    bv = NEG
+    d = -1
+    for i in range(nsub[r]):  # selects, not branches: the winner is unpredictable
+        k = subkeeps[r, i]
+        e = Ej[k]
+        better = e > bv
+        d = k if better else d
+        bv = e if better else bv
+    return d if bv > stop else -1
+
+
+@njit(**INNER)
+def keep_choices(keep_dec: np.ndarray, EJ: np.ndarray, Vfinal: np.ndarray, J: int, saved_value: float,
+                 ra: Any) -> None:
+    """keep_dec[j - 1, r] = keep_choice of every roll r with j = 1..J rolls left (all the keep
+    decisions of a state, for play_kernel's memo).
+
+    Parameters
+    ----------
+    keep_dec : int16[J, R]
+        Written.
+    EJ, Vfinal, J, saved_value, ra
+        As keep_values.
+    """
+    for r in range(Vfinal.shape[0]):
+        for j in range(1, J + 1):
+            keep_dec[j - 1, r] = keep_choice(r, EJ[j - 1], Vfinal[r] + saved_value * j, ra.subkeeps, ra.nsub)
+
+
+@njit(**INNER)
+def keep_dice(kept: np.ndarray, d: int, keeps: np.ndarray) -> int:
+    """The dice of keep d, sorted ascending, in kept[:n] (every strategy's dice convention: the kept
+    dice first, then the new ones); returns n.
+
+    Parameters
+    ----------
+    kept : int64[dice]
+        Written.
+    d : int
+        The keep.
+    keeps : int64[K, 6]
+        Face counts of every keep (RuleArrays.keeps).
+    """
+    pos = 0
+    for f in range(6):
+        for _i in range(keeps[d, f]):
+            kept[pos] = f + 1
+            pos += 1
+    return pos
+
+
+# --------------------------------------------------------------------------- box choices
+
+
+@njit(**INNER)
+def box_choice(r: int, bits: int, fullv: bool, bon: int, NVc: np.ndarray, mc: float, clamp: Any, rows: Any,
+               vmax: int, solver_ties: bool) -> tuple[int, int, bool, float]:
+    """The box of final roll r in one column among its legal `bits`: the first best in sheet order
+    of mc * (score + bon) + NVc[slot] (solver_ties: without the bonus, which every box of the roll
+    earns alike, as the table build compares them).
+
+    Parameters
+    ----------
+    r : int
+        The roll.
+    bits : int
+        Its legal boxes in the column (roll_legal).
+    fullv : bool
+        It scores a joker's full value.
+    bon : int
+        The extra bonus it earns in the column.
+    NVc : float64[B * vmax]
+        Per (box, variant) slot, the value of the state it leads to.
+    mc : float
+        The column's weight.
+    clamp : (float, float, bool)
+        (others, best1, on): on when the sheet's total is its best column, not their sum: a placement
+        is then worth max(value, others) - best1 (play_kernel.play_games).
+    rows : (natural, joker, var_nat, var_jok)
+        The rule set's row tables (placement).
+    vmax : int
+        Slots per box.
+    solver_ties : bool
+        Compare without the bonus.
+
+    Returns
+    -------
+    (slot, score, allzero, value): box * vmax + variant of the best box (-1: none legal), its score,
+    whether no legal placement scores anything (bonus included), and the best value.
+    """
+    allzero = bon == 0
+    best = NEG
+    sl = -1
+    score = 0
+    while bits:
+        bits, b = next_box(bits)
+        sc, v = placement(r, b, fullv, rows)
+        if sc != 0:
+            allzero = False
+        cand = mc * (float(sc) if solver_ties else float(sc + bon)) + NVc[b * vmax + v]
+        if clamp[2]:
+            cand = (cand if cand > clamp[0] else clamp[0]) - clamp[1]
+        if cand > best:
+            best = cand
+            sl = b * vmax + v
+            score = sc
+    return sl, score, allzero, best
+
+
+@njit(**INNER)
+def box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, may_pass_turn: bool,
+             best12: tuple[float, float, int], ra: Any) -> int:
+    """Final roll r's best placement over every column, as (column * nb + box) * 2 + 1 if scored as
+    a joker, 0 otherwise; -1 a pass.
+
+    Parameters
+    ----------
+    r : int
+        The roll.
+    NV : float64[C, B * vmax]
+        Per column and (box, variant) slot, the value of the state it leads to (next_values).
+    cmask, yst : int64[C]
+        Per column its filled boxes and its Yahtzee box (-1 open, 0 a zero, 1 full points).
+    may_pass_turn : bool
+        A pass is allowed (it wins where nothing scores and every placement costs more).
+    best12 : (float, float, int)
+        The two best weighted column estimates and the best's column (next_values' return; used
+        when the columns do not add up).
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    """
+    best1, best2, arg1 = best12
+    nb = ra.nb
+    vmax = ra.du.shape[1]
+    full = (1 << nb) - 1
+    best = NEG
+    bc = -1
+    bb_ = -1
+    bfull = 0
+    allzero = True
+    for c in range(ra.n_cols):
+        bits, fullv = roll_legal(full & ~cmask[c], yst[c] >= 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                                 ra.fill[c], ra.lower_bits)
+        bon = extra_bonus_points(ra.yroll[r], yst[c] == 1, ra.extra)
+        clamp = (best2 if c == arg1 else best1, best1, not ra.add_columns)
+        sl, _, zero, cand = box_choice(r, bits, fullv, bon, NV[c], ra.mult[c], clamp, ra.rows, vmax, False)
+        allzero = allzero and zero
+        if sl >= 0 and cand > best:
+            best = cand
+            bc = c
+            bb_ = sl // vmax
+            bfull = 1 if fullv else 0
+    if bc < 0 or (may_pass_turn and allzero and -PASS_COST > best):
+        return -1
+    return int((bc * nb + bb_) * 2 + bfull)
+
+
+@njit(**INNER)
+def box_codes(box_dec: np.ndarray, Vc: np.ndarray, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
+              may_pass_turn: bool, best12: tuple[float, float, int], ra: Any) -> None:
+    """box_dec[r] = box_code(r, ...) for every final roll r (all the box decisions of a state, for
+    play_kernel's memo). One column whose columns add up and no pass: box by box over all rolls
+    (box_max: selects, no branches or gathers, the loops vectorize) with box_code's arithmetic and
+    ties (the first best box in sheet order); then a Yahtzee roll whose legal boxes differ (a joker)
+    or that earns an extra bonus by box_code itself, as every roll of any other sheet.
+
+    Parameters
+    ----------
+    box_dec : int16[R]
+        Written.
+    Vc : float64[R]
+        Scratch.
+    NV, cmask, yst, may_pass_turn, best12, ra
+        As box_code.
+    """
+    R = box_dec.shape[0]
+    each = ra.n_cols != 1 or not ra.add_columns or may_pass_turn  # roll by roll, all of them
+    open_ = ((1 << ra.nb) - 1) & ~cmask[0]
+    yfilled = yst[0] >= 0
+    bbits, bfull = roll_legal(open_, yfilled, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                              ra.fill[0], ra.lower_bits)
+    for r in range(R):
+        Vc[r] = NEG
+        box_dec[r] = -1
+    if not each:
+        vmax = ra.du.shape[1]
+        sT, vT = score_rows(ra, bfull)
+        bb = bbits
+        while bb:
+            bb, b = next_box(bb)
+            box_max(Vc, box_dec, np.int16(b * 2 + (1 if bfull else 0)), sT[b], vT[b], NV[0], b * vmax, ra.nvar[b],
+                    ra.mult[0])
+    for r in range(R):
+        if not each:
+            if not ra.yroll[r]:
+                continue
+            if not (ra.extra != 0 and yst[0] == 1):  # no extra bonus: as every roll unless a joker
+                bits, fullv = roll_legal(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y, ra.fill[0],
+                                         ra.lower_bits)
+                if bits == bbits and fullv == bfull:
+                    continue
+        box_dec[r] = box_code(r, NV, cmask, yst, may_pass_turn, best12, ra)
+
+
+@njit(**INNER)
+def final_values(Vfinal: np.ndarray, work: Any, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray,
+                 may_pass_turn: bool, best12: tuple[float, float, int], ra: Any) -> None:
+    """Final-roll values of a sheet's state: Vfinal[r] = the best placement of final roll r over
+    every column (relative to staying put); a pass's cost where passing is allowed and nothing would
+    score.
+
+    Parameters
+    ----------
+    Vfinal : float64[R]
+        Written.
+    work : TurnWork
+        Scratch (Vc, nzc, nzr).
+    NV, cmask, yst, may_pass_turn, best12, ra
+        As box_code.
+    """
+    Vc, nzc, nzr = work.Vc, work.nzc, work.nzr
+    best1, best2, arg1 = best12
+    R = Vfinal.shape[0]
+    full = (1 << ra.nb) - 1
+    for r in range(R):
+        Vfinal[r] = NEG
+        nzr[r] = False
+    for c in range(ra.n_cols):
+        column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, ra.mult[c], NV[c], ra, ra.fill[c],
+                     may_pass_turn)
+        if not ra.add_columns:
+            others = best2 if c == arg1 else best1
+            for r in range(R):
+                Vc[r] = (Vc[r] if Vc[r] > others else others) - best1
+        for r in range(R):
+            Vfinal[r] = Vc[r] if Vc[r] > Vfinal[r] else Vfinal[r]
+        if may_pass_turn:
+            for r in range(R):
+                nzr[r] = nzr[r] or nzc[r]
+    if may_pass_turn:
+        for r in range(R):
+            if not nzr[r] and -PASS_COST > Vfinal[r]:
+                Vfinal[r] = -PASS_COST
+
+
+# --------------------------------------------------------------------------- next-state values
+
+FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
+FUTURE_HEURISTIC = 1  # F = sum of h[open count] over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
+
+
+class Future(NamedTuple):
+    """The value to go a turn is played against (value_to_go.ValueToGo as the kernels take it):
+    `kind` FUTURE_TABLE (W[midx[mask], y * (t + 1) + u]) or FUTURE_HEURISTIC (h by open count and box,
+    G by upper set sub_of[mask] and u, yh by open count while y = 1); `t`, `nyt` its lanes."""
+
+    kind: int
+    t: int
+    nyt: int
+    W: Any
+    midx: Any
+    h: Any
+    G: Any
+    yh: Any
+    sub_of: Any
+
+
+@njit(**INNER)
+def state_value(mask: int, y: int, u: int, fut: Any, nb: int) -> float:
+    """The value to go of a column at a turn start (filled boxes `mask`, y, upper total u, capped here).
+
+    Parameters
+    ----------
+    mask, y, u : int
+        The column's state.
+    fut : Future
+        The value to go.
+    nb : int
+        Boxes in a column.
+    """
+    t = fut.t
+    uu = u if u < t else t
+    if fut.kind == FUTURE_TABLE:
+        return float(fut.W[fut.midx[mask], y * (t + 1) + uu])
+    open_ = ((1 << nb) - 1) & ~mask
+    n_open = 0
+    for b in range(nb):
+        n_open += (open_ >> b) & 1
+    acc = fut.G[fut.sub_of[mask], uu]
+    for b in range(nb):
+        if (open_ >> b) & 1:
+            acc += fut.h[n_open, b]
+    if y == 1:
+        acc += fut.yh[n_open]
+    return float(acc)
+
+
+@njit(**INNER)
+def next_values(NVc: np.ndarray, mask: int, y: int, u: int, fnow: float, mc: float, fut: Any, ra: Any) -> None:
+    """NVc[b * vmax + v] = mc * (F(the state box b's variant v leads to) - fnow) for every open box b
+    of a column in state (mask, y, u): what each placement adds to the value to go.
+
+    Parameters
+    ----------
+    NVc : float64[B * vmax]
+        Written (the slots of open boxes).
+    mask, y, u : int
+        The column's state (y: 1 while the Yahtzee box holds its full points and that matters).
+    fnow : float
+        Subtracted from every value (the state's own value: values relative to staying put).
+    mc : float
+        The column's weight.
+    fut : Future
+        The value to go.
+    ra : tables.RuleArrays
+        The rule set's arrays (nvar, du, yn).
+    """
+    nb = ra.nb
+    vmax = ra.du.shape[1]
+    for b in range(nb):
+        if (mask >> b) & 1:
+            continue
+        m2 = mask | (1 << b)
+        for v in range(ra.nvar[b]):
+            yb = ra.yn[b, v]
+            y2 = y if yb < 0 else yb
+            if yb >= 0 and fut.nyt != 2:
+                y2 = 0
+            NVc[b * vmax + v] = mc * (state_value(m2, y2, u + ra.du[b, v], fut, nb) - fnow)
+
+
+# --------------------------------------------------------------------------- the table build's lanes
+#
+# The build values many states at once: every lane (y, u) of a batch of filled-box masks side by
+# side, arrays [keep, lane] with the lane contiguous, so the keep stages are SIMD loops over lanes
+# shared by every mask (kernels.solve_chunk).
+
+
+class StateLayout(NamedTuple):
+    """The table's states as the build's kernels take them (exact.Layout): cell W[midx[mask],
+    y * (t + 1) + u]; per set of filled upper boxes `sub` (sub_of[mask]) the upper totals computed
+    (ulist[sub, :ucount[sub]]) and those that share the first one's value (dlist[sub, :dcount[sub]])."""
+
+    t: int
+    nyt: int
+    ybit: int
+    midx: Any
+    sub_of: Any
+    ulist: Any
+    ucount: Any
+    dlist: Any
+    dcount: Any
+
+
+class LaneWork(NamedTuple):
+    """What the build's kernels compute and their working arrays, for one thread (lane_work).
+
+    moments, allow_pass, n_stages  carry the second moment; passes allowed (a pass value X per lane,
+        found by Newton's method); rerolls of a turn
+    E, S, Q [K, cap]   keep values, their second moments, pass probabilities (lanes side by side)
+    X, acc, acc2, pacc [cap]  a lane's pass value; its turn-start value, second moment, P(pass)
+    lu, ly, lrow [cap]  a lane's u, y and table row
+    NVl, NVl2 [B * vmax]  a lane's next-state values and second moments per (box, variant) slot
+    V, V2, Qb [8, R]    final-roll values of a block of 8 lanes, second moments, pass taken
+    spec, sbits, sfull [R]  the rolls of a mask whose legal boxes differ from most rolls' (jokers)
+    az [R]              a roll with nothing to score (a pass possible)
+    """
+
+    moments: bool
+    allow_pass: bool
+    n_stages: int
+    E: Any
+    S: Any
+    Q: Any
+    X: Any
+    acc: Any
+    acc2: Any
+    pacc: Any
+    lu: Any
+    ly: Any
+    lrow: Any
+    NVl: Any
+    NVl2: Any
+    V: Any
+    V2: Any
+    Qb: Any
+    spec: Any
+    sbits: Any
+    sfull: Any
+    az: Any
+
+
+def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int) -> LaneWork:
+    """A LaneWork for batches of at most `cap` lanes."""
+    R = ra.natT.shape[1]
+    K = ra.add_die.shape[0]
+    nslot = ra.nb * ra.du.shape[1]
+    return LaneWork(moments, allow_pass, n_stages, np.empty((K, cap)), np.empty((K if moments else 1, cap)),
+                    np.empty((K if allow_pass else 1, cap)), np.empty(cap), np.empty(cap), np.empty(cap),
+                    np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+                    np.empty(nslot), np.empty(nslot), np.empty((8, R)), np.zeros((8, R)), np.zeros((8, R)),
+                    np.empty(R, np.int64), np.empty(R, np.int64), np.empty(R, np.bool_), np.zeros(R, np.bool_))
+
+
+@njit(cache=True, inline="always")
+def expect_lanes(E: np.ndarray, first_full: int, add_die: np.ndarray, n: int) -> None:
+    """E[k] = mean over faces of E[k + f] for every keep smaller than a full roll (descending size),
+    lanes 0..n-1."""
+    sixth = 1.0 / 6.0
+    for k in range(first_full - 1, -1, -1):
+        a0 = add_die[k, 0]
+        a1 = add_die[k, 1]
+        a2 = add_die[k, 2]
+        a3 = add_die[k, 3]
+        a4 = add_die[k, 4]
+        a5 = add_die[k, 5]
+        for lane in range(n):
+            E[k, lane] = (E[a0, lane] + E[a1, lane] + E[a2, lane] + E[a3, lane] + E[a4, lane]
+                          + E[a5, lane]) * sixth
+
+
+@njit(cache=True, inline="always")
+def best_sub_lanes(E: np.ndarray, S: np.ndarray, Q: np.ndarray, carry: int, drop_die: np.ndarray, n: int) -> None:
+    """In place, in increasing keep size: E[k] = max(E[k], E[k - f]) (the best sub-keep's value),
+    lanes 0..n-1; carry 1: S follows the chosen keep (a second moment or a probability), carry 2: S
+    and Q do."""
+    K = E.shape[0]
+    for k in range(1, K):
+        for f in range(6):
+            d = drop_die[k, f]
+            if d >= 0:
+                for lane in range(n):
+                    a = E[k, lane]
+                    b = E[d, lane]
+                    better = b > a
+                    E[k, lane] = b if better else a
+                    if carry >= 1:
+                        S[k, lane] = S[d, lane] if better else S[k, lane]
+                    if carry == 2:
+                        Q[k, lane] = Q[d, lane] if better else Q[k, lane]
+
+
+@njit(**INNER)
+def keep_stages_lanes(work: Any, ra: Any, n: int) -> None:
+    """The keep stages of a turn on lanes 0..n-1: from the final-roll values in the full-keep rows of
+    work.E (S, Q), n_stages times expect_lanes then best_sub_lanes.
+
+    Parameters
+    ----------
+    work : LaneWork
+        E (S: second moments, Q: pass probabilities) updated in place.
+    ra : tables.RuleArrays
+        The rule set's arrays (add_die, drop_die).
+    n : int
+        Lanes in use.
+    """
+    E, S, Q = work.E, work.S, work.Q
+    first_full = ra.add_die.shape[0] - ra.natT.shape[1]
+    for _stage in range(work.n_stages):
+        expect_lanes(E, first_full, ra.add_die, n)
+        if work.moments:
+            expect_lanes(S, first_full, ra.add_die, n)
+        if work.allow_pass:
+            expect_lanes(Q, first_full, ra.add_die, n)
+        if work.moments and work.allow_pass:
+            best_sub_lanes(E, S, Q, 2, ra.drop_die, n)
+        elif work.moments:
+            best_sub_lanes(E, S, S, 1, ra.drop_die, n)
+        elif work.allow_pass:
+            best_sub_lanes(E, Q, Q, 1, ra.drop_die, n)
+        else:
+            best_sub_lanes(E, E, E, 0, ra.drop_die, n)
+
+
+@njit(**INNER)
+def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
+                      work: Any) -> None:
+    """Final-roll values of mask m's lanes off..off+nl into the full-keep rows of work.E (S: second
+    moment, Q: pass probability): per lane, max over legal boxes of score + value of the next state.
+    Rolls whose legal boxes and joker status equal those of ra.base_roll are done box by box over all
+    rolls (SIMD over rolls); the others (joker rolls) one by one.
+
+    Parameters
+    ----------
+    m : int
+        The filled-box mask.
+    off, nl : int
+        Its first lane in work and its number of lanes.
+    sub : int
+        Its set of filled upper boxes (lay.sub_of[m]).
+    lay : StateLayout
+        The table's states.
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    W, W2 : float64[rows, nyt * (t + 1)]
+        The table's values and second moments (rows of later masks read).
+    work : LaneWork
+        Written: E (S, Q) full-keep rows of the lanes; lu, ly; scratch.
+    """
+    E, S, Q, V, V2, Qb = work.E, work.S, work.Q, work.V, work.V2, work.Qb
+    spec, sbits, sfull, az = work.spec, work.sbits, work.sfull, work.az
+    keep_of_roll = ra.keep_of_roll
+    R = ra.natT.shape[1]
+    open_ = ((1 << ra.nb) - 1) & ~m
+    yfilled = (m & lay.ybit) != 0
+    bbits, bfull = roll_legal_inline(open_, yfilled, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code,
+                                     ra.has_y, ra.fill0, ra.lower_bits)
+    # np.int64 zeros, not literal 0s: a literal argument would compile lane_values a second time
+    nspec = np.int64(0)
+    any_bits = np.int64(0)
+    for r in range(R):
+        bits, fullv = roll_legal_inline(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                                         ra.fill0, ra.lower_bits)
+        any_bits |= bits
+        if bits != bbits or fullv != bfull:
+            spec[nspec] = r
+            sbits[nspec] = bits
+            sfull[nspec] = fullv
+            nspec += 1
+        if work.allow_pass:
+            zero = True
+            bb = bits
+            while bb:
+                bb, b = next_box(bb)
+                sc = ra.jokT[b, r] if fullv else ra.natT[b, r]
+                if sc != 0.0:
+                    zero = False
+            az[r] = zero
+    for blk in range(0, nl, 8):
+        nbk = min(8, nl - blk)
+        for i in range(nbk):
+            lane_values(off + blk + i, blk + i, i, sub, m, (any_bits, bbits, bfull, nspec), lay, ra, W, W2, work)
+        # transpose the block into the full-keep rows: E[keep_of_roll[r], lane]
+        L0 = off + blk
+        for r in range(R):
+            kr = keep_of_roll[r]
+            for i in range(nbk):
+                E[kr, L0 + i] = V[i, r]
+        if work.moments:
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for i in range(nbk):
+                    S[kr, L0 + i] = V2[i, r]
+        if work.allow_pass:
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for i in range(nbk):
+                    Q[kr, L0 + i] = Qb[i, r]
+
+
+@njit(cache=True, inline="always")
+def _box_max2(V: np.ndarray, V2: np.ndarray, sb: np.ndarray, vb: np.ndarray, NVl: np.ndarray, NVl2: np.ndarray,
+              base: int, nvb: int) -> None:
+    """box_max (weight 1) carrying the second moment of the outcome: V2[r] = E[(score + rest)^2] of
+    the best box."""
+    R = V.shape[0]
+    t = _variants(NVl, base, nvb)
+    q = _variants(NVl2, base, nvb)
+    for r in range(R):
+        v = vb[r] if nvb > 1 else 0
+        a = _pick(v, t)
+        sc = sb[r]
+        c = sc + a
+        if c > V[r]:
+            V[r] = c
+            V2[r] = sc * sc + 2.0 * sc * a + _pick(v, q)
+
+
+@njit(cache=True, inline="always")
+def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
+                W2: np.ndarray, work: Any) -> None:
+    """Final-roll values of one lane (y, u) of mask m: work.V[i, r] (V2: second moments, Qb: the pass
+    taken).
+
+    Parameters
+    ----------
+    L : int
+        The lane's index in work (lu, ly, X).
+    lane : int
+        Its index among the mask's lanes (y * ucount[sub] + the index of u).
+    i : int
+        Its row in V, V2, Qb.
+    sub, m : int
+        The mask's set of filled upper boxes, the mask.
+    sets : (int, int, bool, int)
+        (the boxes some roll may take, most rolls' legal boxes, whether those score as jokers, the
+        number of rolls with other legal boxes: work.spec)
+    lay, ra, W, W2, work
+        As lane_final_values.
+    """
+    any_bits, bbits, bfull, nspec = sets
+    moments = work.moments
+    NVl, NVl2 = work.NVl, work.NVl2
+    V, V2, Qr = work.V[i], work.V2[i], work.Qb[i]
+    yroll = ra.yroll
+    R = V.shape[0]
+    vmax = ra.du.shape[1]
+    t = lay.t
+    tp1 = t + 1
+    nu = lay.ucount[sub]
+    u = lay.ulist[sub, lane % nu]
+    y = lane // nu
+    work.lu[L] = u
+    work.ly[L] = y
+    # values (and second moments) of the states each (box, variant) leads to
+    for b in range(ra.nb):
+        if not (any_bits >> b) & 1:
+            continue
+        m2 = lay.midx[m | (1 << b)]
+        for v in range(ra.nvar[b]):
+            u2 = u + ra.du[b, v]
+            if u2 > t:
+                u2 = t
+            y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
+            NVl[b * vmax + v] = W[m2, y2 * tp1 + u2]
+            if moments:
+                NVl2[b * vmax + v] = W2[m2, y2 * tp1 + u2]
+    V[:] = NEG
+    sT, vT = score_rows(ra, bfull)
+    while bbits:  # (the boxes most rolls may take)
+        bbits, b = next_box(bbits)
+        if moments:
+            _box_max2(V, V2, sT[b], vT[b], NVl, NVl2, b * vmax, ra.nvar[b])
+        else:
+            box_max(V, None, 0, sT[b], vT[b], NVl, b * vmax, ra.nvar[b], None)
+    for k in range(nspec):
+        r = work.spec[k]
+        fullv = work.sfull[k]
+        sTr, vTr = score_rows(ra, fullv)
+        V[r], V2[r], _ = roll_max(r, work.sbits[k], sTr, vTr, NVl, NVl2, moments, None, vmax)
+    for k in range(ra.bonus_rolls.shape[0]):
+        r = ra.bonus_rolls[k]
+        bon = float(extra_bonus_points(yroll[r], y == 1, ra.extra))
+        if bon != 0.0:
+            V2[r] += bon * (bon + 2.0 * V[r])
+            V[r] += bon
+    if work.allow_pass:
+        X = work.X
+        for r in range(R):
+            q = 0.0
+            if work.az[r] and X[L] > V[r] and extra_bonus_points(yroll[r], y == 1, ra.extra) == 0:
+                V[r] = X[L]
+                V2[r] = 0.0
+                q = 1.0
+            Qr[r] = q
