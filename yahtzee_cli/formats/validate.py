@@ -61,6 +61,10 @@ class _Tables:
         # multiset h is within a roll r iff no field of (r + _GUARD) - h borrows. Raw (unsorted) tuples
         # of 0 to n ints 1-6 -> packed counts.
         self.dice_key: dict[tuple[Any, ...], int] = {}
+        # the same, split for _fast_walk: whole rolls only (packed), and held dice as _GUARD - packed
+        # (a miss in either is a list pack() has not seen, or one that is not a roll or not held dice)
+        self.roll_key: dict[tuple[Any, ...], int] = {}
+        self.held_key: dict[tuple[Any, ...], int] = {}
         self.by_key: dict[int, Dice] = {}  # packed counts of a roll (with _FULL) -> its sorted dice
         self.allowed: dict[int, int] = {}  # rules.rolls_allowed by saved rolls
         self.saved_left: dict[tuple[int, int], int] = {}  # rules.saved_after by (saved, rolls used)
@@ -140,6 +144,9 @@ class _Tables:
             self.by_key.setdefault(packed, tuple(sorted(key)))
         if len(self.dice_key) < 1 << 17:  # all of them for 5 dice; most for 6
             self.dice_key[key] = packed
+            self.held_key[key] = _GUARD - packed
+            if packed & _FULL:
+                self.roll_key[key] = packed
         return packed
 
     def check_dice(self, raw_rolls: list[Any], held_raw: list[Any] | None) -> int | None:
@@ -601,6 +608,8 @@ def _held(held_raw: Any, nrolls: int) -> tuple[Dice, ...] | None:
 _INT64_MAX = 2**63 - 1
 _GUARD = sum(8 << 4 * i for i in range(6))  # the high bit of each face's 4-bit count
 _FULL = 1 << 24  # packed dice: set when they are a whole roll (n dice)
+# a turn's keys in the order turn_entry writes them -> how _fast_walk unpacks it (other orders: by name)
+_SHAPES = {("player", "rolls", "held", "box", "score"): 1, ("player", "rolls", "box", "score"): 2}
 
 
 def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
@@ -634,8 +643,9 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
     one_col = ncols == 1
     y = tb.y
     # a miss gives None, which the packed arithmetic turns into a TypeError: typed as never missing
-    dice_get: Callable[[tuple[Any, ...]], int] = tb.dice_key.get  # type: ignore[assignment]
-    full = _FULL
+    roll_get: Callable[[tuple[Any, ...]], int] = tb.roll_key.get  # type: ignore[assignment]
+    held_get: Callable[[tuple[Any, ...]], int] = tb.held_key.get  # type: ignore[assignment]
+    roll_or_0 = tb.roll_key.get
     by_key = tb.by_key
     box_get = tb.box_ids.get
     fixed_rolls = tb.fixed_rolls  # rolls allowed every turn when no rolls are ever saved, else 0
@@ -645,12 +655,22 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
     cmaps = [list(tb.fresh) for _ in players]
     last = len(turns) - 1
     cur = -1
+    shape_of = _SHAPES.get
     for t, turn in enumerate(turns):
-        if type(turn) is not dict or not turn.keys() <= turn_keys:
-            return None
-        get = turn.get
-        name, raw_rolls, held_raw, box = get("player"), get("rolls"), get("held"), get("box")
-        score, bonus_claim, col = get("score"), get("bonus"), get("column")
+        # the keys in the order the toolbox writes them: unpacked at once (not a dict: AttributeError)
+        shape = shape_of(tuple(turn))
+        if shape == 1:
+            name, raw_rolls, held_raw, box, score = turn.values()
+            bonus_claim = col = None
+        elif shape == 2:
+            name, raw_rolls, box, score = turn.values()
+            held_raw = bonus_claim = col = None
+        else:
+            if type(turn) is not dict or not turn.keys() <= turn_keys:
+                return None
+            get = turn.get
+            name, raw_rolls, held_raw, box = get("player"), get("rolls"), get("held"), get("box")
+            score, bonus_claim, col = get("score"), get("bonus"), get("column")
         expected = following[cur]
         p = players[expected]
         if not p.open_boxes:
@@ -665,28 +685,30 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
         nrolls = len(raw_rolls)
         if not 0 < nrolls <= fixed_rolls and (fixed_rolls or not 0 < nrolls <= tb.rolls_allowed(p.saved)):
             return None
-        if held_raw is not None:
-            if type(held_raw) is not list or len(held_raw) != nrolls - 1:
-                return None
-            lists = raw_rolls + held_raw
-        else:
-            lists = raw_rolls
-        if not trusted and not _all_ints(lists):
+        if held_raw is not None and (type(held_raw) is not list or len(held_raw) != nrolls - 1):
+            return None
+        if not trusted and not (_all_ints(raw_rolls) and (held_raw is None or _all_ints(held_raw))):
             return None  # e.g. true, which equals 1 in the table lookups
-        try:
-            if nrolls == 3 and held_raw is not None:  # the common turn: one C-level pass over the five lists
-                r0, r1, r2, h0, h1 = map(dice_get, map(tuple, lists))
-                # three rolls of n dice, each held multiset within the roll before and the roll after
-                if not r0 & r1 & r2 & full or (
-                        (r0 + guard - h0) & (r1 + guard - h0) & (r1 + guard - h1) & (r2 + guard - h1) & guard != guard):
+        try:  # the common turns: a C-level pass over the lists, then packed arithmetic; 0: the general check
+            if nrolls == 3 and held_raw is not None:
+                r0, r1, roll = map(roll_get, map(tuple, raw_rolls))
+                h0, h1 = map(held_get, map(tuple, held_raw))
+                if (r0 + h0) & (r1 + h0) & (r1 + h1) & (roll + h1) & guard != guard:
+                    return None  # each held multiset within the roll before and the roll after it
+            elif nrolls == 1:
+                roll = roll_or_0(tuple(raw_rolls[0]), 0)
+            elif nrolls == 2 and held_raw is not None:
+                r0, roll = map(roll_get, map(tuple, raw_rolls))
+                h0 = held_get(tuple(held_raw[0]))
+                if (r0 + h0) & (roll + h0) & guard != guard:
                     return None
-                roll = r2
+            elif nrolls == 2:
+                roll = roll_or_0(tuple(raw_rolls[0]), 0) and roll_or_0(tuple(raw_rolls[1]), 0)
             else:
-                got = tb.check_dice(raw_rolls, held_raw)
-                if got is None:
-                    return None
-                roll = got
-        except TypeError:  # a list the table has not seen yet (None in the sums), or not a list at all
+                roll = 0
+        except TypeError:  # a list the tables have not seen yet (None in the sums), or not a list at all
+            roll = 0
+        if not roll:
             got = tb.check_dice(raw_rolls, held_raw)
             if got is None:
                 return None
@@ -735,10 +757,14 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
         ctx, free = entry
         # where any open box takes the natural score (rules.any_open_box), skip rules.box_score
         if free and not filled >> bi & 1:
-            value: int | None = ctx.scores[bi]
+            value = ctx.scores[bi]
         else:
-            value = R.box_score(rules, ctx, filled, bi, by_key[roll], ci)
-        if (value is None or (score is not None and (score != value or type(score) is not int))
+            maybe = R.box_score(rules, ctx, filled, bi, by_key[roll], ci)
+            if maybe is None:
+                return None
+            value = maybe
+        # (`score is value`: the same int object, so an int equal to it; small ints are shared objects)
+        if ((score is not value and score is not None and (score != value or type(score) is not int))
                 or (bonus_claim is not None and (bonus_claim != ctx.bonus or type(bonus_claim) is not int))):
             return None
         p.scores[ci][bi] = value
