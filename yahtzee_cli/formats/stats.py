@@ -18,7 +18,8 @@ import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from operator import add
+from typing import Any, cast
 
 from ..rules import engine as R
 from ..rules.engine import RuleSet
@@ -91,6 +92,10 @@ def game_date(data: Any) -> str | None:
     meta = data.get("meta") if type(data) is dict else None  # (parsed JSON: plain dicts)
     if type(meta) is not dict:
         return None
+    return _meta_date(meta)
+
+
+def _meta_date(meta: dict[str, Any]) -> str | None:
     for key in ("started", "date"):
         value = meta.get(key)
         if isinstance(value, str) and value:
@@ -107,13 +112,25 @@ def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
     for p in players:
         columns = p.columns
         n = len(columns)
-        sums = [R.column_totals(rules, c) for c in columns]
-        total = R.weighted_total([t.total for t in sums], settings.multipliers, settings.add_columns)
-        bonus = sum(1 for t in sums if t.upper_bonus > 0) / n
-        yahtzees = 0.0 if y is None else sum(1 for c in columns if (c.scores[y] or 0) > 0) / n
-        rows = [[v or 0 for v in c.scores] for c in columns]
-        boxes = tuple(map(float, rows[0])) if n == 1 else tuple(sum(col) / n for col in zip(*rows, strict=True))
+        if n == 1:  # (the common sheet: the same figures without the loops over columns)
+            t = R.column_totals(rules, columns[0])
+            scores = columns[0].scores
+            total = R.weighted_total([t.total], settings.multipliers, settings.add_columns)
+            bonus = 1.0 if t.upper_bonus > 0 else 0.0
+            yahtzees = 0.0 if y is None else (1.0 if (scores[y] or 0) > 0 else 0.0)
+            boxes = (tuple(map(float, cast("tuple[int, ...]", scores))) if None not in scores
+                     else tuple(float(v or 0) for v in scores))
+        else:
+            sums = [R.column_totals(rules, c) for c in columns]
+            total = R.weighted_total([t.total for t in sums], settings.multipliers, settings.add_columns)
+            bonus = sum(1 for t in sums if t.upper_bonus > 0) / n
+            yahtzees = 0.0 if y is None else sum(1 for c in columns if (c.scores[y] or 0) > 0) / n
+            rows = [[v or 0 for v in c.scores] for c in columns]
+            boxes = tuple(sum(col) / n for col in zip(*rows, strict=True))
         facts.append((p.name, total, bonus, yahtzees, boxes))
+    if len(facts) == 1:
+        name, total, b, yz, boxes = facts[0]
+        return (Seat(name, total, 1, b, yz, boxes),)
     totals = [f[1] for f in facts]
     return tuple(Seat(name, total, 1 + sum(1 for u in totals if u > total), b, yz, boxes)
                  for name, total, b, yz, boxes in facts)
@@ -160,10 +177,7 @@ class Line:
                 self.wins += 1
         self.bonus += seat.upper_bonus
         self.yahtzee += seat.yahtzee
-        if not self.box_sums:
-            self.box_sums = [0.0] * len(seat.boxes)
-        for i, v in enumerate(seat.boxes):
-            self.box_sums[i] += v
+        self.box_sums = list(map(add, self.box_sums, seat.boxes)) if self.box_sums else [0.0 + v for v in seat.boxes]
 
     @property
     def sd(self) -> float | None:
@@ -288,7 +302,9 @@ class Book:
             self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
                                         "a poker-dice match: stats count Yahtzee-family games"))
             return None
-        if is_abandoned(doc.data):
+        data = doc.data
+        meta = data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
+        if meta is not None and is_abandoned(data):
             self.abandoned += 1
             return None
         if not rep.finished:
@@ -297,8 +313,8 @@ class Book:
         rules = rep.rules
         walked = rep.log if rep.log is not None else rep.sheet
         assert walked is not None
-        played = Played(item.file, doc.line, doc.index, game_date(doc.data), rules_label(rules),
-                        rules.keys, _seats(rules, walked.players))
+        played = Played(item.source.name, doc.line, doc.index, _meta_date(meta) if type(meta) is dict else None,
+                        rules_label(rules), rules.keys, _seats(rules, walked.players))
         self.add(played)
         return played
 
