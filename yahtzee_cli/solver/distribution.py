@@ -575,8 +575,10 @@ class Distribution:
 
 def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solver_ties: bool, within: int = 0,
                  stop_layer: int = 0, progress: Callable[[int, int], None] | None = None,
+                 each_layer: Callable[[int, dict[str, IntArray], FloatArray], None] | None = None,
                  ) -> tuple[dict[str, IntArray], FloatArray, IntArray]:
-    """Run the pmf pass down to layer `stop_layer`; returns that layer's states, H and sid map."""
+    """Run the pmf pass down to layer `stop_layer`; returns that layer's states, H and sid map.
+    each_layer(p, states, H) sees every layer on the way, the full column's (p = number of boxes) first."""
     lay = mod.lay
     s = mod.rules.settings
     tp1 = lay.t + 1
@@ -598,6 +600,8 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
     H[off + np.minimum(bonus, capv)] = 1.0
     sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
     sid[lay.midx[sm], sy * tp1 + su] = np.arange(len(sm))
+    if each_layer is not None:
+        each_layer(nb, {"mask": sm, "y": sy, "u": su, "off": off, "length": length}, H)
     done = 0
     total = int(lay.layer_ptr[nb] - lay.layer_ptr[stop_layer])
     for p in range(nb - 1, stop_layer - 1, -1):
@@ -617,6 +621,8 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         sid[lay.midx[sm2], sy2 * tp1 + su2] = np.arange(len(sm2))
         H, off, length = H2, off2, length2
         sm, sy, su = sm2, sy2, su2
+        if each_layer is not None:
+            each_layer(p, {"mask": sm, "y": sy, "u": su, "off": off, "length": length}, H)
         done += int(lay.layer_ptr[p + 1] - lay.layer_ptr[p])
         if progress is not None:
             progress(done, total)
@@ -818,10 +824,12 @@ class OptionChance:
 
 def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: list[Any],
                      theta: float = 0.0, target: int | None = None, tab: Table | None = None,
-                     say: Callable[[str], None] | None = None) -> list[OptionChance]:
+                     say: Callable[[str], None] | None = None,
+                     rest: Callable[[int, int, int], FloatArray | None] | None = None) -> list[OptionChance]:
     """The final-score distribution of each option (position.Choice: a keep or a box) of a one-column
     position, playing on by the policy of theta's table. With `target`, only P(final >= target) is
-    exact (scores from the target up are lumped), which is much less work."""
+    exact (scores from the target up are lumped), which is much less work. `rest(mask, y, u)`: the
+    uncapped pmf of the points to come from a next state when already known (a cache), else None."""
     from .tables import counts_key
 
     theta = effective_theta(rules, theta)
@@ -833,12 +841,12 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     y = 1 if st.yfull and lay.nyt == 2 else 0
     u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     p0 = bin(m).count("1")
-    rest = int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
-    if target is not None and not base < target <= base + rest:
+    rest_max = int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
+    if target is not None and not base < target <= base + rest_max:
         # beyond the best reachable total the chance is 0, at or below the points written it is 1:
         # answered at once, whatever the option
-        sure = np.zeros(base + rest + 2)
-        sure[base if target <= base else base + rest] = 1.0
+        sure = np.zeros(base + rest_max + 2)
+        sure[base if target <= base else base + rest_max] = 1.0
         return [OptionChance(o.keep, None, 0, 0, Distribution(sure, 0, 0.0, {"theta": theta})) if o.keep is not None
                 else OptionChance(None, int(o.box), int(o.score), int(o.bonus), Distribution(sure, 0, 0.0,
                                                                                            {"theta": theta}))
@@ -848,26 +856,45 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     ties = solver_ties_for(rules, theta)
     W = _lay_values(mod, tab)
     cap = None if target is None else target - base
-    if say is not None:  # the sheets still ahead, each valued in turn: seconds from an early position
-        from .jit import note_compile
-
-        note_compile([_pmf_layer, _option], "the exact distribution's kernels", say)
-        ahead = int(np.count_nonzero((lay.masks[int(lay.layer_ptr[p0 + 1]):] & m) == m))
-        if ahead >= SAY_FROM_SHEETS:
-            say(f"computing the exact final-score distributions from this position ({ahead:,} sheets ahead)")
-    states, H, sid = _pass_layers(mod, W, theta, cap, ties, within=m, stop_layer=p0 + 1)
-    d = lay.scores.dice
     tp1 = lay.t + 1
-    vmax = lay.du.shape[1]
-    hi = base + rest if cap is None else base + cap  # (the lumped bin: at most one past the best total)
-    out: list[OptionChance] = []
 
-    def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
+    def next_state(b: int, v: int) -> tuple[int, int, int]:
         m2 = m | (1 << b)
         y2 = y if lay.yn[b, v] < 0 else int(lay.yn[b, v])
         if lay.yn[b, v] >= 0 and lay.nyt != 2:
             y2 = 0
-        u2 = int(mod.eff[lay.sub_of[m2], min(u + int(lay.du[b, v]), lay.t)])
+        return m2, y2, int(mod.eff[lay.sub_of[m2], min(u + int(lay.du[b, v]), lay.t)])
+
+    # the next states' pmfs from `rest` when it knows every one (then no pass is run)
+    known: dict[tuple[int, int], FloatArray] | None = {} if rest is not None and theta == 0.0 else None
+    if known is not None and rest is not None:
+        for b in range(lay.nb):
+            for v in range(int(lay.nvar[b]) if not m >> b & 1 else 0):
+                h = rest(*next_state(b, v))
+                if h is None:
+                    known = None
+                    break
+                known[(b, v)] = h
+            if known is None:
+                break
+    if known is None:
+        if say is not None:  # the sheets still ahead, each valued in turn: seconds from an early position
+            from .jit import note_compile
+
+            note_compile([_pmf_layer, _option], "the exact distribution's kernels", say)
+            ahead = int(np.count_nonzero((lay.masks[int(lay.layer_ptr[p0 + 1]):] & m) == m))
+            if ahead >= SAY_FROM_SHEETS:
+                say(f"computing the exact final-score distributions from this position ({ahead:,} sheets ahead)")
+        states, H, sid = _pass_layers(mod, W, theta, cap, ties, within=m, stop_layer=p0 + 1)
+    d = lay.scores.dice
+    vmax = lay.du.shape[1]
+    hi = base + rest_max if cap is None else base + cap  # (the lumped bin: at most one past the best total)
+    out: list[OptionChance] = []
+
+    def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
+        if known is not None:
+            return known[(b, v)], len(known[(b, v)])
+        m2, y2, u2 = next_state(b, v)
         j = int(sid[lay.midx[m2], y2 * tp1 + u2])
         o, L = int(states["off"][j]), int(states["length"][j])
         return H[o: o + L], L

@@ -1,0 +1,104 @@
+"""Who is winning a game: each player's chance to win outright and to tie for first, from the exact
+final-score distributions of optimal (expected-score) play from where every sheet stands
+(solver.winning). A finished game's chances are its result: 1 for a sole winner, a tie of 1 for
+each player sharing first place, 0 for the others. A solo game has no one to beat: its chance is
+of beating a given score (a personal best) instead.
+
+Rule sets without an exact table (several columns, saved rolls, Maxi Yatzy's size) have no chances
+here: `reason` says why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..formats.replay import Replay
+from ..rules import engine as R
+from ..strategy.choice import exact_reason
+
+if TYPE_CHECKING:  # the solver loads only when chances are asked for
+    from ..solver.distribution import Distribution
+    from ..solver.winning import Chance
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Per player, in the game's player order: P(wins outright), P(shares first place)."""
+
+    win: tuple[float, ...]
+    tie: tuple[float, ...]
+
+    def record(self, names: Sequence[str]) -> list[dict[str, object]]:
+        return [{"name": n, "win": round(w, 6), "tie": round(t, 6)}
+                for n, w, t in zip(names, self.win, self.tie, strict=True)]
+
+
+def unavailable(rules: R.RuleSet) -> str | None:
+    """Why the rule set's games have no exact win chances (None when they have)."""
+    why = exact_reason(rules)
+    if why is not None:
+        return f"{rules.name} has no exact table ({why})"
+    from ..solver.distribution import MAX_STATES
+    from ..strategy.choice import exact_states
+
+    if exact_states(rules) > MAX_STATES:
+        return f"{rules.name} is too large for exact score distributions"
+    return None
+
+
+def finished_odds(rp: Replay) -> Odds:
+    """A finished game's result as chances."""
+    top = [p.rank == 1 for p in rp.players]
+    shared = sum(top) > 1
+    return Odds(tuple(1.0 if t and not shared else 0.0 for t in top),
+                tuple(1.0 if t and shared else 0.0 for t in top))
+
+
+def game_odds(rp: Replay, say: Say | None = None) -> Odds | None:
+    """The chances of every player of a game of two or more (None for a solo or abandoned game, or a
+    rule set without exact distributions: see `unavailable`)."""
+    if len(rp.players) < 2 or rp.abandoned:
+        return None
+    if rp.game_over:
+        return finished_odds(rp)
+    if unavailable(rp.rules) is not None:
+        return None
+    from ..solver import winning
+
+    return Odds(*_split(winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])))
+
+
+def _split(chances: Sequence[Chance]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    return tuple(c.win for c in chances), tuple(c.tie for c in chances)
+
+
+def player_pmf(rp: Replay, i: int, say: Say | None = None) -> Distribution:
+    """Player i's final-score pmf: from the turn in progress (the dice showing, played on as the
+    hint advises) or from the sheet at the start of the player's next turn."""
+    from ..solver import winning
+
+    rules = rp.rules
+    col = rp.players[i].columns[0]
+    ip = rp.in_progress
+    if ip is None or ip.player != i:
+        return winning.final_pmf(rules, col, say)
+    from ..solver import distribution as D
+    from .hint import hint
+
+    ev = hint(rules, [col], ip.dice, ip.rolls_left, ip.saved, say=say)
+    best = next(o for o in ev.options if not o.is_pass)
+    return D.position_chances(rules, col, ev.dice, ev.rolls_left, [best], say=say,
+                              rest=winning.cached_rest(rules, say))[0].dist
+
+
+def beat_chance(rules: R.RuleSet, column: R.Column, score: int, say: Say | None = None) -> float | None:
+    """A solo sheet's chance of finishing above `score` (None where the rule set has no exact table)."""
+    if unavailable(rules) is not None:
+        return None
+    from ..solver import winning
+
+    return winning.chance_to_beat(rules, column, score, say)
+

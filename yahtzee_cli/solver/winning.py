@@ -1,0 +1,222 @@
+"""Who is winning: each player's exact final-score distribution from where their column stands
+(optimal expected-score play from there on), and from those the chance each player wins.
+
+Players' futures are independent (each plays the policy of the expected-score table, which does
+not look at the others), so with F_j the CDF of player j's final total,
+
+    P(i wins outright)   = sum_x P(X_i = x) * prod_{j != i} P(X_j < x)
+    P(i ties for first)  = sum_x P(X_i = x) * (prod_{j != i} P(X_j <= x) - prod_{j != i} P(X_j < x))
+
+(a tie stands as a tie: no tie-break is part of the rules).
+
+Where the pmfs come from: the distribution pass (solver.distribution) computes, layer by layer from
+the full column back to the empty one, the pmf of the points still to come from every turn-start
+state. The early layers (few boxes filled: a position there has most of the sheet ahead and takes
+seconds to compute) are kept in the cache as one file, float32; a later position is computed on
+demand from the states above it only, a small part of the pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import CorruptTable
+from ..rules.engine import Column, RuleSet
+from ..strategy import tablefile as cache
+from ..strategy.sources import column_state, raw_points
+from .distribution import Distribution, Model, _cached, _lay_values, _pass_layers, model, solver_ties_for
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+EARLY_LAYERS = 6  # turn-start states with fewer boxes filled than this are read from the cache
+VERSION = 1  # bump when the early layers' file changes meaning
+
+
+class Chance(NamedTuple):
+    """One player's chance to win outright and to share first place."""
+
+    win: float
+    tie: float
+
+
+@dataclass
+class _Early:
+    """The remaining-points pmfs of every state of the early layers: state i has key[i] (mask *
+    width + y * (t + 1) + u, sorted) and pmf data[off[i]: off[i] + length[i]] (float32)."""
+
+    key: IntArray
+    off: IntArray
+    length: IntArray
+    data: npt.NDArray[np.float32]
+
+    def pmf(self, k: int) -> FloatArray | None:
+        i = int(np.searchsorted(self.key, k))
+        if i >= len(self.key) or int(self.key[i]) != k:
+            return None
+        o, n = int(self.off[i]), int(self.length[i])
+        return self.data[o: o + n].astype(np.float64)
+
+
+_early_memo: dict[str, _Early] = {}
+_model_memo: dict[str, Model] = {}
+_late_memo: dict[tuple[str, int], FloatArray] = {}
+
+
+def _model(rules: RuleSet) -> Model:
+    mod = _model_memo.get(rules.fingerprint)
+    if mod is None:
+        mod = _model_memo[rules.fingerprint] = model(rules)
+    return mod
+
+
+def _path(rules: RuleSet) -> Any:
+    return cache.table_path(rules.fingerprint, "early")
+
+
+def _read(rules: RuleSet) -> _Early:
+    header, arrays = cache.read(_path(rules), rules.fingerprint)
+    if header.get("version") != VERSION or header.get("kind") != "early" or header.get("layers") != EARLY_LAYERS:
+        raise CorruptTable("the cached early-game distributions are from another version")
+    return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
+                  np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32))
+
+
+def _write(rules: RuleSet, e: _Early) -> None:
+    header = {"kind": "early", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+              "layers": EARLY_LAYERS}
+    cache.write(_path(rules), header, {"key": ("q", e.key.astype("<i8").tobytes()),
+                                       "off": ("q", e.off.astype("<i8").tobytes()),
+                                       "length": ("q", e.length.astype("<i8").tobytes()),
+                                       "data": ("f", e.data.astype("<f4").tobytes())})
+
+
+def _build(rules: RuleSet, say: Callable[[str], None] | None,
+           progress: Callable[[int, int], None] | None) -> _Early:
+    from .exact import get_table
+
+    mod = _model(rules)
+    lay = mod.lay
+    W = _lay_values(mod, get_table(rules, say)[0])
+    keys: list[IntArray] = []
+    lengths: list[IntArray] = []
+    parts: list[npt.NDArray[np.float32]] = []
+
+    def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
+        if p >= EARLY_LAYERS:
+            return
+        keys.append(st["mask"] * lay.width + st["y"] * (lay.t + 1) + st["u"])
+        lengths.append(st["length"])
+        parts.append(H.astype(np.float32))  # (states lie in H back to back, in order)
+
+    _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), progress=progress, each_layer=keep)
+    key = np.concatenate(keys)
+    length = np.concatenate(lengths)
+    data = np.concatenate(parts)
+    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    order = np.argsort(key, kind="stable")
+    # the data stays in pass order; only the index is sorted for the lookup
+    return _Early(key[order], off[order], length[order], data)
+
+
+def early(rules: RuleSet, say: Callable[[str], None] | None = None,
+          progress: Callable[[int, int], None] | None = None) -> _Early:
+    """The early layers' pmfs of the rule set, from the cache (computed and stored once)."""
+    e = _early_memo.get(rules.fingerprint)
+    if e is None:
+        got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress), lambda x: _write(rules, x),
+                         f"{rules.name} early-game score distributions", say, False)
+        e = got
+        assert isinstance(e, _Early)
+        _early_memo[rules.fingerprint] = e
+    return e
+
+
+def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
+                ) -> Callable[[int, int, int], FloatArray | None]:
+    """rest(mask, y, u): the pmf of the points to come from a turn-start state of the early layers
+    (solver.distribution.position_chances' `rest`), None for a later state."""
+    lay = _model(rules).lay
+
+    def rest(m: int, y: int, u: int) -> FloatArray | None:
+        if bin(m).count("1") >= EARLY_LAYERS:
+            return None
+        return early(rules, say).pmf(m * lay.width + y * (lay.t + 1) + u)
+
+    return rest
+
+
+def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None = None) -> Distribution:
+    """The exact pmf of the column's final total (upper bonus and extra bonuses included) from its
+    turn-start position under optimal expected-score play. NotExact where the rule set has no
+    exact distribution."""
+    mod = _model(rules)
+    lay = mod.lay
+    st = column_state(rules, column)
+    m = st.mask
+    y = 1 if st.yfull and lay.nyt == 2 else 0
+    u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
+    base = raw_points(rules, column)
+    p = bin(m).count("1")
+    k = m * lay.width + y * (lay.t + 1) + u
+    rest: FloatArray | None
+    if p < EARLY_LAYERS:
+        rest = early(rules, say).pmf(k)
+    else:
+        rest = _late_memo.get((rules.fingerprint, k))
+        if rest is None:
+            from .exact import get_table
+
+            W = _lay_values(mod, get_table(rules, say)[0])
+            states, H, sid = _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), within=m, stop_layer=p)
+            j = int(sid[lay.midx[m], y * (lay.t + 1) + u])
+            o, n = int(states["off"][j]), int(states["length"][j])
+            rest = H[o: o + n].copy()
+            _late_memo[(rules.fingerprint, k)] = rest
+    if rest is None:  # (every reachable state is in the pass)
+        raise CorruptTable(f"no distribution for the position of mask {m}")
+    return Distribution(np.asarray(rest, dtype=np.float64), base)
+
+
+def win_chances(dists: Sequence[Distribution]) -> list[Chance]:
+    """Each player's chance to win outright and to tie for first, from independent final-score pmfs."""
+    if not dists:
+        return []
+    lo = min(d.lo for d in dists)
+    hi = max(d.lo + len(d.pmf) for d in dists)
+    n = hi - lo
+    pm = np.zeros((len(dists), n))
+    for i, d in enumerate(dists):
+        pm[i, d.lo - lo: d.lo - lo + len(d.pmf)] = d.pmf
+    pm /= np.maximum(pm.sum(axis=1, keepdims=True), 1e-300)  # float32 storage: renormalise
+    le = np.cumsum(pm, axis=1)  # P(X <= x)
+    lt = le - pm  # P(X < x)
+    out: list[Chance] = []
+    for i in range(len(dists)):
+        others_lt = np.ones(n)
+        others_le = np.ones(n)
+        for j in range(len(dists)):
+            if j != i:
+                others_lt *= lt[j]
+                others_le *= le[j]
+        win = float(np.dot(pm[i], others_lt))
+        tie = float(np.dot(pm[i], others_le - others_lt)) if len(dists) > 1 else 0.0
+        out.append(Chance(min(max(win, 0.0), 1.0), min(max(tie, 0.0), 1.0)))
+    return out
+
+
+def game_chances(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], None] | None = None,
+                 ) -> list[Chance]:
+    """Each player's chances from their (single) column at a turn start."""
+    return win_chances([final_pmf(rules, c, say) for c in columns])
+
+
+def chance_to_beat(rules: RuleSet, column: Column, score: int, say: Callable[[str], None] | None = None) -> float:
+    """P(final total > score): a solo game's chance of beating a personal best."""
+    d = final_pmf(rules, column, say)
+    return min(max(d.at_least(score + 1) / max(float(d.pmf.sum()), 1e-300), 0.0), 1.0)
