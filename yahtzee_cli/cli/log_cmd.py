@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, saved, say, write_json
+from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, note, saved, say, write_json
 
 if TYPE_CHECKING:
     from ..play.scorekeeper import Keeper
@@ -59,9 +59,23 @@ def _editing(file: Path) -> Iterator[Keeper]:
 def _record(file: Path, keeper: Keeper) -> None:
     """The game in play as one JSON record (the game file is NDJSON once saved: game N on line N)."""
     from ..formats.replay import game_record
+    from ..play.odds import game_odds
 
     n = len(keeper.file.earlier) + 1
-    write_json(game_record(str(file), n, n, keeper.standings()))
+    rp = keeper.standings()
+    write_json(game_record(str(file), n, n, rp, game_odds(rp, note)))
+
+
+def _chances(keeper: Keeper) -> str:
+    """' Chances to win: ...' after a turn of a game of two or more still on (empty otherwise)."""
+    from ..formats.replay import chances_line
+    from ..play.odds import game_odds
+
+    rp = keeper.standings()
+    if rp.game_over:
+        return ""
+    chances = game_odds(rp, note)
+    return "" if chances is None else " " + chances_line(rp, chances)
 
 
 def _totals(keeper: Keeper) -> str:
@@ -182,7 +196,7 @@ def log_add(
         what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
             what += f" in column {o.column + 1}"
-    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}")
+    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper)}")
 
 
 @log_app.command("undo")

@@ -119,14 +119,17 @@ class Session:
             out.append("Score: " + ", ".join(f"{p.name} {p.total}" for p in rp.players))
         return out
 
-    def screen(self) -> list[str]:
-        """Whose turn it is, the sheet, and what the dice showing may go in."""
+    def screen(self, chances: bool = False) -> list[str]:
+        """Whose turn it is, the sheet (with `chances`, each player's chance to win under it), and
+        what the dice showing may go in."""
         k = self.keeper
         if k.game_over:
             return self.final_lines()
         pos = k.position()
         title = f"-- Turn {k.turn_number}: {pos.player} -- {k.rules.name} "
         lines = [self._style(title.ljust(WIDTH, "-"), "1;36"), *self.sheet_lines()]
+        if chances:
+            lines += self.chance_lines()
         lines += self._dice_lines()
         return lines
 
@@ -337,7 +340,25 @@ class Session:
         lines = [self._style(f"{entry.player} {what}.", "32")]
         if k.game_over:
             self.done = True
-        return lines + self.screen()
+        return lines + self.screen(chances=True)
+
+    def chance_lines(self) -> list[str]:
+        """Each player's chance to win from here (a solo player's of beating their personal best),
+        under the sheet after every turn; nothing where the rules have no exact table."""
+        from ..formats.replay import chances_line, percent
+        from ..play.odds import beat_chance, game_odds
+
+        k = self.keeper
+        rp = k.standings()
+        if len(rp.players) > 1:
+            chances = game_odds(rp, self.say)
+            return [] if chances is None else [chances_line(rp, chances)]
+        best = k.personal_best(rp.players[0].name)
+        if best is None or rp.players[0].columns[0].is_full:
+            return []
+        p = beat_chance(k.rules, rp.players[0].columns[0], best[0], self.say)
+        return [] if p is None else [f"Chance of beating your personal best ({best[0]}): {percent(p)} "
+                                     "(optimal play from here)."]
 
 
 def _wrap(prefix: str, items: list[str]) -> list[str]:

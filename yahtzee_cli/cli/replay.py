@@ -25,6 +25,7 @@ from .app import (
     error,
     examples,
     fail,
+    note,
     peek_batch,
     write_json,
 )
@@ -84,6 +85,7 @@ def replay(
     from ..formats.replay import game_record, render
     from ..formats.tallies import Tally
     from ..play.fanout import replayed
+    from ..play.odds import game_odds
     from ..rules.engine import parse_setting
     from ..text import escape_lines
 
@@ -175,15 +177,16 @@ def replay(
                 write_json(bad_game_record(item.file, doc, done.problems))
             failed += 1
             continue
+        text_view = not (json or csv or quiet or (batch and not verbose))
+        chances = game_odds(rp, note) if json or (text_view and not rp.game_over) else None
         counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over, rp.rules.record())
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
         best = ""
         if batch and counted.solo and counted.running_best is not None:
             best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
                     else f"personal best so far: {counted.running_best}")
-        emit(game_record(item.file, doc.line, doc.index, rp), counted, ranked, rp.game_over,
-             (item.file, doc.line, doc.index), where,
-             render(rp) if not (json or csv or quiet or (batch and not verbose)) else "", best, shown)
+        emit(game_record(item.file, doc.line, doc.index, rp, chances), counted, ranked, rp.game_over,
+             (item.file, doc.line, doc.index), where, render(rp, chances) if text_view else "", best, shown)
         shown += 1
     if json:  # a stream always ends with its summary, whatever the number of games
         write_json({"type": "summary", **tally.as_dict(), "problems": failed})

@@ -188,12 +188,16 @@ def _column_dict(rules: RuleSet, col: Column, totals: ColumnTotals, mult: int, b
     }
 
 
-def replay_dict(rp: Replay) -> dict[str, Any]:
-    """The replay as JSON data (`yahtzee replay --json`)."""
+Chances = Sequence[tuple[float, float]]  # per player: P(wins outright), P(shares first place)
+
+
+def replay_dict(rp: Replay, chances: Chances | None = None) -> dict[str, Any]:
+    """The replay as JSON data (`yahtzee replay --json`); `chances` (play.odds) gives each player's
+    win_probability and tie_probability (null without)."""
     rules = rp.rules
     mults = rules.settings.multipliers
     players = []
-    for p in rp.players:
+    for i, p in enumerate(rp.players):
         bo = p.bonus_open or (False,) * len(p.columns)
         players.append({
             "name": p.name,
@@ -201,6 +205,8 @@ def replay_dict(rp: Replay) -> dict[str, Any]:
             "rank": p.rank,
             "winner": rp.game_over and p.rank == 1,
             "finished": p.finished,
+            "win_probability": None if chances is None else round(chances[i][0], 6),
+            "tie_probability": None if chances is None else round(chances[i][1], 6),
             "columns": [_column_dict(rules, c, t, m, b and rp.bonus_box)
                         for c, t, m, b in zip(p.columns, p.totals, mults, bo, strict=True)],
         })
@@ -245,16 +251,35 @@ def _in_progress_dict(rp: Replay, ip: InProgress) -> dict[str, Any]:
     }
 
 
-def game_record(file: str, line: int, game: int, rp: Replay) -> dict[str, Any]:
+def game_record(file: str, line: int, game: int, rp: Replay, chances: Chances | None = None) -> dict[str, Any]:
     """One game's JSON record: where it is (file, the line it starts on, its number in the file) and
     its replay. What `replay --json` prints for each game, and every `log` command's --json for the
     game in play, so the two always agree."""
-    return {"type": "game", "file": file, "line": line, "game": game, **replay_dict(rp)}
+    return {"type": "game", "file": file, "line": line, "game": game, **replay_dict(rp, chances)}
 
 
-def render(rp: Replay) -> str:
+def percent(p: float) -> str:
+    """A chance for people: one decimal, '<0.1%' and '>99.9%' rather than a 0 or 100 that is not sure."""
+    if 0.0 < p < 0.0005:
+        return "<0.1%"
+    if 0.9995 <= p < 1.0:
+        return ">99.9%"
+    return f"{100 * p:.1f}%"
+
+
+def chances_line(rp: Replay, chances: Chances) -> str:
+    """'Chances to win: Ben 64.2%, Ann 23.5%; a tie for first 1.3%.' (most likely first)."""
+    order = sorted(range(len(rp.players)), key=lambda i: -chances[i][0])
+    text = "Chances to win: " + ", ".join(f"{rp.players[i].name} {percent(chances[i][0])}" for i in order)
+    tie = max(0.0, 1.0 - sum(c[0] for c in chances))
+    if tie >= 0.0005:
+        text += f"; a tie for first {percent(tie)}"
+    return text + " (optimal play from here)."
+
+
+def render(rp: Replay, chances: Chances | None = None) -> str:
     """The replay as text: the sheet (boxes x players, derived rows as on a paper score sheet),
-    then standings and the state of the game."""
+    then standings, each player's chance to win while the game is on, and the state of the game."""
     rules = rp.rules
     mults = rules.settings.multipliers
     multi = len(mults) > 1
@@ -303,6 +328,8 @@ def render(rp: Replay) -> str:
             mark = ("winner" if rp.game_over else "leader") if p.rank == 1 else ""
             standing.append([str(p.rank), p.name, str(p.total), mark])
         lines.extend(table(standing, left=(0, 1, 3)))
+        if chances is not None and not rp.game_over:
+            lines.append(chances_line(rp, chances))
     lines.append(_state_line(rp))
     if rp.illegal:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")

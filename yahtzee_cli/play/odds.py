@@ -9,8 +9,7 @@ here: `reason` says why."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..formats.replay import Replay
@@ -19,21 +18,11 @@ from ..strategy.choice import exact_reason
 
 if TYPE_CHECKING:  # the solver loads only when chances are asked for
     from ..solver.distribution import Distribution
-    from ..solver.winning import Chance
 
 Say = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class Odds:
-    """Per player, in the game's player order: P(wins outright), P(shares first place)."""
-
-    win: tuple[float, ...]
-    tie: tuple[float, ...]
-
-    def record(self, names: Sequence[str]) -> list[dict[str, object]]:
-        return [{"name": n, "win": round(w, 6), "tie": round(t, 6)}
-                for n, w, t in zip(names, self.win, self.tie, strict=True)]
+Chances = list[tuple[float, float]]  # per player: P(wins outright), P(shares first place)
 
 
 def unavailable(rules: R.RuleSet) -> str | None:
@@ -49,15 +38,14 @@ def unavailable(rules: R.RuleSet) -> str | None:
     return None
 
 
-def finished_odds(rp: Replay) -> Odds:
+def finished_odds(rp: Replay) -> Chances:
     """A finished game's result as chances."""
     top = [p.rank == 1 for p in rp.players]
     shared = sum(top) > 1
-    return Odds(tuple(1.0 if t and not shared else 0.0 for t in top),
-                tuple(1.0 if t and shared else 0.0 for t in top))
+    return [(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0) for t in top]
 
 
-def game_odds(rp: Replay, say: Say | None = None) -> Odds | None:
+def game_odds(rp: Replay, say: Say | None = None) -> Chances | None:
     """The chances of every player of a game of two or more (None for a solo or abandoned game, or a
     rule set without exact distributions: see `unavailable`)."""
     if len(rp.players) < 2 or rp.abandoned:
@@ -68,11 +56,7 @@ def game_odds(rp: Replay, say: Say | None = None) -> Odds | None:
         return None
     from ..solver import winning
 
-    return Odds(*_split(winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])))
-
-
-def _split(chances: Sequence[Chance]) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    return tuple(c.win for c in chances), tuple(c.tie for c in chances)
+    return [(c.win, c.tie) for c in winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])]
 
 
 def player_pmf(rp: Replay, i: int, say: Say | None = None) -> Distribution:

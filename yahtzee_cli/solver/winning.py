@@ -129,11 +129,12 @@ def early(rules: RuleSet, say: Callable[[str], None] | None = None,
     """The early layers' pmfs of the rule set, from the cache (computed and stored once)."""
     e = _early_memo.get(rules.fingerprint)
     if e is None:
-        got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress), lambda x: _write(rules, x),
-                         f"{rules.name} early-game score distributions", say, False)
-        e = got
-        assert isinstance(e, _Early)
-        _early_memo[rules.fingerprint] = e
+        what = f"{rules.name} early-game score distributions"
+        with cache.building(_path(rules), what, say):  # (a process that waited reads what the other stored)
+            got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress), lambda x: _write(rules, x),
+                             what, say, False)
+        assert isinstance(got, _Early)
+        e = _early_memo[rules.fingerprint] = got
     return e
 
 

@@ -1,0 +1,164 @@
+"""Win chances (solver.winning, play.odds): the chance formula against brute force, each position's
+final-score pmf against the exact table's expected value and against games played out, and a
+finished game's chances as its result."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from conftest import SMALL_RULES as SMALL  # six boxes: exact in well under a second
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yahtzee_cli.formats.replay import random_log, replay_game
+from yahtzee_cli.play import odds
+from yahtzee_cli.play.hint import hint, source_for
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver import winning
+from yahtzee_cli.solver.distribution import Distribution
+from yahtzee_cli.strategy.sources import column_state, raw_points
+
+
+def _brute(dists: list[Distribution]) -> list[tuple[float, float]]:
+    """Every joint outcome of the players' independent totals, weighed."""
+    out = [[0.0, 0.0] for _ in dists]
+    supports = [[(d.lo + i, float(p)) for i, p in enumerate(d.pmf) if p > 0] for d in dists]
+    for combo in itertools.product(*supports):
+        p = float(np.prod([c[1] for c in combo]))
+        best = max(c[0] for c in combo)
+        top = [i for i, c in enumerate(combo) if c[0] == best]
+        for i in top:
+            out[i][0 if len(top) == 1 else 1] += p
+    return [(w, t) for w, t in out]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.lists(st.integers(0, 5), min_size=1, max_size=5)),
+                min_size=1, max_size=4))
+def test_chances_equal_every_joint_outcome_counted(players: list[tuple[int, list[int]]]) -> None:
+    dists = []
+    for lo, weights in players:
+        w = np.array(weights, dtype=float)
+        if w.sum() == 0:
+            w[0] = 1.0
+        dists.append(Distribution(w / w.sum(), lo))
+    got = winning.win_chances(dists)
+    want = _brute(dists)
+    for (gw, gt), (ww, wt) in zip(got, want, strict=True):
+        assert gw == pytest.approx(ww, abs=1e-12)
+        assert gt == pytest.approx(wt, abs=1e-12)
+    # someone wins outright, or some players tie for first
+    p_tie = 1.0 - sum(c.win for c in got)
+    assert p_tie == pytest.approx(_p_some_tie(dists), abs=1e-12)
+
+
+def _p_some_tie(dists: list[Distribution]) -> float:
+    supports = [[(d.lo + i, float(p)) for i, p in enumerate(d.pmf) if p > 0] for d in dists]
+    total = 0.0
+    for combo in itertools.product(*supports):
+        best = max(c[0] for c in combo)
+        if sum(c[0] == best for c in combo) > 1:
+            total += float(np.prod([c[1] for c in combo]))
+    return total
+
+
+@pytest.fixture
+def small(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> R.RuleSet:
+    """The six-box rules with only layers 0-2 in the early file (so later positions take the pass)."""
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "winning-cache"))
+    monkeypatch.setattr(winning, "EARLY_LAYERS", 3)
+    monkeypatch.setattr(winning, "_early_memo", {})
+    monkeypatch.setattr(winning, "_late_memo", {})
+    return R.rules_from_data(SMALL)
+
+
+def _random_column(rules: R.RuleSet, rng: random.Random, filled: int) -> R.Column:
+    col = R.Column.empty(rules)
+    for _ in range(filled):
+        dice = tuple(sorted(rng.randint(1, 6) for _ in range(rules.dice)))
+        opts = R.options(rules, [col], dice)
+        o = rng.choice(opts)
+        col, _ = R.place(rules, col, o.box, dice)
+    return col
+
+
+def test_each_position_pmf_has_the_tables_expected_value(small: R.RuleSet) -> None:
+    """The pmf's mean is the points written plus the exact table's value of the state, whether the
+    pmf comes from the early file or from a pass of its own."""
+    src = source_for(small)
+    rng = random.Random(7)
+    for filled in range(len(small.boxes) + 1):
+        for _ in range(4):
+            col = _random_column(small, rng, filled)
+            d = winning.final_pmf(small, col)
+            assert float(d.pmf.sum()) == pytest.approx(1.0, abs=1e-6)
+            assert d.mean == pytest.approx(raw_points(small, col) + src.value(column_state(small, col)), abs=1e-4)
+
+
+def _play_out(rules: R.RuleSet, col: R.Column, rng: random.Random) -> int:
+    """One game played on from a turn start by the hint's best move every time."""
+    src = source_for(rules)
+    while not col.is_full:
+        dice = tuple(sorted(rng.randint(1, 6) for _ in range(rules.dice)))
+        left = 2
+        while True:
+            best = hint(rules, [col], dice, left, source=src).best
+            if best.keep is None:
+                break
+            kept = list(best.keep)
+            dice = tuple(sorted(kept + [rng.randint(1, 6) for _ in range(rules.dice - len(kept))]))
+            left -= 1
+        assert best.box is not None
+        col, _ = R.place(rules, col, best.box, dice)
+    return R.sheet_total(rules, [col])
+
+
+def test_chances_agree_with_games_played_out(small: R.RuleSet) -> None:
+    """Two players from three positions of a game: P(win) of games played on by the hint's best
+    moves agrees with the exact chance within 3 standard errors."""
+    rng = random.Random(11)
+    n = 400
+    for filled in (1, 3, 4):
+        cols = [_random_column(small, rng, filled), _random_column(small, rng, filled - 1)]
+        chances = winning.game_chances(small, cols)
+        wins = [0, 0]
+        for _ in range(n):
+            a, b = (_play_out(small, c, rng) for c in cols)
+            if a != b:
+                wins[0 if a > b else 1] += 1
+        for i in range(2):
+            p = chances[i].win
+            se = max((p * (1 - p) / n) ** 0.5, 1 / n)
+            assert abs(wins[i] / n - p) <= 3 * se, (filled, i, wins[i] / n, p)
+
+
+def test_a_finished_game_s_chances_are_its_result() -> None:
+    log = random_log("yahtzee", 4, ("Ann", "Ben", "Cy"))
+    rp = replay_game(log)
+    assert rp.game_over
+    got = odds.game_odds(rp)
+    assert got is not None
+    top = [p.rank == 1 for p in rp.players]
+    shared = sum(top) > 1
+    assert got == [(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0) for t in top]
+
+
+def test_a_tie_for_first_is_a_tie_for_each() -> None:
+    rp = replay_game(random_log("yahtzee", 4, ("Ann", "Ben")))
+    tied = type(rp.players[0])(**{**rp.players[0].__dict__, "rank": 1})
+    other = type(rp.players[1])(**{**rp.players[1].__dict__, "rank": 1})
+    rp2 = type(rp)(**{**rp.__dict__, "players": (tied, other)})
+    assert odds.finished_odds(rp2) == [(0.0, 1.0), (0.0, 1.0)]
+
+
+def test_solo_and_abandoned_games_have_no_chances() -> None:
+    assert odds.game_odds(replay_game(random_log("yahtzee", 1, ("Solo",), turns=3))) is None
+
+
+def test_rules_without_an_exact_table_say_why() -> None:
+    why = odds.unavailable(R.preset("maxi-yatzy"))
+    assert why is not None and "maxi" in why.lower()
+    assert odds.game_odds(replay_game(random_log("maxi-yatzy", 1, ("A", "B"), turns=3))) is None
