@@ -286,7 +286,9 @@ def log_show(file: FileArg, json: JsonOpt = False) -> None:
     except YahtzeeError as exc:
         fail(f"{file}: {exc}", exc.exit_status)
     if json:
-        write_json(game_record(str(file), doc.line, doc.index, rp))
+        from ..play.odds import game_odds
+
+        write_json(game_record(str(file), doc.line, doc.index, rp, game_odds(rp, note)))
         return
     head = f"{rp.rules.name}, game {doc.index} in {file}"
     lines = []
@@ -310,4 +312,6 @@ def log_show(file: FileArg, json: JsonOpt = False) -> None:
                                                   *(["pass"] if rc.may_pass else [])]))
     lines.append("Standings: " + ", ".join(f"{p.rank}. {p.name} {p.total}"
                                            for p in sorted(rp.players, key=lambda p: p.rank)))
+    if not rp.abandoned and (chances := _chances(keeper)):
+        lines.append(chances.strip())
     say("\n".join(lines))
