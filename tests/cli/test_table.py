@@ -260,4 +260,5 @@ def test_log_show_in_words(cli: Any, tmp_path: Path) -> None:
         "Boxes: ones 0  twos 4  threes 9  fours 0  fives 0  sixes 0  three_of_a_kind 13  four_of_a_kind 0  "
         "full_house 25  small_straight 0  large_straight 0  yahtzee 0  chance 13",
         "Standings: 1. Anna 50, 2. Ben 0",
+        "Chances to win: Anna 75.8%, Ben 23.8%; a tie for first 0.4% (optimal play from here).",
     ]

@@ -139,7 +139,8 @@ def test_log_commands(cli: object, game: Path) -> None:
     res = run(["log", "new", str(game), "--rules", "kniffel", "--players", "Anna,Ben"])  # type: ignore[operator]
     assert res.exit_code == 0 and res.stdout == f"New kniffel game in {game}: Anna, Ben. Anna starts.\n"
     res = run(["log", "add", str(game), "--dice", "3", "3", "3", "2", "2", "--box", "Full House"])  # type: ignore[operator]
-    assert res.stdout == "Anna: full_house 25. Anna 25, Ben 0. Next: Ben.\n"
+    assert res.stdout == ("Anna: full_house 25. Anna 25, Ben 0. Next: Ben. Chances to win: Anna 49.8%, Ben 49.5%; "
+                          "a tie for first 0.7% (optimal play from here).\n")
     before = game.read_bytes()
     res = run(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]
     assert res.stdout == "Ben rolled 1 3 3 5 6 (roll 1 of 3).\n"

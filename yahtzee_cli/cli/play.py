@@ -9,6 +9,7 @@ through `yahtzee_cli.play.scorekeeper`, which checks it with the rules and saves
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -352,13 +353,13 @@ class Session:
         rp = k.standings()
         if len(rp.players) > 1:
             chances = game_odds(rp, self.say)
-            return [] if chances is None else [chances_line(rp, chances)]
+            return [] if chances is None else textwrap.wrap(chances_line(rp, chances), WIDTH)
         best = k.personal_best(rp.players[0].name)
         if best is None or rp.players[0].columns[0].is_full:
             return []
         p = beat_chance(k.rules, rp.players[0].columns[0], best[0], self.say)
-        return [] if p is None else [f"Chance of beating your personal best ({best[0]}): {percent(p)} "
-                                     "(optimal play from here)."]
+        return [] if p is None else textwrap.wrap(f"Chance of beating your personal best ({best[0]}): {percent(p)} "
+                                                  "(optimal play from here).", WIDTH)
 
 
 def _wrap(prefix: str, items: list[str]) -> list[str]:
