@@ -17,7 +17,7 @@ from ..rules import engine as R
 from ..strategy.choice import exact_reason
 
 if TYPE_CHECKING:  # the solver loads only when chances are asked for
-    from ..solver.distribution import Distribution
+    from ..solver.pmf import Distribution
 
 Say = Callable[[str], None]
 
@@ -30,10 +30,9 @@ def unavailable(rules: R.RuleSet) -> str | None:
     why = exact_reason(rules)
     if why is not None:
         return f"{rules.name} has no exact table ({why})"
-    from ..solver.distribution import MAX_STATES
-    from ..strategy.choice import exact_states
+    from ..strategy.choice import MAX_DIST_STATES, exact_states
 
-    if exact_states(rules) > MAX_STATES:
+    if exact_states(rules) > MAX_DIST_STATES:
         return f"{rules.name} is too large for exact score distributions"
     return None
 

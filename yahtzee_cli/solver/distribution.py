@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ import numpy.typing as npt
 from ..errors import CorruptTable, NotExact
 from ..rules.engine import RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
+from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
 from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
@@ -43,6 +44,7 @@ from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, layout
 from .jit import INNER, njit
 from .play_kernel import TurnWork, turn_work
+from .pmf import Distribution
 from .rng import stream
 from .tables import RuleArrays
 from .totals import on_chunks
@@ -460,7 +462,6 @@ class Model:
 
 
 SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)
-MAX_STATES = 1 << 23  # the distributions keep a score pmf per state: larger tables (Maxi Yatzy) have none
 
 
 def check_size(rules: RuleSet) -> None:
@@ -534,43 +535,6 @@ def _max_rest(mod: Model, sm: IntArray, sy: IntArray, su: IntArray) -> IntArray:
         tot += n_bonus * s.extra_yahtzee_bonus
     tot += s.upper_bonus if s.upper_bonus > 0 else 0
     return tot
-
-
-@dataclass
-class Distribution:
-    """pmf[x] = P(final score = x) (or of the remaining points), offset `lo` (pmf[0] is score lo)."""
-
-    pmf: FloatArray
-    lo: int = 0
-    seconds: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def scores(self) -> IntArray:
-        return np.arange(self.lo, self.lo + len(self.pmf), dtype=np.int64)
-
-    @property
-    def mean(self) -> float:
-        return float(np.dot(self.scores.astype(np.float64), self.pmf))
-
-    @property
-    def sd(self) -> float:
-        x = self.scores.astype(np.float64)
-        mu = self.mean
-        return math.sqrt(max(float(np.dot((x - mu) ** 2, self.pmf)), 0.0))
-
-    def at_least(self, x: int) -> float:
-        """P(score >= x)."""
-        i = x - self.lo
-        if i <= 0:
-            return float(self.pmf.sum())
-        return float(self.pmf[i:].sum()) if i < len(self.pmf) else 0.0
-
-    def percentile(self, q: float) -> int:
-        """The smallest score s with P(score <= s) >= q / 100."""
-        c = np.cumsum(self.pmf)
-        i = int(np.searchsorted(c, q / 100.0 - 1e-12))
-        return self.lo + min(i, len(self.pmf) - 1)
 
 
 def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solver_ties: bool, within: int = 0,

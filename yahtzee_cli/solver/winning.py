@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,13 +29,16 @@ from ..errors import CorruptTable
 from ..rules.engine import Column, RuleSet
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
-from .distribution import Distribution, Model, _cached, _lay_values, _pass_layers, model, solver_ties_for
+from .pmf import Distribution
+
+if TYPE_CHECKING:  # the compiled passes load only to build the file or for a later position
+    from .distribution import Model
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 EARLY_LAYERS = 6  # turn-start states with fewer boxes filled than this are read from the cache
-VERSION = 1  # bump when the early layers' file changes meaning
+VERSION = 2  # bump when the early layers' file changes meaning
 
 
 class Chance(NamedTuple):
@@ -54,6 +57,14 @@ class _Early:
     off: IntArray
     length: IntArray
     data: npt.NDArray[np.float32]
+    width: int  # a mask's states: Yahtzee lanes x (t + 1) upper totals
+    t: int  # the upper bonus threshold (totals above count as t)
+    nyt: int  # Yahtzee lanes (2 where extra bonuses depend on the Yahtzee box's score)
+    eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
+
+    def key_of(self, mask: int, y: int, upper: int) -> int:
+        u = int(self.eff[mask * (self.t + 1) + min(upper, self.t)])
+        return mask * self.width + (y if self.nyt == 2 else 0) * (self.t + 1) + u
 
     def pmf(self, k: int) -> FloatArray | None:
         i = int(np.searchsorted(self.key, k))
@@ -69,6 +80,8 @@ _late_memo: dict[tuple[str, int], FloatArray] = {}
 
 
 def _model(rules: RuleSet) -> Model:
+    from .distribution import model
+
     mod = _model_memo.get(rules.fingerprint)
     if mod is None:
         mod = _model_memo[rules.fingerprint] = model(rules)
@@ -84,13 +97,16 @@ def _read(rules: RuleSet) -> _Early:
     if header.get("version") != VERSION or header.get("kind") != "early" or header.get("layers") != EARLY_LAYERS:
         raise CorruptTable("the cached early-game distributions are from another version")
     return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
-                  np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32))
+                  np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32),
+                  int(header["width"]), int(header["t"]), int(header["nyt"]),
+                  np.frombuffer(arrays["eff"], dtype=np.int16))
 
 
 def _write(rules: RuleSet, e: _Early) -> None:
     header = {"kind": "early", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "layers": EARLY_LAYERS}
-    cache.write(_path(rules), header, {"key": ("q", e.key.astype("<i8").tobytes()),
+              "layers": EARLY_LAYERS, "width": e.width, "t": e.t, "nyt": e.nyt}
+    cache.write(_path(rules), header, {"eff": ("h", e.eff.astype("<i2").tobytes()),
+                                       "key": ("q", e.key.astype("<i8").tobytes()),
                                        "off": ("q", e.off.astype("<i8").tobytes()),
                                        "length": ("q", e.length.astype("<i8").tobytes()),
                                        "data": ("f", e.data.astype("<f4").tobytes())})
@@ -98,6 +114,7 @@ def _write(rules: RuleSet, e: _Early) -> None:
 
 def _build(rules: RuleSet, say: Callable[[str], None] | None,
            progress: Callable[[int, int], None] | None) -> _Early:
+    from .distribution import _lay_values, _pass_layers, solver_ties_for
     from .exact import get_table
 
     mod = _model(rules)
@@ -121,7 +138,8 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
     order = np.argsort(key, kind="stable")
     # the data stays in pass order; only the index is sorted for the lookup
-    return _Early(key[order], off[order], length[order], data)
+    eff = mod.eff[lay.sub_of[np.arange(1 << lay.nb)]].reshape(-1).astype(np.int16)
+    return _Early(key[order], off[order], length[order], data, int(lay.width), int(lay.t), int(lay.nyt), eff)
 
 
 def early(rules: RuleSet, say: Callable[[str], None] | None = None,
@@ -129,10 +147,15 @@ def early(rules: RuleSet, say: Callable[[str], None] | None = None,
     """The early layers' pmfs of the rule set, from the cache (computed and stored once)."""
     e = _early_memo.get(rules.fingerprint)
     if e is None:
-        what = f"{rules.name} early-game score distributions"
-        with cache.building(_path(rules), what, say):  # (a process that waited reads what the other stored)
-            got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress), lambda x: _write(rules, x),
-                             what, say, False)
+        try:
+            got = _read(rules)
+        except (OSError, CorruptTable, KeyError, ValueError):
+            from .distribution import _cached
+
+            what = f"{rules.name} early-game score distributions"
+            with cache.building(_path(rules), what, say):  # (a process that waited reads what the other stored)
+                got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress),
+                                 lambda x: _write(rules, x), what, say, False)
         assert isinstance(got, _Early)
         e = _early_memo[rules.fingerprint] = got
     return e
@@ -142,12 +165,11 @@ def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
                 ) -> Callable[[int, int, int], FloatArray | None]:
     """rest(mask, y, u): the pmf of the points to come from a turn-start state of the early layers
     (solver.distribution.position_chances' `rest`), None for a later state."""
-    lay = _model(rules).lay
-
     def rest(m: int, y: int, u: int) -> FloatArray | None:
         if bin(m).count("1") >= EARLY_LAYERS:
             return None
-        return early(rules, say).pmf(m * lay.width + y * (lay.t + 1) + u)
+        e = early(rules, say)
+        return e.pmf(m * e.width + y * (e.t + 1) + u)  # (u is already a standing total)
 
     return rest
 
@@ -156,21 +178,23 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
     """The exact pmf of the column's final total (upper bonus and extra bonuses included) from its
     turn-start position under optimal expected-score play. NotExact where the rule set has no
     exact distribution."""
-    mod = _model(rules)
-    lay = mod.lay
     st = column_state(rules, column)
     m = st.mask
-    y = 1 if st.yfull and lay.nyt == 2 else 0
-    u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     base = raw_points(rules, column)
     p = bin(m).count("1")
-    k = m * lay.width + y * (lay.t + 1) + u
     rest: FloatArray | None
     if p < EARLY_LAYERS:
-        rest = early(rules, say).pmf(k)
+        e = early(rules, say)
+        rest = e.pmf(e.key_of(m, int(st.yfull), st.upper))
     else:
+        mod = _model(rules)
+        lay = mod.lay
+        y = 1 if st.yfull and lay.nyt == 2 else 0
+        u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
+        k = m * lay.width + y * (lay.t + 1) + u
         rest = _late_memo.get((rules.fingerprint, k))
         if rest is None:
+            from .distribution import _lay_values, _pass_layers, solver_ties_for
             from .exact import get_table
 
             W = _lay_values(mod, get_table(rules, say)[0])

@@ -45,6 +45,9 @@ def yahtzee_lanes(rules: RuleSet) -> int:
     return 2 if rules.yahtzee_index is not None and rules.settings.extra_yahtzee_bonus > 0 else 1
 
 
+MAX_DIST_STATES = 1 << 23  # exact score distributions keep a pmf per state: larger tables (Maxi Yatzy) have none
+
+
 def exact_states(rules: RuleSet) -> int:
     """Cells of the rule set's exact table: reachable filled-box sets x Yahtzee lanes x upper lanes."""
     nb = len(rules.boxes)

@@ -23,7 +23,8 @@ File layout (no numpy needed to read it, so `hint` starts fast):
   8 bytes  header length h, little-endian
   h bytes  header: JSON (orjson), space-padded to a multiple of 8; holds "payload_bytes"
   payload  the arrays the header lists under "arrays" ({name: [dtype, count]}) back to back, each
-           padded to a multiple of 8 bytes; dtypes "q" int64, "d" float64, "f" float32 (little-endian)
+           padded to a multiple of 8 bytes; dtypes "q" int64, "d" float64, "f" float32, "h" int16
+           (little-endian)
   32 bytes SHA-256 of all the bytes above
 """
 
@@ -141,7 +142,7 @@ def _remove_stale_temporaries(directory: Path) -> None:
             pass
 
 
-ITEM_BYTES = {"q": 8, "d": 8, "f": 4}  # the dtypes an array may have (memoryview.cast codes)
+ITEM_BYTES = {"q": 8, "d": 8, "f": 4, "h": 2}  # the dtypes an array may have (memoryview.cast codes)
 
 
 def _padded(n: int) -> int:
