@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,17 +20,9 @@ import time
 from pathlib import Path
 
 import orjson
+from bench_hint import wall  # (this folder is on the path of a script run from it)
 
 from yahtzee_cli.formats.replay import random_log
-
-
-def wall(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    return min(times), statistics.median(times)
 
 
 def positions(seed: int, tmp: Path) -> list[tuple[str, Path]]:
