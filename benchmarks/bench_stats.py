@@ -79,8 +79,9 @@ def main() -> None:
     print(f"stats / validate: {best['validate'][1] / best['stats'][1]:.2f}x the games/s of CPU")
     print(f"target {TARGET:,} games/s of CPU: {'met' if rate >= TARGET else 'not met'} ({rate:,.0f})")
     small = run(["stats", str(tenth), "--json"])
+    growth = best["stats"][2] / small[2]
     print(f"peak RSS of stats: {small[2] / 1024:.0f} MiB on a tenth, {best['stats'][2] / 1024:.0f} MiB on all "
-          f"({best['stats'][2] / small[2]:.2f}x)")
+          f"({growth:.2f}x); flat memory (within 10%): {'met' if growth <= 1.10 else 'not met'}")
 
 
 if __name__ == "__main__":
