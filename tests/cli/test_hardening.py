@@ -505,6 +505,12 @@ def test_duplicate_keys_are_problems(cli, tmp_path):
         r = cli(["validate", "-"], input=text)
         assert r.exit_code == 1
         assert "'box' appears twice" in r.stdout
+    # blanks before a colon hide nothing: the repeat is still found, in one document and in NDJSON
+    for blank in (b" ", b"\t", b"  \n  "):
+        spaced = game.replace(b'"box": "ones"', b'"box"' + blank + b': "ones"')
+        for text in (spaced, spaced + b"\n" + game.replace(b'"box": "ones", ', b"")):
+            r = cli(["validate", "-"], input=text)
+            assert r.exit_code == 1 and "'box' appears twice" in r.stdout, (blank, text)
 
 
 def test_player_names_are_trimmed_or_refused_and_never_printed_raw(cli, tmp_path):
