@@ -257,15 +257,17 @@ def test_arrays_of_every_dtype_stay_aligned_and_a_bad_layout_is_damage(tmp_path:
     path = tmp_path / "t.tbl"
     arrays = {"f": ("f", np.array([0.5, 1.5, 2.5], dtype="<f4").tobytes()),  # 12 bytes: padded to 16
               "q": ("q", np.array([7, -8], dtype="<i8").tobytes()),
-              "d": ("d", np.array([0.25], dtype="<f8").tobytes())}
+              "d": ("d", np.array([0.25], dtype="<f8").tobytes()),
+              "h": ("h", np.array([3, -4, 5], dtype="<i2").tobytes())}  # 6 bytes: padded to 8
     cache.write(path, {"fingerprint": "x"}, arrays)
     header, got = cache.read(path, "x")
-    assert header["payload_bytes"] == 16 + 16 + 8
-    assert (list(got["f"]), list(got["q"]), list(got["d"])) == ([0.5, 1.5, 2.5], [7, -8], [0.25])
+    assert header["payload_bytes"] == 16 + 16 + 8 + 8
+    assert (list(got["f"]), list(got["q"]), list(got["d"]), list(got["h"])) == ([0.5, 1.5, 2.5], [7, -8], [0.25],
+                                                                                [3, -4, 5])
     good = path.read_bytes()
     hlen = int.from_bytes(good[8:16], "little")
     payload = good[16 + hlen:-32]
-    for bad in (["h", 3], ["f", -1], ["f", "3"], ["f", 99]):
+    for bad in (["b", 3], ["f", -1], ["f", "3"], ["f", 99]):  # ("b": a dtype tables do not use)
         # the header edited and the checksum redone: only the layout check can tell
         text = orjson.dumps({**header, "arrays": {**header["arrays"], "f": bad}})
         text += b" " * (-len(text) % 8)
