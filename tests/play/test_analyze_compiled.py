@@ -263,3 +263,19 @@ def test_the_cached_grader_loads_without_numba_s_whole_typing_context(fast: A.An
     assert out["compiled"] == 1
     assert out["got"] == json.loads(json.dumps(want))
     assert out["registries"] is False
+
+
+def test_positions_graded_again_from_the_memo_come_out_the_same(pure: A.Analyzer) -> None:
+    """The grader keeps the values of positions near either end of a game and copies them back when a
+    position comes again (the first turn of every game, last turns with the same box open): a game
+    graded by a grader whose memo holds its positions gives what a fresh grader and Turn give."""
+    games = [random_log("yahtzee", seed, ("A",)) for seed in range(6)]
+    warm = A.Analyzer(compiled=True)
+    for game in games:
+        warm.game(game)
+    (grader,) = warm._graders.values()
+    assert grader._memo[5][0] > 0  # positions remembered
+    for game in games:
+        fresh = A.Analyzer(compiled=True)
+        want = A.game_dict(pure.game(game))
+        assert A.game_dict(warm.game(game)) == want == A.game_dict(fresh.game(game))

@@ -18,6 +18,11 @@ no risk grading) and turns the numbers into Decisions.
           natural transposed, box-major)
   dice_t  (keep_index, keep_of_roll, roll_of_keep, add_die, drop_die, keeps): tables.dice_tables
   W, midx the table's values and its mask -> row index (-1: a mask the table does not hold)
+Positions recur across games (every first turn starts from the empty sheet; last turns often leave
+the same box open): on a one-column sheet whose boxes add up, a turn's final-roll and keep values
+depend only on the filled boxes, the upper total up to the bonus threshold and the Yahtzee box, so
+those of positions near either end of a game (MEMO_EDGE) are kept in the Grader's memo (MEMO_SLOTS)
+and copied back when the position comes again: the same numbers, computed once per run.
 Written: vals [D, 2] (value of the move made, of the best move: expected final grand totals) and
 picks [D, 6] (the best keep's index, or the best column, box, score, bonus, -1 box for a pass; then
 the score and bonus the move made wrote). Returns 0, or 1 when a decision cannot be graded here (a
@@ -40,6 +45,8 @@ ASK_AGAIN = 1  # every die kept, yet rolled again: the same dice with one roll f
 ASK_BOX = 2  # the box written after the last roll, or a pass
 
 NEG = -np.inf  # Turn starts its maxima at float("-inf")
+MEMO_EDGE = 3  # positions with at most this many boxes filled, or open, are remembered: they recur across games
+MEMO_SLOTS = 4096  # positions remembered per grader (9 KiB each for five dice)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -136,13 +143,15 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
     n = keeps[K - 1, 0]  # dice: the full keep's count (a loop: .sum() would be one more function to
     for f in range(1, 6):  # compile; and no literal 0 to start, which would compile _best_keep twice)
         n += keeps[K - 1, f]
-    full = (1 << nb) - 1
-    has_y = ybox >= 0
     T = cols.shape[0]
     # scratch from the caller: every numpy allocation here would be one more function to compile
     fcur, others, final, opt_v, EJ, cur = work[0]  # opt_v, opt_i: one roll's legal placements: value,
     rows, lanes, opt_i, sub = work[1]  # (column, box, score, bonus)
     scoring = work[2]
+    memo_keys, memo_slot, memo_final, memo_ej, memo_stages, memo_count = work[3]
+    memo_size = memo_final.shape[0]
+    memo_mask = memo_keys.shape[0] - 1
+    memo_on = memo_size > 0 and n_cols == 1 and add_columns
     base_roll = 0  # a roll that is no Yahtzee
     while yroll[base_roll]:
         base_roll += 1
@@ -174,75 +183,46 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
                 w = (cols[tt, c2, 3] + fcur[c2]) * mult[c2]
                 if c2 != c and w > others[c]:
                     others[c] = w
-        # ---- final-roll values (Turn._roll_final), relative to the position's value. Every roll but a
-        # Yahtzee may go in the same boxes at its natural score with no bonus: box by box over all rolls
-        # (the maximum does not depend on the order); then the Yahtzee rolls one by one.
-        for r in range(R):
-            final[r] = NEG
-            scoring[r] = False
-        for c in range(n_cols):
-            mask, u, ys, raw = cols[tt, c, 0], cols[tt, c, 1], cols[tt, c, 2], cols[tt, c, 3]
-            bits, _ = roll_legal(full & ~mask, ys >= 0, base_roll, yroll, own_bit, joker_code, has_y, fill[c],
-                                 lower_bits)
+        # ---- a position seen before (one column whose boxes add up: the values below depend only on the
+        # filled boxes, the upper total up to the bonus threshold and the Yahtzee box): its values again
+        slot = -1
+        h = -1
+        key = -1
+        if memo_on and stages[tt] <= memo_ej.shape[1]:
+            mask0 = cols[tt, 0, 0]
+            filled = 0
             for b in range(nb):
-                if not (bits >> b) & 1:
-                    continue
-                if rows[c, b] < 0:
-                    return 1
-                if add_columns and b != ybox:  # _after's arithmetic, its lookups made once for the box
-                    row, lane, mc, fc, up = rows[c, b], lanes[c, b], mult[c], fcur[c], is_upper[b]
-                    f2 = W[row, lane + (u if u < t else t)]
-                    for r in range(R):
-                        sc = natT[b, r]
-                        if up:
-                            u2 = u + sc
-                            f2 = W[row, lane + (u2 if u2 < t else t)]
-                        v = float(mc * (float(sc) + f2 - fc))
-                        final[r] = v if v > final[r] else final[r]
-                        scoring[r] = scoring[r] or sc != 0
-                    continue
-                for r in range(R):
-                    sc = natT[b, r]
-                    v = _after(c, b, sc, 0, u, raw, fcur, others, base, mult, is_upper, ybox, ypoints, t, nyt,
-                               add_columns, W, rows, lanes)
-                    final[r] = v if v > final[r] else final[r]
-                    scoring[r] = scoring[r] or sc != 0
-        for r in range(R):
-            if yroll[r]:
-                n_opt, scoring[r] = _roll_options(r, cols[tt], opt_v, opt_i, fcur, others, base, ints, sheet, W,
-                                                  rows, lanes)
-                if n_opt < 0:
-                    return 1
-                best = NEG
-                for o in range(n_opt):
-                    best = opt_v[o] if opt_v[o] > best else best
-                final[r] = best
-        if not must_zero:
+                filled += (mask0 >> b) & 1
+            if filled <= MEMO_EDGE or nb - filled <= MEMO_EDGE:
+                u0 = cols[tt, 0, 1]
+                key = (mask0 * (t + 1) + (u0 if u0 < t else t)) * 3 + cols[tt, 0, 2] + 1
+                h = (key * 2654435761) & memo_mask
+                while memo_keys[h] >= 0 and memo_keys[h] != key:
+                    h = (h + 1) & memo_mask
+                if memo_keys[h] == key:
+                    slot = memo_slot[h]
+        if slot >= 0 and memo_stages[slot] >= stages[tt]:
             for r in range(R):
-                if final[r] < -PASS_COST and not scoring[r]:
-                    final[r] = -PASS_COST  # a pass: the same position next turn
-        # ---- keep values with j rolls left (Turn.stage and Turn._best_rows)
-        for k in range(nfull, K):
-            cur[k] = final[roll_of_keep[k]]
-        for j in range(1, stages[tt] + 1):
-            if j > 1:
-                for k in range(1, K):
-                    m = cur[k] if k < nfull else NEG
-                    for f in range(6):
-                        d = drop_die[k, f]
-                        if d >= 0 and cur[d] > m:
-                            m = cur[d]
-                    if k >= nfull:
-                        stop = final[roll_of_keep[k]] + saved_value * (j - 1)
-                        m = stop if stop > m else m
-                    cur[k] = m
-            for k in range(nfull - 1, -1, -1):
-                s = cur[add_die[k, 0]]
-                for f in range(1, 6):
-                    s += cur[add_die[k, f]]
-                cur[k] = s / 6.0
-            for k in range(K):  # element by element: a slice assignment compiles numba's shape-error message
-                EJ[j - 1, k] = cur[k]
+                final[r] = memo_final[slot, r]
+            for j in range(stages[tt]):
+                for k in range(K):
+                    EJ[j, k] = memo_ej[slot, j, k]
+        else:
+            if _position_values(tt, cols, stages, ints, sheet, dice_t, W, fcur, others, base, rows, lanes, final, EJ,
+                                cur, opt_v, opt_i, scoring, saved_value, base_roll, R, K, nfull):
+                return 1
+            if key >= 0 and (slot >= 0 or memo_count[0] < memo_size):
+                if slot < 0:
+                    slot = memo_count[0]
+                    memo_count[0] += 1
+                    memo_keys[h] = key
+                    memo_slot[h] = slot
+                for r in range(R):
+                    memo_final[slot, r] = final[r]
+                for j in range(stages[tt]):
+                    for k in range(K):
+                        memo_ej[slot, j, k] = EJ[j, k]
+                memo_stages[slot] = stages[tt]
         # ---- the turn's decisions
         while i < asks.shape[0] and asks[i, 0] == tt:
             kind, rkey, j, made = asks[i, 1], asks[i, 2], asks[i, 3], asks[i, 4]
@@ -289,6 +269,89 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ints: Any, sheet: Any, dice_t
                 return 1  # the box made is not a legal choice (or a pass where none is allowed)
             vals[i, 1] = best
             i += 1
+    return 0
+
+
+@njit(**INNER)
+def _position_values(tt: int, cols: Any, stages: Any, ints: Any, sheet: Any, dice_t: Any, W: Any, fcur: Any,
+                     others: Any, base: float, rows: Any, lanes: Any, final: Any, EJ: Any, cur: Any, opt_v: Any,
+                     opt_i: Any, scoring: Any, saved_value: float, base_roll: int, R: int, K: int, nfull: int) -> int:
+    """A turn's final-roll values and keep values with j rolls left (Turn._roll_final, Turn.stage):
+    0, or 1 when a state it leads to is not in the table."""
+    n_cols, nb, ybox, ypoints, extra, joker_code, lower_bits, t, nyt, must_zero, add_columns = ints
+    mult, natural, natT, joker, is_upper, yroll, own_bit, fill = sheet
+    keep_index, keep_of_roll, roll_of_keep, add_die, drop_die, keeps = dice_t
+    full = (1 << nb) - 1
+    has_y = ybox >= 0
+    # ---- final-roll values (Turn._roll_final), relative to the position's value. Every roll but a
+    # Yahtzee may go in the same boxes at its natural score with no bonus: box by box over all rolls
+    # (the maximum does not depend on the order); then the Yahtzee rolls one by one.
+    for r in range(R):
+        final[r] = NEG
+        scoring[r] = False
+    for c in range(n_cols):
+        mask, u, ys, raw = cols[tt, c, 0], cols[tt, c, 1], cols[tt, c, 2], cols[tt, c, 3]
+        bits, _ = roll_legal(full & ~mask, ys >= 0, base_roll, yroll, own_bit, joker_code, has_y, fill[c],
+                             lower_bits)
+        for b in range(nb):
+            if not (bits >> b) & 1:
+                continue
+            if rows[c, b] < 0:
+                return 1
+            if add_columns and b != ybox:  # _after's arithmetic, its lookups made once for the box
+                row, lane, mc, fc, up = rows[c, b], lanes[c, b], mult[c], fcur[c], is_upper[b]
+                f2 = W[row, lane + (u if u < t else t)]
+                for r in range(R):
+                    sc = natT[b, r]
+                    if up:
+                        u2 = u + sc
+                        f2 = W[row, lane + (u2 if u2 < t else t)]
+                    v = float(mc * (float(sc) + f2 - fc))
+                    final[r] = v if v > final[r] else final[r]
+                    scoring[r] = scoring[r] or sc != 0
+                continue
+            for r in range(R):
+                sc = natT[b, r]
+                v = _after(c, b, sc, 0, u, raw, fcur, others, base, mult, is_upper, ybox, ypoints, t, nyt,
+                           add_columns, W, rows, lanes)
+                final[r] = v if v > final[r] else final[r]
+                scoring[r] = scoring[r] or sc != 0
+    for r in range(R):
+        if yroll[r]:
+            n_opt, scoring[r] = _roll_options(r, cols[tt], opt_v, opt_i, fcur, others, base, ints, sheet, W,
+                                              rows, lanes)
+            if n_opt < 0:
+                return 1
+            best = NEG
+            for o in range(n_opt):
+                best = opt_v[o] if opt_v[o] > best else best
+            final[r] = best
+    if not must_zero:
+        for r in range(R):
+            if final[r] < -PASS_COST and not scoring[r]:
+                final[r] = -PASS_COST  # a pass: the same position next turn
+    # ---- keep values with j rolls left (Turn.stage and Turn._best_rows)
+    for k in range(nfull, K):
+        cur[k] = final[roll_of_keep[k]]
+    for j in range(1, stages[tt] + 1):
+        if j > 1:
+            for k in range(1, K):
+                m = cur[k] if k < nfull else NEG
+                for f in range(6):
+                    d = drop_die[k, f]
+                    if d >= 0 and cur[d] > m:
+                        m = cur[d]
+                if k >= nfull:
+                    stop = final[roll_of_keep[k]] + saved_value * (j - 1)
+                    m = stop if stop > m else m
+                cur[k] = m
+        for k in range(nfull - 1, -1, -1):
+            s = cur[add_die[k, 0]]
+            for f in range(1, 6):
+                s += cur[add_die[k, f]]
+            cur[k] = s / 6.0
+        for k in range(K):  # element by element: a slice assignment compiles numba's shape-error message
+            EJ[j - 1, k] = cur[k]
     return 0
 
 
@@ -355,6 +418,15 @@ class Grader:
         self.levels = np.asarray(levels, dtype=np.float64) if len(levels) else None
         self.saved_value = float(saved_value)
         self._scratch: dict[int, tuple[Any, ...]] = {}
+        # remembered positions (grade_turns): an open-addressing table of keys -> slot, each slot a
+        # position's final-roll values and keep values (np.empty: memory is touched only as slots fill)
+        from ..rules.engine import rolls_allowed
+
+        n_r, n_k = self.sheet[1].shape[0], self.dice_t[3].shape[0]
+        slots = MEMO_SLOTS if s.columns == 1 and s.add_columns else 0
+        self._memo = (np.full(2 * max(slots, 1), -1, np.int64), np.zeros(2 * max(slots, 1), np.int64),
+                      np.empty((slots, n_r)), np.empty((slots, max(rolls_allowed(rules, 0) - 1, 0), n_k)),
+                      np.zeros(slots, np.int64), np.zeros(1, np.int64))
 
     def scratch(self, most: int) -> tuple[Any, ...]:
         """grade_turns' working arrays (most: rolls-left stages of the longest turn), made once per size
@@ -371,7 +443,7 @@ class Grader:
                   np.empty(K))
         ints = (np.empty((n_cols, nb), np.int64), np.empty((n_cols, nb), np.int64),
                 np.empty((n_cols * nb, 4), np.int64), np.empty(6, np.int64))
-        return floats, ints, np.empty(R, np.bool_)
+        return floats, ints, np.empty(R, np.bool_), self._memo
 
     def grade_flat(self, cols: list[int], stages: list[int], asks: list[int]) -> tuple[Any, Any] | None:
         """grade() of the same numbers laid flat (cols: per turn, per column, its 4 numbers; asks: per
