@@ -640,22 +640,17 @@ def iter_lines(stream: IO[bytes], max_line: int = MAX_LINE) -> Iterator[tuple[in
         yield lineno, None if too_long else line
 
 
-_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')  # a key with blanks before its colon
-
-
-def _keys_written(raw: bytes) -> int:
-    """At least the number of keys in a JSON text (a string holding '":' counts too): compared with
-    the keys of what was parsed, more written means a key may repeat. A key may have blanks before
-    its colon (`"rules" : ...`), looked for only where a quote is followed by a blank."""
-    n = raw.count(b'":')
-    if b'" ' in raw or b'"\t' in raw or b'"\r' in raw or b'"\n' in raw:
-        n += len(_SPACED_KEY.findall(raw))
-    return n
+def _key_dropped(raw: bytes, dumped: bytes) -> bool:
+    """Whether parsing may have dropped a repeated key: every key has one colon, string contents keep
+    theirs, so fewer colons in the value written back than in the text means a key went (blanks
+    before a colon, `"rules" : ...`, change nothing). An escaped character (a colon written \\u003a)
+    could hide one: then the exact check decides."""
+    return raw.count(b":") > dumped.count(b":") or b"\\u" in raw
 
 
 def _checked(index: int, lineno: int, value: Any, raw: bytes) -> Document:
     """A parsed document, or its problem when a key repeats within one object."""
-    key = duplicate_key(raw) if _keys_written(raw) > _dumps(value).count(b'":') else None
+    key = duplicate_key(raw) if _key_dropped(raw, _dumps(value)) else None
     if key is not None:
         from ..text import quote
 
@@ -781,7 +776,7 @@ def iter_ndjson(stream: IO[bytes], first_line: int, first_index: int, *,
             yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, line))
             continue
         index += 1
-        if _keys_written(line) > _dumps(value).count(b'":'):  # fewer keys parsed than written: a repeat?
+        if _key_dropped(line, _dumps(value)):  # fewer keys parsed than written: a repeat?
             yield _checked(index, lineno, value, line)
             continue
         yield Document(index, lineno, value, None, _trusted(line))
