@@ -15,6 +15,7 @@ import typer
 from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, note, saved, say, write_json
 
 if TYPE_CHECKING:
+    from ..formats.replay import Replay
     from ..play.scorekeeper import Keeper
 
 log_app = typer.Typer(
@@ -66,12 +67,11 @@ def _record(file: Path, keeper: Keeper) -> None:
     write_json(game_record(str(file), n, n, rp, game_odds(rp, note)))
 
 
-def _chances(keeper: Keeper) -> str:
+def _chances(rp: Replay) -> str:
     """' Chances to win: ...' after a turn of a game of two or more still on (empty otherwise)."""
     from ..formats.replay import chances_line
     from ..play.odds import game_odds
 
-    rp = keeper.standings()
     if rp.game_over:
         return ""
     chances = game_odds(rp, note)
@@ -196,7 +196,7 @@ def log_add(
         what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
             what += f" in column {o.column + 1}"
-    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper)}")
+    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper.standings())}")
 
 
 @log_app.command("undo")
@@ -312,6 +312,6 @@ def log_show(file: FileArg, json: JsonOpt = False) -> None:
                                                   *(["pass"] if rc.may_pass else [])]))
     lines.append("Standings: " + ", ".join(f"{p.rank}. {p.name} {p.total}"
                                            for p in sorted(rp.players, key=lambda p: p.rank)))
-    if not rp.abandoned and (chances := _chances(keeper)):
+    if not rp.abandoned and (chances := _chances(rp)):
         lines.append(chances.strip())
     say("\n".join(lines))

@@ -64,7 +64,7 @@ class _Early:
 
     def key_of(self, mask: int, y: int, upper: int) -> int:
         u = int(self.eff[mask * (self.t + 1) + min(upper, self.t)])
-        return mask * self.width + (y if self.nyt == 2 else 0) * (self.t + 1) + u
+        return int(_state_key(mask, y if self.nyt == 2 else 0, u, self.width, self.t))
 
     def pmf(self, k: int) -> FloatArray | None:
         i = int(np.searchsorted(self.key, k))
@@ -74,8 +74,14 @@ class _Early:
         return self.data[o: o + n].astype(np.float64)
 
 
+def _state_key(mask: Any, y: Any, u: Any, width: int, t: int) -> Any:
+    """A turn-start state's key (mask, Yahtzee lane, standing upper total), on ints or arrays alike."""
+    return mask * width + y * (t + 1) + u
+
+
 _early_memo: dict[str, _Early] = {}
 _model_memo: dict[str, Model] = {}
+_values_memo: dict[str, FloatArray] = {}
 _late_memo: dict[tuple[str, int], FloatArray] = {}
 
 
@@ -86,6 +92,17 @@ def _model(rules: RuleSet) -> Model:
     if mod is None:
         mod = _model_memo[rules.fingerprint] = model(rules)
     return mod
+
+
+def _values(rules: RuleSet, say: Callable[[str], None] | None) -> FloatArray:
+    """The exact table's values in the pass's row order, read once per process and rule set."""
+    from .distribution import _lay_values
+    from .exact import get_table
+
+    W = _values_memo.get(rules.fingerprint)
+    if W is None:
+        W = _values_memo[rules.fingerprint] = _lay_values(_model(rules), get_table(rules, say)[0])
+    return W
 
 
 def _path(rules: RuleSet) -> Any:
@@ -114,12 +131,11 @@ def _write(rules: RuleSet, e: _Early) -> None:
 
 def _build(rules: RuleSet, say: Callable[[str], None] | None,
            progress: Callable[[int, int], None] | None) -> _Early:
-    from .distribution import _lay_values, _pass_layers, solver_ties_for
-    from .exact import get_table
+    from .distribution import _pass_layers, solver_ties_for
 
     mod = _model(rules)
     lay = mod.lay
-    W = _lay_values(mod, get_table(rules, say)[0])
+    W = _values(rules, say)
     keys: list[IntArray] = []
     lengths: list[IntArray] = []
     parts: list[npt.NDArray[np.float32]] = []
@@ -127,7 +143,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
         if p >= EARLY_LAYERS:
             return
-        keys.append(st["mask"] * lay.width + st["y"] * (lay.t + 1) + st["u"])
+        keys.append(_state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
         lengths.append(st["length"])
         parts.append(H.astype(np.float32))  # (states lie in H back to back, in order)
 
@@ -169,7 +185,7 @@ def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
         if bin(m).count("1") >= EARLY_LAYERS:
             return None
         e = early(rules, say)
-        return e.pmf(m * e.width + y * (e.t + 1) + u)  # (u is already a standing total)
+        return e.pmf(_state_key(m, y, u, e.width, e.t))  # (u is already a standing total)
 
     return rest
 
@@ -191,13 +207,12 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
         lay = mod.lay
         y = 1 if st.yfull and lay.nyt == 2 else 0
         u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
-        k = m * lay.width + y * (lay.t + 1) + u
+        k = _state_key(m, y, u, lay.width, lay.t)
         rest = _late_memo.get((rules.fingerprint, k))
         if rest is None:
-            from .distribution import _lay_values, _pass_layers, solver_ties_for
-            from .exact import get_table
+            from .distribution import _pass_layers, solver_ties_for
 
-            W = _lay_values(mod, get_table(rules, say)[0])
+            W = _values(rules, say)
             states, H, sid = _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), within=m, stop_layer=p)
             j = int(sid[lay.midx[m], y * (lay.t + 1) + u])
             o, n = int(states["off"][j]), int(states["length"][j])
