@@ -43,9 +43,6 @@ from .app import (
     write_json,
 )
 
-CSV_HEAD = ["file", "line", "game", "player", "rules", "expected_loss", "decisions", "inferred", "exact",
-            "approximation"]
-
 UntilOpt = Annotated[
     int | None,
     typer.Option("--until", min=0, metavar="TURNS", help="Only the first TURNS turns of each log.",
@@ -121,7 +118,7 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
     failed = shown = 0
     drawn: list[dict[str, Any]] = []  # --plot: the games' series
     if csv:
-        sys.stdout.buffer.write(csv_row(CSV_HEAD))
+        sys.stdout.buffer.write(csv_row(A.LOSS_HEAD))
     show_progress = progress_wanted() and not quiet
     with run_errors():
         keep = json or verbose or plot is not None
@@ -145,7 +142,7 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
                 elif csv and g.record is not None:  # the game keeps its place: where it is, no figures
                     rec = g.record
                     sys.stdout.buffer.write(csv_row([rec["file"], rec["line"], rec["game"]]
-                                                    + [None] * (len(CSV_HEAD) - 3)))
+                                                    + [None] * (len(A.LOSS_HEAD) - 3)))
                 failed += 1
                 continue
             shown += 1

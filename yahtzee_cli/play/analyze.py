@@ -37,6 +37,7 @@ per player name, keeping only counts, sums and the five worst decisions (memory 
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections import Counter, OrderedDict
@@ -54,6 +55,7 @@ from ..strategy import turn as P
 from ..strategy.keeps import keeps
 from ..strategy.sources import Source, TableSource, column_state, raw_points
 from .hint import risk_source, source_for
+from .luck import Moment, start_value
 
 __all__ = [
     "Analyzer",
@@ -109,7 +111,7 @@ class Decision:
     game: int = 0  # 1-based game number within its file (0: not set)
     file: str = ""  # the input the game was read from
     line: int = 0  # the input line of the decision's turn (0: not set)
-
+    luck: float = 0.0  # the luck of the roll just before (play.luck): best value now - the player's last made value
 
 
 def infer_keep(before: Sequence[int], after: Sequence[int]) -> R.Dice:
@@ -121,24 +123,53 @@ def infer_keep(before: Sequence[int], after: Sequence[int]) -> R.Dice:
 
 @dataclass
 class PlayerSummary:
-    """A player's grading: total expected loss, decisions graded (and how many were inferred
-    keeps), games, and the worst decisions (largest regret first; ties: earliest first)."""
+    """A player's grading: total expected loss (the skill cost), decisions graded (and how many were
+    inferred keeps), games, and the worst decisions (largest regret first; ties: earliest first).
+
+    Luck and skill (play.luck): `start` the expected total of an empty sheet, `luck` the sum of the
+    rolls' luck, `end` the value of the last move made (the actual total once the game is over), so
+    end = start + luck - loss; `turning` the roll or decision that moved the expected total most
+    (one game's; None in batch totals). Over games, start, luck and end are sums."""
 
     name: str
     loss: float = 0.0
     decisions: int = 0
     inferred: int = 0
     games: int = 0
+    start: float = 0.0
+    luck: float = 0.0
+    end: float = 0.0
+    turning: Moment | None = None
     # (regret, -order, order, the decision or where the fast path keeps it: made only when read)
     _heap: list[tuple[float, int, int, Decision | _Ref]] = field(default_factory=list, repr=False)
     _seq: int = 0
 
-    def add(self, d: Decision) -> None:
+    def add(self, d: Decision) -> Decision:
+        """Count a decision of this player (the next in the game's order); returns it with the luck
+        of the roll before it."""
+        lk = d.best.value - self.end
+        self.luck += lk
+        self.end = d.made.value
+        if lk:
+            d = dataclasses.replace(d, luck=lk)
         self.loss += d.regret
         self.decisions += 1
         if d.inferred:
             self.inferred += 1
+        self.turn_on(lk, d.regret, d.index, d.round, d.roll, d.line)
         self._push(d.regret, d)
+        return d
+
+    def turn_on(self, lk: float, regret: float, index: int, rnd: int, roll: int, line: int) -> None:
+        """The roll's luck and the decision's cost as turning-point candidates: the largest move of
+        the expected total (in absolute points) wins, the earliest on ties, the roll before its decision."""
+        tp = self.turning
+        most = 0.0 if tp is None else abs(tp.points)
+        if abs(lk) > most:
+            self.turning = tp = Moment("roll", index, rnd, roll, lk, line)
+            most = abs(lk)
+        if regret > most:
+            self.turning = Moment("decision", index, rnd, roll, -regret, line)
 
     def _push(self, regret: float, d: Decision | _Ref) -> None:
         """Keep `d` if it is among the WORST largest regrets so far."""
@@ -163,6 +194,9 @@ class PlayerSummary:
 
     def merge(self, other: PlayerSummary) -> None:
         self.loss += other.loss
+        self.start += other.start
+        self.luck += other.luck
+        self.end += other.end
         self.decisions += other.decisions
         self.inferred += other.inferred
         self.games += other.games
@@ -211,6 +245,7 @@ class Analyzer:
         self.turn_cache = turn_cache
         self.theta = theta
         self._sources: dict[str, Source] = {}
+        self._starts: dict[str, float] = {}
         self._turns: OrderedDict[tuple[str, tuple[str, ...], tuple[R.Column, ...], int], P.Turn] = OrderedDict()
         self.turns_built = 0
         self.turns_reused = 0
@@ -228,6 +263,14 @@ class Analyzer:
                 src = source_for(rules, self.say)
             self._sources[key] = src
         return src
+
+    def start(self, rules: R.RuleSet) -> float:
+        """The expected total of an empty sheet, as the grading values it (play.luck.start_value)."""
+        key = rules.fingerprint
+        v = self._starts.get(key)
+        if v is None:
+            v = self._starts[key] = start_value(rules, self.source(rules))
+        return v
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
         key = (rules.fingerprint, rules.keys, columns, saved)  # keys: a Turn's options name its boxes
@@ -427,8 +470,10 @@ class Analyzer:
         if graded is None:
             return None
         vals, picks = graded
-        summaries = [PlayerSummary(nm, games=1) for nm in names]
-        rows = _Rows(rules, names, meta, vals, picks, game, file, lines)
+        s0 = self.start(rules)
+        summaries = [PlayerSummary(nm, games=1, start=s0, end=s0) for nm in names]
+        lucks: list[float] = []
+        rows = _Rows(rules, names, meta, vals, picks, game, file, lines, lucks)
         for i, (m, (made_v, best_v)) in enumerate(zip(meta, vals, strict=True)):
             p = summaries[m[1]]
             regret = best_v - made_v
@@ -436,6 +481,13 @@ class Analyzer:
                 p.loss += regret
             else:
                 regret = 0.0
+                best_v = made_v  # shown as the best move
+            lk = best_v - p.end  # play.luck: the roll's luck, then the move's cost
+            p.luck += lk
+            p.end = made_v
+            lucks.append(lk)
+            if lk or regret:
+                p.turn_on(lk, regret, m[0], m[2], m[3], _line(lines, m[0]))
             p.decisions += 1
             if m[8]:
                 p.inferred += 1
@@ -475,14 +527,15 @@ class Analyzer:
         steps, walk = walk_steps(data, until=until)
         rules = resolve_rules(data["rules"])
         src = self.source(rules)
-        summaries = {nm: PlayerSummary(nm, games=1) for nm in dict.fromkeys(data["players"])}
+        s0 = self.start(rules)
+        summaries = {nm: PlayerSummary(nm, games=1, start=s0, end=s0) for nm in dict.fromkeys(data["players"])}
         decisions: list[Decision] = []
         if fast is None:
             grader = self._compiled(rules, src)
         graded = self._grade_compiled(grader, rules, steps, game, file, lines) if grader is not None else None
         self.compiled_games += graded is not None
         for d in graded if graded is not None else self.steps(rules, steps, game, file, lines):
-            summaries[d.player].add(d)
+            d = summaries[d.player].add(d)
             if keep_decisions:
                 decisions.append(d)
         over = bool(steps) and walk.game_over
@@ -516,12 +569,14 @@ class _Rows(Sequence[Decision]):
     (what `analyze --json` writes for each game)."""
 
     def __init__(self, rules: R.RuleSet, names: Sequence[str], meta: list[Any], vals: list[list[float]],
-                 picks: list[list[int]], game: int, file: str, lines: Sequence[int] | int) -> None:
+                 picks: list[list[int]], game: int, file: str, lines: Sequence[int] | int,
+                 lucks: list[float]) -> None:
         self.rules = rules
         self.names = names
         self.meta = meta  # (turn, player, round, roll, kind, dice, rolls left, kept, inferred, box written)
         self.vals = vals  # (value of the move made, of the best move)
         self.picks = picks  # grade_kernel's picks
+        self.lucks = lucks  # the luck of the roll before each decision
         self.game = game
         self.file = file
         self.lines = lines
@@ -555,7 +610,7 @@ class _Rows(Sequence[Decision]):
                     else P.Choice(made_v, regret, column=written // nb, box=written % nb, score=p[4], bonus=p[5]))
         return Decision(rules, t, self.names[pi], rnd, roll, _KINDS[kind], tuple(sorted(dice)), left, made,
                         made if regret <= TIE else best, regret if regret > TIE else 0.0, inferred, self.game,
-                        self.file, _line(self.lines, t))
+                        self.file, _line(self.lines, t), self.lucks[i])
 
     def records(self, which: Iterable[int] | None = None) -> list[dict[str, Any]]:
         """Every decision (or those of the indices `which`) as decision_dict writes it, from the numbers.
@@ -578,8 +633,8 @@ class _Rows(Sequence[Decision]):
         kinds = _KINDS
         out: list[dict[str, Any]] = []
         append = out.append
-        for (t, pi, rnd, roll, kind, dice, left, kept, inferred, written), (made_v, best_v), p in zip(
-                self.meta, self.vals, self.picks, strict=True):
+        for (t, pi, rnd, roll, kind, dice, left, kept, inferred, written), (made_v, best_v), p, lk in zip(
+                self.meta, self.vals, self.picks, self.lucks, strict=True):
             regret = best_v - made_v
             mv = round(made_v, DIGITS) or 0.0
             if kind != _BOX:
@@ -617,11 +672,12 @@ class _Rows(Sequence[Decision]):
                         "line": one_line if one_line is not None else _line(lines, t), "game": game,
                         "turn": t + 1, "path": paths[t], "player": names[pi], "round": rnd, "roll": roll,
                         "decision": kinds[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
-                        "best": best, "regret": regret, "inferred": inferred})
+                        "best": best, "regret": regret, "luck": round(lk, DIGITS) or 0.0, "inferred": inferred})
             else:
                 append({"type": "decision", "turn": t + 1, "path": paths[t], "player": names[pi],
                         "round": rnd, "roll": roll, "decision": kinds[kind], "dice": sorted(dice),
-                        "rolls_left": left, "made": made, "best": best, "regret": regret, "inferred": inferred})
+                        "rolls_left": left, "made": made, "best": best, "regret": regret,
+                        "luck": round(lk, DIGITS) or 0.0, "inferred": inferred})
         return out
 
 
@@ -778,25 +834,51 @@ def decision_dict(d: Decision) -> dict[str, Any]:
         "turn": d.index + 1, "path": f"/turns/{d.index}", "player": d.player, "round": d.round, "roll": d.roll,
         "decision": d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
         "made": choice_dict(rules, d.made), "best": choice_dict(rules, d.best), "regret": _r(d.regret),
-        "inferred": d.inferred,
+        "luck": _r(d.luck), "inferred": d.inferred,
     })
     return out
 
 
+LOSS_HEAD = ["file", "line", "game", "player", "rules", "expected_loss", "decisions", "inferred", "exact",
+             "approximation", "expected_start", "luck", "expected_end", "turning_point", "turning_point_turn",
+             "turning_point_roll", "turning_point_points"]
+
+
 def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
-    """A graded game as rows, one per player (`analyze --csv`): where the game is, the player, the
-    rules, the expected loss (--json's rounding), decisions, inferred keeps, and the values' quality."""
-    return [[ga.file, ga.line, ga.game, p.name, ga.rules.name, _r(p.loss), p.decisions, p.inferred, ga.exact,
-             None if ga.exact else ga.source] for p in ga.players]
+    """A graded game as rows, one per player (`analyze --csv`, LOSS_HEAD): where the game is, the
+    player, the rules, the expected loss (--json's rounding), decisions, inferred keeps, the values'
+    quality, then luck and skill: the expected total at the start, the luck, the expected total at
+    the end (the total, once the game is over) and the turning point (kind, turn, roll, points)."""
+    rows = []
+    for p in ga.players:
+        tp = p.turning
+        rows.append([ga.file, ga.line, ga.game, p.name, ga.rules.name, _r(p.loss), p.decisions, p.inferred, ga.exact,
+                     None if ga.exact else ga.source, _r(p.start), _r(p.luck), _r(p.end),
+                     *((None, None, None, None) if tp is None else (tp.kind, tp.index + 1, tp.roll, _r(tp.points)))])
+    return rows
+
+
+def turning_dict(m: Moment | None) -> dict[str, Any] | None:
+    """A turning point as JSON data: the roll or decision (`kind`), where (turn, path, round, roll,
+    line) and the points it moved the expected total by (a roll's luck; minus a decision's cost)."""
+    if m is None:
+        return None
+    return {"kind": m.kind, "turn": m.index + 1, "path": f"/turns/{m.index}", "round": m.round, "roll": m.roll,
+            "line": m.line, "points": _r(m.points)}
 
 
 def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
-    """A player's summary as JSON data (`games`: with games played and loss per game, for batches)."""
+    """A player's summary as JSON data (`games`: with games played and loss and luck per game, for
+    batches; else with the game's turning point)."""
     out: dict[str, Any] = {"name": p.name, "expected_loss": _r(p.loss), "decisions": p.decisions,
-                           "inferred": p.inferred}
+                           "inferred": p.inferred, "expected_start": _r(p.start), "luck": _r(p.luck),
+                           "expected_end": _r(p.end)}
     if games:
         out["games"] = p.games
         out["loss_per_game"] = _r(p.loss / p.games) if p.games else 0.0
+        out["luck_per_game"] = _r(p.luck / p.games) if p.games else 0.0
+    else:
+        out["turning_point"] = turning_dict(p.turning)
     out["worst"] = p.worst_records()
     return out
 
@@ -879,6 +961,18 @@ def _values_line(theta: float | None) -> str:
     return "Values are expected final scores (solitaire optimal play from there); loss = best - made."
 
 
+LUCK_LINE = ("At start + luck - loss = total: a roll's luck is the value after it (best move) minus the value "
+             "before it (the move made).")
+
+
+def turning_text(m: Moment | None) -> str:
+    """A turning point in words: "turn 7 roll 1: luck +21.5446" or "turn 19 roll 1: loss 34.2996"."""
+    if m is None:
+        return "-"
+    what = f"luck {m.points:+.4f}" if m.kind == "roll" else f"loss {-m.points:.4f}"
+    return f"turn {m.index + 1} roll {m.roll}: {what}"
+
+
 INFERRED_NOTE = ("* keep inferred: the log has no held dice, so the keep is taken as the dice common to "
                  "the two rolls; box choices are graded exactly")
 
@@ -892,10 +986,13 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
         lines.append(title)
     lines.append(_kind_line(ga.exact, ga.source, rules.name, ga.theta))
     lines.append(_values_line(ga.theta))
-    rows = [["Player", "CE loss" if ga.theta else "Expected loss", "Decisions", "Inferred keeps"]]
+    lines.append(LUCK_LINE)
+    rows = [["Player", "At start", "Luck", "CE loss" if ga.theta else "Expected loss",
+             "Total" if ga.game_over else "Expected now", "Decisions", "Inferred keeps", "Turning point"]]
     for p in ga.players:
-        rows.append([p.name, f"{p.loss:.4f}", str(p.decisions), str(p.inferred)])
-    lines.extend(table(rows, indent="  "))
+        rows.append([p.name, f"{p.start:.4f}", f"{p.luck:+.4f}", f"{p.loss:.4f}", f"{p.end:.4f}", str(p.decisions),
+                     str(p.inferred), turning_text(p.turning)])
+    lines.extend(table(rows, left={0, len(rows[0]) - 1}, indent="  "))
     any_inferred = any(p.inferred for p in ga.players)
     for p in ga.players:
         lines.extend(_worst_lines(p, game=False))
@@ -926,10 +1023,11 @@ def render_totals(t: Totals) -> str:
         lines.append(_kind_line(exact, src, rs.name, t.theta))
     if t.theta:
         lines.append(_values_line(t.theta))
-    rows = [["Player", "Games", "CE loss" if t.theta else "Expected loss", "Per game", "Decisions",
-             "Inferred keeps"]]
+    rows = [["Player", "Games", "CE loss" if t.theta else "Expected loss", "Per game", "Luck", "Luck per game",
+             "Decisions", "Inferred keeps"]]
     for p in t.players.values():
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
+                     f"{p.luck:+.4f}", f"{p.luck / p.games:+.4f}" if p.games else "0",
                      str(p.decisions), str(p.inferred)])
     lines.extend(table(rows, indent="  "))
     for p in t.players.values():
