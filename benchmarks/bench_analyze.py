@@ -20,6 +20,11 @@ the compiled grading path side by side with the pure-Python one.
    child on one core, output written (to /dev/null): games per second of the whole process's CPU
    time (interpreter start, imports and the compiled grader's load included), best of --repeat, and
    the ratio to the bound of 1,000 games/s (1.00x or more meets it).
+6. Win-probability costs: `yahtzee analyze FILE --json -w 1` on --win-games (20) complete two-player
+   games (`simulate --players optimal,greedy`, seed 1), side by side with the same command with
+   `--no-win`, in a child on one core: CPU per game of each (start-up included: the early-game
+   distributions read once), the difference per game and the ratio (part of every run; alone with
+   --only-win).
 """
 
 from __future__ import annotations
@@ -73,7 +78,14 @@ def main() -> None:
     ap.add_argument("--full-games", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only-full", action="store_true", help="only part 5 (the command at full speed)")
+    ap.add_argument("--win-games", type=int, default=20)
+    ap.add_argument("--only-win", action="store_true", help="only part 6 (win-probability costs)")
     args = ap.parse_args()
+
+    if args.only_win:
+        subprocess.run(yahtzee("solve", "--rules", args.rules), check=True, capture_output=True)
+        win_costs(args)
+        return
 
     if args.only_full:
         subprocess.run(yahtzee("solve", "--rules", args.rules), check=True, capture_output=True)
@@ -131,6 +143,7 @@ def main() -> None:
     print(f"reference, plain `yahtzee replay` of the same {n:,} games: {r_wall:.1f} s wall, {r_cpu:.1f} s CPU; "
           f"analyze/replay CPU ratio {cpu / r_cpu:.0f}x")
     full_speed(args)
+    win_costs(args)
 
 
 BOUND = 1000.0  # games per second of CPU the command is to reach, end to end, on one core
@@ -151,6 +164,29 @@ def full_speed(args: argparse.Namespace) -> None:
               f"best of {args.repeat} ({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {rate:,.0f} games/s; "
               f"{rate / BOUND:.2f}x the bound of {BOUND:,.0f} games/s; {wall:.2f} s wall, "
               f"peak RSS {rss / 1024:.0f} MiB")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+
+
+def win_costs(args: argparse.Namespace) -> None:
+    """Part 6: analyze --json with and without the win-probability costs on two-player games."""
+    n = args.win_games
+    path = OUT / f"analyze-{args.rules}-duel-{n}.ndjson"
+    if not (path.exists() and path.stat().st_size > 0):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        subprocess.run(yahtzee("simulate", "--players", "optimal,greedy", "-n", str(n), "--seed", "1", "--rules",
+                               args.rules, "-w", "1", "--log-out", str(tmp), "--json"), check=True, capture_output=True)
+        tmp.rename(path)
+    child(["analyze", str(path), "--json", "-w", "1"])  # tables, early-game distributions and kernels made once
+    cpu = {}
+    for label, extra in (("with win costs", []), ("--no-win", ["--no-win"])):
+        runs = [child(["analyze", str(path), "--json", "-w", "1", *extra]) for _ in range(args.repeat)]
+        cpu[label] = min(r[1] for r in runs)
+        print(f"win costs, `yahtzee analyze FILE --json -w 1{' --no-win' if extra else ''}` (one core): {n:,} "
+              f"two-player games in {cpu[label]:.2f} s CPU, best of {args.repeat} "
+              f"({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {cpu[label] / n * 1000:.0f} ms a game")
+    a, b = cpu["with win costs"], cpu["--no-win"]
+    print(f"win costs add {(a - b) / n:.2f} s of CPU a two-player game ({a / b:.1f}x the run without them)")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
 
 

@@ -26,19 +26,20 @@ def test_analyze_csv_is_the_loss_of_each_player_in_each_game(cli) -> None:
     got = rows(r.stdout)
     assert r.stdout.splitlines()[0] == ("file,line,game,player,rules,expected_loss,decisions,inferred,exact,"
                                         "approximation,expected_start,luck,expected_end,turning_point,"
-                                        "turning_point_turn,turning_point_roll,turning_point_points")
+                                        "turning_point_turn,turning_point_roll,turning_point_points,win_cost")
     *games, summary = [json.loads(x) for x in cli(["analyze", "--json", *files]).stdout.splitlines()]
     want = []
     for g in games:
         if g["type"] == "problem":  # a game that cannot be graded keeps its place: where it is, no figures
-            want.append([g["file"], str(g["line"]), str(g["game"])] + [""] * 14)
+            want.append([g["file"], str(g["line"]), str(g["game"])] + [""] * 15)
             continue
         for p in g["players"]:
             tp = p["turning_point"]
             want.append([g["file"], str(g["line"]), str(g["game"]), p["name"], g["rules"]["name"],
                          str(p["expected_loss"]), str(p["decisions"]), str(p["inferred"]), "true", "",
                          str(p["expected_start"]), str(p["luck"]), str(p["expected_end"]),
-                         tp["kind"], str(tp["turn"]), str(tp["roll"]), str(tp["points"])])
+                         tp["kind"], str(tp["turn"]), str(tp["roll"]), str(tp["points"]),
+                         "" if p["win_cost"] is None else str(p["win_cost"])])
     assert [list(row.values()) for row in got] == want
     assert len(got) == 2 + 1 + 1 and summary["problems"] == 1
     assert cli(["replay", "--analyze", "--csv", *files]).stdout == r.stdout  # the same command

@@ -124,7 +124,11 @@ def test_plot_needs_distribution_and_a_known_format(cli: Any, tmp_path: Path, sm
 
 
 def test_analyze_plot_is_each_players_expected_score_after_every_box(cli: Any, tmp_path: Path) -> None:
+    """Per game a panel of the expected final scores and, for a game of two or more, one of the chances
+    to win after each box written: --json's `made` values and `win_probability` of the box decisions
+    (a solo game has no chances: one panel)."""
     games = [random_log(preset("yahtzee"), seed, players=["Anna", "Ben"]) for seed in (1, 2)]
+    games.append(random_log(preset("yahtzee"), 3))
     path = tmp_path / "two.ndjson"
     path.write_bytes(b"".join(dumps(g) + b"\n" for g in games))
     svg = tmp_path / "analyze.svg"
@@ -133,10 +137,30 @@ def test_analyze_plot_is_each_players_expected_score_after_every_box(cli: Any, t
     records = [json.loads(line) for line in res.stdout.splitlines()]
     panels = read_back(svg)
     graded = [r for r in records if r["type"] == "game"]
-    assert len(panels) == len(graded) == 2
-    for panel, rec in zip(panels, graded, strict=True):
-        assert panel["title"] == f"{path}:{rec['line']}: game {rec['game']}"
-        for name in ("Anna", "Ben"):
+    assert len(graded) == 3 and len(panels) == 2 + 2 + 1
+    at = 0
+    for rec in graded:
+        title = f"{path}:{rec['line']}: game {rec['game']}"
+        panel = panels[at]
+        assert panel["title"] == title
+        names = [p["name"] for p in rec["players"]]
+        for name in names:
             made = [d["made"]["value"] for d in rec["decisions"] if d["player"] == name and d["decision"] == "box"]
             assert len(made) == 13
             assert panel["lines"][f"expected:{name}"] == [[i + 1, v] for i, v in enumerate(made)]
+        at += 1
+        if len(names) < 2:
+            assert all(d["win_probability"] is None for d in rec["decisions"])
+            continue
+        panel = panels[at]
+        at += 1
+        assert panel["title"] == f"{title}: chance to win"
+        for name in names:
+            wins = [d["win_probability"] for d in rec["decisions"] if d["player"] == name and d["decision"] == "box"]
+            assert len(wins) == 13 and all(0.0 <= w <= 1.0 for w in wins)
+            assert panel["lines"][f"win:{name}"] == [[i + 1, w] for i, w in enumerate(wins)]
+        # the game's last box leaves its result: 1 for a win, 0 for a loss, a half for a tie of two
+        last = rec["decisions"][-1]
+        assert last["decision"] == "box" and last["win_probability"] in (0.0, 0.5, 1.0)
+        assert last["win_probability"] == (1.0 if last["player"] == max(
+            rec["players"], key=lambda p: p["expected_end"])["name"] else 0.0) or last["win_probability"] == 0.5

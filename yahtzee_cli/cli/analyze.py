@@ -49,6 +49,10 @@ UntilOpt = Annotated[
                  show_default=False),
 ]
 GradeWorkersOpt = Annotated[int | None, workers_option(GRADE_PROCESS_BYTES)]
+WinOpt = Annotated[
+    bool, typer.Option("--win/--no-win", help="In games of two or more, value every decision in win probability "
+                                             "too (about 1.5 s of CPU a game; --no-win leaves it out).")
+]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")
 ]
@@ -74,6 +78,7 @@ def analyze(
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
     plot: PlotOpt = None,
+    win: WinOpt = True,
 ) -> None:
     """Grade every decision of logged games against optimal play: expected points lost per player
     (--risk: certainty-equivalent points lost against the risk strategy of THETA). --plot draws each
@@ -88,12 +93,12 @@ def analyze(
 
         check_plot_target(plot)
     run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk,
-                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv, plot=plot)
+                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv, plot=plot, wins=win)
 
 
 def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                 risk: float | None = None, workers: int | None = None, backend: str = "local",
-                scheduler: str | None = None, csv: bool = False, plot: Path | None = None) -> None:
+                scheduler: str | None = None, csv: bool = False, plot: Path | None = None, wins: bool = True) -> None:
     """Grade the games of `sources` and write them (analyze, replay --analyze)."""
     # Grading thousands of games makes millions of short-lived records, which reference counting frees;
     # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
@@ -101,14 +106,14 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
     gc.freeze()
     try:
         _run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
-                     backend=backend, scheduler=scheduler, csv=csv, plot=plot)
+                     backend=backend, scheduler=scheduler, csv=csv, plot=plot, wins=wins)
     finally:
         gc.unfreeze()
 
 
 def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                  risk: float | None = None, workers: int | None = None, backend: str = "local",
-                 scheduler: str | None = None, csv: bool = False, plot: Path | None = None) -> None:
+                 scheduler: str | None = None, csv: bool = False, plot: Path | None = None, wins: bool = True) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
     from ..text import escape_lines
@@ -123,7 +128,7 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
     with run_errors():
         keep = json or verbose or plot is not None
         batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=keep,
-                                        workers=workers, backend=backend, scheduler=scheduler))
+                                        workers=workers, backend=backend, scheduler=scheduler, wins=wins))
         batch = batch or len(sources) > 1
         noted: set[str] = set()
         for g in items:
@@ -152,7 +157,9 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
             drawing = plot is not None and len(drawn) < PLOT_GAMES
             record = A.game_dict(ga) if json or drawing else {}
             if drawing:
-                drawn.append(_expected_series(record))
+                from ..formats.plot import analyze_series
+
+                drawn.append(analyze_series(record))
             if json:  # (every number of a grading is checked where it is made)
                 write_json(record, finite=True)
             elif csv:
@@ -185,13 +192,3 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
 
 
 PLOT_GAMES = 6  # panels of `analyze --plot` (the first games of a batch)
-
-
-def _expected_series(record: dict[str, Any]) -> dict[str, Any]:
-    """What `analyze --plot` draws of a graded game (its --json record): per player, the expected final
-    score after each box written (the `made` value of every box decision, in the order played)."""
-    series: dict[str, list[float]] = {p["name"]: [] for p in record["players"]}
-    for d in record["decisions"]:
-        if d["decision"] == "box":
-            series[d["player"]].append(d["made"]["value"])
-    return {"title": f"{record['file']}:{record['line']}: game {record['game']}", "series": series}

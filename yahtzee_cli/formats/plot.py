@@ -208,20 +208,51 @@ def stats_figure(book: Book, path: str | Path) -> Figure:
 # --------------------------------------------------------------------------- analyze
 
 
+def analyze_series(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What `analyze --plot` draws of a graded game (its --json record): per player, the expected final
+    score after each box written (the `made` value of every box decision, in the order played) and, in
+    a game of two or more with win chances, the chance to win after each box written (the decision's
+    `win_probability`)."""
+    series: dict[str, list[float]] = {p["name"]: [] for p in record["players"]}
+    wins: dict[str, list[float]] = {p["name"]: [] for p in record["players"]}
+    for d in record["decisions"]:
+        if d["decision"] == "box":
+            series[d["player"]].append(d["made"]["value"])
+            if d.get("win_probability") is not None:
+                wins[d["player"]].append(d["win_probability"])
+    out: dict[str, Any] = {"title": f"{record['file']}:{record['line']}: game {record['game']}", "series": series}
+    if any(wins.values()):
+        out["wins"] = wins
+    return out
+
+
 def analyze_figure(games: Sequence[Mapping[str, Any]], path: str | Path) -> Figure:
-    """Per game (a panel each: title and per player the expected final score after each box written,
-    the `made` values of analyze's box decisions), one line per player."""
-    fig, axes = _new(max(1, len(games)), 1, (8.0, 3.6 * max(1, len(games))))
-    for i, game in enumerate(games):
-        ax = axes[i][0]
+    """Per game (analyze_series), a panel of each player's expected final score after each box written,
+    and for a game with win chances a second panel under it of each player's chance to win then."""
+    n = sum(2 if "wins" in g else 1 for g in games)
+    fig, axes = _new(max(1, n), 1, (8.0, 3.6 * max(1, n)))
+    row = 0
+    for game in games:
+        ax = axes[row][0]
+        row += 1
         for player, values in game["series"].items():
             ax.plot(range(1, len(values) + 1), values, marker=".", gid=f"expected:{player}", label=player)
         ax.set_title(game["title"])
         ax.set_xlabel("boxes written by the player")
         ax.set_ylabel("expected final score")
         ax.legend(loc="best", fontsize="small")
+        if "wins" in game:
+            ax = axes[row][0]
+            row += 1
+            for player, values in game["wins"].items():
+                ax.plot(range(1, len(values) + 1), values, marker=".", gid=f"win:{player}", label=player)
+            ax.set_title(f"{game['title']}: chance to win")
+            ax.set_xlabel("boxes written by the player")
+            ax.set_ylabel("chance to win (ties shared)")
+            ax.set_ylim(-0.02, 1.02)
+            ax.legend(loc="best", fontsize="small")
     return _save(fig, path)
 
 
-__all__ = ["FORMATS", "PlotUnavailable", "analyze_figure", "check_plot_target", "distribution_figure",
+__all__ = ["FORMATS", "PlotUnavailable", "analyze_figure", "analyze_series", "check_plot_target", "distribution_figure",
            "rolling_mean", "simulate_figure", "stats_figure"]

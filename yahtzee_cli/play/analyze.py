@@ -56,6 +56,7 @@ from ..strategy.keeps import keeps
 from ..strategy.sources import Source, TableSource, column_state, raw_points
 from .hint import risk_source, source_for
 from .luck import Moment, start_value
+from .win_costs import WinCost
 
 __all__ = [
     "Analyzer",
@@ -112,6 +113,7 @@ class Decision:
     file: str = ""  # the input the game was read from
     line: int = 0  # the input line of the decision's turn (0: not set)
     luck: float = 0.0  # the luck of the roll just before (play.luck): best value now - the player's last made value
+    win: WinCost | None = None  # win chances after the move made and the best for winning (games of two or more)
 
 
 def infer_keep(before: Sequence[int], after: Sequence[int]) -> R.Dice:
@@ -140,6 +142,7 @@ class PlayerSummary:
     luck: float = 0.0
     end: float = 0.0
     turning: Moment | None = None
+    win_cost: float | None = None  # win probability lost by the decisions (None: no win chances here)
     # (regret, -order, order, the decision or where the fast path keeps it: made only when read)
     _heap: list[tuple[float, int, int, Decision | _Ref]] = field(default_factory=list, repr=False)
     _seq: int = 0
@@ -156,6 +159,8 @@ class PlayerSummary:
         self.decisions += 1
         if d.inferred:
             self.inferred += 1
+        if d.win is not None:
+            self.win_cost = (self.win_cost or 0.0) + d.win.cost
         self.turn_on(lk, d.regret, d.index, d.round, d.roll, d.line)
         self._push(d.regret, d)
         return d
@@ -197,6 +202,8 @@ class PlayerSummary:
         self.start += other.start
         self.luck += other.luck
         self.end += other.end
+        if other.win_cost is not None:
+            self.win_cost = (self.win_cost or 0.0) + other.win_cost
         self.decisions += other.decisions
         self.inferred += other.inferred
         self.games += other.games
@@ -233,11 +240,15 @@ class Analyzer:
     sheet of every first turn, common openings) are valued once. `theta`: grade against the risk
     strategy of theta (certainty equivalents; None or 0: expected scores). `compiled`: True grades
     with the compiled kernel wherever it applies, False never, None (default) after COMPILED_AFTER
-    games (the answers are the same; `compiled_games` counts the games it graded)."""
+    games (the answers are the same; `compiled_games` counts the games it graded). `wins`: value
+    every decision of a game of two or more in win probability too (play.win_costs; `Decision.win`,
+    `PlayerSummary.win_cost`), where the rule set has exact score distributions."""
 
     def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64,
-                 theta: float | None = None, compiled: bool | None = None) -> None:
+                 theta: float | None = None, compiled: bool | None = None, wins: bool = False) -> None:
         self.say = say
+        self.wins = wins  # value games of two or more in win probability too (play.win_costs: about 1.5 s a game)
+        self._win_rules: dict[str, bool] = {}
         self.compiled = compiled
         self._graders: dict[str, Any] = {}
         self._pure_games = 0
@@ -271,6 +282,26 @@ class Analyzer:
         if v is None:
             v = self._starts[key] = start_value(rules, self.source(rules))
         return v
+
+    def _win_costs(self, rules: R.RuleSet, data: Mapping[str, Any], players: int, decisions: Sequence[Decision],
+                   steps: Sequence[TurnStep] | None, until: int | None) -> list[WinCost | None] | None:
+        """The decisions' win chances (play.win_costs) in a game of two or more under a rule set with
+        exact distributions, graded for expected points; else None."""
+        if not self.wins or players < 2 or self.theta or not decisions:
+            return None
+        ok = self._win_rules.get(rules.fingerprint)
+        if ok is None:
+            from .odds import unavailable
+
+            ok = self._win_rules[rules.fingerprint] = (unavailable(rules) is None
+                                                        and isinstance(self.source(rules), TableSource))
+        if not ok:
+            return None
+        from .win_costs import game_win_costs
+
+        if steps is None:
+            steps = walk_steps(data, until=until)[0]
+        return game_win_costs(rules, data, steps, decisions, self.turn, until, self.say)
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
         key = (rules.fingerprint, rules.keys, columns, saved)  # keys: a Turn's options name its boxes
@@ -499,6 +530,13 @@ class Analyzer:
                     heapq.heappush(heap, item)
                 else:
                     heapq.heapreplace(heap, item)
+        wins = self._win_costs(rules, data, len(names), rows, None, None)
+        if wins is not None:
+            rows.wins = wins
+            for m, w in zip(meta, wins, strict=True):
+                if w is not None:
+                    p = summaries[m[1]]
+                    p.win_cost = (p.win_cost or 0.0) + w.cost
         over = bool(written) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, summaries, rows if keep_decisions else [], len(written), over,
                             game, file, line, self.theta)
@@ -534,7 +572,11 @@ class Analyzer:
             grader = self._compiled(rules, src)
         graded = self._grade_compiled(grader, rules, steps, game, file, lines) if grader is not None else None
         self.compiled_games += graded is not None
-        for d in graded if graded is not None else self.steps(rules, steps, game, file, lines):
+        every = graded if graded is not None else list(self.steps(rules, steps, game, file, lines))
+        wins = self._win_costs(rules, data, len(summaries), every, steps, until)
+        for i, d in enumerate(every):
+            if wins is not None:
+                d = dataclasses.replace(d, win=wins[i])
             d = summaries[d.player].add(d)
             if keep_decisions:
                 decisions.append(d)
@@ -577,6 +619,7 @@ class _Rows(Sequence[Decision]):
         self.vals = vals  # (value of the move made, of the best move)
         self.picks = picks  # grade_kernel's picks
         self.lucks = lucks  # the luck of the roll before each decision
+        self.wins: list[WinCost | None] | None = None  # their win chances (games of two or more)
         self.game = game
         self.file = file
         self.lines = lines
@@ -610,7 +653,7 @@ class _Rows(Sequence[Decision]):
                     else P.Choice(made_v, regret, column=written // nb, box=written % nb, score=p[4], bonus=p[5]))
         return Decision(rules, t, self.names[pi], rnd, roll, _KINDS[kind], tuple(sorted(dice)), left, made,
                         made if regret <= TIE else best, regret if regret > TIE else 0.0, inferred, self.game,
-                        self.file, _line(self.lines, t), self.lucks[i])
+                        self.file, _line(self.lines, t), self.lucks[i], None if self.wins is None else self.wins[i])
 
     def records(self, which: Iterable[int] | None = None) -> list[dict[str, Any]]:
         """Every decision (or those of the indices `which`) as decision_dict writes it, from the numbers.
@@ -672,12 +715,18 @@ class _Rows(Sequence[Decision]):
                         "line": one_line if one_line is not None else _line(lines, t), "game": game,
                         "turn": t + 1, "path": paths[t], "player": names[pi], "round": rnd, "roll": roll,
                         "decision": kinds[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
-                        "best": best, "regret": regret, "luck": round(lk, DIGITS) or 0.0, "inferred": inferred})
+                        "best": best, "regret": regret, "luck": round(lk, DIGITS) or 0.0, "inferred": inferred,
+                        "win_probability": None, "win_cost": None, "win_best": None})
             else:
                 append({"type": "decision", "turn": t + 1, "path": paths[t], "player": names[pi],
                         "round": rnd, "roll": roll, "decision": kinds[kind], "dice": sorted(dice),
                         "rolls_left": left, "made": made, "best": best, "regret": regret,
-                        "luck": round(lk, DIGITS) or 0.0, "inferred": inferred})
+                        "luck": round(lk, DIGITS) or 0.0, "inferred": inferred,
+                        "win_probability": None, "win_cost": None, "win_best": None})
+        if self.wins is not None:
+            for rec, w in zip(out, self.wins, strict=True):
+                if w is not None:
+                    rec.update(win_dict(rules, w))
         return out
 
 
@@ -835,13 +884,22 @@ def decision_dict(d: Decision) -> dict[str, Any]:
         "decision": d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
         "made": choice_dict(rules, d.made), "best": choice_dict(rules, d.best), "regret": _r(d.regret),
         "luck": _r(d.luck), "inferred": d.inferred,
+        **(win_dict(rules, d.win) if d.win is not None else {"win_probability": None, "win_cost": None,
+                                                             "win_best": None}),
     })
     return out
 
 
+def win_dict(rules: R.RuleSet, w: WinCost) -> dict[str, Any]:
+    """A decision's win chances as JSON data: the chance after the move made, what it cost, and the
+    best move for winning with its chance."""
+    return {"win_probability": _r(w.made), "win_cost": _r(w.cost),
+            "win_best": {**w.best_move.move_dict(rules), "win_probability": _r(w.best)}}
+
+
 LOSS_HEAD = ["file", "line", "game", "player", "rules", "expected_loss", "decisions", "inferred", "exact",
              "approximation", "expected_start", "luck", "expected_end", "turning_point", "turning_point_turn",
-             "turning_point_roll", "turning_point_points"]
+             "turning_point_roll", "turning_point_points", "win_cost"]
 
 
 def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
@@ -854,7 +912,8 @@ def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
         tp = p.turning
         rows.append([ga.file, ga.line, ga.game, p.name, ga.rules.name, _r(p.loss), p.decisions, p.inferred, ga.exact,
                      None if ga.exact else ga.source, _r(p.start), _r(p.luck), _r(p.end),
-                     *((None, None, None, None) if tp is None else (tp.kind, tp.index + 1, tp.roll, _r(tp.points)))])
+                     *((None, None, None, None) if tp is None else (tp.kind, tp.index + 1, tp.roll, _r(tp.points))),
+                     None if p.win_cost is None else _r(p.win_cost)])
     return rows
 
 
@@ -872,7 +931,7 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
     batches; else with the game's turning point)."""
     out: dict[str, Any] = {"name": p.name, "expected_loss": _r(p.loss), "decisions": p.decisions,
                            "inferred": p.inferred, "expected_start": _r(p.start), "luck": _r(p.luck),
-                           "expected_end": _r(p.end)}
+                           "expected_end": _r(p.end), "win_cost": None if p.win_cost is None else _r(p.win_cost)}
     if games:
         out["games"] = p.games
         out["loss_per_game"] = _r(p.loss / p.games) if p.games else 0.0
@@ -965,6 +1024,15 @@ LUCK_LINE = ("At start + luck - loss = total: a roll's luck is the value after i
              "before it (the move made).")
 
 
+WIN_LINE = ("Win chance lost: per decision, the chance to win after the best move for winning minus after the "
+            "move made, against the opponents' sheets at that moment (a tie for first counts as a share).")
+
+
+def win_text(w: float | None) -> str:
+    """Win probability lost, in percentage points ("-" where there are no win chances)."""
+    return "-" if w is None else f"{100 * w:.2f} pp"
+
+
 def turning_text(m: Moment | None) -> str:
     """A turning point in words: "turn 7 roll 1: luck +21.5446" or "turn 19 roll 1: loss 34.2996"."""
     if m is None:
@@ -989,10 +1057,17 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
     lines.append(LUCK_LINE)
     rows = [["Player", "At start", "Luck", "CE loss" if ga.theta else "Expected loss",
              "Total" if ga.game_over else "Expected now", "Decisions", "Inferred keeps", "Turning point"]]
+    wins = any(p.win_cost is not None for p in ga.players)
+    if wins:
+        rows[0].insert(5, "Win chance lost")
     for p in ga.players:
         rows.append([p.name, f"{p.start:.4f}", f"{p.luck:+.4f}", f"{p.loss:.4f}", f"{p.end:.4f}", str(p.decisions),
                      str(p.inferred), turning_text(p.turning)])
+        if wins:
+            rows[-1].insert(5, win_text(p.win_cost))
     lines.extend(table(rows, left={0, len(rows[0]) - 1}, indent="  "))
+    if wins:
+        lines.append(WIN_LINE)
     any_inferred = any(p.inferred for p in ga.players)
     for p in ga.players:
         lines.extend(_worst_lines(p, game=False))
@@ -1029,6 +1104,10 @@ def render_totals(t: Totals) -> str:
         rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
                      f"{p.luck:+.4f}", f"{p.luck / p.games:+.4f}" if p.games else "0",
                      str(p.decisions), str(p.inferred)])
+    if any(p.win_cost is not None for p in t.players.values()):
+        rows[0].append("Win chance lost")
+        for row, p in zip(rows[1:], t.players.values(), strict=True):
+            row.append(win_text(p.win_cost))
     lines.extend(table(rows, indent="  "))
     for p in t.players.values():
         lines.extend(_worst_lines(p, game=True))

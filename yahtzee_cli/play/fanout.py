@@ -122,6 +122,7 @@ class GradeJob:
     theta: float | None = None
     keep_decisions: bool = False
     compiled: bool | None = None  # Analyzer's: True for a run big enough to load the compiled grader at once
+    wins: bool = False  # Analyzer's: decisions of games of two or more valued in win probability too
 
     @property
     def local(self) -> bool:
@@ -151,7 +152,7 @@ def _analyzer(gj: GradeJob) -> Any:
         from .analyze import Analyzer
 
         _GRADER.notes = []
-        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta, compiled=gj.compiled)
+        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta, compiled=gj.compiled, wins=gj.wins)
         _GRADER.run = gj.run
     return _GRADER.analyzer
 
@@ -200,7 +201,7 @@ def grade_job(gj: GradeJob) -> list[Done[list[Graded]]]:
 
 def grade(sources: list[Source], *, until: int | None = None, theta: float | None = None,
           keep_decisions: bool = False, workers: int | None = None, backend: str = "local",
-          scheduler: str | None = None) -> Iterator[Graded]:
+          scheduler: str | None = None, wins: bool = False) -> Iterator[Graded]:
     """Every game of the inputs graded, in order (see `ordered` for where the work runs)."""
     import secrets
 
@@ -208,7 +209,8 @@ def grade(sources: list[Source], *, until: int | None = None, theta: float | Non
     run = secrets.token_hex(8)
     # inputs this big hold far more games than the pure-Python start (analyze.COMPILED_AFTER) is for
     compiled = True if input_bytes(sources) >= GRADE_PROCESS_BYTES else None
-    jobs = (GradeJob(job, run, until, theta, keep_decisions, compiled) for job in plan(sources, GRADE_CHUNK_BYTES))
+    jobs = (GradeJob(job, run, until, theta, keep_decisions, compiled, wins)
+            for job in plan(sources, GRADE_CHUNK_BYTES))
     for graded in in_order(ordered(grade_job, jobs, mode=mode, workers=n, scheduler=scheduler,
                                    local=lambda gj: gj.local)):
         yield from graded

@@ -789,15 +789,18 @@ class OptionChance:
 def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: list[Any],
                      theta: float = 0.0, target: int | None = None, tab: Table | None = None,
                      say: Callable[[str], None] | None = None,
-                     rest: Callable[[int, int, int], FloatArray | None] | None = None) -> list[OptionChance]:
+                     rest: Callable[[int, int, int], FloatArray | None] | None = None,
+                     mod: Model | None = None, W: FloatArray | None = None) -> list[OptionChance]:
     """The final-score distribution of each option (position.Choice: a keep or a box) of a one-column
     position, playing on by the policy of theta's table. With `target`, only P(final >= target) is
     exact (scores from the target up are lumped), which is much less work. `rest(mask, y, u)`: the
-    uncapped pmf of the points to come from a next state when already known (a cache), else None."""
+    uncapped pmf of the points to come from a next state when already known (a cache), else None.
+    `mod`, `W`: the rule set's model and the table's values in its order, when the caller keeps them."""
     from .tables import counts_key
 
     theta = effective_theta(rules, theta)
-    mod = model(rules)
+    if mod is None:
+        mod = model(rules)
     lay = mod.lay
     st = column_state(rules, column)
     base = raw_points(rules, column)
@@ -815,10 +818,9 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
                 else OptionChance(None, int(o.box), int(o.score), int(o.bonus), Distribution(sure, 0, 0.0,
                                                                                            {"theta": theta}))
                 for o in options]
-    if tab is None:
-        tab = get_risk_table(rules, theta, say)
+    if W is None:
+        W = _lay_values(mod, tab if tab is not None else get_risk_table(rules, theta, say))
     ties = solver_ties_for(rules, theta)
-    W = _lay_values(mod, tab)
     cap = None if target is None else target - base
     tp1 = lay.t + 1
 

@@ -105,6 +105,12 @@ def _values(rules: RuleSet, say: Callable[[str], None] | None) -> FloatArray:
     return W
 
 
+def model_values(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[Model, FloatArray]:
+    """The rule set's distribution model and the exact table's values in its order, kept per process
+    (position_chances' `mod` and `W`)."""
+    return _model(rules), _values(rules, say)
+
+
 def _path(rules: RuleSet) -> Any:
     return cache.table_path(rules.fingerprint, "early")
 
@@ -260,3 +266,65 @@ def chance_to_beat(rules: RuleSet, column: Column, score: int, say: Callable[[st
     """P(final total > score): a solo game's chance of beating a personal best."""
     d = final_pmf(rules, column, say)
     return min(max(d.at_least(score + 1) / max(float(d.pmf.sum()), 1e-300), 0.0), 1.0)
+
+
+def share_of_first(others: Sequence[Distribution], hi: int) -> FloatArray:
+    """u[s] for s = 0..hi: a player's expected share of first place with a final total of s against
+    independent opponents of these final-score pmfs (alone on top: 1; tied with k others: 1 / (k + 1);
+    below someone: 0). A player's win chance from a pmf p of their own is sum_s p[s] * u[s]."""
+    n = hi + 1
+    # coef[k][s] = P(exactly k opponents score s and none scores more), built opponent by opponent
+    coef = [np.ones(n)]
+    for d in others:
+        pm = np.zeros(max(n, d.lo + len(d.pmf)))
+        pm[d.lo: d.lo + len(d.pmf)] = d.pmf
+        pm /= max(float(pm.sum()), 1e-300)  # float32 storage: renormalise
+        eq = pm[:n]
+        lt = (np.cumsum(pm) - pm)[:n]
+        nxt = [c * lt for c in coef] + [np.zeros(n)]
+        for k, c in enumerate(coef):
+            nxt[k + 1] += c * eq
+        coef = nxt
+    return np.asarray(sum(c / (k + 1) for k, c in enumerate(coef)), dtype=np.float64)
+
+
+LATE_MEMO_MAX = 8192  # later states' pmfs kept (about 12 KiB each for Yahtzee)
+
+
+def turn_rest(rules: RuleSet, column: Column, say: Callable[[str], None] | None = None,
+              ) -> Callable[[int, int, int], FloatArray | None]:
+    """rest(mask, y, u) for solver.distribution.position_chances from `column`'s turn: the pmf of the
+    points to come from every state one box further (early states from the cache, later ones from one
+    pass over the sheets ahead of this column, made on the first call that needs it and shared by
+    every decision of the turn; kept for later calls, within LATE_MEMO_MAX states)."""
+    early_rest = cached_rest(rules, say)
+    mod = _model(rules)
+    lay = mod.lay
+    m = column_state(rules, column).mask
+    p0 = bin(m).count("1")
+    fp = rules.fingerprint
+    done: list[Any] = []
+
+    def rest(m2: int, y2: int, u2: int) -> FloatArray | None:
+        got = early_rest(m2, y2, u2)
+        if got is not None:
+            return got
+        k = int(_state_key(m2, y2, u2, lay.width, lay.t))
+        got = _late_memo.get((fp, k))
+        if got is not None:
+            return got
+        if not done:
+            from .distribution import _pass_layers, solver_ties_for
+
+            done.append(_pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=m,
+                                     stop_layer=p0 + 1))
+        states, H, sid = done[0]
+        j = int(sid[lay.midx[m2], y2 * (lay.t + 1) + u2])
+        o, n = int(states["off"][j]), int(states["length"][j])
+        got = np.array(H[o: o + n], dtype=np.float64)
+        if len(_late_memo) >= LATE_MEMO_MAX:
+            _late_memo.clear()
+        _late_memo[(fp, k)] = got
+        return got
+
+    return rest
