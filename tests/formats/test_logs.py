@@ -375,3 +375,50 @@ def test_element_lines_gives_where_every_turn_starts_in_one_pass() -> None:
     assert element_lines(b'{"turns": [\n  {"a": [1,\n 2]}, 3,\n\n "x"]}', "/turns") == [2, 3, 5]
     assert element_lines(raw, "/players/0") == element_lines(raw, "/nothing") == []
     assert element_lines(b'{"turns": []}', "/turns") == []
+
+
+def _objects(value: object) -> list[dict]:
+    """Every object (dict) within a parsed JSON value, outermost first."""
+    if isinstance(value, dict):
+        return [value] + [o for v in value.values() for o in _objects(v)]
+    if isinstance(value, list):
+        return [o for v in value for o in _objects(v)]
+    return []
+
+
+def _written(value: object, twice: dict, key: str) -> bytes:
+    """`value` as JSON text, with `key` written twice in the object `twice` (first with the value 0)."""
+    if isinstance(value, dict):
+        items = [orjson.dumps(k) + b":" + _written(v, twice, key) for k, v in value.items()]
+        if value is twice:
+            items.insert(0, orjson.dumps(key) + b":0")
+        return b"{" + b",".join(items) + b"}"
+    if isinstance(value, list):
+        return b"[" + b",".join(_written(v, twice, key) for v in value) + b"]"
+    return orjson.dumps(value)
+
+
+@pytest.mark.parametrize("names", [("Anna",), ("Anna", "Ben"), ("Dr: No", "A:B:C"), ("Zoë",)])
+def test_a_repeated_key_anywhere_is_found_whatever_the_strings_hold(names) -> None:
+    """The reader counts keys from the parsed game's shape (not from the value written back): every key
+    written twice, at every place a colon stands, in games whose names and meta hold colons too."""
+    for seed in range(3):
+        data = random_log("yahtzee", seed, players=names)
+        data["meta"] = {"started": "2026-12-03T13:13:22Z", "note": "a: b"}
+        text = orjson.dumps(data)
+        assert [d.problem for d in docs(text)] == [None]
+        for n, obj in enumerate(_objects(data)):
+            for key in list(obj)[:: 1 if n < 3 else 4]:
+                repeated = _written(data, obj, key)
+                got = docs(repeated + b"\n" + text)
+                assert got[0].problem is not None and "appears twice" in got[0].problem.message, repeated
+                assert got[1].problem is None
+
+
+def test_a_turn_that_is_not_an_object_does_not_hide_a_repeat() -> None:
+    """len() of a list or a string is not a count of keys: such a turn takes the exact count."""
+    for odd in (b'[1,2,3,4,5,6,7,8,9]', b'"abcdefghijkl"'):
+        text = (b'{"format":"yahtzee-log/1","rules":"yahtzee","players":["A"],"players":["A"],"turns":['
+                + odd + b']}')
+        got = docs(text + b"\n" + text)
+        assert all(d.problem is not None and "'players' appears twice" in d.problem.message for d in got)

@@ -98,7 +98,7 @@ def walk(top: str, skipped: list[tuple[str, str]]) -> list[str]:
     return sorted(found)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # (not frozen: made once a game, and a frozen __init__ costs three times as much)
 class Game:
     """One game of a run: where it came from and the document read (or its reading problem)."""
 
@@ -123,6 +123,9 @@ class Unreadable:
     code: ProblemCode
 
 
+_BUFFER = 1 << 20
+
+
 def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
     """Every game of every source in order, and an Unreadable for each source that cannot be read."""
     for src in sources:
@@ -133,7 +136,8 @@ def read_all(sources: Sequence[Source]) -> Iterator[Game | Unreadable]:
             yield from read_stream(src, sys.stdin.buffer)
             continue
         try:
-            fh = open(src.path, "rb")  # noqa: SIM115 - closed in the finally below
+            # (a 1 MiB buffer: one read call per few hundred games instead of one per five)
+            fh = open(src.path, "rb", buffering=_BUFFER)  # noqa: SIM115 - closed in the finally below
         except OSError as exc:
             yield Unreadable(src, f"cannot read: {exc.strerror}", ProblemCode.UNREADABLE)
             continue

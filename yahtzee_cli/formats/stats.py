@@ -33,7 +33,9 @@ LAST = 10  # "mean of the last N games"
 # --------------------------------------------------------------------------- one game
 
 
-@dataclass(frozen=True, slots=True)
+# (Seat and Played are made once a game: not frozen, whose __init__ sets each field through
+# object.__setattr__ at about three times the cost; nothing changes them after)
+@dataclass(slots=True)
 class Seat:
     """One player's result in a game."""
 
@@ -42,10 +44,10 @@ class Seat:
     rank: int  # 1 = first (ties share a rank)
     upper_bonus: float  # share of the player's columns that earned the upper-section bonus
     yahtzee: float  # share of the columns whose Yahtzee box scored
-    boxes: tuple[float, ...]  # per box (sheet order): the mean score over the columns
+    boxes: tuple[float, ...]  # per box (sheet order): the mean score over the columns (ints for one column)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Played:
     """A finished game as stats count it."""
 
@@ -108,19 +110,21 @@ def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
     column, the columns weighted and added or the best kept)."""
     y = rules.yahtzee_index
     settings = rules.settings
+    one_multiplier = settings.multipliers[0]
     facts = []
     for p in players:
-        columns = p.columns
-        n = len(columns)
+        n = len(p.scores)
         if n == 1:  # (the common sheet: the same figures without the loops over columns)
-            t = R.column_totals(rules, columns[0])
-            scores = columns[0].scores
-            total = R.weighted_total([t.total], settings.multipliers, settings.add_columns)
+            scores = p.scores[0]
+            t = R.scores_totals(rules, scores, p.bonus[0])
+            total = t.total * one_multiplier  # (weighted_total of one column, added or the best kept)
             bonus = 1.0 if t.upper_bonus > 0 else 0.0
             yahtzees = 0.0 if y is None else (1.0 if (scores[y] or 0) > 0 else 0.0)
-            boxes = (tuple(map(float, cast("tuple[int, ...]", scores))) if None not in scores
-                     else tuple(float(v or 0) for v in scores))
+            # (ints: a Line adds them to float sums, as exact as converting each first)
+            boxes: tuple[float, ...] = (cast("tuple[int, ...]", tuple(scores)) if None not in scores
+                                        else tuple(v or 0 for v in scores))
         else:
+            columns = p.columns
             sums = [R.column_totals(rules, c) for c in columns]
             total = R.weighted_total([t.total for t in sums], settings.multipliers, settings.add_columns)
             bonus = sum(1 for t in sums if t.upper_bonus > 0) / n
@@ -302,9 +306,8 @@ class Book:
             self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
                                         "a poker-dice match: stats count Yahtzee-family games"))
             return None
-        data = doc.data
-        meta = data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
-        if meta is not None and is_abandoned(data):
+        meta = doc.data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
+        if meta is not None and is_abandoned(doc.data):
             self.abandoned += 1
             return None
         if not rep.finished:
@@ -320,28 +323,31 @@ class Book:
 
     def add(self, played: Played) -> None:
         f = self.filters
-        named = [self.name(s.name) for s in played.seats]
-        names = [n for n, _ in named]
+        seats = played.seats
+        named = [self._seen.get(s.name) or self.name(s.name) for s in seats]
         keys = [k for _, k in named]
         self._seen_keys.update(keys)
         self.seen_rules.add(played.rules)
-        if ((f.players and not f.players.intersection(keys)) or not f.rules_match(played.rules)
+        if ((f.players and not f.players.intersection(keys)) or (f.rules and not f.rules_match(played.rules))
                 or (f.since is not None and (played.date is None or played.date[:len(f.since)] < f.since))):
             self.filtered += 1
             return
         self.counted += 1
         self.rule_sets[played.rules] = self.rule_sets.get(played.rules, 0) + 1
-        solo = len(played.seats) == 1
-        others = len(played.seats) - 1
-        for name, key, seat in zip(names, keys, played.seats, strict=True):
+        others = len(seats) - 1
+        for (name, key), seat in zip(named, seats, strict=True):
             if f.players and key not in f.players:
                 continue
-            line = self.lines.get((key, played.rules, solo))
+            at = (key, played.rules, not others)
+            line = self.lines.get(at)
             if line is None:
-                line = self.lines[(key, played.rules, solo)] = Line(name, played.rules, solo, played.boxes)
+                line = self.lines[at] = Line(name, played.rules, not others, played.boxes)
             line.add(seat, played, others)
             if self.series is not None:
                 self.series.setdefault(name, []).append((played.date, seat.total, played.rules))
+        if not others:
+            return
+        names = [n for n, _ in named]
         for i in range(len(played.seats)):
             for j in range(i + 1, len(played.seats)):
                 if keys[i] == keys[j]:

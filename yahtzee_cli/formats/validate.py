@@ -204,7 +204,7 @@ def tables(rules: RuleSet) -> _Tables:
 # --------------------------------------------------------------------------- state
 
 
-@dataclass
+@dataclass(slots=True)  # (made for every game read: slots make them quicker to build and read)
 class PlayerState:
     """A player's sheet while a game is walked: per column the written scores (None while open), the
     filled-box mask and the extra-Yahtzee bonus points; plus saved rolls and turns taken."""
@@ -268,7 +268,7 @@ class TurnStep:
     illegal: str | None = None  # why the rules forbid the move (it was written anyway)
 
 
-@dataclass
+@dataclass(slots=True)
 class LogWalk:
     """The result of walking a log: each player's state, whose turn is next, problems found."""
 
@@ -1016,7 +1016,7 @@ def _sheet_derived_rows(rules: RuleSet, ps: PlayerState, ci: int, given: Mapping
 # --------------------------------------------------------------------------- one game, a stream
 
 
-@dataclass
+@dataclass(slots=True)
 class GameReport:
     """The verdict on one game of an input: its number and line, its format, every problem, and the
     walked state (a LogWalk for logs, a SheetState for sheets) when the rules could be read."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
+from operator import itemgetter
 from typing import Any, Literal, NamedTuple
 
 import orjson
@@ -339,6 +340,17 @@ def setting_values(key: str, typed: str = "") -> list[str]:
 # --------------------------------------------------------------------------- rule sets
 
 
+def _picker(indices: tuple[int, ...]) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
+    """A function taking the items at `indices` of a sequence, as a tuple (itemgetter, whatever the count)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    return partial(_pick, indices)  # (picklable, as a RuleSet is: workers receive it)
+
+
+def _pick(indices: tuple[int, ...], seq: Sequence[int | None]) -> tuple[int | None, ...]:
+    return tuple(seq[i] for i in indices)
+
+
 class RuleSet(BaseModel):
     """A complete rule set: dice, boxes in sheet order, settings."""
 
@@ -389,6 +401,15 @@ class RuleSet(BaseModel):
     @cached_property
     def lower_indices(self) -> tuple[int, ...]:
         return tuple(i for i, b in enumerate(self.boxes) if b.kind != "upper")
+
+    @cached_property
+    def upper_scores(self) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
+        """A column's upper-box scores, picked at C speed (column_totals runs once a game in stats)."""
+        return _picker(self.upper_indices)
+
+    @cached_property
+    def lower_scores(self) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
+        return _picker(self.lower_indices)
 
     @cached_property
     def upper_index_by_face(self) -> dict[int, int]:
@@ -1209,12 +1230,17 @@ def rolls_left_over(saved_rolls: bool, saved: int, used: int) -> int:
 
 
 def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
+    return scores_totals(rules, column.scores, column.yahtzee_bonus)
+
+
+def scores_totals(rules: RuleSet, scores: Sequence[int | None], yahtzee_bonus: int) -> ColumnTotals:
+    """column_totals of a column given as its box scores (None: open) and extra-Yahtzee bonus points."""
     s = rules.settings
-    upper = sum(column.scores[i] or 0 for i in rules.upper_indices)
-    lower = sum(column.scores[i] or 0 for i in rules.lower_indices)
+    upper = sum(filter(None, rules.upper_scores(scores)))  # (filter: open boxes count 0)
+    lower = sum(filter(None, rules.lower_scores(scores)))
     bonus = upper_bonus_points(upper, s.upper_bonus_threshold, s.upper_bonus)
-    lower_total = lower + column.yahtzee_bonus
-    return ColumnTotals(upper, bonus, upper + bonus, lower, column.yahtzee_bonus, lower_total,
+    lower_total = lower + yahtzee_bonus
+    return ColumnTotals(upper, bonus, upper + bonus, lower, yahtzee_bonus, lower_total,
                         upper + bonus + lower_total)
 
 
