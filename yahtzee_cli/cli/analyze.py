@@ -51,7 +51,7 @@ UntilOpt = Annotated[
 GradeWorkersOpt = Annotated[int | None, workers_option(GRADE_PROCESS_BYTES)]
 WinOpt = Annotated[
     bool, typer.Option("--win/--no-win", help="In games of two or more, value every decision in win probability "
-                                             "too (about 1.5 s of CPU a game; --no-win leaves it out).")
+                                             "too (about 1 s of CPU a game; --no-win leaves it out).")
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")

@@ -247,7 +247,7 @@ class Analyzer:
     def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64,
                  theta: float | None = None, compiled: bool | None = None, wins: bool = False) -> None:
         self.say = say
-        self.wins = wins  # value games of two or more in win probability too (play.win_costs: about 1.5 s a game)
+        self.wins = wins  # value games of two or more in win probability too (play.win_costs: about 1 s a game)
         self._win_rules: dict[str, bool] = {}
         self.compiled = compiled
         self._graders: dict[str, Any] = {}

@@ -74,6 +74,9 @@ def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[Tu
     finals = [p.columns[0] for p in rp.players]
     at = opponents_at(steps, finals, n)
     step_of = {st.index: (st, row) for st, row in zip(steps, at, strict=True)}
+    # every player's later states from one pass each (solver.winning.chain_rest)
+    rests = [winning.chain_rest(rules, [st.columns[0] for st in steps if st.player == j] + [finals[j]], say)
+             for j in range(n)]
     mod, W = winning.model_values(rules, say)
     out: list[WinCost | None] = []
     cur: tuple[int, Any, Any, Any] | None = None  # (turn index, u, rest, Turn) of the turn being valued
@@ -81,10 +84,10 @@ def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[Tu
         st, row = step_of[d.index]
         col = st.columns[0]
         if cur is None or cur[0] != d.index:
-            others = [winning.final_pmf(rules, row[j], say) for j in range(n) if j != st.player]
+            others = [winning.final_pmf(rules, row[j], say, rests[j]) for j in range(n) if j != st.player]
             # u up to the best total an opponent can reach; above it the player is alone on top
             u = winning.share_of_first(others, max(o.lo + len(o.pmf) for o in others))
-            cur = (d.index, u, winning.turn_rest(rules, col, say), turn(rules, st.columns, st.saved))
+            cur = (d.index, u, rests[st.player], turn(rules, st.columns, st.saved))
         _, u, rest, tn = cur
 
         def chances(dice: R.Dice, left: int, options: list[P.Choice], u: Any = u, rest: Any = rest,
@@ -93,7 +96,7 @@ def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[Tu
             got = iter(D.position_chances(rules, col, dice, left, moves, say=say, rest=rest, mod=mod, W=W))
             vals = []
             for o in options:
-                dist = winning.final_pmf(rules, col, say) if o.is_pass else next(got).dist
+                dist = winning.final_pmf(rules, col, say, rest) if o.is_pass else next(got).dist
                 pm = np.zeros(max(dist.lo + len(dist.pmf), len(u)))
                 pm[dist.lo: dist.lo + len(dist.pmf)] = dist.pmf
                 vals.append(float(np.dot(pm[:len(u)], u) + pm[len(u):].sum()) / max(float(pm.sum()), 1e-300))

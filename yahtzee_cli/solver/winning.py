@@ -196,10 +196,12 @@ def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
     return rest
 
 
-def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None = None) -> Distribution:
+def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None = None,
+              known: Callable[[int, int, int], FloatArray | None] | None = None) -> Distribution:
     """The exact pmf of the column's final total (upper bonus and extra bonuses included) from its
     turn-start position under optimal expected-score play. NotExact where the rule set has no
-    exact distribution."""
+    exact distribution. `known(mask, y, u)`: a later state's pmf of the points to come when the
+    caller has it (chain_rest), else None."""
     st = column_state(rules, column)
     m = st.mask
     base = raw_points(rules, column)
@@ -214,7 +216,7 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
         y = 1 if st.yfull and lay.nyt == 2 else 0
         u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
         k = _state_key(m, y, u, lay.width, lay.t)
-        rest = _late_memo.get((rules.fingerprint, k))
+        rest = _late_memo.get((rules.fingerprint, k)) if known is None else known(m, y, u)
         if rest is None:
             from .distribution import _pass_layers, solver_ties_for
 
@@ -288,43 +290,43 @@ def share_of_first(others: Sequence[Distribution], hi: int) -> FloatArray:
     return np.asarray(sum(c / (k + 1) for k, c in enumerate(coef)), dtype=np.float64)
 
 
-LATE_MEMO_MAX = 8192  # later states' pmfs kept (about 12 KiB each for Yahtzee)
-
-
-def turn_rest(rules: RuleSet, column: Column, say: Callable[[str], None] | None = None,
-              ) -> Callable[[int, int, int], FloatArray | None]:
-    """rest(mask, y, u) for solver.distribution.position_chances from `column`'s turn: the pmf of the
-    points to come from every state one box further (early states from the cache, later ones from one
-    pass over the sheets ahead of this column, made on the first call that needs it and shared by
-    every decision of the turn; kept for later calls, within LATE_MEMO_MAX states)."""
+def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], None] | None = None,
+               ) -> Callable[[int, int, int], FloatArray | None]:
+    """rest(mask, y, u) (as position_chances takes it) for the states one player of a game reaches:
+    `columns` are the player's column at the start of each of their turns, in order (each holds the
+    one before), and the last one. Early states come from the cache; the later states those turns
+    start from or lead to (one box further) come from a single pass over the sheets ahead of the
+    first column that needs one, which keeps only those: one pass per player and game instead of one
+    per turn. None for any other state."""
     early_rest = cached_rest(rules, say)
     mod = _model(rules)
     lay = mod.lay
-    m = column_state(rules, column).mask
-    p0 = bin(m).count("1")
-    fp = rules.fingerprint
-    done: list[Any] = []
+    masks = [column_state(rules, c).mask for c in columns]
+    late = [m for m in masks if bin(m).count("1") + 1 >= EARLY_LAYERS]
+    need: set[int] = set()
+    for m in late:
+        need.add(m)
+        need.update(m | (1 << b) for b in range(lay.nb) if not m >> b & 1)
+    store: dict[int, FloatArray] = {}
+    ran: list[bool] = []
+
+    def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
+        sm = st["mask"]
+        for i in np.nonzero(np.isin(sm, np.fromiter(need, dtype=np.int64)))[0].tolist():
+            k = int(_state_key(int(sm[i]), int(st["y"][i]), int(st["u"][i]), lay.width, lay.t))
+            o, n = int(st["off"][i]), int(st["length"][i])
+            store[k] = np.array(H[o: o + n], dtype=np.float64)
 
     def rest(m2: int, y2: int, u2: int) -> FloatArray | None:
-        got = early_rest(m2, y2, u2)
-        if got is not None:
-            return got
-        k = int(_state_key(m2, y2, u2, lay.width, lay.t))
-        got = _late_memo.get((fp, k))
-        if got is not None:
-            return got
-        if not done:
+        if bin(m2).count("1") < EARLY_LAYERS:
+            return early_rest(m2, y2, u2)
+        if not ran and late:
             from .distribution import _pass_layers, solver_ties_for
 
-            done.append(_pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=m,
-                                     stop_layer=p0 + 1))
-        states, H, sid = done[0]
-        j = int(sid[lay.midx[m2], y2 * (lay.t + 1) + u2])
-        o, n = int(states["off"][j]), int(states["length"][j])
-        got = np.array(H[o: o + n], dtype=np.float64)
-        if len(_late_memo) >= LATE_MEMO_MAX:
-            _late_memo.clear()
-        _late_memo[(fp, k)] = got
-        return got
+            ran.append(True)
+            first = late[0]
+            _pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=first,
+                         stop_layer=max(bin(first).count("1"), EARLY_LAYERS), each_layer=keep)
+        return store.get(int(_state_key(m2, y2, u2, lay.width, lay.t)))
 
     return rest
