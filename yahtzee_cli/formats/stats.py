@@ -288,6 +288,7 @@ class Book:
         if hit is None:
             key = R.normalize_name(raw) or raw
             hit = self._seen[raw] = (self.names.setdefault(key, raw), key)
+            self._seen_keys.add(key)
         return hit
 
     def add_item(self, item: Game | Unreadable) -> Played | None:
@@ -326,7 +327,6 @@ class Book:
         seats = played.seats
         named = [self._seen.get(s.name) or self.name(s.name) for s in seats]
         keys = [k for _, k in named]
-        self._seen_keys.update(keys)
         self.seen_rules.add(played.rules)
         if ((f.players and not f.players.intersection(keys)) or (f.rules and not f.rules_match(played.rules))
                 or (f.since is not None and (played.date is None or played.date[:len(f.since)] < f.since))):
