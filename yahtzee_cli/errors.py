@@ -269,6 +269,12 @@ class BadRuleChange(KeeperError):
     exit_status = USAGE
 
 
+class ConflictingOptions(YahtzeeError):
+    """Options that cannot go together (two output formats at once): a usage error."""
+
+    exit_status = USAGE
+
+
 class RuleRefused(KeeperError):
     """A house-rule change under which moves already made would be illegal (they are listed)."""
 

@@ -9,7 +9,7 @@ output keeps strings as data: orjson escapes control characters itself."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -103,3 +103,20 @@ def did_you_mean(word: str, choices: Iterable[str], strip: str = "") -> str:
     if not close:
         return ""
     return " (did you mean " + " or ".join(quote(bare[c]) for c in close) + "?)"
+
+
+def histogram(title: str, rows: Sequence[tuple[str, str, float]], *, indent: str = "", bar: int = 50,
+              least: str = "#", trim: bool = False) -> list[str]:
+    """The one text histogram (simulate's counts, solve's exact probabilities): the title, then a line
+    per bin, `label | value ###`, labels and values right-aligned, the longest bar `bar` characters.
+    A bin too small for one character shows `least`; `trim` drops trailing blanks (an empty bin)."""
+    top = max((w for _, _, w in rows), default=0) or 1
+    lw = max((len(label) for label, _, _ in rows), default=0)
+    vw = max((len(value) for _, value, _ in rows), default=0)
+    lines = [f"{indent}{title}"]
+    for label, value, w in rows:
+        length = round(bar * w / top)
+        mark = "#" * length if length or not w else least
+        line = f"{indent}  {label:>{lw}} | {value:>{vw}} {mark}"
+        lines.append(line.rstrip() if trim else line)
+    return lines

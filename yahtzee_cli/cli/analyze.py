@@ -114,10 +114,10 @@ def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: b
 def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
                  risk: float | None = None, workers: int | None = None, backend: str = "local",
                  scheduler: str | None = None, csv: bool = False, plot: Path | None = None, wins: bool = True) -> None:
+    from ..formats.output import csv_row
     from ..play import analyze as A
     from ..play.fanout import grade
     from ..text import escape_lines
-    from .validate import csv_row
 
     totals = A.Totals()
     failed = shown = 0

@@ -5,12 +5,14 @@ module only when that command runs (COMMANDS below), and heavy imports (the rule
 numpy, the solver) stay inside the commands that need them, so start-up stays near Typer's own."""
 
 
+import functools
 import importlib
+import inspect
 import itertools
 import os
 import re
 import sys
-from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -23,8 +25,10 @@ from .. import __version__
 from ..errors import PROBLEM as PROBLEM  # re-exported: the commands import it from here
 from ..errors import USAGE as USAGE  # re-exported too
 from ..errors import YahtzeeError
+from ..formats.output import ROW_FORMATS
 
 if TYPE_CHECKING:
+    from ..formats.output import Quiet
     from ..rules.engine import RuleSet
 
 # Every command, in help order: the module that defines it and the line `yahtzee --help` shows.
@@ -160,6 +164,7 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _argument_type(self: Any, ctx: Any) -> str | None:
@@ -185,6 +190,14 @@ typer.core.TyperArgument.get_usage_pieces = _argument_usage  # type: ignore[meth
 def examples(*lines: str) -> str:
     """An examples epilog for a command's help, kept line by line (\b stops the help rewrapping it)."""
     return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def command_group(name: str, help: str, short_help: str, *example_lines: str) -> typer.Typer:
+    """A command with sub-commands (`yahtzee log new|add|...`), registered on `app`: `help` heads its
+    help, `short_help` is its line in `yahtzee --help`; bare, it shows its help."""
+    group = typer.Typer(name=name, help=help, no_args_is_help=True, rich_markup_mode=None)
+    app.add_typer(group, name=name, short_help=short_help, epilog=examples(*example_lines))
+    return group
 
 
 
@@ -217,21 +230,44 @@ def error(message: str) -> None:
     sys.stderr.write(f"yahtzee: error: {escape(message)}\n")
 
 
+@contextmanager
+def file_option(option: str) -> Iterator[None]:
+    """Reading the game file an option names (--sheet, --log): a missing file is worded as every command
+    words one, a bad --set is --set's usage error, anything else wrong with the file is the option's
+    problem (exit 1)."""
+    from ..errors import MissingFile, RulesError
+
+    try:
+        yield
+    except MissingFile:
+        raise
+    except RulesError as exc:
+        fail(f"--set: {exc}")
+    except YahtzeeError as exc:
+        fail(f"{option}: {exc}", PROBLEM)
+
+
+def cache_unusable(exc: OSError) -> NoReturn:
+    """The one wording of a cache directory that cannot be used (not writable, full, an I/O error):
+    one line naming it, exit 1."""
+    from ..strategy import tablefile
+
+    fail(f"cannot use the cache directory {tablefile.cache_dir()}: {exc.strerror}", PROBLEM)
+
+
 def write_text(text: str) -> None:
     """Text output on stdout as it is given (line breaks included), escaped as `say` does."""
-    from ..text import escape_lines
+    from ..formats.output import write_text
 
-    sys.stdout.write(escape_lines(text))
+    write_text(text)
 
 
 def say(text: object = "") -> None:
     """Text output on stdout, a line (or several): every character that could drive the terminal (a file
-    or player name with ESC or a right-to-left override) is shown escaped (text.escape); JSON and CSV
-    have writers of their own."""
-    from ..text import escape_lines
+    or player name with ESC or a right-to-left override) is shown escaped (text.escape)."""
+    from ..formats.output import write_text
 
-    sys.stdout.write(escape_lines(f"{text}\n"))
-    sys.stdout.flush()
+    write_text(f"{text}\n", flush=True)
 
 
 def warn(message: str) -> None:
@@ -397,14 +433,14 @@ SetOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
-CsvOpt = Annotated[bool, typer.Option("--csv", help="One CSV row per record, with a header row.")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help=ROW_FORMATS["csv"].help)]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
 PlotOpt = Annotated[
     Path | None,
     typer.Option("--plot", metavar="FILE", show_default=False,
                  help="Also draw the figure into FILE (.png, .svg or .pdf; needs the plot extra: pip install "
                  "'yahtzee-cli[plot]')."),
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No output on stdout; the exit status says it all.")]
 RiskOpt = Annotated[
     float | None,
     typer.Option("--risk", help="The strategy maximising E[exp(THETA * final score)] instead of the mean: THETA > 0 "
@@ -489,10 +525,44 @@ def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
 
 def write_json(obj: Any, *, indent: bool = False, finite: bool = False) -> None:
     """One JSON document and a newline on stdout (`finite`: see jsonio.dumps)."""
-    from ..formats.jsonio import dumps
+    from ..formats.output import write_record
 
-    sys.stdout.buffer.write(dumps(obj, indent=indent, finite=finite) + b"\n")
-    sys.stdout.buffer.flush()
+    write_record(obj, indent=indent, finite=finite)
+
+
+def outputs(silences: "Quiet" = "text") -> Callable[[F], F]:
+    """A command's output flags as one Output (formats.output). The command declares the flags it takes
+    (--json, --csv, --quiet: JsonOpt, CsvOpt, QuietOpt) where its help lists them, and a keyword
+    `out: Output`; it receives `out`, chosen from the flags (formats.output.choose), and writes through
+    it alone. Every other row format of formats.output.ROW_FORMATS gets its flag (--NAME) right after
+    --csv."""
+
+    def decorate(fn: F) -> F:
+        from ..formats.output import ROW_FORMATS, choose
+
+        sig = inspect.signature(fn, eval_str=True)
+        extra = [name for name in ROW_FORMATS if name != "csv"] if "csv" in sig.parameters else []
+        visible: list[inspect.Parameter] = []
+        for p in sig.parameters.values():
+            if p.name == "out":
+                continue
+            visible.append(p)
+            if p.name == "csv":
+                visible += [inspect.Parameter(name, p.kind, default=False, annotation=Annotated[
+                    bool, typer.Option(f"--{name}", help=ROW_FORMATS[name].help)]) for name in extra]
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            more = {name: kwargs.pop(name, False) for name in extra}
+            out = choose(kwargs.get("json", False), kwargs.get("csv", False), kwargs.get("quiet", False),
+                         silences=silences, **more)
+            return fn(**kwargs, out=out)
+
+        command.__signature__ = sig.replace(parameters=visible)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in visible}
+        return command  # type: ignore[return-value]
+
+    return decorate
 
 
 def color_enabled() -> bool:

@@ -8,23 +8,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, JsonOpt, app, error, examples, fail, write_json
+from .app import PROBLEM, JsonOpt, command_group, error, examples, fail, write_json
 
 if TYPE_CHECKING:
     from ..strategy.cache import Entry, Part
 
-cache_app = typer.Typer(
-    name="cache",
-    help="The cache of strategy tables and compiled kernels: where it is, what it holds, cleaning it. "
+cache_app = command_group(
+    "cache",
+    "The cache of strategy tables and compiled kernels: where it is, what it holds, cleaning it. "
     "Everything in it is made again on first use.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(cache_app, name="cache", short_help="Show or clean the cache of tables and kernels.", epilog=examples(
+    "Show or clean the cache of tables and kernels.",
     "yahtzee cache where",
     "yahtzee cache list",
     "yahtzee cache clean --dry-run",
-))
+)
 
 
 def _size(n: int) -> str:

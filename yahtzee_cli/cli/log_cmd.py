@@ -5,31 +5,30 @@ state after the entry: the record `replay --json` prints for the same game (form
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, app, error, examples, fail, note, saved, say, write_json
+from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, command_group, error, fail, note, saved, say, write_json
 
 if TYPE_CHECKING:
     from ..formats.replay import Replay
     from ..play.scorekeeper import Keeper
 
-log_app = typer.Typer(
-    name="log",
-    help="Keep a game log (yahtzee-log/1) entry by entry: new game, add a roll or a turn, undo, house rules.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(log_app, name="log", short_help="Keep a game log entry by entry, from scripts.", epilog=examples(
+T = TypeVar("T")
+
+log_app = command_group(
+    "log",
+    "Keep a game log (yahtzee-log/1) entry by entry: new game, add a roll or a turn, undo, house rules.",
+    "Keep a game log entry by entry, from scripts.",
     "yahtzee log new game.json --players Anna,Ben",
     "yahtzee log add game.json --dice 13356 --held 33 --dice 33322 --box full_house",
     "yahtzee log undo game.json",
     "yahtzee log show game.json --json",
-))
+)
 
 FileArg = Annotated[Path, typer.Argument(
     metavar="FILE", help="The game file (NDJSON: one game per line, the game in play last).", show_default=False)]
@@ -55,6 +54,24 @@ def _editing(file: Path) -> Iterator[Keeper]:
         except KeeperError as exc:
             fail(str(exc), PROBLEM)
         yield keeper
+
+
+def _change(file: Path, json: bool, change: Callable[[Keeper], T]) -> tuple[Keeper, T] | None:
+    """One change to the game in FILE (`change(keeper)`), made under the file's lock: a refused change
+    is its one line and exit status. Once saved, --json prints the game's record and there is nothing
+    more to say (None); else the keeper and what the change returned, for the command's sentence."""
+    from ..errors import KeeperError
+
+    with _editing(file) as keeper:
+        try:
+            result = change(keeper)
+        except KeeperError as exc:  # an illegal move (1), or a box or setting the rules do not have (2)
+            fail(str(exc), exc.exit_status)
+    saved(file)
+    if json:
+        _record(file, keeper)
+        return None
+    return keeper, result
 
 
 def _record(file: Path, keeper: Keeper) -> None:
@@ -160,7 +177,7 @@ def log_add(
     """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
     entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
     illegal, leaving the file untouched."""
-    from ..errors import KeeperError, RulesError
+    from ..errors import RulesError
     from ..rules.engine import parse_dice
 
     words = list(dice or [])
@@ -175,14 +192,10 @@ def log_add(
         keeps = None if held is None else [[] if h.strip() in ("", "-") else parse_dice([h]) for h in held]
     except RulesError as exc:
         fail(str(exc))
-    with _editing(file) as keeper:
-        try:
-            entry = keeper.record(rolls, keeps, box, column, pass_)
-        except KeeperError as exc:  # an illegal move (1), or a --box no box of the rules has (2)
-            fail(str(exc), exc.exit_status)
-    saved(file)
-    if json:
-        return _record(file, keeper)
+    done = _change(file, json, lambda k: k.record(rolls, keeps, box, column, pass_))
+    if done is None:
+        return
+    keeper, entry = done
     step = entry.step
     if step is None:
         pos = keeper.position()
@@ -203,34 +216,19 @@ def log_add(
 def log_undo(file: FileArg, json: JsonOpt = False) -> None:
     """Take back one step of the game in FILE: the box of the last turn (the dice stay, to be written
     again), else the last roll of the turn in progress; run again for the step before."""
-    from ..errors import KeeperError
-
-    with _editing(file) as keeper:
-        try:
-            said = keeper.undo()
-        except KeeperError as exc:
-            fail(str(exc), PROBLEM)
-    saved(file)
-    if json:
-        return _record(file, keeper)
-    say(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
+    done = _change(file, json, lambda k: k.undo())
+    if done is not None:
+        keeper, said = done
+        say(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
 
 
 @log_app.command("end")
 def log_end(file: FileArg, json: JsonOpt = False) -> None:
     """End the unfinished game in FILE without finishing it: it stays in the file, marked abandoned
     (`meta.abandoned`), is skipped by personal bests and hints, and `log new` may start another."""
-    from ..errors import KeeperError
-
-    with _editing(file) as keeper:
-        try:
-            keeper.end()
-        except KeeperError as exc:
-            fail(str(exc), PROBLEM)
-    saved(file)
-    if json:
-        return _record(file, keeper)
-    say(f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
+    done = _change(file, json, lambda k: k.end())
+    if done is not None:
+        say(f"Ended the game in {file} (kept, marked abandoned): {_totals(done[0])}.")
 
 
 @log_app.command("set")
@@ -244,22 +242,23 @@ def log_set(
     listed) when moves already made would be illegal under the new rule."""
     import sys
 
-    from ..errors import KeeperError, RuleRefused
+    from ..errors import RuleRefused
+    from ..play.scorekeeper import RuleChange
     from ..text import escape
 
-    with _editing(file) as keeper:
+    def set_rule(keeper: Keeper) -> RuleChange:
         try:
-            change = keeper.set_rule(setting)
-        except RuleRefused as exc:
+            return keeper.set_rule(setting)
+        except RuleRefused as exc:  # the moves it would make illegal, one line each
             error(str(exc))
             for p in exc.illegal:
                 sys.stderr.write(f"  {escape(str(p))}\n")
             raise typer.Exit(PROBLEM) from None
-        except KeeperError as exc:
-            fail(str(exc), exc.exit_status)
-    saved(file)
-    if json:
-        return _record(file, keeper)
+
+    done = _change(file, json, set_rule)
+    if done is None:
+        return
+    change = done[1]
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
     say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")

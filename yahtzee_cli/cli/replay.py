@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
+from ..formats.output import Output
 from .analyze import GradeWorkersOpt, UntilOpt
 from .app import (
     PROBLEM,
@@ -26,11 +26,41 @@ from .app import (
     examples,
     fail,
     note,
+    outputs,
     peek_batch,
-    write_json,
 )
 
-CSV_HEAD = b"file,line,game,rank,player,total,game_over\n"
+CSV_COLUMNS = ("file", "line", "game", "rank", "player", "total", "game_over")
+
+
+class Shown(NamedTuple):
+    """One game (or poker match) as replay shows it, in every form: its JSON record and tally, its
+    standings (rank, name, total), whether it is over, where it is, its full text, and a solo player's
+    personal-best remark."""
+
+    record: dict[str, Any]
+    counted: Any
+    ranked: list[tuple[int, str, int]]
+    over: bool
+    at: tuple[Any, int, int]  # file, line, game
+    where: str
+    text: str
+    best: str
+
+
+def show(out: Output, g: Shown, batch: bool, verbose: bool, first: bool) -> None:
+    """One game's output in the chosen form, for a yahtzee game and a poker match alike."""
+    out.record({**g.record, "tally": g.counted.as_dict()})  # the same record alone and in a batch
+    out.header(CSV_COLUMNS)
+    for rank, name, total in g.ranked:
+        out.row([*g.at, rank, name, total, str(g.over).lower()])
+    if batch and not verbose:
+        state = "" if g.over else "  (unfinished)"
+        row = f"{g.where}: " + ", ".join(f"{rank}. {name} {total}" for rank, name, total in g.ranked) + state
+        out.text(f"{row}; {g.best}\n" if g.best else row + "\n")
+    else:
+        body = g.text + (f"\n{g.best}" if g.best else "")
+        out.text((f"{'' if first else chr(10)}== {g.where} ==\n" if batch else "") + body + "\n", flush=True)
 
 
 @app.command(short_help="Score sheets, totals and standings of games.", epilog=examples(
@@ -39,6 +69,7 @@ CSV_HEAD = b"file,line,game,rank,player,total,game_over\n"
     "yahtzee replay logs/ --json | jq -c 'select(.type == \"game\") | {file, game, standings}'",
     "yahtzee replay game.json --analyze      (the same as: yahtzee analyze game.json)",
 ))
+@outputs()
 def replay(
     files: FilesArg,
     set_: SetOpt = None,
@@ -58,12 +89,11 @@ def replay(
     workers: GradeWorkersOpt = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
+    *,
+    out: Output,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
-    from .validate import check_paths, csv_row
-
-    if json and csv:
-        fail("give --json or --csv, not both")
+    from .validate import check_paths
 
     if risk is not None and not analyze:
         fail("--risk grades against a risk strategy: add --analyze")
@@ -87,7 +117,6 @@ def replay(
     from ..play.fanout import replayed
     from ..play.odds import game_odds
     from ..rules.engine import parse_setting
-    from ..text import escape_lines
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
@@ -102,47 +131,19 @@ def replay(
     except YahtzeeError as exc:
         fail(str(exc), exc.exit_status)
     batch = batch or len(sources) > 1
-    out = sys.stdout
-
-    def emit(record: dict[str, Any], counted: Any, ranked: list[tuple[int, str, int]], over: bool,
-             at: tuple[Any, int, int], where: str, text: str, best: str, shown: int) -> None:
-        """One game's output in the chosen form, for a yahtzee game and a poker match alike; `best` is
-        a solo player's personal-best remark, `at` the game's file, line and number."""
-        if json:  # the same record for a game alone and in a batch (formats.replay.game_record)
-            write_json({**record, "tally": counted.as_dict()})
-        elif csv:
-            if not shown:
-                sys.stdout.buffer.write(CSV_HEAD)
-            for rank, name, total in ranked:
-                sys.stdout.buffer.write(csv_row([*at, rank, name, total, str(over).lower()]))
-        elif quiet:
-            pass
-        elif batch and not verbose:
-            row = standings_row(where, ranked, over)
-            out.write(escape_lines(row if not best else f"{row[:-1]}; {best}\n"))
-        else:
-            body = text + (f"\n{best}" if best else "")
-            out.write(escape_lines((f"{chr(10) if shown else ''}== {where} ==\n" if batch else "") + body + "\n"))
-            out.flush()
-
-    def standings_row(where: str, ranked: list[tuple[int, str, int]], over: bool) -> str:
-        state = "" if over else "  (unfinished)"
-        return f"{where}: " + ", ".join(f"{rank}. {name} {total}" for rank, name, total in ranked) + state + "\n"
-
+    full_text = out.is_text and not (batch and not verbose)  # each game's whole text is shown
     for done in items:
         item = done.item
         if not isinstance(item, Game):
             error(f"{item.source.name}: {item.message}")
-            if json:
-                write_json(bad_game_record(item.source.name, None, [], item.code, item.message))
+            out.record(bad_game_record(item.source.name, None, [], item.code, item.message))
             failed += 1
             continue
         doc = item.doc
         where = item.where
         if doc.problem is not None:
             error(f"{where}: {doc.problem}")
-            if json:
-                write_json(bad_game_record(item.file, doc, [doc.problem]))
+            out.record(bad_game_record(item.file, doc, [doc.problem]))
             failed += 1
             continue
         head = {"file": item.file, "line": doc.line, "game": doc.index}
@@ -153,16 +154,15 @@ def replay(
             if match is None or problems:
                 for p in problems:
                     error(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}")
-                if json:
-                    write_json(bad_game_record(item.file, doc, problems))
+                out.record(bad_game_record(item.file, doc, problems))
                 failed += 1
                 continue
             ranks = match.ranks()
             counted = tally.add([(p, match.wins[p], ranks[p]) for p in match.players], match.over)
             ranked = sorted(((ranks[p], p, match.wins[p]) for p in match.players), key=lambda r: r[0])
-            emit({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over,
-                 (item.file, doc.line, doc.index), where,
-                 render_match(match) if not (json or csv or quiet or (batch and not verbose)) else "", "", shown)
+            show(out, Shown({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over,
+                             (item.file, doc.line, doc.index), where, render_match(match) if full_text else "", ""),
+                 batch, verbose, not shown)
             shown += 1
             continue
         if done.rules_error is not None:
@@ -173,24 +173,22 @@ def replay(
         if rp is None:  # not a valid game
             for p in done.problems:
                 error(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}")
-            if json:
-                write_json(bad_game_record(item.file, doc, done.problems))
+            out.record(bad_game_record(item.file, doc, done.problems))
             failed += 1
             continue
-        text_view = not (json or csv or quiet or (batch and not verbose))
-        chances = game_odds(rp, note) if json or (text_view and not rp.game_over) else None
+        chances = game_odds(rp, note) if out.json or (full_text and not rp.game_over) else None
         counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over, rp.rules.record())
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
         best = ""
         if batch and counted.solo and counted.running_best is not None:
             best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
                     else f"personal best so far: {counted.running_best}")
-        emit(game_record(item.file, doc.line, doc.index, rp, chances), counted, ranked, rp.game_over,
-             (item.file, doc.line, doc.index), where, render(rp, chances) if text_view else "", best, shown)
+        show(out, Shown(game_record(item.file, doc.line, doc.index, rp, chances), counted, ranked, rp.game_over,
+                        (item.file, doc.line, doc.index), where, render(rp, chances) if full_text else "", best),
+             batch, verbose, not shown)
         shown += 1
-    if json:  # a stream always ends with its summary, whatever the number of games
-        write_json({"type": "summary", **tally.as_dict(), "problems": failed})
-    elif batch and not (csv or quiet):
-        out.write(escape_lines(f"\n{tally.render()}\n"))
+    out.record({"type": "summary", **tally.as_dict(), "problems": failed})  # a stream always ends with it
+    if batch:
+        out.text(f"\n{tally.render()}\n")
     if failed:
         raise typer.Exit(PROBLEM)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import sys
-from typing import IO, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import RulesError
+from ..formats.output import Output
 from ..rules.engine import RuleSet, parse_dice, parse_setting, score_roll
 from .app import (
     PROBLEM,
@@ -22,7 +22,9 @@ from .app import (
     error,
     examples,
     fail,
+    file_option,
     get_rules,
+    outputs,
     say,
     write_json,
     write_text,
@@ -33,16 +35,6 @@ def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
     return score_roll(rules, parse_dice(parts))
 
 
-class _Discard(io.RawIOBase):
-    """--quiet: the batch is checked line by line, and nothing reaches stdout."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: Any) -> int:
-        return len(b)
-
-
 @app.command(short_help="What a roll scores in every box.", epilog=examples(
     "yahtzee score 33322",
     "yahtzee score 3 3 3 2 2 --rules yatzy --box full_house",
@@ -50,6 +42,7 @@ class _Discard(io.RawIOBase):
     "printf '12345\\n66655\\n' | yahtzee score - --csv",
     "yahtzee score 12345 --rules <(yahtzee rules yatzy --json)",
 ))
+@outputs(silences="all")
 def score(
     dice: Annotated[
         list[str],
@@ -67,10 +60,10 @@ def score(
         typer.Option("--sheet", metavar="FILE", help="A partly filled one-player sheet (yahtzee-sheet/1) or game "
                      "log: show the boxes legal now and what each would write.", show_default=False),
     ] = None,
+    *,
+    out: Output,
 ) -> None:
     """Score a roll in every box of the rule set (or on a partly filled sheet with --sheet)."""
-    if json and csv:
-        fail("give --json or --csv, not both")
     if sheet is not None:
         _on_sheet(sheet, dice, rules, set_, box, json)
         return
@@ -79,22 +72,22 @@ def score(
     if box is not None:
         box_key = rs.keys[rs.box_index(box)]
     if dice == ["-"]:
-        _batch(rs, box_key, json, csv, quiet)
+        _batch(rs, box_key, out)
         return
     try:
         rec = score_record(rs, dice, None, box_key)
     except RulesError as exc:
         fail(str(exc))
-    if quiet:
+    out.record(rec)
+    if box_key is not None and out.rows:  # one roll, one box: its score alone, in every form but JSON
+        out.row([rec["score"]])
         return
-    if json:
-        write_json(rec)
-    elif box_key is not None:
-        say(rec["score"])
-    elif csv:
-        sys.stdout.buffer.write(_csv_head(rs) + _csv_line(rec))
+    out.header(_csv_columns(rs))
+    out.row(_csv_values(rec))
+    if box_key is not None:
+        out.say(rec["score"])
     else:
-        _table(rs, rec["dice"], rec["scores"])
+        _table(out, rs, rec["dice"], rec["scores"])
 
 
 def score_record(rs: RuleSet, parts: list[str], line: int | None, box_key: str | None) -> dict[str, Any]:
@@ -108,50 +101,42 @@ def score_record(rs: RuleSet, parts: list[str], line: int | None, box_key: str |
     return rec
 
 
-def _table(rs: RuleSet, faces: list[int], scores: dict[str, int]) -> None:
+def _table(out: Output, rs: RuleSet, faces: list[int], scores: dict[str, int]) -> None:
     from ..formats.render import text
 
     rows: list[list[object]] = [["box", "name", "score"]]
     rows += [[b.key, b.label, scores[b.key]] for b in rs.boxes]
-    write_text(text(rows, left={0, 1}, title=f"{' '.join(map(str, faces))}  ({rs.name})"))
+    out.text(text(rows, left={0, 1}, title=f"{' '.join(map(str, faces))}  ({rs.name})"))
 
 
-def _csv_head(rs: RuleSet) -> bytes:
-    return ("line,dice," + ",".join(rs.keys) + "\n").encode()
+def _csv_columns(rs: RuleSet) -> list[str]:
+    return ["line", "dice", *rs.keys]
 
 
-def _csv_line(rec: dict[str, Any]) -> bytes:
-    line = "" if rec["line"] is None else str(rec["line"])
-    return (f"{line},{''.join(map(str, rec['dice']))}," + ",".join(map(str, rec["scores"].values())) + "\n").encode()
+def _csv_values(rec: dict[str, Any]) -> list[Any]:
+    return [rec["line"], "".join(map(str, rec["dice"])), *rec["scores"].values()]
 
 
-def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool) -> None:
+def _batch(rs: RuleSet, box_key: str | None, out: Output) -> None:
     """One result per input line, in order; a bad line is reported with its number (on stderr, and in
     its place as an error record with --json) and the batch goes on (exit 1)."""
     from ..errors import InputError, ProblemCode
-    from ..formats.jsonio import dumps
     from ..formats.logs import MAX_LINE, iter_lines
 
     bad = 0
-    out: IO[bytes] | _Discard = sys.stdout.buffer if not quiet else _Discard()
     widths = [max(len(k), 3) for k in rs.keys]
-    if csv:
-        out.write(_csv_head(rs))
-    elif not json and box_key is None:
-        out.write(("dice".ljust(2 * rs.dice - 1) + "  " + "  ".join(k.rjust(w) for k, w in zip(rs.keys, widths,
-                   strict=True)) + "\n").encode())
+    out.header(_csv_columns(rs))
+    if box_key is None:
+        out.text("dice".ljust(2 * rs.dice - 1) + "  " + "  ".join(k.rjust(w) for k, w in zip(rs.keys, widths,
+                 strict=True)) + "\n")
 
     def bad_line(lineno: int, text: str, message: str, code: ProblemCode) -> None:
         nonlocal bad
         error(f"line {lineno}: {message}")
         bad += 1
-        if json:
-            out.write(dumps({"type": "problem", "line": lineno, "input": text, "code": code, "message": message})
-                      + b"\n")
-        elif csv:  # the row keeps its place: the line number, every other field empty
-            out.write(f"{lineno}{',' * (len(rs.keys) + 1)}\n".encode())
-        else:  # text keeps its place too: an empty line, so `paste` pairs every input with its output
-            out.write(b"\n")
+        out.record({"type": "problem", "line": lineno, "input": text, "code": code, "message": message})
+        out.row([lineno, *[None] * (len(rs.keys) + 1)])  # the row keeps its place: its line number alone
+        out.text("\n")  # text keeps its place too: an empty line, so `paste` pairs every input with its output
 
     try:
         for lineno, raw in iter_lines(sys.stdin.buffer):
@@ -172,15 +157,13 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
             except RulesError as exc:
                 bad_line(lineno, line, str(exc), ProblemCode.BAD_DICE)
                 continue
-            if json:
-                out.write(dumps(rec) + b"\n")
-            elif csv:
-                out.write(_csv_line(rec))
-            elif box_key is not None:
-                out.write(f"{rec['score']}\n".encode())
+            out.record(rec)
+            out.row(_csv_values(rec))
+            if box_key is not None:
+                out.text(f"{rec['score']}\n")
             else:
-                out.write((" ".join(map(str, rec["dice"])) + "  " + "  ".join(
-                    str(v).rjust(w) for v, w in zip(rec["scores"].values(), widths, strict=True)) + "\n").encode())
+                out.text(" ".join(map(str, rec["dice"])) + "  " + "  ".join(
+                    str(v).rjust(w) for v, w in zip(rec["scores"].values(), widths, strict=True)) + "\n")
     except InputError as exc:
         out.flush()
         fail(f"<stdin>: {exc}", PROBLEM)
@@ -192,7 +175,6 @@ def _batch(rs: RuleSet, box_key: str | None, json: bool, csv: bool, quiet: bool)
 def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | None,
               box: str | None, json: bool) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
-    from ..errors import MissingFile, YahtzeeError
     from ..formats.logs import read_file
     from ..formats.replay import position_from_data, roll_choices
 
@@ -202,14 +184,8 @@ def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | 
         fail("--sheet scores one roll: give the dice, not '-'")
     overrides = dict(parse_setting(s) for s in set_ or [])
     faces = parse_dice(dice)
-    try:
+    with file_option("--sheet"):
         pos = position_from_data(read_file(sheet), None, overrides)
-    except MissingFile:
-        raise  # worded as every command words a missing file
-    except RulesError as exc:
-        fail(f"--set: {exc}")
-    except YahtzeeError as exc:
-        fail(f"--sheet: {exc}", PROBLEM)
     rs = pos.rules
     choice = roll_choices(pos, faces)
     multi = rs.settings.columns > 1

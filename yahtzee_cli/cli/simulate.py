@@ -421,19 +421,14 @@ def _stats_block(s: dict[str, Any], indent: str = "") -> list[str]:
 
 
 def _histogram(h: dict[str, Any], indent: str = "", bar: int = 50) -> list[str]:
+    from ..text import histogram
+
     bins = h["bins"]
     if not bins:
         return []
-    top = max(b["count"] for b in bins) or 1
-    label_w = max(len(_bin_label(b, h["width"])) for b in bins)
-    count_w = max(len(f"{b['count']:,}") for b in bins)
-    lines = [f"{indent}final scores (bins of {h['width']}):"]
-    for b in bins:
-        n = b["count"]
-        length = round(bar * n / top)
-        mark = "#" * length if length or not n else "."
-        lines.append(f"{indent}  {_bin_label(b, h['width']):>{label_w}} | {n:>{count_w},} {mark}".rstrip())
-    return lines
+    return histogram(f"final scores (bins of {h['width']}):",
+                     [(_bin_label(b, h["width"]), f"{b['count']:,}", b["count"]) for b in bins],
+                     indent=indent, bar=bar, least=".", trim=True)
 
 
 def _bin_label(b: dict[str, Any], width: int) -> str:
@@ -487,7 +482,7 @@ SEAT_COLUMNS = ("seat", "player", "strategy", "exact", "wins", "ties", "win_rate
 
 def seats_csv(data: dict[str, Any]) -> bytes:
     """`simulate --csv`: one row per seat with its headline figures."""
-    from .validate import csv_row
+    from ..formats.output import csv_row
 
     out = csv_row(SEAT_COLUMNS)
     for s in data["seats"]:

@@ -3,7 +3,6 @@ of a position by expected final score). Heavy imports stay inside the commands; 
 table never imports numpy or numba."""
 
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import RulesError
+from ..formats.output import Output
 from ..rules.engine import parse_dice, parse_setting
 from .app import (
     PROBLEM,
@@ -23,15 +23,15 @@ from .app import (
     RulesOpt,
     SetOpt,
     app,
+    cache_unusable,
     examples,
     fail,
+    file_option,
     get_rules,
     note,
+    outputs,
     progress_wanted,
-    say,
     warn,
-    write_json,
-    write_text,
 )
 
 if TYPE_CHECKING:
@@ -90,12 +90,11 @@ def _plot_distribution(plot: Path | None, series: list[tuple[str, Any]], target:
         distribution_figure(series, plot, target=target, title=title)
 
 
-def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | None, json: bool,
-                rebuild: bool, plot: Path | None = None, csv: bool = False) -> None:
+def _risk_solve(out: Output, rs: "RuleSet", theta: float, distribution: bool, target: int | None,
+                rebuild: bool, plot: Path | None = None) -> None:
     from ..errors import NotExact
     from ..play.simulate import objective, risk_name
     from ..solver.distribution import get_distribution, get_risk_table, summary
-    from ..strategy import tablefile as cache
 
     start = time.perf_counter()
     bar = _Bar(f"solving {rs.name} for theta {theta:g}") if progress_wanted() else None
@@ -105,47 +104,40 @@ def _risk_solve(rs: "RuleSet", theta: float, distribution: bool, target: int | N
     except NotExact as exc:
         fail(f"--risk needs an exact table: {exc}", PROBLEM)
     except OSError as exc:
-        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+        cache_unusable(exc)
     finally:
         if bar is not None:
             bar.close()
     goal = objective(risk_name(theta))
-    out: dict[str, Any] = {"rules": rs.record(), "exact": True, "approximation": None,
+    rec: dict[str, Any] = {"rules": rs.record(), "exact": True, "approximation": None,
                            "risk": theta, "objective": goal, "certainty_equivalent": tab.mean,
                            "seconds": round(time.perf_counter() - start, 3)}
     if d is not None:
-        out["expected"] = d.mean
-        out["sd"] = d.sd
-        out["distribution"] = summary(d, _targets(d, target))
-        _plot_distribution(plot, [(f"theta {theta:g}, mean {d.mean:.2f}", out["distribution"]["pmf"])], target,
+        rec["expected"] = d.mean
+        rec["sd"] = d.sd
+        rec["distribution"] = summary(d, _targets(d, target))
+        _plot_distribution(plot, [(f"theta {theta:g}, mean {d.mean:.2f}", rec["distribution"]["pmf"])], target,
                            f"{rs.name}: final score under the risk strategy theta {theta:g}")
-    if json:
-        write_json({"type": "solve", **out})
-        return
-    if csv:
-        _solve_csv(out)
-        return
-    say(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
-    say(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
+    _solve_record(out, rec)
+    out.say(f"{rs.name}, risk strategy theta {theta:g} ({goal})")
+    out.say(f"certainty equivalent {tab.mean:.4f} (log E[exp(theta * score)] / theta, exact)")
     if d is not None:
-        _print_distribution(d, _targets(d, target))
+        _print_distribution(out, d, _targets(d, target))
     else:
-        say("add --distribution for its mean, SD and chances of reaching a score")
+        out.say("add --distribution for its mean, SD and chances of reaching a score")
 
 
 SOLVE_CSV_HEAD = ["rules", "fingerprint", "exact", "approximation", "expected", "sd", "risk", "objective",
                   "certainty_equivalent", "states", "games", "built", "seconds", "path"]
 
 
-def _solve_csv(out: dict[str, Any]) -> None:
-    """solve --csv: a header and one row with --json's figures (the distribution's pmf is JSON's
-    alone); a field that does not apply (risk without --risk, states of an approximate strategy) is
-    empty."""
-    from .validate import csv_row
-
-    row = {**out, "rules": out["rules"]["name"], "fingerprint": out["rules"]["fingerprint"]}
-    sys.stdout.buffer.write(csv_row(SOLVE_CSV_HEAD) + csv_row([row.get(k) for k in SOLVE_CSV_HEAD]))
-    sys.stdout.buffer.flush()
+def _solve_record(out: Output, rec: dict[str, Any]) -> None:
+    """solve's record: --json's document; --csv a header and one row with its figures (the
+    distribution's pmf is JSON's alone); a field that does not apply (risk without --risk, states of
+    an approximate strategy) is empty."""
+    out.record({"type": "solve", **rec})
+    row = {**rec, "rules": rec["rules"]["name"], "fingerprint": rec["rules"]["fingerprint"]}
+    out.table(SOLVE_CSV_HEAD, [[row.get(k) for k in SOLVE_CSV_HEAD]])
 
 
 def _theta(rs: "RuleSet", risk: float | None) -> float | None:
@@ -170,13 +162,13 @@ def _targets(d: Any, target: int | None) -> list[int]:
     return sorted(set(ts + [target])) if target is not None else ts
 
 
-def _print_distribution(d: Any, targets: list[int]) -> None:
+def _print_distribution(out: Output, d: Any, targets: list[int]) -> None:
     from ..solver.distribution import PERCENTILES, histogram_lines
 
-    say(f"mean {d.mean:.7f}, SD {d.sd:.4f} (exact distribution)")
-    say("percentiles: " + ", ".join(f"p{q} {d.percentile(q)}" for q in PERCENTILES))
-    say("chances: " + ", ".join(f"P(>= {x}) {100 * d.at_least(x):.2f}%" for x in targets))
-    say("\n".join(histogram_lines(d)))
+    out.say(f"mean {d.mean:.7f}, SD {d.sd:.4f} (exact distribution)")
+    out.say("percentiles: " + ", ".join(f"p{q} {d.percentile(q)}" for q in PERCENTILES))
+    out.say("chances: " + ", ".join(f"P(>= {x}) {100 * d.at_least(x):.2f}%" for x in targets))
+    out.say("\n".join(histogram_lines(d)))
 
 
 @app.command(short_help="Expected score of optimal play (builds the table).", epilog=examples(
@@ -184,6 +176,7 @@ def _print_distribution(d: Any, targets: list[int]) -> None:
     "yahtzee solve --rules yatzy --json",
     "yahtzee solve --rules yatzy --csv",
 ))
+@outputs()
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
@@ -198,18 +191,18 @@ def solve(
         "--target", metavar="T", help="With --distribution: also show P(final >= T).",
                                                show_default=False)] = None,
     plot: PlotOpt = None,
+    *,
+    out: Output,
 ) -> None:
     """Build the optimal-strategy table (cached by rule set) and print the expected score and its SD.
 
     Rule sets without an exact table (several columns, saved rolls) prepare the approximate strategy
     instead and print its simulated mean, labelled approximate."""
-    if json and csv:
-        fail("give --json or --csv, not both")
     rs = get_rules(rules, set_)
     _check_plot(plot, distribution)
     risk = _theta(rs, risk)
     if risk is not None:
-        _risk_solve(rs, risk, distribution, target, json, rebuild, plot, csv)
+        _risk_solve(out, rs, risk, distribution, target, rebuild, plot)
         return
     from ..strategy import tablefile as cache
     from ..strategy.choice import plan
@@ -227,7 +220,7 @@ def solve(
 
             info = approx.prepare(rs, _say, rebuild=rebuild)
     except OSError as exc:
-        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+        cache_unusable(exc)
     finally:
         if bar is not None:
             bar.close()
@@ -248,7 +241,7 @@ def solve(
         try:
             dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild, progress=bar)
         except OSError as exc:
-            fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+            cache_unusable(exc)
         finally:
             if bar is not None:
                 bar.close()
@@ -260,7 +253,7 @@ def solve(
     if tab is not None:
         path = cache.table_path(tab.fingerprint)
         stored = path.exists()  # not when the cache directory cannot be written
-        out: dict[str, Any] = {
+        rec: dict[str, Any] = {
             "rules": rs.record(), "exact": True, "approximation": None, "expected": tab.mean, "sd": tab.sd,
             "states": int(tab.meta.get("states", 0)), "table_bytes": path.stat().st_size if stored else None,
             "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
@@ -269,39 +262,25 @@ def solve(
         if dist is not None:
             from ..solver.distribution import summary
 
-            out["distribution"] = {**summary(dist, _targets(dist, target)), "exact": True, "approximation": None,
+            rec["distribution"] = {**summary(dist, _targets(dist, target)), "exact": True, "approximation": None,
                                    "built": dist_built,
                                    "build_seconds": round(dist.seconds, 3) if dist_built else None}
-            _plot_distribution(plot, [(f"optimal play, mean {dist.mean:.2f}", out["distribution"]["pmf"])], target,
+            _plot_distribution(plot, [(f"optimal play, mean {dist.mean:.2f}", rec["distribution"]["pmf"])], target,
                                f"{rs.name}: final score under optimal play (exact)")
-        if json:
-            write_json({"type": "solve", **out})
-            return
-        if csv:
-            _solve_csv(out)
-            return
-        if quiet:
-            return
-        say(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
+        _solve_record(out, rec)
+        out.say(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
-        say(f"{out['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
+        out.say(f"{rec['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
         if dist is not None:
-            _print_distribution(dist, _targets(dist, target))
+            _print_distribution(out, dist, _targets(dist, target))
         return
-    out = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
+    rec = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
            "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
-    if json:
-        write_json({"type": "solve", **out})
-        return
-    if csv:
-        _solve_csv(out)
-        return
-    if quiet:
-        return
-    say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
-               f"{info['strategy']}; mean of {info['games']:,} simulated games)")
-    say(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
+    _solve_record(out, rec)
+    out.say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
+            f"{info['strategy']}; mean of {info['games']:,} simulated games)")
+    out.say(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
 
 
 # --------------------------------------------------------------------------- hint
@@ -321,7 +300,7 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail("give --sheet or --log, not both")
     if rules is not None:
         fail("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
-    from ..errors import GameError, MissingFile, YahtzeeError
+    from ..errors import GameError
     from ..formats.logs import read_file, read_last_game
     from ..formats.replay import position_from_log, position_from_sheet
 
@@ -331,7 +310,7 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
         fail(str(exc))
     path = str(sheet if sheet is not None else log)
     opt = "--sheet" if sheet is not None else "--log"
-    try:
+    with file_option(opt):
         if sheet is not None:
             pos = position_from_sheet(read_file(path), player, overrides=overrides or None)
         else:  # a game file of `play` and `log`: the game in play is the last one
@@ -343,12 +322,6 @@ def _position(rules: str | None, set_: list[str] | None, sheet: Path | None, log
                 first = exc.problems[0] if exc.problems else None
                 line = doc.line_of(first.path) if first is not None else doc.line
                 fail(f"{opt}: {'<stdin>' if path == '-' else path}:{line}: game {doc.index}: {first or exc}", PROBLEM)
-    except MissingFile:
-        raise  # worded as every command words a missing file
-    except RulesError as exc:
-        fail(f"--set: {exc}")
-    except YahtzeeError as exc:
-        fail(f"{opt}: {exc}", PROBLEM)
     return pos.rules, list(pos.columns), pos.player, pos
 
 
@@ -362,10 +335,6 @@ def _in_play(path: str, data: Any, games: int) -> None:
         fail(f"{path}: {which} was ended unfinished (abandoned); there is no game in play to advise", PROBLEM)
     if games > 1 and replay_game(data).game_over:
         fail(f"{path}: {which} is over; there is no game in play to advise", PROBLEM)
-
-
-def _text(ev: "Evaluation", top: int | None, player: str | None) -> None:
-    write_text("\n".join(hint_lines(ev, top, player)) + "\n")
 
 
 def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
@@ -401,6 +370,7 @@ def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[st
     "yahtzee hint --log game.json --player Anna --json",
     "yahtzee hint 1 3 3 5 6 --csv",
 ))
+@outputs()
 def hint(
     dice: Annotated[
         list[str] | None,
@@ -445,13 +415,13 @@ def hint(
         "--beat", metavar="HAND", help="Poker dice: rank the keeps by the exact chance of beating this hand, "
         "e.g. 44422.", show_default=False)] = None,
     plot: PlotOpt = None,
+    *,
+    out: Output,
 ) -> None:
     """Rank every option of a position by expected final score: the keeps while rolls are left, the
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
     regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
     chance of beating a hand."""
-    if json and csv:
-        fail("give --json or --csv, not both")
     if csv and (beat is not None or distribution or target is not None or risk is not None):
         fail("--csv gives the ranking of the options; with --beat, --distribution, --target or --risk use "
              "--json or text")
@@ -510,49 +480,40 @@ def hint(
     try:
         ev = evaluate(rs, columns, faces, left, n_saved, say=_say, progress=bar)
     except OSError as exc:
-        from ..strategy import tablefile as cache
-
-        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
+        cache_unusable(exc)
     finally:
         if bar is not None:
             bar.close()
     if distribution or target is not None or risk is not None:
-        _chances(rs, columns[0], ev, top, who, json, distribution, target, risk, plot)
+        _chances(out, rs, columns[0], ev, top, who, distribution, target, risk, plot)
         return
-    if json:
-        out = ev.to_dict(top)
-        if who is not None:
-            out["player"] = who
-        write_json({"type": "hint", **out})
-        return
-    if csv:
-        _hint_csv(ev, top, who)
-        return
-    _text(ev, top, who)
+    rec = ev.to_dict(top)
+    if who is not None:
+        rec["player"] = who
+    out.record({"type": "hint", **rec})
+    out.table(HINT_CSV_HEAD, _hint_rows(ev, top, who))
+    out.text("\n".join(hint_lines(ev, top, who)) + "\n")
 
 
 HINT_CSV_HEAD = ["rank", "player", "dice", "rolls_left", "move", "keep", "box", "column", "score", "bonus", "value",
                  "regret", "exact"]
 
 
-def _hint_csv(ev: "Evaluation", top: int | None, player: str | None) -> None:
-    """hint --csv: one row per option, best first: the move (keep, box or pass), its value and regret
-    (as --json rounds them), the position's dice and whether the values are exact."""
-    from .validate import csv_row
-
+def _hint_rows(ev: "Evaluation", top: int | None, player: str | None) -> list[list[Any]]:
+    """hint's rows (--csv): one per option, best first: the move (keep, box or pass), its value and
+    regret (as --json rounds them), the position's dice and whether the values are exact."""
     rs = ev.rules
-    out = sys.stdout.buffer
-    out.write(csv_row(HINT_CSV_HEAD))
     dice = " ".join(map(str, ev.dice))
+    rows = []
     for rank, o in enumerate(ev.options if top is None else ev.options[:top], 1):
         move = "keep" if o.keep is not None else "pass" if o.is_pass else "box"
         box = rs.keys[o.box] if move == "box" and o.box is not None else None
-        out.write(csv_row([rank, player, dice, ev.rolls_left, move,
-                           " ".join(map(str, o.keep)) if o.keep is not None else None, box,
-                           o.column + 1 if box is not None and rs.settings.columns > 1 else None,
-                           o.score if box is not None else None, o.bonus if box is not None else None,
-                           round(o.value, 4), round(o.regret, 4), ev.exact]))
-    out.flush()
+        keep = " ".join(map(str, o.keep)) if o.keep is not None else None
+        rows.append([rank, player, dice, ev.rolls_left, move, keep, box,
+                     o.column + 1 if box is not None and rs.settings.columns > 1 else None,
+                     o.score if box is not None else None, o.bonus if box is not None else None,
+                     round(o.value, 4), round(o.regret, 4), ev.exact])
+    return rows
 
 
 def _left(n: int) -> str:
@@ -568,100 +529,67 @@ def _what(rs: "RuleSet", o: Any) -> str:
     return f"{rs.keys[o.box]}: {o.score}{bonus}"
 
 
-def _chances(rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None, json: bool,
+def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None,
              distribution: bool, target: int | None, risk: float | None, plot: Path | None = None) -> None:
-    """hint --distribution / --target / --risk: exact chances of reaching a score from the position."""
-    import math
-
-    import numpy as np
-
+    """hint --distribution / --target / --risk: exact chances of reaching a score from the position
+    (play.hint.rank_by_risk, play.hint.play_for_target)."""
     from ..errors import NotExact
+    from ..play.hint import play_for_target, rank_by_risk
     from ..play.simulate import objective, risk_name
     from ..solver import distribution as D
-    from ..strategy.choice import max_risk
 
-    opts = [o for o in ev.options if not o.is_pass]
     head: dict[str, Any] = {"rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left, "exact": True,
                             "approximation": None}
     if who is not None:
         head["player"] = who
+    where = f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)}"
     try:
         if distribution or risk is not None:
-            theta = risk or 0.0
-            picked = opts if risk is not None else opts[: top or 3]
-            chances = D.position_chances(rs, column, ev.dice, ev.rolls_left, picked, theta, None, say=_say)
-            rows = list(zip(picked, chances, strict=True))
-            if risk is not None and theta != 0.0:
-                def ce(c: Any) -> float:
-                    d = c.dist
-                    x = d.scores.astype(float)
-                    ref = float(x[d.pmf > 0].max())
-                    return ref + math.log(float((d.pmf * np.exp(theta * (x - ref))).sum())) / theta
-
-                scored = sorted(((ce(c), o, c) for o, c in rows), key=lambda t: -t[0])
-                rows = [(o, c) for _, o, c in scored][: top or len(scored)]
-                values = [v for v, _, _ in scored]
-            else:
-                values = [o.value for o, _ in rows]
-            T = target if target is not None else D.round_target(rows[0][1].dist.percentile(50))
-            goal = objective(risk_name(theta))
-            out = {**head, "target": T, "risk": theta, "objective": goal, "options": []}
-            for (o, c), v in zip(rows, values, strict=False):
-                item = o.move_dict(rs)
-                item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
-                             "sd": round(c.dist.sd, 4)})
-                if distribution:
-                    item["pmf"] = D.summary(c.dist)["pmf"]
-                out["options"].append(item)
-            if distribution:
-                _plot_distribution(plot, [(_what(rs, o), item["pmf"]) for (o, _), item in
-                                          zip(rows, out["options"], strict=True)], T,
-                                   f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact)")
-            if json:
-                write_json({"type": "hint", **out})
-                return
-            label = "certainty equivalent" if theta else "expected"
-            names = [_what(rs, o) for o, _ in rows]
-            w = max(len(n) for n in names + ["option"])
-            pw = len(f"P(final >= {T})")
-            lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
-                     f"  {'option':<{w}}  {label:>{max(len(label), 10)}}  P(final >= {T})  median     SD"]
-            for item, name in zip(out["options"], names, strict=True):
-                lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
-                             f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
-            write_text("\n".join(lines) + "\n")
-            return
-        assert target is not None
-        grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rs)]  # those the rules' scores allow (0 always)
-        by_theta = []
-        best_opts = []
-        best: tuple[float, float, Any] | None = None
-        for theta in grid:
-            ch = D.position_chances(rs, column, ev.dice, ev.rolls_left, opts, theta, target, say=_say)
-            k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
-            p = ch[k].at_least(target)
-            by_theta.append({"theta": theta, **opts[k].move_dict(rs), "probability": p})
-            best_opts.append(opts[k])
-            if best is None or p > best[0] + 1e-12:
-                best = (p, theta, opts[k])
+            ranking = rank_by_risk(rs, column, ev, risk or 0.0, target, top, say=_say)
+        else:
+            assert target is not None
+            play = play_for_target(rs, column, ev, target, say=_say)
     except NotExact as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
-        from ..strategy import tablefile as cache
-
-        fail(f"cannot use the cache directory {cache.cache_dir()}: {exc.strerror}", PROBLEM)
-    assert best is not None
-    p, theta, o = best
-    goal = f"maximise P(final >= {target})"
-    out = {**head, "target": target, "objective": goal, "theta": theta, "best": {**o.move_dict(rs), "probability": p},
-           "by_theta": by_theta}
-    if json:
-        write_json({"type": "hint", **out})
+        cache_unusable(exc)
+    if distribution or risk is not None:
+        theta, T = ranking.theta, ranking.target
+        goal = objective(risk_name(theta))
+        rec = {**head, "target": T, "risk": theta, "objective": goal, "options": []}
+        for o, c, v in ranking.ranked:
+            item = o.move_dict(rs)
+            item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
+                         "sd": round(c.dist.sd, 4)})
+            if distribution:
+                item["pmf"] = D.summary(c.dist)["pmf"]
+            rec["options"].append(item)
+        if distribution:
+            _plot_distribution(plot, [(_what(rs, o), item["pmf"]) for (o, _, _), item in
+                                      zip(ranking.ranked, rec["options"], strict=True)], T,
+                               f"{where} ({rs.name}, exact)")
+        out.record({"type": "hint", **rec})
+        label = "certainty equivalent" if theta else "expected"
+        names = [_what(rs, o) for o, _, _ in ranking.ranked]
+        w = max(len(n) for n in names + ["option"])
+        pw = len(f"P(final >= {T})")
+        lines = [f"{where} ({rs.name}, exact; {goal})",
+                 f"  {'option':<{w}}  {label:>{max(len(label), 10)}}  P(final >= {T})  median     SD"]
+        for item, name in zip(rec["options"], names, strict=True):
+            lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
+                         f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
+        out.text("\n".join(lines) + "\n")
         return
-    lines = [f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}, exact; {goal})",
+    p, theta, o = play.best
+    goal = f"maximise P(final >= {target})"
+    by_theta = [{"theta": th, **opt.move_dict(rs), "probability": pr} for th, opt, pr in play.by_theta]
+    out.record({"type": "hint", **head, "target": target, "objective": goal, "theta": theta,
+                "best": {**o.move_dict(rs), "probability": p}, "by_theta": by_theta})
+    expected = next(pr for th, _, pr in play.by_theta if th == 0.0)
+    lines = [f"{where} ({rs.name}, exact; {goal})",
              f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",
-             f"  (expected-score play: P = {100 * by_theta[grid.index(0.0)]['probability']:.2f}%)",
+             f"  (expected-score play: P = {100 * expected:.2f}%)",
              "  by theta:"]
-    for row, th, opt in zip(by_theta, grid, best_opts, strict=True):
-        lines.append(f"    {th:>6g}  {100 * row['probability']:6.2f}%  {_what(rs, opt)}")
-    write_text("\n".join(lines) + "\n")
+    for th, opt, pr in play.by_theta:
+        lines.append(f"    {th:>6g}  {100 * pr:6.2f}%  {_what(rs, opt)}")
+    out.text("\n".join(lines) + "\n")

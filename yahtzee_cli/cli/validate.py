@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ..formats.output import Output
+from ..formats.output import csv_row as csv_row  # re-exported: the one CSV row writer
 from ..limits import VALIDATE_PROCESS_BYTES
 from .app import (
     PROBLEM,
@@ -23,6 +25,7 @@ from .app import (
     error,
     examples,
     fail,
+    outputs,
     progress_wanted,
     run_errors,
     warn,
@@ -35,11 +38,6 @@ EXAMPLES = examples(
     "cat a.json b.json | yahtzee validate -",
     "yahtzee validate --json games/ | jq -r '.errors[].code' | sort | uniq -c",
 )
-
-
-def source_name(stream: object) -> str:
-    name = getattr(stream, "name", "-")
-    return "<stdin>" if name in ("-", "<stdin>", 0) or not isinstance(name, str) else name
 
 
 def check_paths(files: list[str]) -> list[Any]:
@@ -60,6 +58,7 @@ def check_paths(files: list[str]) -> list[Any]:
 
 
 @app.command(short_help="Check games against their rules.", epilog=EXAMPLES)
+@outputs(silences="rows")
 def validate(
     files: FilesArg,
     json: JsonOpt = False,
@@ -68,35 +67,28 @@ def validate(
     workers: Annotated[int | None, workers_option(VALIDATE_PROCESS_BYTES)] = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
+    *,
+    out: Output,
 ) -> None:
     """Check games against their rules: every problem with its file:line and JSON Pointer (exit 1 if any)."""
     from ..formats.batch import Invalid, Unfinished, check_job
     from ..formats.inputs import Unreadable
-    from ..formats.jsonio import dumps
     from ..play.fanout import run_batch
-    from ..text import escape
 
-    if json and csv:
-        fail("give --json or --csv, not both")
     check_workers(workers, backend, scheduler)
     sources = check_paths(files)
-    out = sys.stdout.buffer
     show_progress = progress_wanted() and not quiet
     games = bad = problems = unreadable = 0
     unfinished: list[dict[str, Any]] = []
-    first_error = True
-    if json:
-        out.write(b'{"type":"validation","errors":[')
-    elif csv and not quiet:
-        out.write(b"file,line,game,path,code,message\n")
+    errors = out.array({"type": "validation"}, "errors")
+    out.header(["file", "line", "game", "path", "code", "message"])
 
-    def emit(rec: dict[str, Any]) -> None:
-        nonlocal first_error
-        if json:
-            out.write((b"" if first_error else b",") + dumps(rec))
-            first_error = False
-        elif csv and not quiet:
-            out.write(csv_row(rec.values()))
+    def emit(rec: dict[str, Any], text: str | None = None) -> None:
+        if errors is not None:
+            errors.add(rec)
+        out.row(rec.values())
+        if text is not None:
+            out.line(text)
 
     with run_errors():
         for checked in run_batch(check_job, sources, workers=workers, backend=backend.value, scheduler=scheduler):
@@ -110,11 +102,8 @@ def validate(
                     bad += 1
                     problems += len(item.problems)
                     for line, p in item.problems:
-                        if json or csv:
-                            emit({"file": item.file, "line": line, "game": item.game, "path": p.path, "code": p.code,
-                                  "message": p.message})
-                        elif not quiet:
-                            out.write(escape(f"{item.file}:{line}: game {item.game}: {p}").encode() + b"\n")
+                        emit({"file": item.file, "line": line, "game": item.game, "path": p.path, "code": p.code,
+                              "message": p.message}, f"{item.file}:{line}: game {item.game}: {p}")
                 elif isinstance(item, Unfinished):
                     unfinished.append({"file": item.file, "line": item.line, "game": item.game})
             before = games
@@ -125,28 +114,14 @@ def validate(
     if show_progress and games >= 10000:
         sys.stderr.write("\r" + " " * 40 + "\r")
     valid = bad == 0 and unreadable == 0
-    if json:
-        tail = {"unfinished": unfinished, "files": len(sources), "games": games, "valid": valid}
-        out.write(b"]," + dumps(tail)[1:] + b"\n")
-    elif not quiet and not csv and (games or len(sources) > 1):
+    if errors is not None:
+        errors.close({"unfinished": unfinished, "files": len(sources), "games": games, "valid": valid})
+    elif games or len(sources) > 1:
         name = sources[0].name if len(sources) == 1 else f"{len(sources)} files"
-        out.write(escape(summary(name, games, bad, problems, len(unfinished), unreadable)).encode() + b"\n")
+        out.line(summary(name, games, bad, problems, len(unfinished), unreadable))
     out.flush()
     if not valid:
         raise typer.Exit(PROBLEM)
-
-
-def csv_row(values: Any) -> bytes:
-    """One CSV row (RFC 4180 quoting) from plain values, each through text.csv_cell (None an empty cell,
-    numbers as they are, text escaped and never a spreadsheet formula). Every CSV writer uses it."""
-    import csv
-    import io
-
-    from ..text import csv_cell
-
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([csv_cell(v) for v in values])
-    return buf.getvalue().encode()
 
 
 def summary(name: str, games: int, bad: int, problems: int, unfinished: int, unreadable: int = 0) -> str:

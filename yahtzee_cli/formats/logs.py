@@ -19,7 +19,7 @@ bad input (empty, binary, wrong encoding, deep nesting, huge numbers, absurdly l
 `Problem` or an `InputError` with a sentence, never a traceback.
 
 The pydantic models here define the shape (and the published JSON Schema); every rule question
-(dice, boxes, scores) is answered by `yahtzee_cli.rules`, in `yahtzee_cli.validate`.
+(dice, boxes, scores) is answered by `yahtzee_cli.rules`, in `yahtzee_cli.formats.validate`.
 """
 
 from __future__ import annotations

@@ -31,3 +31,4 @@ def text(rows: Sequence[Sequence[object]], *, left: Container[int] = (0,), inden
          title: str | None = None) -> str:
     """`table` as one string with a final newline."""
     return "\n".join(table(rows, left=left, indent=indent, title=title)) + "\n"
+

@@ -1,6 +1,6 @@
 """Replay a game log or score sheet: per-player sheets, derived rows, standings, whose turn it is.
 
-Everything is computed by walking the game with `yahtzee_cli.validate.walk_log` (logs) or reading
+Everything is computed by walking the game with `yahtzee_cli.formats.validate.walk_log` (logs) or reading
 it with `check_sheet` (sheets), i.e. by the rules module; this module only arranges the results.
 
 APIs for other commands:

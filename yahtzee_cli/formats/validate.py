@@ -1,6 +1,6 @@
 """Validate game logs and score sheets: every problem, each with a JSON Pointer and a sentence.
 
-Checks are in two layers: the shape (the pydantic models of `yahtzee_cli.logs`) and the rules
+Checks are in two layers: the shape (the pydantic models of `yahtzee_cli.formats.logs`) and the rules
 (always asked of `yahtzee_cli.rules`: placement and joker/fill-order legality, scores, bonuses,
 passes, saved rolls, totals). `walk_log` replays a log turn by turn and is shared by `replay`,
 the hint position and `replay --analyze`; `check_sheet` reads a paper sheet.
@@ -8,7 +8,7 @@ the hint position and `replay --analyze`; `check_sheet` reads a paper sheet.
 Speed: a batch is validated game by game with a fast path that walks the raw JSON with table
 lookups and no pydantic; any anomaly (or any problem) sends the game down the exact path, which
 validates the shape with pydantic and walks again to word every problem. The fast path only ever
-*accepts* what the exact path accepts (tests/test_validate.py checks this on random mutations).
+*accepts* what the exact path accepts (tests/formats/test_validate.py checks this on random mutations).
 """
 
 from __future__ import annotations
@@ -618,7 +618,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
     JSON, with table lookups and no messages; None at the first thing it does not accept (the exact
     path then words every problem). `trusted`: the text held no `true` and no decimal or exponent
     numbers (see logs.Document), so dice need no per-die type checks. Kept equal to the exact path
-    by a property test on random games and mutations (tests/test_validate.py).
+    by a property test on random games and mutations (tests/formats/test_validate.py).
 
     Written for speed (about 2 µs a turn): few Python lines per turn, C-level maps for the dice.
     `written`: when a list is given, each finished turn is appended to it as (turn index, player,

@@ -64,7 +64,6 @@ __all__ = [
     "GameAnalysis",
     "PlayerSummary",
     "Totals",
-    "analyze_game",
     "decision_dict",
     "infer_keep",
     "loss_rows",
@@ -810,12 +809,6 @@ def _decision(rules: R.RuleSet, a: _Ask, made: P.Choice, best: P.Choice, st: Tur
     regret = made.regret if made.regret > TIE else 0.0
     return Decision(rules, st.index, st.name, rnd, a.roll, a.kind, a.dice, a.left, made,
                     made if made.regret <= TIE else best, regret, a.inferred, game, file, line)
-
-
-def analyze_game(data: Mapping[str, Any], *, until: int | None = None,
-                 say: Callable[[str], None] | None = None) -> GameAnalysis:
-    """Grade one game log (see Analyzer.game)."""
-    return Analyzer(say).game(data, until=until)
 
 
 # --------------------------------------------------------------------------- batches

@@ -7,6 +7,7 @@ Reading a stored table needs no numpy; only a missing or damaged one loads the s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CorruptTable, PositionError
@@ -91,3 +92,85 @@ def hint(rules: R.RuleSet, columns: Sequence[R.Column], dice: Sequence[int], rol
     if rolls_left > allowed:
         raise PositionError(f"at most {allowed} rolls can be left after the first roll here, got {rolls_left}")
     return Turn(rules, tuple(columns), src, saved).evaluate(dice, rolls_left)
+
+
+# --------------------------------------------------------------------------- chances of reaching a score
+
+
+@dataclass(frozen=True)
+class RiskRanking:
+    """Options of a position by the exact distribution of their final score (one-column, exact rule
+    sets): each option's chances and the value it is ranked by, best first, and the score `target` the
+    chances are read at. `theta` 0 ranks by the mean (the hint's own values), else by the certainty
+    equivalent log E[exp(theta * final)] / theta."""
+
+    target: int
+    theta: float
+    ranked: list[tuple[Any, Any, float]]  # (option, its Chances, value)
+
+
+def certainty_equivalent(chances: Any, theta: float) -> float:
+    """log E[exp(theta * final)] / theta of an option's exact final-score distribution (theta != 0),
+    computed against the best score reached so it never overflows."""
+    import math
+
+    import numpy as np
+
+    d = chances.dist
+    x = d.scores.astype(float)
+    ref = float(x[d.pmf > 0].max())
+    return ref + math.log(float((d.pmf * np.exp(theta * (x - ref))).sum())) / theta
+
+
+def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: float, target: int | None,
+                 top: int | None, say: Say | None = None) -> RiskRanking:
+    """The exact chances of the options of `ev` (passes left out): with theta != 0 every option, ranked
+    by certainty equivalent (the best `top`); with theta 0 the hint's best `top` (3 by default) by
+    expected value. `target`: the score the chances are read at (default: a round score near the best
+    option's median). NotExact when the rules have no exact distribution."""
+    from ..solver import distribution as D
+
+    opts = [o for o in ev.options if not o.is_pass]
+    picked = opts if theta != 0.0 else opts[: top or 3]
+    chances = D.position_chances(rules, column, ev.dice, ev.rolls_left, picked, theta, None, say=say)
+    if theta != 0.0:
+        scored = sorted(((certainty_equivalent(c, theta), o, c) for o, c in zip(picked, chances, strict=True)),
+                        key=lambda t: -t[0])
+        ranked = [(o, c, v) for v, o, c in scored][: top or len(scored)]
+    else:
+        ranked = [(o, c, o.value) for o, c in zip(picked, chances, strict=True)]
+    t = target if target is not None else D.round_target(ranked[0][1].dist.percentile(50))
+    return RiskRanking(t, theta, ranked)
+
+
+@dataclass(frozen=True)
+class TargetPlay:
+    """The best way to reach a score from a position: for each risk strategy theta of the cached grid
+    (those the rules' scores allow), the option with the best exact chance of a final score >= target;
+    and the best of them (probability, theta, option)."""
+
+    target: int
+    by_theta: list[tuple[float, Any, float]]  # (theta, option, probability)
+    best: tuple[float, float, Any]  # (probability, theta, option)
+
+
+def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: int,
+                    say: Say | None = None) -> TargetPlay:
+    """Maximise P(final >= target) from the position of `ev` over the options and the risk strategies
+    of solver.distribution.THETA_GRID (the first best on ties). NotExact without an exact distribution."""
+    from ..solver import distribution as D
+    from ..strategy.choice import max_risk
+
+    opts = [o for o in ev.options if not o.is_pass]
+    grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rules)]  # those the rules' scores allow (0 always)
+    by_theta: list[tuple[float, Any, float]] = []
+    best: tuple[float, float, Any] | None = None
+    for theta in grid:
+        ch = D.position_chances(rules, column, ev.dice, ev.rolls_left, opts, theta, target, say=say)
+        k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
+        p = ch[k].at_least(target)
+        by_theta.append((theta, opts[k], p))
+        if best is None or p > best[0] + 1e-12:
+            best = (p, theta, opts[k])
+    assert best is not None
+    return TargetPlay(target, by_theta, best)

@@ -83,7 +83,7 @@ def check_strategy(name: str, rules: R.RuleSet | None = None) -> str:
                         "risk=THETA, or module:function")
 
 
-RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.distribution)
+RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.solver.distribution)
 
 
 def risk_theta(name: str) -> float:

@@ -996,9 +996,7 @@ def histogram_lines(d: Distribution, bar: int = 50, max_bins: int = 30) -> list[
     for a in range(start, hi + 1, width):
         i0, i1 = max(a - d.lo, 0), max(min(a + width - d.lo, len(d.pmf)), 0)
         rows.append((f"{a}-{a + width - 1}", float(d.pmf[i0:i1].sum())))
-    top = max(p for _, p in rows) or 1.0
-    lw = max(len(label) for label, _ in rows)
-    lines = [f"final score (bins of {width}, P in %):"]
-    for label, p in rows:
-        lines.append(f"  {label:>{lw}} | {100 * p:5.2f} {'#' * max(int(round(bar * p / top)), 1 if p > 0 else 0)}")
-    return lines
+    from ..text import histogram
+
+    return histogram(f"final score (bins of {width}, P in %):", [(label, f"{100 * p:5.2f}", p) for label, p in rows],
+                     bar=bar)
