@@ -3,15 +3,17 @@ module alone reaches every command that takes --csv."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
-from yahtzee_cli.cli.app import CsvOpt, JsonOpt, QuietOpt, outputs
+from yahtzee_cli.cli.app import COMMANDS, outputs
 from yahtzee_cli.errors import ConflictingOptions
 from yahtzee_cli.formats import output
 from yahtzee_cli.formats.output import Output
@@ -22,7 +24,7 @@ def _app() -> typer.Typer:
 
     @app.command()
     @outputs()
-    def demo(json: JsonOpt = False, csv: CsvOpt = False, quiet: QuietOpt = False, *, out: Output) -> None:
+    def demo(json: bool = False, csv: bool = False, quiet: bool = False, *, out: Output) -> None:
         out.record({"type": "demo", "a": 1, "b": "x y"})
         out.table(["a", "b"], [[1, "x y"], [2, None]])
         out.say("a is 1")
@@ -89,3 +91,28 @@ def test_the_yahtzee_commands_take_a_format_registered_in_formats_output(args: l
     tsv, csv = run("--tsv"), run("--csv")
     assert tsv.returncode == csv.returncode == 0, tsv.stderr
     assert csv.stdout and tsv.stdout == csv.stdout.replace(",", "\t")
+
+
+def test_the_formats_are_registered_in_one_place() -> None:
+    """Every command's output flags come from the output layer (the one --csv, made from ROW_FORMATS,
+    the one --json and --quiet), and no command module writes JSON or CSV itself: none imports csv,
+    orjson or the JSON encoder."""
+    from yahtzee_cli.cli.app import app
+
+    root = typer.main.get_command(app)  # (its commands are built from their modules on first use)
+    helps: dict[str, set[str]] = {"--csv": set(), "--json": set(), "--quiet": set()}
+    for name in COMMANDS:
+        cmd = root.commands[name]  # type: ignore[attr-defined]
+        for sub in list(getattr(cmd, "commands", {}).values()) or [cmd]:
+            for p in sub.params:
+                for flag in helps:
+                    if flag in getattr(p, "opts", ()):
+                        helps[flag].add(p.help)
+    assert helps["--csv"] == {output.ROW_FORMATS["csv"].help}
+    assert len(helps["--json"]) == 1 and len(helps["--quiet"]) == 1
+    cli_dir = Path(output.__file__).parents[1] / "cli"
+    for path in cli_dir.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] in ("csv", "orjson") or n.endswith("jsonio") for n in names), path.name

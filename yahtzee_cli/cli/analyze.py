@@ -13,34 +13,26 @@ from __future__ import annotations
 
 import gc
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ..errors import PROBLEM
+from ..formats.output import Output
 from ..limits import GRADE_PROCESS_BYTES
-from .app import (
-    PROBLEM,
+from .app import PlotOpt, RiskOpt, app, error, examples, fail, note, outputs, progress_wanted
+from .batch import (
     Backend,
     BackendOpt,
-    CsvOpt,
     FilesArg,
-    JsonOpt,
-    PlotOpt,
-    QuietOpt,
-    RiskOpt,
     SchedulerOpt,
-    app,
+    check_paths,
     check_workers,
-    error,
-    examples,
-    fail,
-    note,
     peek_batch,
-    progress_wanted,
     run_errors,
     workers_option,
-    write_json,
 )
 
 UntilOpt = Annotated[
@@ -66,67 +58,62 @@ VerboseOpt = Annotated[
     "yahtzee analyze --risk -0.02 game.json",
     "yahtzee simulate -n 20 --strategy greedy --seed 1 --log-out - | yahtzee analyze -",
 ))
+@outputs()
 def analyze(
     files: FilesArg,
     until: UntilOpt = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
+    json: bool = False,
+    csv: bool = False,
     verbose: VerboseOpt = False,
     risk: RiskOpt = None,
-    quiet: QuietOpt = False,
+    quiet: bool = False,
     workers: GradeWorkersOpt = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
     plot: PlotOpt = None,
     win: WinOpt = True,
+    *,
+    out: Output,
 ) -> None:
     """Grade every decision of logged games against optimal play: expected points lost per player
     (--risk: certainty-equivalent points lost against the risk strategy of THETA). --plot draws each
     player's expected final score after every box written (the first games of a batch, up to 6)."""
-    from .validate import check_paths
-
     check_workers(workers, backend, scheduler)
-    if json and csv:
-        fail("give --json or --csv, not both")
     if plot is not None:
         from ..formats.plot import check_plot_target
 
         check_plot_target(plot)
-    run_analyze(check_paths(files), until=until, json=json, verbose=verbose, quiet=quiet, risk=risk,
-                workers=workers, backend=backend.value, scheduler=scheduler, csv=csv, plot=plot, wins=win)
+    run_analyze(check_paths(files), out, until=until, verbose=verbose, risk=risk, workers=workers,
+                backend=backend.value, scheduler=scheduler, plot=plot, wins=win)
 
 
-def run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
-                risk: float | None = None, workers: int | None = None, backend: str = "local",
-                scheduler: str | None = None, csv: bool = False, plot: Path | None = None, wins: bool = True) -> None:
+def run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose: bool, risk: float | None = None,
+                workers: int | None = None, backend: str = "local", scheduler: str | None = None,
+                plot: Path | None = None, wins: bool = True) -> None:
     """Grade the games of `sources` and write them (analyze, replay --analyze)."""
     # Grading thousands of games makes millions of short-lived records, which reference counting frees;
     # the collector's passes over the long-lived objects (the imports, and numba's once the compiled
     # grader is loaded) would cost a fifth of the run: they are frozen out of its way while it lasts.
     gc.freeze()
     try:
-        _run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
-                     backend=backend, scheduler=scheduler, csv=csv, plot=plot, wins=wins)
+        _run_analyze(sources, out, until=until, verbose=verbose, risk=risk, workers=workers, backend=backend,
+                     scheduler=scheduler, plot=plot, wins=wins)
     finally:
         gc.unfreeze()
 
 
-def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: bool, quiet: bool = False,
-                 risk: float | None = None, workers: int | None = None, backend: str = "local",
-                 scheduler: str | None = None, csv: bool = False, plot: Path | None = None, wins: bool = True) -> None:
-    from ..formats.output import csv_row
+def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose: bool, risk: float | None,
+                 workers: int | None, backend: str, scheduler: str | None, plot: Path | None, wins: bool) -> None:
     from ..play import analyze as A
     from ..play.fanout import grade
-    from ..text import escape_lines
 
     totals = A.Totals()
     failed = shown = 0
     drawn: list[dict[str, Any]] = []  # --plot: the games' series
-    if csv:
-        sys.stdout.buffer.write(csv_row(A.LOSS_HEAD))
-    show_progress = progress_wanted() and not quiet
+    out.header(A.LOSS_HEAD)
+    show_progress = progress_wanted() and not out.quiet
     with run_errors():
-        keep = json or verbose or plot is not None
+        keep = out.json or verbose or plot is not None
         batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=keep,
                                         workers=workers, backend=backend, scheduler=scheduler, wins=wins))
         batch = batch or len(sources) > 1
@@ -142,12 +129,10 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
             if ga is None:
                 for line in g.errors:
                     error(line)
-                if json and g.record is not None:
-                    write_json(g.record)
-                elif csv and g.record is not None:  # the game keeps its place: where it is, no figures
+                if g.record is not None:  # the game keeps its place: where it is, no figures
                     rec = g.record
-                    sys.stdout.buffer.write(csv_row([rec["file"], rec["line"], rec["game"]]
-                                                    + [None] * (len(A.LOSS_HEAD) - 3)))
+                    out.record(rec)
+                    out.row([rec["file"], rec["line"], rec["game"]] + [None] * (len(A.LOSS_HEAD) - 3))
                 failed += 1
                 continue
             shown += 1
@@ -155,40 +140,40 @@ def _run_analyze(sources: list[Any], *, until: int | None, json: bool, verbose: 
                 gc.freeze()  # numba's too, now that the grader is loaded
             totals.add(ga)
             drawing = plot is not None and len(drawn) < PLOT_GAMES
-            record = A.game_dict(ga) if json or drawing else {}
+            record = A.game_dict(ga) if out.json or drawing else {}
             if drawing:
                 from ..formats.plot import analyze_series
 
                 drawn.append(analyze_series(record))
-            if json:  # (every number of a grading is checked where it is made)
-                write_json(record, finite=True)
-            elif csv:
-                sys.stdout.buffer.write(b"".join(csv_row(row) for row in A.loss_rows(ga)))
-            elif not batch:
-                if not quiet:
-                    sys.stdout.write(escape_lines(A.render_game(ga, verbose=verbose) + "\n"))
-            elif verbose and not quiet:
-                gap = "\n" if shown > 1 else ""
-                sys.stdout.write(escape_lines(f"{gap}== {g.where} ==\n{A.render_game(ga, verbose=True)}\n"))
-                sys.stdout.flush()
+            out.record(record, finite=True)  # (every number of a grading is checked where it is made)
+            out.table(A.LOSS_HEAD, partial(A.loss_rows, ga))
+            if not batch:
+                out.say(partial(A.render_game, ga, verbose=verbose))
+            elif verbose:
+                out.say(partial(_headed, ga, g.where, shown > 1))
             if show_progress and shown % 10 == 0:
                 sys.stderr.write(f"\ranalyzed {shown} games")
                 sys.stderr.flush()
     if show_progress and shown >= 10:
         sys.stderr.write("\r" + " " * 40 + "\r")
     totals.problems = failed
-    if json:  # a stream always ends with its totals, whatever the number of games
-        write_json(A.totals_dict(totals), finite=True)
-    elif batch and not csv:
-        if not quiet:
-            sys.stdout.write(escape_lines(("\n" if verbose and shown else "") + A.render_totals(totals) + "\n"))
-    sys.stdout.flush()
+    out.record(A.totals_dict(totals), finite=True)  # a stream always ends with its totals
+    if batch:
+        out.say(lambda: ("\n" if verbose and shown else "") + A.render_totals(totals))
+    out.flush()
     if plot is not None:
         from ..formats.plot import analyze_figure
 
         analyze_figure(drawn, plot)
     if failed:
         raise typer.Exit(PROBLEM)
+
+
+def _headed(ga: Any, where: str, gap: bool) -> str:
+    """A game of a batch in full (-v): its place, then every decision."""
+    from ..play import analyze as A
+
+    return f"{chr(10) if gap else ''}== {where} ==\n{A.render_game(ga, verbose=True)}"
 
 
 PLOT_GAMES = 6  # panels of `analyze --plot` (the first games of a batch)

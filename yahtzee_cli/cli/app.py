@@ -8,13 +8,11 @@ numpy, the solver) stay inside the commands that need them, so start-up stays ne
 import functools
 import importlib
 import inspect
-import itertools
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -22,9 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import PROBLEM as PROBLEM  # re-exported: the commands import it from here
-from ..errors import USAGE as USAGE  # re-exported too
-from ..errors import YahtzeeError
+from ..errors import PROBLEM, USAGE, YahtzeeError
 from ..formats.output import ROW_FORMATS
 
 if TYPE_CHECKING:
@@ -447,71 +443,6 @@ RiskOpt = Annotated[
                  "seeks variance, < 0 avoids it, 0 is the expected-score optimum. Exact rule sets only.",
                  show_default=False, min=-1.0, max=1.0, metavar="THETA"),
 ]
-FilesArg = Annotated[
-    list[str],
-    typer.Argument(metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one "
-                   "after another, or NDJSON with one game per line), directories (every *.json and *.ndjson "
-                   "inside, recursively), or '-' for stdin.", show_default=False),
-]
-
-
-class Backend(StrEnum):
-    local = "local"
-    dask = "dask"
-
-
-BackendOpt = Annotated[
-    Backend, typer.Option("--backend", help="local (this machine) or dask (a Dask cluster; needs the dask extra).")
-]
-SchedulerOpt = Annotated[
-    str | None,
-    typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://HOST:8786); without "
-                 "it --backend dask starts a local cluster.", show_default=False),
-]
-
-
-def workers_option(min_bytes: int) -> Any:
-    """--workers of a command that reads game files (validate, analyze): processes only for inputs of
-    at least `min_bytes`."""
-    return typer.Option(
-        "--workers", "-w", metavar="N", show_default=False,
-        help="Processes to work in, this one and N - 1 it starts (default: every core). Files under "
-        f"{min_bytes >> 20 or min_bytes >> 10} {'MiB' if min_bytes >> 20 else 'KiB'} in all (and stdin) are read "
-        "in this process, where starting workers would cost more than they save; the output is the same "
-        "whatever N.")
-
-
-@contextmanager
-def run_errors() -> Iterator[None]:
-    """A run over many games: a library error that stops it is one line with its exit status, Ctrl-C
-    is "interrupted" (130)."""
-    try:
-        yield
-    except YahtzeeError as exc:
-        fail(str(exc), exc.exit_status)
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
-
-
-def check_workers(workers: int | None, backend: Backend, scheduler: str | None) -> None:
-    """--workers within what this machine allows; --scheduler only with --backend dask."""
-    from ..limits import WORKERS_PER_CORE, cores, max_workers
-
-    if workers is not None and not 1 <= workers <= max_workers():
-        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
-             f"{WORKERS_PER_CORE} workers per core), got {workers}")
-    if scheduler is not None and backend is not Backend.dask:
-        fail("--scheduler needs --backend dask")
-    if backend is Backend.dask:  # before any output: without the extra, one line and nothing on stdout
-        from ..play.executors import need_dask
-
-        need_dask()
-    if scheduler is not None:  # before any output: a wrong address is one line and nothing on stdout
-        from ..play.executors import check_scheduler
-
-        check_scheduler(scheduler)
-
-
 def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
     """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
     from ..rules.engine import load_rules
@@ -532,20 +463,23 @@ def write_json(obj: Any, *, indent: bool = False, finite: bool = False) -> None:
 
 def outputs(silences: "Quiet" = "text") -> Callable[[F], F]:
     """A command's output flags as one Output (formats.output). The command declares the flags it takes
-    (--json, --csv, --quiet: JsonOpt, CsvOpt, QuietOpt) where its help lists them, and a keyword
-    `out: Output`; it receives `out`, chosen from the flags (formats.output.choose), and writes through
-    it alone. Every other row format of formats.output.ROW_FORMATS gets its flag (--NAME) right after
-    --csv."""
+    where its help lists them, as `json: bool = False`, `csv: bool = False`, `quiet: bool = False` (they
+    become the shared --json, --csv and --quiet: JsonOpt, CsvOpt, QuietOpt), and a keyword `out: Output`;
+    it receives `out`, chosen from the flags (formats.output.choose), and writes through it alone. Every
+    other row format of formats.output.ROW_FORMATS gets its flag (--NAME) right after --csv."""
 
     def decorate(fn: F) -> F:
         from ..formats.output import ROW_FORMATS, choose
 
         sig = inspect.signature(fn, eval_str=True)
         extra = [name for name in ROW_FORMATS if name != "csv"] if "csv" in sig.parameters else []
+        flags = {"json": JsonOpt, "csv": CsvOpt, "quiet": QuietOpt}
         visible: list[inspect.Parameter] = []
         for p in sig.parameters.values():
             if p.name == "out":
                 continue
+            if p.name in flags and p.annotation is bool:  # declared `json: bool = False`: the shared option
+                p = p.replace(annotation=flags[p.name])
             visible.append(p)
             if p.name == "csv":
                 visible += [inspect.Parameter(name, p.kind, default=False, annotation=Annotated[
@@ -574,13 +508,6 @@ def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, no_color=not color_enabled())
-
-
-def peek_batch(docs: Iterator[T]) -> tuple[bool, Iterator[T]]:
-    """Whether a stream of documents is a batch (two or more), and the whole stream still to read:
-    a single game is shown in full, a batch one line per game."""
-    ahead = list(itertools.islice(docs, 2))
-    return len(ahead) > 1, itertools.chain(ahead, docs)
 
 
 def progress_wanted() -> bool:

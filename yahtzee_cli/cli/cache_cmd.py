@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import PROBLEM, JsonOpt, command_group, error, examples, fail, write_json
+from ..errors import PROBLEM
+from ..formats.output import Output
+from .app import command_group, error, examples, fail, outputs
 
 if TYPE_CHECKING:
     from ..strategy.cache import Entry, Part
@@ -50,7 +52,8 @@ def cache_where() -> None:
 
 @cache_app.command("list", short_help="Every file of the cache with its size, and the total.", epilog=examples(
     "yahtzee cache list", "yahtzee cache list --json"))
-def cache_list(as_json: JsonOpt = False) -> None:
+@outputs()
+def cache_list(json: bool = False, *, out: Output) -> None:
     """Every file of the cache with its kind and size, and the total: strategy tables (with their rule
     set; "shipped" marks a copy of a table that comes with the package), compiled kernels, lock files
     (stale unless a running process holds them), stamps of verified tables and temporary files."""
@@ -58,30 +61,29 @@ def cache_list(as_json: JsonOpt = False) -> None:
     from ..strategy.cache import listing
 
     found = listing()
-    if as_json:
-        write_json({"directory": str(found.directory), "kernels": str(found.kernels),
-                    "entries": [_record(e) for e in found.entries], "files": len(found.entries),
-                    "total_bytes": found.total_bytes})
-        return
+    out.record({"directory": str(found.directory), "kernels": str(found.kernels),
+                "entries": [_record(e) for e in found.entries], "files": len(found.entries),
+                "total_bytes": found.total_bytes})
     rows: list[list[object]] = [["kind", "size", "rules", "file"]]
     for e in found.entries:
         note = " (shipped)" if e.shipped else " (in use)" if e.in_use else ""
         rows.append([e.kind, _size(e.bytes), e.rules or "", f"{e.full}{note}"])
-    out = sys.stdout
-    if found.entries:
-        out.write(text(rows, left=(0, 2, 3)))
-    out.write(f"{len(found.entries)} file{'' if len(found.entries) == 1 else 's'}, {_size(found.total_bytes)}\n")
+    out.text(text(rows, left=(0, 2, 3)) if found.entries else "")
+    out.text(f"{len(found.entries)} file{'' if len(found.entries) == 1 else 's'}, {_size(found.total_bytes)}\n")
 
 
 @cache_app.command("clean", short_help="Remove cached tables, kernels and stale locks.", epilog=examples(
     "yahtzee cache clean", "yahtzee cache clean --kernels --dry-run"))
+@outputs()
 def cache_clean(
     tables: Annotated[bool, typer.Option("--tables", help="Only strategy tables, distributions and their locks "
                                          "and stamps.")] = False,
     kernels: Annotated[bool, typer.Option("--kernels", help="Only compiled kernels and their locks.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be removed; remove nothing.")]
     = False,
-    as_json: JsonOpt = False,
+    json: bool = False,
+    *,
+    out: Output,
 ) -> None:
     """Remove the cached tables and compiled kernels (both unless --tables or --kernels), stale lock files
     and temporary files of writers that died. Locks a running process holds stay, and so do fresh
@@ -96,15 +98,11 @@ def cache_clean(
         parts.append("kernels")
     gone, failed = clean(parts or ("tables", "kernels"), dry_run=dry_run)
     total = sum(e.bytes for e in gone)
-    if as_json:
-        write_json({"dry_run": dry_run, "removed": [_record(e) for e in gone], "files": len(gone),
-                    "total_bytes": total, "errors": failed})
-    else:
-        verb = "would remove" if dry_run else "removed"
-        if dry_run:
-            for e in gone:
-                sys.stdout.write(f"{e.full}\n")
-        sys.stdout.write(f"{verb} {len(gone)} file{'' if len(gone) == 1 else 's'}, {_size(total)}\n")
+    out.record({"dry_run": dry_run, "removed": [_record(e) for e in gone], "files": len(gone), "total_bytes": total,
+                "errors": failed})
+    verb = "would remove" if dry_run else "removed"
+    out.text("".join(f"{e.full}\n" for e in gone) if dry_run else "")
+    out.text(f"{verb} {len(gone)} file{'' if len(gone) == 1 else 's'}, {_size(total)}\n")
     if failed:
         for message in failed[:-1]:
             error(message)

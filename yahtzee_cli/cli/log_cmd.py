@@ -8,15 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from .app import PROBLEM, JsonOpt, RulesOpt, SetOpt, command_group, error, fail, note, saved, say, write_json
+from ..errors import PROBLEM
+from ..formats.output import Output
+from .app import RulesOpt, SetOpt, command_group, error, fail, note, outputs, saved
 
 if TYPE_CHECKING:
     from ..formats.replay import Replay
-    from ..play.scorekeeper import Keeper
+    from ..play.scorekeeper import Entry, Keeper
 
 T = TypeVar("T")
 
@@ -56,10 +58,10 @@ def _editing(file: Path) -> Iterator[Keeper]:
         yield keeper
 
 
-def _change(file: Path, json: bool, change: Callable[[Keeper], T]) -> tuple[Keeper, T] | None:
+def _change(file: Path, out: Output, change: Callable[[Keeper], T]) -> tuple[Keeper, T]:
     """One change to the game in FILE (`change(keeper)`), made under the file's lock: a refused change
-    is its one line and exit status. Once saved, --json prints the game's record and there is nothing
-    more to say (None); else the keeper and what the change returned, for the command's sentence."""
+    is its one line and exit status. Once saved, the game's record (--json); then the keeper and what
+    the change returned, for the command's sentence."""
     from ..errors import KeeperError
 
     with _editing(file) as keeper:
@@ -67,21 +69,24 @@ def _change(file: Path, json: bool, change: Callable[[Keeper], T]) -> tuple[Keep
             result = change(keeper)
         except KeeperError as exc:  # an illegal move (1), or a box or setting the rules do not have (2)
             fail(str(exc), exc.exit_status)
-    saved(file)
-    if json:
-        _record(file, keeper)
-        return None
+    _saved(file, keeper, out)
     return keeper, result
 
 
-def _record(file: Path, keeper: Keeper) -> None:
-    """The game in play as one JSON record (the game file is NDJSON once saved: game N on line N)."""
+def _saved(file: Path, keeper: Keeper, out: Output) -> None:
+    """The entry is in FILE: with --json, the game in play as one JSON record (the game file is NDJSON
+    once saved: game N on line N)."""
+    saved(file)
+    n = len(keeper.file.earlier) + 1
+    out.record(lambda: _game_record(str(file), n, n, keeper.standings()))
+
+
+def _game_record(file: str, line: int, index: int, rp: Replay) -> dict[str, Any]:
+    """The record `replay --json` prints for the game, its chances to win included."""
     from ..formats.replay import game_record
     from ..play.odds import game_odds
 
-    n = len(keeper.file.earlier) + 1
-    rp = keeper.standings()
-    write_json(game_record(str(file), n, n, rp, game_odds(rp, note)))
+    return game_record(file, line, index, rp, game_odds(rp, note))
 
 
 def _chances(rp: Replay) -> str:
@@ -113,6 +118,7 @@ def _state(keeper: Keeper) -> str:
 
 
 @log_app.command("new")
+@outputs()
 def log_new(
     file: Annotated[Path | None, typer.Argument(
         metavar="[FILE]", show_default=False, help="The game file (NDJSON: one game per line, the game in play "
@@ -124,7 +130,9 @@ def log_new(
     set_: SetOpt = None,
     force: Annotated[bool, typer.Option("--force", help="End an unfinished game in FILE first (kept, marked "
                                         "abandoned, as `log end` does).")] = False,
-    json: JsonOpt = False,
+    json: bool = False,
+    *,
+    out: Output,
 ) -> None:
     """Start a game at the end of FILE (created if missing, in a folder that exists; earlier games stay
     in it). Refused while FILE's last game is unfinished, unless --force ends it first. Without FILE the
@@ -147,13 +155,12 @@ def log_new(
     except KeeperError as exc:
         hint = f": yahtzee log end {file}, or log new --force" if isinstance(exc, GameInProgress) else ""
         fail(f"{exc}{hint}", PROBLEM)
-    saved(file)
-    if json:
-        return _record(file, keeper)
-    say(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
+    _saved(file, keeper, out)
+    out.say(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 
 
 @log_app.command("add")
+@outputs()
 def log_add(
     file: FileArg,
     more: Annotated[list[str] | None, typer.Argument(metavar="DICE", help="The rest of the dice after --dice, as in "
@@ -172,7 +179,9 @@ def log_add(
         show_default=False)] = None,
     pass_: Annotated[bool, typer.Option("--pass", help="Pass the turn (only when nothing scores and must_zero "
                                         "is off).")] = False,
-    json: JsonOpt = False,
+    json: bool = False,
+    *,
+    out: Output,
 ) -> None:
     """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
     entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
@@ -192,16 +201,18 @@ def log_add(
         keeps = None if held is None else [[] if h.strip() in ("", "-") else parse_dice([h]) for h in held]
     except RulesError as exc:
         fail(str(exc))
-    done = _change(file, json, lambda k: k.record(rolls, keeps, box, column, pass_))
-    if done is None:
-        return
-    keeper, entry = done
+    keeper, entry = _change(file, out, lambda k: k.record(rolls, keeps, box, column, pass_))
+    out.say(lambda: _added(keeper, entry))
+
+
+def _added(keeper: Keeper, entry: Entry) -> str:
+    """What `log add` says: the roll and how many are left, or the box written, the totals, who is next
+    and the chances to win."""
     step = entry.step
     if step is None:
         pos = keeper.position()
         total = pos.rolls_used + pos.rolls_left
-        say(f"{entry.player} rolled {' '.join(map(str, pos.dice or ()))} (roll {pos.rolls_used} of {total}).")
-        return
+        return f"{entry.player} rolled {' '.join(map(str, pos.dice or ()))} (roll {pos.rolls_used} of {total})."
     if step.option is None:
         what = "passes"
     else:
@@ -209,34 +220,36 @@ def log_add(
         what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
             what += f" in column {o.column + 1}"
-    say(f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper.standings())}")
+    return f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper.standings())}"
 
 
 @log_app.command("undo")
-def log_undo(file: FileArg, json: JsonOpt = False) -> None:
+@outputs()
+def log_undo(file: FileArg, json: bool = False, *, out: Output) -> None:
     """Take back one step of the game in FILE: the box of the last turn (the dice stay, to be written
     again), else the last roll of the turn in progress; run again for the step before."""
-    done = _change(file, json, lambda k: k.undo())
-    if done is not None:
-        keeper, said = done
-        say(f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
+    keeper, said = _change(file, out, lambda k: k.undo())
+    out.say(lambda: f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
 
 
 @log_app.command("end")
-def log_end(file: FileArg, json: JsonOpt = False) -> None:
+@outputs()
+def log_end(file: FileArg, json: bool = False, *, out: Output) -> None:
     """End the unfinished game in FILE without finishing it: it stays in the file, marked abandoned
     (`meta.abandoned`), is skipped by personal bests and hints, and `log new` may start another."""
-    done = _change(file, json, lambda k: k.end())
-    if done is not None:
-        say(f"Ended the game in {file} (kept, marked abandoned): {_totals(done[0])}.")
+    keeper, _ = _change(file, out, lambda k: k.end())
+    out.say(lambda: f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
 
 
 @log_app.command("set")
+@outputs()
 def log_set(
     file: FileArg,
     setting: Annotated[str, typer.Argument(
         metavar="KEY=VALUE", help="A house rule key=value, e.g. joker=free or upper_bonus=50.", show_default=False)],
-    json: JsonOpt = False,
+    json: bool = False,
+    *,
+    out: Output,
 ) -> None:
     """Change a house rule for the whole game in FILE and recalculate it. Refused (exit 1, moves
     listed) when moves already made would be illegal under the new rule."""
@@ -255,23 +268,21 @@ def log_set(
                 sys.stderr.write(f"  {escape(str(p))}\n")
             raise typer.Exit(PROBLEM) from None
 
-    done = _change(file, json, set_rule)
-    if done is None:
-        return
-    change = done[1]
+    change = _change(file, out, set_rule)[1]
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
-    say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")
+    out.say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")
 
 
 @log_app.command("show")
-def log_show(file: FileArg, json: JsonOpt = False) -> None:
+@outputs()
+def log_show(file: FileArg, json: bool = False, *, out: Output) -> None:
     """Show the game in play in FILE: whose turn it is, the dice so far, the boxes they may go in with
     what each writes, and the standings (the game's last state when it is over). --json: the record
     `replay --json` prints for the same game."""
     from ..errors import KeeperError, MissingFile, YahtzeeError
     from ..formats.logs import read_last_game
-    from ..formats.replay import game_record, replay_game
+    from ..formats.replay import replay_game
     from ..play.scorekeeper import Keeper
 
     try:
@@ -284,12 +295,13 @@ def log_show(file: FileArg, json: JsonOpt = False) -> None:
         fail(str(exc), PROBLEM)
     except YahtzeeError as exc:
         fail(f"{file}: {exc}", exc.exit_status)
-    if json:
-        from ..play.odds import game_odds
+    out.record(lambda: _game_record(str(file), doc.line, doc.index, rp))
+    out.say(lambda: _shown(file, doc.index, keeper, rp))
 
-        write_json(game_record(str(file), doc.line, doc.index, rp, game_odds(rp, note)))
-        return
-    head = f"{rp.rules.name}, game {doc.index} in {file}"
+
+def _shown(file: Path, index: int, keeper: Keeper, rp: Replay) -> str:
+    """What `log show` says of the game in play (see log_show)."""
+    head = f"{rp.rules.name}, game {index} in {file}"
     lines = []
     if rp.abandoned:
         lines.append(f"{head}: ended unfinished (abandoned).")
@@ -313,4 +325,4 @@ def log_show(file: FileArg, json: JsonOpt = False) -> None:
                                            for p in sorted(rp.players, key=lambda p: p.rank)))
     if not rp.abandoned and (chances := _chances(rp)):
         lines.append(chances.strip())
-    say("\n".join(lines))
+    return "\n".join(lines)

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..errors import PROBLEM, USAGE
 from ..limits import MAX_LINE
 from ..text import escape, escape_lines
-from .app import PROBLEM, USAGE, RulesOpt, SetOpt, app, color_enabled, examples, fail, saved
+from .app import RulesOpt, SetOpt, app, color_enabled, examples, fail, saved
 from .log_cmd import split_players
 
 if TYPE_CHECKING:

@@ -6,47 +6,45 @@ from typing import Annotated
 
 import typer
 
+from ..formats.output import Output
 from ..rules.engine import parse_dice
 from ..rules.poker import standings
-from .app import JsonOpt, app, examples, say, write_json, write_text
+from .app import app, examples, outputs
 
 
 @app.command(short_help="Rank poker-dice hands.", epilog=examples(
     "yahtzee poker 66622 55543 12345",
     "yahtzee poker 66622 66622 --json",
 ))
+@outputs()
 def poker(
     hands: Annotated[
         list[str], typer.Argument(metavar="HAND", help="One hand per player: '66622 55543 ...'.", show_default=False)
     ],
-    json: JsonOpt = False,
+    json: bool = False,
+    *,
+    out: Output,
 ) -> None:
     """Rank poker-dice hands: five of a kind > four > full house > straight > three > two pairs > pair."""
     result = standings([parse_dice([h]) for h in hands])
     winners = [s.player + 1 for s in result if s.rank == 1]
-    if json:
-        write_json(
-            {
-                "type": "poker",
-                "hands": [
-                    {"player": s.player + 1, "dice": list(s.hand.dice), "category": s.hand.category, "rank": s.rank}
-                    for s in result
-                ],
-                "winners": winners,
-                "tie": len(winners) > 1,
-            }
-        )
-        return
+    out.record({
+        "type": "poker",
+        "hands": [{"player": s.player + 1, "dice": list(s.hand.dice), "category": s.hand.category, "rank": s.rank}
+                  for s in result],
+        "winners": winners,
+        "tie": len(winners) > 1,
+    })
     from ..formats.render import text
 
     rows: list[list[object]] = [["player", "dice", "hand", "rank"]]
     for s in sorted(result, key=lambda s: (s.rank, s.player)):
         rows.append([s.player + 1, " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "), s.rank])
     label = "tie between players" if len(winners) > 1 else "winner: player"
-    write_text(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
+    out.text(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
 
 
-def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, json: bool) -> None:
+def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, out: Output) -> None:
     """`yahtzee hint DICE --beat HAND`: every keep of a poker-dice hand ranked by the exact chance
     that the final hand beats HAND (then ties it)."""
     from ..rules.poker import keep_chances, rank_hand
@@ -56,23 +54,21 @@ def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | No
     target = rank_hand(parse_dice([beat]))
     chances = keep_chances(faces, target.dice, left)
     shown = chances[:top] if top else chances
-    if json:
-        write_json({
-            "type": "hint",
-            "dice": sorted(faces),
-            "beat": {"dice": list(target.dice), "category": target.category},
-            "rolls_left": left,
-            "keeps": [{"keep": list(c.keep), "reroll": 5 - len(c.keep), "win": float(c.win), "win_exact": str(c.win),
-                       "tie": float(c.tie), "tie_exact": str(c.tie)} for c in shown],
-        })
-        return
-    out = [f"beat {' '.join(map(str, target.dice))} ({target.category.replace('_', ' ')}), "
-           f"{left} roll{'s' if left != 1 else ''} left"]
+    out.record({
+        "type": "hint",
+        "dice": sorted(faces),
+        "beat": {"dice": list(target.dice), "category": target.category},
+        "rolls_left": left,
+        "keeps": [{"keep": list(c.keep), "reroll": 5 - len(c.keep), "win": float(c.win), "win_exact": str(c.win),
+                   "tie": float(c.tie), "tie_exact": str(c.tie)} for c in shown],
+    })
+    lines = [f"beat {' '.join(map(str, target.dice))} ({target.category.replace('_', ' ')}), "
+             f"{left} roll{'s' if left != 1 else ''} left"]
     from ..formats.render import table
 
     rows = [("keep", "win", "tie")]
     for c in shown:
         keep = " ".join(map(str, c.keep)) if len(c.keep) < 5 else f"{' '.join(map(str, c.keep))} (stop)"
         rows.append((keep or "(reroll all)", f"{float(c.win):.2%} ({c.win})", f"{float(c.tie):.2%}"))
-    out += table(rows, indent="  ")
-    say("\n".join(out))
+    lines += table(rows, indent="  ")
+    out.say("\n".join(lines))

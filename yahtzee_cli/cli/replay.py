@@ -6,29 +6,11 @@ from typing import Annotated, Any, NamedTuple
 
 import typer
 
+from ..errors import PROBLEM, USAGE
 from ..formats.output import Output
 from .analyze import GradeWorkersOpt, UntilOpt
-from .app import (
-    PROBLEM,
-    USAGE,
-    Backend,
-    BackendOpt,
-    CsvOpt,
-    FilesArg,
-    JsonOpt,
-    QuietOpt,
-    RiskOpt,
-    SchedulerOpt,
-    SetOpt,
-    app,
-    check_workers,
-    error,
-    examples,
-    fail,
-    note,
-    outputs,
-    peek_batch,
-)
+from .app import RiskOpt, SetOpt, app, error, examples, fail, note, outputs
+from .batch import Backend, BackendOpt, FilesArg, SchedulerOpt, check_paths, check_workers, peek_batch
 
 CSV_COLUMNS = ("file", "line", "game", "rank", "player", "total", "game_over")
 
@@ -74,8 +56,8 @@ def replay(
     files: FilesArg,
     set_: SetOpt = None,
     until: UntilOpt = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
+    json: bool = False,
+    csv: bool = False,
     analyze: Annotated[
         bool,
         typer.Option("--analyze", help="The same as `yahtzee analyze`: grade every decision against optimal play."),
@@ -85,7 +67,7 @@ def replay(
                            "of standings per game); with --analyze, every decision.")
     ] = False,
     risk: RiskOpt = None,
-    quiet: QuietOpt = False,
+    quiet: bool = False,
     workers: GradeWorkersOpt = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,
@@ -93,8 +75,6 @@ def replay(
     out: Output,
 ) -> None:
     """Replay games into score sheets with totals and standings; --set recalculates under other house rules."""
-    from .validate import check_paths
-
     if risk is not None and not analyze:
         fail("--risk grades against a risk strategy: add --analyze")
     check_workers(workers, backend, scheduler)
@@ -106,8 +86,8 @@ def replay(
 
         if set_:
             fail("--analyze grades a game under its own rules; leave out --set", USAGE)
-        run_analyze(sources, until=until, json=json, verbose=verbose, quiet=quiet, risk=risk, workers=workers,
-                    backend=backend.value, scheduler=scheduler, csv=csv)
+        run_analyze(sources, out, until=until, verbose=verbose, risk=risk, workers=workers, backend=backend.value,
+                    scheduler=scheduler)
         return
     from ..errors import RulesError, YahtzeeError
     from ..formats.inputs import Game, bad_game_record

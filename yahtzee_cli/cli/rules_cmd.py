@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..formats.output import Output
 from ..rules.preset_list import ALIAS_NOTE, PRESET_ALIASES, listing
-from .app import JsonOpt, SetOpt, _complete_presets, app, examples, get_rules, write_json, write_text
+from .app import SetOpt, _complete_presets, app, examples, get_rules, outputs
 
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
@@ -71,44 +72,49 @@ def describe_rules(rs: RuleSet) -> dict[str, Any]:
     "yahtzee rules yahtzee --set joker=free --json > house.json && yahtzee score 66666 --rules house.json",
     "YAHTZEE_RULES=yatzy yahtzee rules --show-defaults",
 ))
+@outputs()
 def rules_command(
     name: Annotated[str | None, typer.Argument(metavar="NAME|FILE", help="A preset name or rules JSON file; none "
                                                "lists the presets.", show_default=False,
                                                autocompletion=_complete_presets)] = None,
     set_: SetOpt = None,
-    json: JsonOpt = False,
+    json: bool = False,
     show_defaults: Annotated[
         bool, typer.Option("--show-defaults", help="The rule set commands use without --rules, and where it comes "
                            "from ($YAHTZEE_RULES, the config file).")
     ] = False,
+    *,
+    out: Output,
 ) -> None:
     """List the presets, or show one rule set's boxes, settings and theoretical maximum."""
     if show_defaults:
-        _show_defaults(json)
+        _show_defaults(out)
         return
     if name is None and not set_:
         presets = listing()  # the rule models are not needed (nor imported) for the list
-        if json:
-            write_json({"type": "presets", "presets": presets})
-        else:
-            from ..formats.render import text
+        out.record({"type": "presets", "presets": presets})
+        from ..formats.render import text
 
-            write_text(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
+        out.text(text([[p["name"], p["about"]] for p in presets], left={0, 1}))
         return
-    info = describe_rules(get_rules(name, set_))
-    if json:
-        write_json(info)
-        return
+    rs = get_rules(name, set_)
+    info = describe_rules(rs)
+    out.record(info)
+    out.text(lambda: _rules_text(info, rs))
+
+
+def _rules_text(info: dict[str, Any], rs: RuleSet) -> str:
+    """A rule set for people: its boxes, how each scores, and its settings."""
     from ..formats.render import text
 
     rows: list[list[object]] = [["box", "name", "section", "how it scores", "max"]]
     rows += [[b["key"], b["name"], b["section"], b["scores"], b["max"]] for b in info["boxes"]]
     title = f"{info['name']}: {info['dice']} dice, theoretical maximum {info['theoretical_max']}"
-    lines = [f"sheet: {sheet_words(get_rules(name, set_))}"]
+    lines = [f"sheet: {sheet_words(rs)}"]
     if "note" in info:
         lines.append(f"note: {info['note']}")
     lines += [f"{key} = {_setting_words(value)}" for key, value in info["settings"].items()]
-    write_text(text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n")
+    return text(rows, left={0, 1, 2, 3}, title=title) + "\n".join(lines) + "\n"
 
 
 def _setting_words(value: object) -> str:
@@ -118,18 +124,15 @@ def _setting_words(value: object) -> str:
     return "-" if value is None else setting_text(value)
 
 
-def _show_defaults(json: bool) -> None:
+def _show_defaults(out: Output) -> None:
     from ..formats.config import load_default_rules, load_defaults
 
     d = load_defaults()
     rs = load_default_rules()
     where = str(d.config_path) + ("" if d.config_found else " (not found)")
-    if json:
-        write_json({"type": "defaults", "rules": rs.record(), "rules_from": d.rules_from,
-                    "settings_from_config": d.settings, "config_file": str(d.config_path),
-                    "config_found": d.config_found})
-        return
+    out.record({"type": "defaults", "rules": rs.record(), "rules_from": d.rules_from,
+                "settings_from_config": d.settings, "config_file": str(d.config_path), "config_found": d.config_found})
     lines = [f"rules = {d.rules}  ({d.rules_from})"]
     lines += [f"{k} = {_setting_words(v)}  (config file)" for k, v in d.settings.items()]
     lines.append(f"config file: {where}")
-    write_text("\n".join(lines) + "\n")
+    out.text("\n".join(lines) + "\n")

@@ -7,28 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import RulesError
+from ..errors import PROBLEM, RulesError
 from ..formats.output import Output
 from ..rules.engine import RuleSet, parse_dice, parse_setting, score_roll
-from .app import (
-    PROBLEM,
-    BoxOpt,
-    CsvOpt,
-    JsonOpt,
-    QuietOpt,
-    RulesOpt,
-    SetOpt,
-    app,
-    error,
-    examples,
-    fail,
-    file_option,
-    get_rules,
-    outputs,
-    say,
-    write_json,
-    write_text,
-)
+from .app import BoxOpt, RulesOpt, SetOpt, app, error, examples, fail, file_option, get_rules, outputs
 
 
 def _one(rules: RuleSet, parts: list[str]) -> dict[str, int]:
@@ -52,9 +34,9 @@ def score(
     rules: RulesOpt = None,
     set_: SetOpt = None,
     box: BoxOpt = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
-    quiet: QuietOpt = False,
+    json: bool = False,
+    csv: bool = False,
+    quiet: bool = False,
     sheet: Annotated[
         str | None,
         typer.Option("--sheet", metavar="FILE", help="A partly filled one-player sheet (yahtzee-sheet/1) or game "
@@ -65,7 +47,7 @@ def score(
 ) -> None:
     """Score a roll in every box of the rule set (or on a partly filled sheet with --sheet)."""
     if sheet is not None:
-        _on_sheet(sheet, dice, rules, set_, box, json)
+        _on_sheet(sheet, dice, rules, set_, box, out if out.json else Output())  # --csv, --quiet: the text
         return
     rs = get_rules(rules, set_)
     box_key = None
@@ -173,7 +155,7 @@ def _batch(rs: RuleSet, box_key: str | None, out: Output) -> None:
 
 
 def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | None,
-              box: str | None, json: bool) -> None:
+              box: str | None, out: Output) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
     from ..formats.logs import read_file
     from ..formats.replay import position_from_data, roll_choices
@@ -201,16 +183,16 @@ def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | 
                  PROBLEM)
     else:
         hits = legal
-    if json:
-        write_json({"type": "score", "line": None, "dice": list(choice.dice), "rules": rs.record(),
-                    "player": pos.player, "scores": dict(zip(rs.keys, rs.natural_scores(choice.dice), strict=True)),
-                    "legal": hits, "bonus": choice.bonus, "may_pass": choice.may_pass})
+    out.record({"type": "score", "line": None, "dice": list(choice.dice), "rules": rs.record(),
+                "player": pos.player, "scores": dict(zip(rs.keys, rs.natural_scores(choice.dice), strict=True)),
+                "legal": hits, "bonus": choice.bonus, "may_pass": choice.may_pass})
+    if out.json:  # the record says it all, a full sheet too
         return
     if not legal:
         fail("the sheet is full: no box is left for this roll", PROBLEM)
     if box is not None:
         for o in hits:
-            say(f"column {o['column']}: {o['score']}" if multi else o["score"])
+            out.say(f"column {o['column']}: {o['score']}" if multi else o["score"])
         return
     from ..formats.render import text
 
@@ -219,13 +201,13 @@ def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | 
     for o in legal:
         label = rs.boxes[rs.keys.index(str(o["box"]))].label + (" (joker)" if o["joker"] else "")
         rows.append([o["box"], label] + ([o["column"]] if multi else []) + [o["score"]])
-    out = text(rows, left={0, 1}, title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})")
+    shown = text(rows, left={0, 1}, title=f"{' '.join(map(str, choice.dice))}  ({rs.name}, {pos.player})")
     if choice.bonus and multi:  # each column that earns it (a column whose Yahtzee box holds 0 does not)
         for col in sorted({o["column"] for o in legal if o["bonus"]}):
             earned = max(o["bonus"] for o in legal if o["column"] == col)
-            out += f"extra Yahtzee bonus in column {col}: +{earned}\n"
+            shown += f"extra Yahtzee bonus in column {col}: +{earned}\n"
     elif choice.bonus:
-        out += f"extra Yahtzee bonus: +{choice.bonus}\n"
+        shown += f"extra Yahtzee bonus: +{choice.bonus}\n"
     if choice.may_pass:
-        out += "nothing scores: the turn may be passed (must_zero is off)\n"
-    write_text(out)
+        shown += "nothing scores: the turn may be passed (must_zero is off)\n"
+    out.text(shown)

@@ -9,28 +9,10 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .app import (
-    PROBLEM,
-    USAGE,
-    Backend,
-    BackendOpt,
-    CsvOpt,
-    JsonOpt,
-    PlotOpt,
-    QuietOpt,
-    RulesOpt,
-    SchedulerOpt,
-    SetOpt,
-    app,
-    check_workers,
-    examples,
-    fail,
-    get_rules,
-    note,
-    progress_wanted,
-    warn,
-    write_json,
-)
+from ..errors import PROBLEM, USAGE
+from ..formats.output import Output
+from .app import PlotOpt, RulesOpt, SetOpt, app, examples, fail, get_rules, note, outputs, progress_wanted, warn
+from .batch import Backend, BackendOpt, SchedulerOpt, check_workers
 
 if TYPE_CHECKING:
     from ..play.simulate import Report
@@ -53,6 +35,7 @@ def _complete_strategy(incomplete: str) -> list[str]:
     "yahtzee simulate --players optimal,greedy -n 2000 --csv",
     "yahtzee simulate -S random -n 100 --log-out games.ndjson && yahtzee analyze games.ndjson",
 ))
+@outputs()
 def simulate(
     rules: RulesOpt = None,
     set_: SetOpt = None,
@@ -88,9 +71,9 @@ def simulate(
                      "to FILE, or - for stdout (a one-line summary then goes to stderr; the full one with -v). FILE "
                      "is replaced only when the run ends.", show_default=False),
     ] = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
-    quiet: QuietOpt = False,
+    json: bool = False,
+    csv: bool = False,
+    quiet: bool = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="With --log-out -, the full summary on stderr (without it, "
                            "one line).")
@@ -103,6 +86,8 @@ def simulate(
                      "THETA > 0 seeks variance, < 0 avoids it, 0 is optimal (also as a seat: risk=THETA).",
                      show_default=False),
     ] = None,
+    *,
+    out: Output,
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means, a histogram; win rates in a match."""
     rs = get_rules(rules, set_)
@@ -111,7 +96,7 @@ def simulate(
     from ..play.simulate import simulate as run
 
     names = _seats(strategy, players, risk, rs)
-    _check_options(games, seed, workers, backend, scheduler, json, csv, log_out)
+    _check_options(games, seed, workers, backend, scheduler, out, log_out)
     if plot is not None:
         from ..formats.plot import check_plot_target
 
@@ -176,7 +161,7 @@ def simulate(
         from ..formats.plot import simulate_figure
 
         simulate_figure(report.to_dict()["seats"], plot, f"{report.rules.name}: {report.games:,} games")
-    _print_report(report, json, csv, quiet, log_out, log_file, timed=progress is not None, verbose=verbose)
+    _print_report(report, out, log_out, log_file, timed=progress is not None, verbose=verbose)
 
 
 def _seats(strategy: str | None, players: str | None, risk: float | None, rs: RuleSet) -> list[str]:
@@ -203,7 +188,7 @@ def _seats(strategy: str | None, players: str | None, risk: float | None, rs: Ru
 
 
 def _check_options(games: int, seed: int | None, workers: int | None, backend: Backend, scheduler: str | None,
-                   json: bool, csv: bool, log_out: str | None) -> None:
+                   out: Output, log_out: str | None) -> None:
     from ..limits import MAX_GAMES
     from ..play.simulate import MAX_SEED
 
@@ -212,9 +197,7 @@ def _check_options(games: int, seed: int | None, workers: int | None, backend: B
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
     check_workers(workers, backend, scheduler)
-    if json and csv:
-        fail("give --json or --csv, not both")
-    if (json or csv) and log_out == "-":
+    if (out.json or out.rows) and log_out == "-":
         fail("--json/--csv and --log-out - both want stdout; write the logs to a file")
     if log_out not in (None, "-") and not os.path.isdir(os.path.dirname(log_out) or "."):
         from ..errors import missing_file_message  # before any strategy is prepared: a usage error
@@ -222,25 +205,25 @@ def _check_options(games: int, seed: int | None, workers: int | None, backend: B
         fail(missing_file_message(os.path.dirname(log_out)), USAGE)
 
 
-def _print_report(report: Report, json: bool, csv: bool, quiet: bool, log_out: str | None,
-                  log_file: LogFile | None, *, timed: bool, verbose: bool = False) -> None:
+def _print_report(report: Report, out: Output, log_out: str | None, log_file: LogFile | None, *, timed: bool,
+                  verbose: bool = False) -> None:
     """The summary on stdout (stderr when the logs go to stdout), then the speed, a log that could not
     be finished, and any interruption."""
     if log_out == "-":
         sys.stdout.buffer.flush()
     data = report.to_dict()
-    if json:
-        write_json({"type": "simulation", **data})
-    elif csv:
-        sys.stdout.buffer.write(seats_csv(data))
-    elif log_out == "-" and not verbose:  # the logs are the pipeline's data: one line of summary beside them
-        note(summary_line(data, report.rules.name))
-    elif not quiet:
-        out = sys.stderr if log_out == "-" else sys.stdout
-        from ..text import escape_lines
+    out.record({"type": "simulation", **data})
+    out.table(SEAT_COLUMNS, seat_rows(data))
+    if log_out == "-":  # (never with --json or --csv) the logs are the pipeline's data
+        if not verbose:  # one line of summary beside them
+            note(summary_line(data, report.rules.name))
+        elif not out.silent:
+            from ..text import escape_lines
 
-        out.write(escape_lines(render(data, report.rules.name)))
-        out.flush()
+            sys.stderr.write(escape_lines(render(data, report.rules.name)))
+            sys.stderr.flush()
+    else:
+        out.text(render(data, report.rules.name), flush=True)
     if timed and report.seconds > 0:
         note(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if log_file is not None and log_file.error is not None:
@@ -480,14 +463,9 @@ SEAT_COLUMNS = ("seat", "player", "strategy", "exact", "wins", "ties", "win_rate
                 "min", "max", "p_upper_bonus", "p_yahtzee", "mean_extra_bonus")
 
 
-def seats_csv(data: dict[str, Any]) -> bytes:
-    """`simulate --csv`: one row per seat with its headline figures."""
-    from ..formats.output import csv_row
-
-    out = csv_row(SEAT_COLUMNS)
-    for s in data["seats"]:
-        out += csv_row([str(s[c]).lower() if isinstance(s[c], bool) else s[c] for c in SEAT_COLUMNS])
-    return out
+def seat_rows(data: dict[str, Any]) -> list[list[Any]]:
+    """`simulate --csv`: one row per seat with its headline figures (SEAT_COLUMNS)."""
+    return [[str(s[c]).lower() if isinstance(s[c], bool) else s[c] for c in SEAT_COLUMNS] for s in data["seats"]]
 
 
 __all__ = ["simulate", "render", "USAGE"]

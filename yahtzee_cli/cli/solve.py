@@ -9,16 +9,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import RulesError
+from ..errors import PROBLEM, USAGE, RulesError
 from ..formats.output import Output
 from ..rules.engine import parse_dice, parse_setting
 from .app import (
-    PROBLEM,
-    USAGE,
-    CsvOpt,
-    JsonOpt,
     PlotOpt,
-    QuietOpt,
     RiskOpt,
     RulesOpt,
     SetOpt,
@@ -180,10 +175,10 @@ def _print_distribution(out: Output, d: Any, targets: list[int]) -> None:
 def solve(
     rules: RulesOpt = None,
     set_: SetOpt = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
+    json: bool = False,
+    csv: bool = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the table even when it is cached.")] = False,
-    quiet: QuietOpt = False,
+    quiet: bool = False,
     distribution: Annotated[bool, typer.Option("--distribution", help="Also the exact distribution of the final "
                                                "score: percentiles, chances, histogram (JSON: the pmf).")] = False,
     risk: RiskOpt = None,
@@ -387,8 +382,8 @@ def hint(
     top: Annotated[
         int | None, typer.Option("--top", "-k", metavar="K", help="Show only the K best options.", min=1)
     ] = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
+    json: bool = False,
+    csv: bool = False,
     rules: RulesOpt = None,
     set_: SetOpt = None,
     sheet: Annotated[Path | None, typer.Option(
@@ -435,7 +430,7 @@ def hint(
             fail("give the dice showing, e.g. yahtzee hint 13356 --beat 44422", USAGE)
         if distribution or target is not None or risk is not None:
             fail("--beat ranks keeps by the chance of beating a hand; leave out --distribution, --target and --risk")
-        poker_hint(dice, beat, rolls_left, top, json)
+        poker_hint(dice, beat, rolls_left, top, out)
         return
     _check_plot(plot, distribution)
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)

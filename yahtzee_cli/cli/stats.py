@@ -3,12 +3,13 @@ library is and what it holds."""
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
 
-from .app import CsvOpt, JsonOpt, PlotOpt, app, examples, fail, warn, write_json, write_text
+from ..formats.output import Output
+from .app import PlotOpt, app, examples, fail, outputs, warn
+from .batch import check_paths
 
 EXAMPLES = examples(
     "yahtzee stats",
@@ -30,6 +31,7 @@ def _since(value: str | None) -> str | None:
 
 
 @app.command(short_help="Records over played games.", epilog=EXAMPLES)
+@outputs()
 def stats(
     files: Annotated[list[str] | None, typer.Argument(
         metavar="FILE|DIR|-", show_default=False,
@@ -46,9 +48,11 @@ def stats(
     since: Annotated[str | None, typer.Option(
         "--since", metavar="YYYY-MM-DD", show_default=False,
         help="Only games started on or after this date (games that carry no date are left out).")] = None,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
+    json: bool = False,
+    csv: bool = False,
     plot: PlotOpt = None,
+    *,
+    out: Output,
 ) -> None:
     """Per player and rule set: games, wins, ties, win rate, best (when and where), mean, SD, mean of
     the last 10 games, upper-bonus and Yahtzee rates, mean per box; the rule sets played, most played
@@ -58,10 +62,7 @@ def stats(
     from ..formats.inputs import read_all
     from ..formats.stats import Filters, csv_rows, render, tally
     from ..rules.engine import normalize_name
-    from .validate import check_paths, csv_row
 
-    if json and csv:
-        fail("give --json or --csv, not both")
     if plot is not None:
         from ..formats.plot import check_plot_target
 
@@ -86,16 +87,10 @@ def stats(
         warn(sentence)
     for s in book.skipped:
         warn(f"{s.where}: skipped ({s.reason}): {s.message}")
-    out = sys.stdout.buffer
-    if json:
-        write_json(book.document())
-    elif csv:
-        for row in csv_rows(book):
-            out.write(csv_row(row))
-    else:
-        write_text(render(book) + "\n")  # (names and file names escaped)
+    out.record(book.document)
+    out.table(None, csv_rows(book))
+    out.text(lambda: render(book) + "\n")  # (names and file names escaped)
     out.flush()
-    sys.stdout.flush()
     if plot is not None:
         from ..formats.plot import stats_figure
 
@@ -106,7 +101,8 @@ def stats(
     "yahtzee library",
     "YAHTZEE_LIBRARY=~/family-games yahtzee library --json",
 ))
-def library(json: JsonOpt = False) -> None:
+@outputs()
+def library(json: bool = False, *, out: Output) -> None:
     """Where `play` and `log new` keep games when no file is named, what decided it, and how many
     games it holds. Move it with $YAHTZEE_LIBRARY or `path` under `[library]` in the config file."""
     from ..play.library import summary
@@ -114,12 +110,10 @@ def library(json: JsonOpt = False) -> None:
     s = summary()
     record: dict[str, Any] = {"type": "library", "path": str(s.where.path), "source": s.where.source,
                               "files": len(s.files), "games": s.games, "bytes": s.bytes}
-    if json:
-        write_json(record)
-        return
+    out.record(record)
     from ..text import escape
 
-    sys.stdout.write(f"{escape(str(s.where.path))}\n"
-                     f"  from the {s.where.source}\n"
-                     f"  {s.games} game{'s' if s.games != 1 else ''} in {len(s.files)} file"
-                     f"{'s' if len(s.files) != 1 else ''}\n")
+    out.text(f"{escape(str(s.where.path))}\n"
+             f"  from the {s.where.source}\n"
+             f"  {s.games} game{'s' if s.games != 1 else ''} in {len(s.files)} file"
+             f"{'s' if len(s.files) != 1 else ''}\n")

@@ -7,30 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
+from ..errors import PROBLEM
 from ..formats.output import Output
 from ..formats.output import csv_row as csv_row  # re-exported: the one CSV row writer
 from ..limits import VALIDATE_PROCESS_BYTES
-from .app import (
-    PROBLEM,
-    USAGE,
-    Backend,
-    BackendOpt,
-    CsvOpt,
-    FilesArg,
-    JsonOpt,
-    QuietOpt,
-    SchedulerOpt,
-    app,
-    check_workers,
-    error,
-    examples,
-    fail,
-    outputs,
-    progress_wanted,
-    run_errors,
-    warn,
-    workers_option,
-)
+from .app import app, error, examples, outputs, progress_wanted
+from .batch import Backend, BackendOpt, FilesArg, SchedulerOpt, check_paths, check_workers, run_errors, workers_option
 
 EXAMPLES = examples(
     "yahtzee validate game.json",
@@ -40,30 +22,13 @@ EXAMPLES = examples(
 )
 
 
-def check_paths(files: list[str]) -> list[Any]:
-    """The inputs a command names, expanded; a path that does not exist is a usage error."""
-    from ..errors import MissingFile, ProblemCode
-    from ..formats.inputs import expand
-
-    skipped: list[tuple[str, str]] = []
-    sources = expand(files, skipped)
-    for path, why in skipped:
-        warn(f"skipped {path}: {why}")
-    for src in sources:
-        if src.code is ProblemCode.UNREADABLE:
-            raise MissingFile(src.name)
-    if sum(1 for s in sources if s.path == "-") > 1:
-        fail("'-' (stdin) can be read only once", USAGE)
-    return sources
-
-
 @app.command(short_help="Check games against their rules.", epilog=EXAMPLES)
 @outputs(silences="rows")
 def validate(
     files: FilesArg,
-    json: JsonOpt = False,
-    csv: CsvOpt = False,
-    quiet: QuietOpt = False,
+    json: bool = False,
+    csv: bool = False,
+    quiet: bool = False,
     workers: Annotated[int | None, workers_option(VALIDATE_PROCESS_BYTES)] = None,
     backend: BackendOpt = Backend.local,
     scheduler: SchedulerOpt = None,

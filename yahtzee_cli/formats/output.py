@@ -4,6 +4,9 @@ A command parses its flags, calls the library, and hands what it found to its `O
 parameter `cli.app.outputs` gives it), each piece in every form it has, and the writer keeps the one
 the user chose:
 
+Each piece may be given as the function that makes it (`out.text(lambda: render(book))`), called
+only when that form is written, so a command pays for no form it does not write:
+
 * `out.record(rec)`: a JSON record: the whole document of a one-record command (`solve --json`), or
   one line of an NDJSON stream (`replay --json`);
 * `out.header(columns)` and `out.row(values)` (or `out.table`): a table's rows (`--csv`: RFC 4180,
@@ -124,11 +127,12 @@ class Output:
         return self.format == QUIET
 
     # -- JSON
-    def record(self, rec: Mapping[str, Any], *, finite: bool = False, indent: bool = False) -> None:
+    def record(self, rec: Mapping[str, Any] | Callable[[], Mapping[str, Any]], *, finite: bool = False,
+               indent: bool = False) -> None:
         """A JSON record and a newline (a document alone, or one line of a stream); `finite`: see
-        jsonio.dumps."""
+        jsonio.dumps. `rec` may be the function that makes it, called only when JSON is written."""
         if self.format == JSON:
-            write_record(rec, indent=indent, finite=finite)
+            write_record(rec() if callable(rec) else rec, indent=indent, finite=finite)
 
     def array(self, head: Mapping[str, Any], key: str) -> JsonArray | None:
         """A JSON document with a list written as it grows (None unless the output is JSON)."""
@@ -145,21 +149,24 @@ class Output:
         if self.rows:
             sys.stdout.buffer.write(self._line(values))
 
-    def table(self, columns: Iterable[Any], rows: Iterable[Iterable[Any]]) -> None:
-        """A header and its rows."""
+    def table(self, columns: Iterable[Any] | None, rows: Iterable[Iterable[Any]] | Callable[[], Iterable[Any]]) -> None:
+        """A header and its rows (`columns` None: the first row is the header). `rows` may be the
+        function that makes them, called only when rows are written (a generator is read only then)."""
         if self.rows:
-            self.header(columns)
-            sys.stdout.buffer.write(b"".join(self._line(r) for r in rows))
+            it = iter(rows() if callable(rows) else rows)
+            self.header(next(it) if columns is None else columns)
+            sys.stdout.buffer.write(b"".join(self._line(r) for r in it))
             sys.stdout.buffer.flush()
 
     def _line(self, values: Iterable[Any]) -> bytes:
         return ROW_FORMATS[self.format].write(values)
 
     # -- text
-    def text(self, text: str, *, flush: bool = False) -> None:
-        """Text as it is given (line breaks included), escaped: nothing from the input drives the terminal."""
+    def text(self, text: str | Callable[[], str], *, flush: bool = False) -> None:
+        """Text as it is given (line breaks included), escaped: nothing from the input drives the terminal.
+        `text` may be the function that makes it, called only when text is written."""
         if self.format == TEXT:
-            write_text(text, flush=flush)
+            write_text(text() if callable(text) else text, flush=flush)
 
     def line(self, text: str) -> None:
         """One line of text, every character that could drive the terminal escaped (line breaks too)."""
@@ -170,8 +177,10 @@ class Output:
             sys.stdout.buffer.write(escape(text).encode() + b"\n")
 
     def say(self, text: object = "") -> None:
-        """A line (or several) of text."""
-        self.text(f"{text}\n", flush=True)
+        """A line (or several) of text; `text` may be the function that makes it, called only when text
+        is written."""
+        if self.format == TEXT:
+            write_text(f"{text() if callable(text) else text}\n", flush=True)
 
     def flush(self) -> None:
         sys.stdout.flush()
