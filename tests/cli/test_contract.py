@@ -195,6 +195,24 @@ def test_score_on_a_sheet(cli) -> None:
     check(out, SCORE)
 
 
+@pytest.mark.parametrize("box", [None, "four_of_a_kind", "small_straight"])
+def test_score_on_a_sheet_as_csv_is_the_json_legal_boxes_and_quiet_is_silent(cli, box: str | None) -> None:
+    """--csv writes a row per legal box (what --json lists), --quiet nothing, with the same exit status."""
+    args = ["score", "44444", "--sheet", str(FIX / "sheets/partial.json"), *(["--box", box] if box else [])]
+    legal = json.loads(cli([*args, "--json"]).stdout)["legal"]
+    r = cli([*args, "--csv"])
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert lines[0] == "box,column,score,bonus,joker"
+    assert lines[1:] == [f"{o['box']},{o['column']},{o['score']},{o['bonus']},{str(o['joker']).lower()}" for o in legal]
+    assert len(lines) > 1
+    q = cli([*args, "--quiet"])
+    assert (q.exit_code, q.stdout) == (0, "")
+    for flag in ("--csv", "--quiet"):  # a box the joker rule closes: refused the same way in every form
+        bad = cli([*args[:4], "--box", "chance", flag])
+        assert (bad.exit_code, bad.stdout) == (1, "") and "chance is not legal now" in bad.stderr
+
+
 def test_validate_document_even_for_empty_or_unreadable_input(cli, tmp_path: Path) -> None:
     for args, data in ((["-"], b""), (["-"], b"\x00\x01binary" * 100), ([str(FIX / "invalid")], None)):
         r = cli(["validate", "--json", *args], input=data)

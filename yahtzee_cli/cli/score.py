@@ -47,7 +47,7 @@ def score(
 ) -> None:
     """Score a roll in every box of the rule set (or on a partly filled sheet with --sheet)."""
     if sheet is not None:
-        _on_sheet(sheet, dice, rules, set_, box, out if out.json else Output())  # --csv, --quiet: the text
+        _on_sheet(sheet, dice, rules, set_, box, out)
         return
     rs = get_rules(rules, set_)
     box_key = None
@@ -154,6 +154,9 @@ def _batch(rs: RuleSet, box_key: str | None, out: Output) -> None:
         raise typer.Exit(PROBLEM)
 
 
+SHEET_CSV = ("box", "column", "score", "bonus", "joker")  # score --sheet --csv: a row per legal box
+
+
 def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | None,
               box: str | None, out: Output) -> None:
     """`score DICE --sheet FILE`: the boxes legal now on a partly filled sheet, what each writes, any bonus."""
@@ -190,6 +193,7 @@ def _on_sheet(sheet: str, dice: list[str], rules: str | None, set_: list[str] | 
         return
     if not legal:
         fail("the sheet is full: no box is left for this roll", PROBLEM)
+    out.table(SHEET_CSV, ([o["box"], o["column"], o["score"], o["bonus"], o["joker"]] for o in hits))
     if box is not None:
         for o in hits:
             out.say(f"column {o['column']}: {o['score']}" if multi else o["score"])
