@@ -90,13 +90,6 @@ def _label(rules: RuleSet) -> str:
     return rules.name + (f" ({', '.join(changed)})" if changed else "")
 
 
-def game_date(data: Any) -> str | None:
-    meta = data.get("meta") if type(data) is dict else None  # (parsed JSON: plain dicts)
-    if type(meta) is not dict:
-        return None
-    return _meta_date(meta)
-
-
 def _meta_date(meta: dict[str, Any]) -> str | None:
     for key in ("started", "date"):
         value = meta.get(key)

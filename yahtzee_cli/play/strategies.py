@@ -4,7 +4,7 @@
 Dice, for every strategy (the convention of the solver's `play`): game g, seat s of a run with seed S
 draws its dice from `rng.stream(S, g, s)` with `rng.next_die`; the first roll draws every die into
 positions 0..n-1 in order; before a reroll the kept dice are sorted ascending into positions 0..k-1
-and the n - k rerolled dice are drawn into positions k..n-1 in order (as `solver.play` documents).
+and the n - k rerolled dice are drawn into positions k..n-1 in order (as `solver.policy.play` documents).
 So a game depends only on (seed, game, seat) and the strategy's choices, never on chunking, workers
 or backend.
 

@@ -1,7 +1,7 @@
 """The rules module's int-only functions compiled with numba, shared by every compiled kernel
-(solver, play, random strategy): the rules are still written once, in rules.py.
+(solver, play, random strategy): the rules are still written once, in rules/engine.py.
 
-A cached kernel that inlines these is recompiled when rules.py changes: see jit.py's source stamp.
+A cached kernel that inlines these is recompiled when rules/engine.py changes: see jit.py's source stamp.
 """
 
 from __future__ import annotations

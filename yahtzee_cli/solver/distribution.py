@@ -172,7 +172,7 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         for k in range(K):
             Pk[k] = 0.0
         if solver_ties:
-            # kernels._best_sub2's choice: every keep of a roll, the roll itself worth V_{j-1}
+            # the table build's choice (within_turn.best_sub_lanes): every keep of a roll, the roll itself worth V_{j-1}
             for k in range(K):
                 M[k] = EJ[j - 1, k]
                 A[k] = k
@@ -358,7 +358,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
 def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any, record: bool,
           log: Any) -> None:
     """Play games ch, ch + nch, ... of one column by theta's policy (risk play; the dice convention of
-    solver.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first).
+    solver.policy.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first).
 
     Parameters
     ----------
@@ -905,7 +905,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
 
 
 def _variant(lay: Layout, b: int, score: int) -> int:
-    """The next-state variant a score written in box b makes (solver.box_variants' numbering)."""
+    """The next-state variant a score written in box b makes (tables.box_variants' numbering)."""
     sc = lay.scores
     if lay.nvar[b] == 1:
         return 0
@@ -925,7 +925,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
               threads: int | None = None) -> Any:
     """Games first_game .. first_game + n_games - 1 of seat `seat` played by the policy maximising
     E[exp(theta * final score)] (a games.GameBatch; `record`: with every turn's rolls, held dice and
-    box, as solver.play records them, for game logs). `threads`: default one per core."""
+    box, as solver.policy.play records them, for game logs). `threads`: default one per core."""
     from .games import GameBatch
     from .totals import sheet_totals
 

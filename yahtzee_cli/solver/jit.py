@@ -8,7 +8,7 @@ later install as an empty namespace package. A locator of our own sends the pack
 user cache instead; other code's numba functions are left alone. NUMBA_CACHE_DIR, when set, still
 wins (numba's own knob). When no cache directory can be written the kernels compile in memory.
 
-A kernel's cache is also stale when a function it inlines changes (rules.py's int-only functions,
+A kernel's cache is also stale when a function it inlines changes (rules/engine.py's int-only functions,
 rng.py, compiled.py): the locator's source stamp covers the package's core modules, not only the
 kernel's own file.
 """

@@ -1,7 +1,7 @@
 """The table build's compiled kernels: the exact backward induction over filled-box masks, on the
 within-turn kernels (within_turn.py) that every objective shares.
 
-Every rule comes from rules.py: the int-only functions `legal_bits`, `joker_now`, `joker_full_value`
+Every rule comes from rules/engine.py: the int-only functions `legal_bits`, `joker_now`, `joker_full_value`
 and `extra_bonus_points` are compiled once in compiled.py (never restated), and the scores come from
 the rule set's arrays (tables.rule_arrays). The kernels only add dynamic programming.
 
@@ -30,7 +30,7 @@ from .within_turn import NEG, keep_stages_lanes, lane_final_values, roll_legal_i
 @njit(cache=True)
 def roll_options(filled: int, yfilled: bool, yfull: bool, r: int, ra: Any) -> tuple[int, np.ndarray, int]:
     """What the kernels let roll r do in a column: legal boxes (bits), the score each would write
-    (natural, or a joker's full value) and the extra bonus. For cross-checks against rules.py.
+    (natural, or a joker's full value) and the extra bonus. For cross-checks against rules/engine.py.
 
     Parameters
     ----------

@@ -125,7 +125,7 @@ MEMO_BYTES = 192 << 20  # most those decisions take (their pages are touched onl
 MEMO_SEEN = 1 << 19  # most states it remembers having seen once
 # Visits a state is valued turn by turn before all its decisions are made and kept (on the next one).
 # Making them costs about one turn's work (the keep of every roll by proper_subkeeps, the box of every
-# roll at once by _box_codes; box by box with _box_code it cost 15 turns), and 100,000 optimal Yahtzee
+# roll at once by box_codes; box by box with box_code it cost 15 turns), and 100,000 optimal Yahtzee
 # games visit only about 115,000 states, 91% of turns on a state seen before. On 100,000 games on
 # 2 cores, decisions made on a state's 2nd to 5th visit all played 34,000-38,000 games/s, on the 17th
 # 26,600 (1,000,000 games: 92,000 against 51,900).
@@ -137,7 +137,7 @@ def memo(n_rolls: int, stages: int) -> tuple[Any, ...]:
     (hash of state keys, -1 free; per hash slot the decision row + 1 of a state that has one, FILLING
     while a thread makes them, or minus the visits counted; [rows in use, keys in use, MEMO_VISITS];
     per row and roll, the keep with j rolls left [rows, stages, n_rolls] (-1 stop) and the box code
-    [rows, n_rolls] (_box_code)). The threads update it with atomic operations (solver.atomic): a row
+    [rows, n_rolls] (within_turn.box_code)). The threads update it with atomic operations (solver.atomic): a row
     is published only once all its decisions are written."""
     cap = max(1, min(MEMO_STATES, MEMO_BYTES // (2 * (stages + 1) * n_rolls)))
     return (np.full(2 * MEMO_SEEN, -1, np.int64), np.zeros(2 * MEMO_SEEN, np.int64),
@@ -253,7 +253,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
 
     A placement in column c is worth, relative to staying put, mult[c] * (score + bonus + F(next) -
     F(now)) when columns add up; with add_columns off, the best weighted column estimate
-    max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.play."""
+    max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.policy.play."""
     seed, first_game, seat = game
     n_cols, nb, ybox = ra.n_cols, ra.nb, ra.ybox
     natural, joker, yroll = ra.natural, ra.joker, ra.yroll

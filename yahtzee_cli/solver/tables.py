@@ -2,7 +2,7 @@
 `rule_arrays` builds them once per rule set, as one bundle (RuleArrays) every kernel takes.
 
 Everything here is *derived* from the rules module by calling it (scores from `natural_score` and
-`joker_value`, legality from the int-only functions in rules.py, which kernels compile with numba):
+`joker_value`, legality from the int-only functions in rules/engine.py, which kernels compile with numba):
 no rule is restated. Also the dice combinatorics every kernel shares: distinct rolls, keeps
 (sub-multisets of a roll), their probabilities and how they link.
 """

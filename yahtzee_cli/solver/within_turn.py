@@ -3,7 +3,7 @@
 in distribution.py). An objective over final scores adds its own function here and its entry where
 it runs (a layer loop or a game loop), never a copy of the turn.
 
-Every rule comes from rules.py (compiled once in compiled.py) and every score from the rule set's
+Every rule comes from rules/engine.py (compiled once in compiled.py) and every score from the rule set's
 arrays `ra` (tables.RuleArrays, built once per rule set by tables.rule_arrays). The stages of a
 turn (Verhoeff's):
 
