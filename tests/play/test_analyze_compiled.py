@@ -220,7 +220,7 @@ def test_a_value_that_is_not_finite_is_refused(fast: A.Analyzer, monkeypatch: py
     fast.game(game)  # the grader is loaded
 
     def broken(*args: Any) -> int:
-        args[9][:] = math.nan  # vals
+        args[6][:] = math.nan  # vals
         return 0
 
     with monkeypatch.context() as m:

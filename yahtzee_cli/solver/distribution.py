@@ -146,7 +146,7 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    keep_values(Y, EJ, E, J, 0.0, ra)
+    keep_values(Y, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J

@@ -301,7 +301,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             if not hit:
                 best12 = _sheet_next_values(work, fut, ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, may_pass_turn, best12, ra)
-                keep_values(Vfinal, EJ, E, J, saved_value, ra)
+                keep_values(Vfinal, EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, ra)

@@ -1,7 +1,8 @@
 """The within-turn kernels: one turn of one column, valued and decided, for every compiled objective
 (the table build in kernels.py, simulated play in play_kernel.py, the distributions and risk tables
 in distribution.py). An objective over final scores adds its own function here and its entry where
-it runs (a layer loop or a game loop), never a copy of the turn.
+it runs (a layer loop or a game loop), never a copy of the turn. The grader (grade_kernel) values
+positions with strategy.turn.Turn's own arithmetic, to the last bit: its kernels are the last section.
 
 Every rule comes from rules/engine.py (compiled once in compiled.py) and every score from the rule set's
 arrays `ra` (tables.RuleArrays, built once per rule set by tables.rule_arrays). The stages of a
@@ -292,7 +293,8 @@ def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfu
 
 
 @njit(**INNER)
-def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, ra: Any) -> None:
+def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, keep_of_roll: np.ndarray,
+                add_die: np.ndarray, drop_die: np.ndarray, turn_mean: bool) -> None:
     """Keep values of one state: EJ[j - 1, k] = the value of keeping k with j rolls left (j = 1..J),
     from the final-roll values (the scalar form of expect_lanes / best_sub_lanes).
 
@@ -308,12 +310,13 @@ def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved
         Rolls left after the first.
     saved_value : float
         The value of a roll saved for later (rules with saved rolls; else 0).
-    ra : tables.RuleArrays
-        The rule set's arrays (keep_of_roll, add_die, drop_self).
+    keep_of_roll, add_die, drop_die : int64[R], int64[K, 6], int64[K, 6]
+        The rule set's keep graph (tables.RuleArrays' keep_of_roll, add_die, drop_self): arrays, not
+        the bundle, as this runs once a turn and a bundle argument is passed as hundreds of scalars.
+    turn_mean : bool
+        Average the six faces as strategy.turn.Turn does (the sum divided by 6.0: the grader, whose
+        values agree with Turn's to the last bit), not as the table build does (times 1 / 6).
     """
-    keep_of_roll = ra.keep_of_roll
-    add_die = ra.add_die
-    drop_die = ra.drop_self
     R = Vfinal.shape[0]
     K = add_die.shape[0]
     first_full = K - R
@@ -321,9 +324,14 @@ def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved
     for r in range(R):
         E[keep_of_roll[r]] = Vfinal[r]
     for j in range(1, J + 1):
-        for k in range(first_full - 1, -1, -1):
-            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
-                    + E[add_die[k, 5]]) * sixth
+        if turn_mean:
+            for k in range(first_full - 1, -1, -1):
+                E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                        + E[add_die[k, 5]]) / 6.0
+        else:
+            for k in range(first_full - 1, -1, -1):
+                E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                        + E[add_die[k, 5]]) * sixth
         for k in range(K):
             EJ[j - 1, k] = E[k]
         if j < J:
@@ -1000,3 +1008,308 @@ def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any
                 V2[r] = 0.0
                 q = 1.0
             Qr[r] = q
+
+
+# --------------------------------------------------------------------------- Turn's arithmetic
+#
+# strategy.turn.Turn values a position in pure Python; the grader (grade_kernel) values the same
+# positions compiled, with Turn's arithmetic in Turn's order, so that values agree to the last bit and
+# ties break alike: a placement is worth mult * ((score + bonus) + F(next) - F(now)) (not the build's
+# mult * score + mult * (F(next) - F(now))), maxima start at -inf, and keep values average the faces
+# by dividing by 6 (keep_values with turn_mean). These kernels are inlined into the grader's one loop
+# and take the arrays they read out of the bundles once a call, never inside a loop: each array taken
+# out costs a reference count (several times the arithmetic of a placement); turn_after, which runs
+# for every placement, takes numbers and the table alone.
+
+TURN_NEG = -np.inf  # Turn starts its maxima at float("-inf")
+
+
+class PositionWork(NamedTuple):
+    """A sheet position valued as strategy.turn.Turn values it: its numbers and working arrays
+    (position_work; one per thread). C columns, B boxes, R rolls, K keeps, J rolls left at most.
+
+    fcur, others [C]    a column's value to go; the best weighted estimate of the other columns
+    rows, lanes [C, B]  the table row of the column with box b filled (-1: a sheet the table does not
+        hold) and its Yahtzee lane
+    final, scoring [R]  the final-roll values relative to the position's; a placement of the roll scores
+    opt_v [C * B], opt_i [C * B, 4]  one roll's legal placements: value; column, box, score, bonus
+    E [K], EJ [J, K]    keep values (scratch; with j rolls left)
+    sub [6]             face counts (turn_best_keep's odometer)
+    """
+
+    fcur: Any
+    others: Any
+    rows: Any
+    lanes: Any
+    final: Any
+    scoring: Any
+    opt_v: Any
+    opt_i: Any
+    E: Any
+    EJ: Any
+    sub: Any
+
+
+def position_work(ra: Any, stages: int) -> PositionWork:
+    """A PositionWork for the rule set's arrays `ra`, with keep values for `stages` rolls left."""
+    C, B = ra.n_cols, ra.nb
+    R, K = ra.natT.shape[1], ra.add_die.shape[0]
+    return PositionWork(np.empty(C), np.empty(C), np.empty((C, B), np.int64), np.empty((C, B), np.int64),
+                        np.empty(R), np.empty(R, np.bool_), np.empty(C * B), np.empty((C * B, 4), np.int64),
+                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(6, np.int64))
+
+
+@njit(cache=True, inline="always")
+def turn_position(cols_t: np.ndarray, ra: Any, fut: Any, pw: Any) -> tuple[int, float]:
+    """A position's value (Turn.__post_init__) and where each open box leads: (0, the sheet's value),
+    or (1, 0.0) when the table does not hold the position. Written: pw.fcur, pw.others, pw.rows,
+    pw.lanes.
+
+    Parameters
+    ----------
+    cols_t : int64[C, 4]
+        Per column: filled mask, upper total, Yahtzee box (-1 open, 0 zero, 1 full points), points
+        written without the upper bonus.
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    fut : Future
+        The value to go: an exact table (FUTURE_TABLE; its lanes t, nyt).
+    pw : PositionWork
+        Written.
+    """
+    t, nyt, nb, n_cols, add_columns = fut.t, fut.nyt, ra.nb, ra.n_cols, ra.add_columns
+    W, midx, mult = fut.W, fut.midx, ra.mult
+    fcur, others, rows, lanes = pw.fcur, pw.others, pw.rows, pw.lanes
+    base = 0.0
+    for c in range(n_cols):
+        mask, u, ys, raw = cols_t[c, 0], cols_t[c, 1], cols_t[c, 2], cols_t[c, 3]
+        row = midx[mask]
+        if row < 0:
+            return 1, 0.0
+        fcur[c] = W[row, (1 if ys == 1 and nyt == 2 else 0) * (t + 1) + (u if u < t else t)]
+        w = (raw + fcur[c]) * mult[c]
+        if add_columns:
+            base += w
+        elif c == 0 or w > base:
+            base = w
+    for c in range(n_cols):  # where each open box leads: the table row of the next state
+        mask, ys = cols_t[c, 0], cols_t[c, 2]
+        for b in range(nb):
+            rows[c, b] = 0
+            lanes[c, b] = t + 1 if ys == 1 and nyt == 2 else 0
+            if not (mask >> b) & 1:
+                rows[c, b] = midx[mask | (1 << b)]  # -1: not in the table (then never legal)
+    for c in range(n_cols):  # the best other column (add_columns off keeps the best one)
+        others[c] = TURN_NEG
+        for c2 in range(n_cols):
+            w = (cols_t[c2, 3] + fcur[c2]) * mult[c2]
+            if c2 != c and w > others[c]:
+                others[c] = w
+    return 0, base
+
+
+@njit(cache=True, inline="always")
+def turn_after(sc: int, bon: int, box: Any, col: Any, base: float, nums: Any, W: np.ndarray) -> float:
+    """Turn._after: the expected final total after writing `sc` (+ `bon`) in a box of a column,
+    relative to the position's value (it runs for every placement: numbers and the table only).
+
+    Parameters
+    ----------
+    sc, bon : int
+        The score written and the extra bonus earned.
+    box : (int, bool, int, int)
+        The box: its index, whether it is an upper box, the table row of the column with it filled
+        and its Yahtzee lane (turn_position's rows, lanes; the Yahtzee box's own lane follows the
+        score written).
+    col : (int, int, float, float, float)
+        The column: its upper total, points written; its weight, value to go and the best weighted
+        estimate of the other columns (turn_position's fcur, others).
+    base : float
+        The position's value (turn_position).
+    nums : (int, int, int, int, int)
+        turn_numbers: the table's t and nyt; the rule set's ybox, ypoints and add_columns.
+    W : float64[rows, nyt * (t + 1)]
+        The table's values (Future.W).
+    """
+    b, up, row, lane = box
+    u, raw, mc, fc, oth = col
+    t, nyt, ybox, ypoints, add_columns = nums
+    u2 = u + sc if up else u
+    if b == ybox:
+        lane = t + 1 if sc == ypoints and nyt == 2 else 0
+    f2 = W[row, lane + (u2 if u2 < t else t)]
+    if add_columns:
+        return float(mc * (float(sc + bon) + f2 - fc))
+    new = (float(raw + sc + bon) + f2) * mc
+    return float((new if new > oth else oth) - base)
+
+
+@njit(cache=True, inline="always")
+def turn_numbers(ra: Any, fut: Any) -> tuple[int, int, int, int, int]:
+    """turn_after's numbers: (t, nyt, ybox, ypoints, add_columns)."""
+    return fut.t, fut.nyt, ra.ybox, ra.ypoints, ra.add_columns
+
+
+@njit(cache=True, inline="always")
+def turn_options(r: int, cols_t: np.ndarray, base: float, ra: Any, fut: Any, pw: Any) -> tuple[int, bool]:
+    """Every legal placement of roll r (Turn._options, in its order: by column, then box) with its
+    value relative to the position's (pw.opt_v) and its column, box, score and bonus (pw.opt_i).
+    Returns (count, whether one scores: no pass then), count -1 when the table lacks a state it
+    leads to. With r = -1, every Yahtzee roll's in turn (the rolls whose legal boxes may differ from
+    the others'), the best of each into pw.final and whether one scores into pw.scoring (count 0).
+
+    Parameters
+    ----------
+    r : int
+        The roll, or -1.
+    cols_t, base, ra, fut
+        As turn_position; base its value.
+    pw : PositionWork
+        turn_position's; opt_v, opt_i written (final, scoring with r = -1).
+    """
+    yroll, own_bit, fill, joker, natural, is_upper = ra.yroll, ra.own_bit, ra.fill, ra.joker, ra.natural, ra.is_upper
+    W, mult, fcur, others, rows, lanes = fut.W, ra.mult, pw.fcur, pw.others, pw.rows, pw.lanes
+    opt_v, opt_i, final, scoring = pw.opt_v, pw.opt_i, pw.final, pw.scoring
+    nums = turn_numbers(ra, fut)
+    full = (1 << ra.nb) - 1
+    n = 0
+    any_score = False
+    for rr in range(r if r >= 0 else 0, r + 1 if r >= 0 else yroll.shape[0]):
+        if r < 0 and not yroll[rr]:
+            continue
+        n = 0
+        any_score = False
+        best = TURN_NEG
+        for c in range(ra.n_cols):
+            mask, u, ys, raw = cols_t[c, 0], cols_t[c, 1], cols_t[c, 2], cols_t[c, 3]
+            bits, fullv = roll_legal(full & ~mask, ys >= 0, rr, yroll, own_bit, ra.joker_code, ra.has_y, fill[c],
+                                     ra.lower_bits)
+            bon = extra_bonus_points(yroll[rr], ys == 1, ra.extra)
+            col = (u, raw, mult[c], fcur[c], others[c])
+            for b in range(ra.nb):
+                if not (bits >> b) & 1:
+                    continue
+                if rows[c, b] < 0:
+                    return -1, any_score
+                sc = joker[rr, b] if fullv else natural[rr, b]
+                any_score = any_score or sc != 0 or bon != 0
+                v = turn_after(sc, bon, (b, is_upper[b], rows[c, b], lanes[c, b]), col, base, nums, W)
+                best = v if v > best else best
+                opt_v[n] = v
+                opt_i[n, 0], opt_i[n, 1], opt_i[n, 2], opt_i[n, 3] = c, b, sc, bon
+                n += 1
+        if r < 0:
+            final[rr] = best
+            scoring[rr] = any_score
+    return (n, any_score) if r >= 0 else (0, False)
+
+
+@njit(cache=True, inline="always")
+def turn_final_values(cols_t: np.ndarray, base: float, ra: Any, fut: Any, pw: Any) -> int:
+    """A position's final-roll values (Turn._roll_final) into pw.final, relative to the position's
+    value (a pass: -PASS_COST where nothing scores and passes are allowed); 0, or 1 when a state they
+    lead to is not in the table. Every roll but a Yahtzee may go in the same boxes at its natural
+    score with no bonus: box by box over all rolls (the maximum does not depend on the order); then
+    the Yahtzee rolls one by one (turn_options, all in one call).
+
+    Parameters
+    ----------
+    cols_t, base, ra, fut, pw
+        As turn_options (pw: final, scoring, opt_v, opt_i written).
+    """
+    final, scoring, rows, lanes, fcur, others = pw.final, pw.scoring, pw.rows, pw.lanes, pw.fcur, pw.others
+    natural, yroll, own_bit, fill, mult, is_upper = ra.natural, ra.yroll, ra.own_bit, ra.fill, ra.mult, ra.is_upper
+    W = fut.W
+    t = fut.t
+    nums = turn_numbers(ra, fut)
+    R = final.shape[0]
+    for r in range(R):
+        final[r] = TURN_NEG
+        scoring[r] = False
+    for c in range(ra.n_cols):
+        mask, u, ys, raw = cols_t[c, 0], cols_t[c, 1], cols_t[c, 2], cols_t[c, 3]
+        bits, _ = roll_legal(((1 << ra.nb) - 1) & ~mask, ys >= 0, ra.base_roll, yroll, own_bit, ra.joker_code,
+                             ra.has_y, fill[c], ra.lower_bits)
+        col = (u, raw, mult[c], fcur[c], others[c])
+        for b in range(ra.nb):
+            if not (bits >> b) & 1:
+                continue
+            if rows[c, b] < 0:
+                return 1
+            if ra.add_columns and b != ra.ybox:  # turn_after's arithmetic, its lookups made once for the box
+                row, lane, mc, fc, up = rows[c, b], lanes[c, b], mult[c], fcur[c], is_upper[b]
+                f2 = W[row, lane + (u if u < t else t)]
+                for r in range(R):
+                    sc = natural[r, b]
+                    if up:
+                        u2 = u + sc
+                        f2 = W[row, lane + (u2 if u2 < t else t)]
+                    v = float(mc * (float(sc) + f2 - fc))
+                    final[r] = v if v > final[r] else final[r]
+                    scoring[r] = scoring[r] or sc != 0
+                continue
+            box = (b, is_upper[b], rows[c, b], lanes[c, b])
+            for r in range(R):
+                sc = natural[r, b]
+                v = turn_after(sc, 0, box, col, base, nums, W)
+                final[r] = v if v > final[r] else final[r]
+                scoring[r] = scoring[r] or sc != 0
+    if turn_options(-1, cols_t, base, ra, fut, pw)[0] < 0:  # the Yahtzee rolls
+        return 1
+    if not ra.must_zero:
+        for r in range(R):
+            if final[r] < -PASS_COST and not scoring[r]:
+                final[r] = -PASS_COST  # a pass: the same position next turn
+    return 0
+
+
+@njit(cache=True, inline="always")
+def turn_best_keep(r: int, j: int, base: float, saved_value: float, ra: Any, pw: Any) -> tuple[float, int]:
+    """Turn.evaluate's best keep of roll r with j rolls left: the largest value (base + value), then
+    the most dice kept, then the first in itertools.product order of the face counts. Returns (its
+    value, the keep).
+
+    Parameters
+    ----------
+    r, j : int
+        The roll and the rolls left.
+    base : float
+        The position's value (turn_position).
+    saved_value : float
+        The value of a roll saved for later.
+    ra : tables.RuleArrays
+        The rule set's arrays (keeps, keep_index, keep_of_roll).
+    pw : PositionWork
+        The position's final-roll values (final) and keep values (EJ: keep_values with turn_mean);
+        sub, scratch.
+    """
+    keeps, keep_index, final, EJ, sub = ra.keeps, ra.keep_index, pw.final, pw.EJ, pw.sub
+    K = keeps.shape[0]
+    n = keeps[K - 1, 0]  # dice: the full keep's count
+    for f in range(1, 6):
+        n += keeps[K - 1, f]
+    cnt = keeps[ra.keep_of_roll[r]]
+    for f in range(6):
+        sub[f] = 0
+    best = TURN_NEG
+    best_k = -1
+    best_size = -1
+    while True:
+        key = 0
+        size = 0
+        for f in range(5, -1, -1):
+            key = key * 7 + sub[f]
+            size += sub[f]
+        k = keep_index[key]
+        v = base + (final[r] + saved_value * j if size == n else EJ[j - 1, k])
+        if v > best or (v == best and size > best_size):
+            best = v
+            best_k = k
+            best_size = size
+        f = 5  # the odometer: the last face counts fastest, as itertools.product
+        while f >= 0 and sub[f] == cnt[f]:
+            sub[f] = 0
+            f -= 1
+        if f < 0:
+            return best, best_k
+        sub[f] += 1
