@@ -150,3 +150,17 @@ def yahtzee_command() -> list[str]:
 def yahtzee() -> list[str]:
     """The command prefix that runs `yahtzee` in a subprocess (see yahtzee_command)."""
     return yahtzee_command()
+
+
+@pytest.fixture
+def small_short_early(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The six-box rules with only layers 0-2 in the win chances' early file (so later positions take
+    the pass), in a cache of their own."""
+    from yahtzee_cli.rules import engine as R
+    from yahtzee_cli.solver import winning
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "short-early-cache"))
+    monkeypatch.setattr(winning, "EARLY_LAYERS", 3)
+    monkeypatch.setattr(winning, "_early_memo", {})
+    monkeypatch.setattr(winning, "_late_memo", {})
+    return R.rules_from_data(SMALL_RULES)

@@ -25,13 +25,8 @@ from yahtzee_cli.solver.distribution import Distribution
 
 
 @pytest.fixture
-def small(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> R.RuleSet:
-    """The six-box rules with only layers 0-2 in the early file (so later positions take the pass)."""
-    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "win-costs-cache"))
-    monkeypatch.setattr(winning, "EARLY_LAYERS", 3)
-    monkeypatch.setattr(winning, "_early_memo", {})
-    monkeypatch.setattr(winning, "_late_memo", {})
-    return R.rules_from_data(SMALL)
+def small(small_short_early: R.RuleSet) -> R.RuleSet:
+    return small_short_early
 
 
 def _log(rules: R.RuleSet, seed: int, players: tuple[str, ...]) -> dict[str, Any]:

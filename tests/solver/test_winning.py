@@ -9,7 +9,6 @@ import random
 
 import numpy as np
 import pytest
-from conftest import SMALL_RULES as SMALL  # six boxes: exact in well under a second
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,13 +65,8 @@ def _p_some_tie(dists: list[Distribution]) -> float:
 
 
 @pytest.fixture
-def small(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> R.RuleSet:
-    """The six-box rules with only layers 0-2 in the early file (so later positions take the pass)."""
-    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "winning-cache"))
-    monkeypatch.setattr(winning, "EARLY_LAYERS", 3)
-    monkeypatch.setattr(winning, "_early_memo", {})
-    monkeypatch.setattr(winning, "_late_memo", {})
-    return R.rules_from_data(SMALL)
+def small(small_short_early: R.RuleSet) -> R.RuleSet:
+    return small_short_early
 
 
 def _random_column(rules: R.RuleSet, rng: random.Random, filled: int) -> R.Column:
