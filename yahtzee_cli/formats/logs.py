@@ -654,22 +654,25 @@ def _key_dropped(raw: bytes, value: Any) -> bool:
 
 def _colons(value: Any) -> int:
     """The colons of `value` written back as JSON (keys and colons inside strings), or fewer: counted
-    from a game log's shape without writing it (the top object, each turn's keys, the names, meta and
-    rules written back), from the value written back otherwise. Never more, so a repeat the written
-    text would show is never missed; when fewer, duplicate_key reads the text and decides."""
-    if type(value) is not dict:
-        return _dumps(value).count(b":")
+    from a game log's shape without writing it where it has one (_log_colons), from the value written
+    back otherwise. Never more, so a repeat the written text would show is never missed; when fewer,
+    duplicate_key reads the text and decides."""
+    n = _log_colons(value) if type(value) is dict else None
+    return _dumps(value).count(b":") if n is None else n
+
+
+def _log_colons(value: dict[str, Any]) -> int | None:
+    """The top object's keys, each turn's keys and the colons of meta and rules written back; None
+    when `value` is not shaped so (turns not all objects: len() would not count keys; a name with a
+    colon, which stands again in every turn)."""
     turns, names = value.get("turns"), value.get("players")
     if type(turns) is not list or type(names) is not list:
-        return _dumps(value).count(b":")
-    n = len(value)
-    for name in names:
-        if type(name) is not str or ":" in name:
-            return _dumps(value).count(b":")  # (a name with a colon stands again in every turn)
-    if turns:
-        if set(map(type, turns)) != {dict}:  # (len of a list or string is not a count of keys)
-            return _dumps(value).count(b":")
-        n += sum(map(len, turns))  # a turn's values: ints, lists of ints, names and box keys
+        return None
+    if any(type(name) is not str or ":" in name for name in names):
+        return None
+    if turns and set(map(type, turns)) != {dict}:
+        return None
+    n = len(value) + sum(map(len, turns))  # a turn's values: ints, lists of ints, names and box keys
     for key in ("meta", "rules"):
         inner = value.get(key)
         if type(inner) is dict:

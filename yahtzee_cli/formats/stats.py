@@ -300,8 +300,7 @@ class Book:
             self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
                                         "a poker-dice match: stats count Yahtzee-family games"))
             return None
-        meta = doc.data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
-        if meta is not None and is_abandoned(doc.data):
+        if is_abandoned(doc.data):
             self.abandoned += 1
             return None
         if not rep.finished:
@@ -310,6 +309,7 @@ class Book:
         rules = rep.rules
         walked = rep.log if rep.log is not None else rep.sheet
         assert walked is not None
+        meta = doc.data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
         played = Played(item.source.name, doc.line, doc.index, _meta_date(meta) if type(meta) is dict else None,
                         rules_label(rules), rules.keys, _seats(rules, walked.players))
         self.add(played)
@@ -318,7 +318,7 @@ class Book:
     def add(self, played: Played) -> None:
         f = self.filters
         seats = played.seats
-        named = [self._seen.get(s.name) or self.name(s.name) for s in seats]
+        named = [self.name(s.name) for s in seats]
         keys = [k for _, k in named]
         self.seen_rules.add(played.rules)
         if ((f.players and not f.players.intersection(keys)) or (f.rules and not f.rules_match(played.rules))

@@ -14,10 +14,9 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property, partial
-from operator import itemgetter
+from functools import cache, cached_property
 from typing import Any, Literal, NamedTuple
 
 import orjson
@@ -340,17 +339,6 @@ def setting_values(key: str, typed: str = "") -> list[str]:
 # --------------------------------------------------------------------------- rule sets
 
 
-def _picker(indices: tuple[int, ...]) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
-    """A function taking the items at `indices` of a sequence, as a tuple (itemgetter, whatever the count)."""
-    if len(indices) > 1:
-        return itemgetter(*indices)
-    return partial(_pick, indices)  # (picklable, as a RuleSet is: workers receive it)
-
-
-def _pick(indices: tuple[int, ...], seq: Sequence[int | None]) -> tuple[int | None, ...]:
-    return tuple(seq[i] for i in indices)
-
-
 class RuleSet(BaseModel):
     """A complete rule set: dice, boxes in sheet order, settings."""
 
@@ -401,15 +389,6 @@ class RuleSet(BaseModel):
     @cached_property
     def lower_indices(self) -> tuple[int, ...]:
         return tuple(i for i, b in enumerate(self.boxes) if b.kind != "upper")
-
-    @cached_property
-    def upper_scores(self) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
-        """A column's upper-box scores, picked at C speed (column_totals runs once a game in stats)."""
-        return _picker(self.upper_indices)
-
-    @cached_property
-    def lower_scores(self) -> Callable[[Sequence[int | None]], tuple[int | None, ...]]:
-        return _picker(self.lower_indices)
 
     @cached_property
     def upper_index_by_face(self) -> dict[int, int]:
@@ -1236,8 +1215,8 @@ def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
 def scores_totals(rules: RuleSet, scores: Sequence[int | None], yahtzee_bonus: int) -> ColumnTotals:
     """column_totals of a column given as its box scores (None: open) and extra-Yahtzee bonus points."""
     s = rules.settings
-    upper = sum(filter(None, rules.upper_scores(scores)))  # (filter: open boxes count 0)
-    lower = sum(filter(None, rules.lower_scores(scores)))
+    upper = sum(scores[i] or 0 for i in rules.upper_indices)
+    lower = sum(scores[i] or 0 for i in rules.lower_indices)
     bonus = upper_bonus_points(upper, s.upper_bonus_threshold, s.upper_bonus)
     lower_total = lower + yahtzee_bonus
     return ColumnTotals(upper, bonus, upper + bonus, lower, yahtzee_bonus, lower_total,
