@@ -2,12 +2,19 @@
 in-process query; `--approx` also measures the approximate strategies against exact play.
 
     python benchmarks/bench_hint.py [--runs 10] [--approx]
+    python benchmarks/bench_hint.py --target [--runs 3]
 
 1. Wall time of `yahtzee hint 1 3 3 5 6` (table cached; best and median of --runs), next to
    `python -c pass` and `yahtzee --version` (start-up floor), and the biggest imports of the hint
    (python -X importtime). Target: under 300 ms.
 2. In-process: one position's values from the cached table (pure Python) vs yatzy-solver's
    `option_values` on the same position (its table built in memory first, not timed).
+With --target, only this (the other parts are left out):
+4. Playing for a score: `yahtzee hint 1 3 3 5 6 --target 300` cold (a fresh cache: kernels compiled,
+   the risk tables built, the position's distributions computed and stored) and warm (best and
+   median of --runs), next to yatzy-solver's cold build (a new process) and our own table build
+   (`yahtzee solve --rebuild`, fresh cache). Bounds: warm at most 5 s; cold at most twice
+   yatzy-solver's cold build plus our table build.
 3. With --approx: the heuristic strategy (approx.py, what maxi-yatzy uses) fitted and played on
    plain Yahtzee, where the exact optimum is known; and the multi-column estimate on Triple Yahtzee
    against its simulated mean.
@@ -39,8 +46,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--approx", action="store_true")
+    ap.add_argument("--target", action="store_true", help="only part 4: hint --target cold and warm")
     args = ap.parse_args()
     exe = shutil.which("yahtzee") or sys.exit("the yahtzee command is not on PATH (pip install -e .)")
+    if args.target:
+        target_report(exe, args.runs)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "YAHTZEE_CACHE_DIR": tmp}
         subprocess.run([exe, "solve"], env=env, check=True, capture_output=True)  # build the table once
@@ -105,6 +116,44 @@ def main() -> None:
                   f"(best {best[0]} {best[1]:.4f}, remaining score)")
         if args.approx:
             approx_report()
+
+
+THEIRS_BUILD = "import yatzy_solver as ys; ys.Solver.build(ys.Variant('american+forced-joker'))"
+TARGET = ["hint", "1", "3", "3", "5", "6", "--target", "300"]
+
+
+def fresh_env(tmp: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["YAHTZEE_CACHE_DIR"] = tmp
+    return env
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def target_report(exe: str, runs: int) -> None:
+    try:
+        import yatzy_solver  # noqa: F401
+    except ImportError:
+        sys.exit("yatzy-solver is not installed: pip install 'yahtzee-cli[bench]'")
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, tempfile.TemporaryDirectory() as c:
+        theirs = timed([sys.executable, "-c", THEIRS_BUILD], fresh_env(a))
+        build = timed([exe, "solve", "--rebuild"], fresh_env(b))
+        env = fresh_env(c)
+        cold = timed([exe, *TARGET], env)
+        best, med = wall([exe, *TARGET], env, runs)
+        bound = 2 * theirs + build
+        print(f"  yatzy-solver cold build (new process)          {theirs:7.2f} s")
+        print(f"  yahtzee solve --rebuild (fresh cache)          {build:7.2f} s")
+        print(f"  yahtzee {' '.join(TARGET)} cold   {cold:7.2f} s   ratio to 2 x theirs + our build "
+              f"{cold / bound:5.2f} (goal <= 1)")
+        print(f"  yahtzee {' '.join(TARGET)} warm   {best:7.2f} s best {med:6.2f} s median of {runs}   "
+              f"ratio to theirs' cold build {med / theirs:5.2f}; goal <= 5 s: {'met' if med <= 5 else 'NOT met'}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 def approx_report() -> None:

@@ -129,10 +129,11 @@ def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: floa
     expected value. `target`: the score the chances are read at (default: a round score near the best
     option's median). NotExact when the rules have no exact distribution."""
     from ..solver import distribution as D
+    from ..solver import positions
 
     opts = [o for o in ev.options if not o.is_pass]
     picked = opts if theta != 0.0 else opts[: top or 3]
-    chances = D.position_chances(rules, column, ev.dice, ev.rolls_left, picked, theta, None, say=say)
+    chances = positions.chances(rules, column, ev.dice, ev.rolls_left, picked, theta, None, say=say)
     if theta != 0.0:
         scored = sorted(((certainty_equivalent(c, theta), o, c) for o, c in zip(picked, chances, strict=True)),
                         key=lambda t: -t[0])
@@ -159,6 +160,7 @@ def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: 
     """Maximise P(final >= target) from the position of `ev` over the options and the risk strategies
     of solver.distribution.THETA_GRID (the first best on ties). NotExact without an exact distribution."""
     from ..solver import distribution as D
+    from ..solver import positions
     from ..strategy.choice import max_risk
 
     opts = [o for o in ev.options if not o.is_pass]
@@ -166,7 +168,7 @@ def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: 
     by_theta: list[tuple[float, Any, float]] = []
     best: tuple[float, float, Any] | None = None
     for theta in grid:
-        ch = D.position_chances(rules, column, ev.dice, ev.rolls_left, opts, theta, target, say=say)
+        ch = positions.chances(rules, column, ev.dice, ev.rolls_left, opts, theta, target, say=say)
         k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
         p = ch[k].at_least(target)
         by_theta.append((theta, opts[k], p))

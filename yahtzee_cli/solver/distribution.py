@@ -794,7 +794,8 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     """The final-score distribution of each option (position.Choice: a keep or a box) of a one-column
     position, playing on by the policy of theta's table. With `target`, only P(final >= target) is
     exact (scores from the target up are lumped), which is much less work. `rest(mask, y, u)`: the
-    uncapped pmf of the points to come from a next state when already known (a cache), else None.
+    uncapped pmf of the points to come from a next state under theta's policy when already known (a
+    cache), else None.
     `mod`, `W`: the rule set's model and the table's values in its order, when the caller keeps them."""
     from .tables import counts_key
 
@@ -832,7 +833,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
         return m2, y2, int(mod.eff[lay.sub_of[m2], min(u + int(lay.du[b, v]), lay.t)])
 
     # the next states' pmfs from `rest` when it knows every one (then no pass is run)
-    known: dict[tuple[int, int], FloatArray] | None = {} if rest is not None and theta == 0.0 else None
+    known: dict[tuple[int, int], FloatArray] | None = {} if rest is not None else None
     if known is not None and rest is not None:
         for b in range(lay.nb):
             for v in range(int(lay.nvar[b]) if not m >> b & 1 else 0):
