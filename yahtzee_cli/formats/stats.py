@@ -25,7 +25,7 @@ from ..rules import engine as R
 from ..rules.engine import RuleSet
 from .inputs import Game, Unreadable
 from .logs import is_abandoned
-from .validate import PlayerState, report_document
+from .validate import PlayerState, _fast_log, report_document
 
 LAST = 10  # "mean of the last N games"
 
@@ -33,47 +33,44 @@ LAST = 10  # "mean of the last N games"
 # --------------------------------------------------------------------------- one game
 
 
-# (Seat and Played are made once a game: not frozen, whose __init__ sets each field through
-# object.__setattr__ at about three times the cost; nothing changes them after)
-@dataclass(slots=True)
-class Seat:
-    """One player's result in a game."""
+class _Sheet:
+    """What stats asks of a rule set for every game, worked out once: its label, box keys, and how a
+    player's total is added up (the rules' own arithmetic: rules.column_totals per column, the
+    columns weighted, added or the best kept)."""
 
-    name: str
-    total: int
-    rank: int  # 1 = first (ties share a rank)
-    upper_bonus: float  # share of the player's columns that earned the upper-section bonus
-    yahtzee: float  # share of the columns whose Yahtzee box scored
-    boxes: tuple[float, ...]  # per box (sheet order): the mean score over the columns (ints for one column)
+    __slots__ = ("label", "keys", "y", "upper", "upper_end", "threshold", "points", "one_multiplier")
 
-
-@dataclass(slots=True)
-class Played:
-    """A finished game as stats count it."""
-
-    file: str
-    line: int
-    game: int
-    date: str | None  # meta.started (ISO 8601), or meta.date, when the game carries one
-    rules: str  # rules_label of its rule set
-    boxes: tuple[str, ...]  # box keys in sheet order
-    seats: tuple[Seat, ...]
+    def __init__(self, rules: RuleSet) -> None:
+        s = rules.settings
+        self.label = _label(rules)
+        self.keys = rules.keys
+        self.y = rules.yahtzee_index
+        self.upper = rules.upper_indices
+        # the upper boxes as the first k boxes: their sum is a slice's (else None: by index)
+        self.upper_end = len(self.upper) if self.upper == tuple(range(len(self.upper))) else None
+        self.threshold, self.points = s.upper_bonus_threshold, s.upper_bonus
+        # one column: its total times its multiplier (weighted_total of one column, added or the best kept)
+        self.one_multiplier = s.multipliers[0]
 
 
-_LABELS: dict[int, tuple[RuleSet, str]] = {}
+_SHEETS: dict[int, tuple[RuleSet, _Sheet]] = {}
+
+
+def _sheet(rules: RuleSet) -> _Sheet:
+    hit = _SHEETS.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    sheet = _Sheet(rules)
+    if len(_SHEETS) > 256:
+        _SHEETS.clear()
+    _SHEETS[id(rules)] = (rules, sheet)  # (the RuleSet is kept alive, so its id stays its own)
+    return sheet
 
 
 def rules_label(rules: RuleSet) -> str:
     """A rule set as people name it: the preset's name, plus the settings that differ from the preset
     (`yahtzee (joker=off)`); a rule set of its own boxes is named `custom: NAME`."""
-    hit = _LABELS.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    label = _label(rules)
-    if len(_LABELS) > 256:
-        _LABELS.clear()
-    _LABELS[id(rules)] = (rules, label)  # (the RuleSet is kept alive, so its id stays its own)
-    return label
+    return _sheet(rules).label
 
 
 def _label(rules: RuleSet) -> str:
@@ -98,25 +95,39 @@ def _meta_date(meta: dict[str, Any]) -> str | None:
     return None
 
 
-def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
-    """Each player's total, rank and rates, by the rules' own arithmetic (rules.column_totals per
-    column, the columns weighted and added or the best kept)."""
-    y = rules.yahtzee_index
-    settings = rules.settings
-    one_multiplier = settings.multipliers[0]
-    facts = []
+# One player's result in a game: (name, total, upper-bonus share, Yahtzee share, per-box means). The
+# shares are of the player's columns (the upper-section bonus earned, the Yahtzee box scored); a box's
+# mean is over the columns (ints for one column).
+Fact = tuple[str, int, float, float, tuple[float, ...]]
+
+
+def _facts(rules: RuleSet, sheet: _Sheet, players: Sequence[PlayerState], full: bool) -> list[Fact]:
+    """Each player's total and rates, by the rules' own arithmetic. `full`: every box holds a score
+    (a finished log), so no None to read as 0."""
+    y = sheet.y
+    facts: list[Fact] = []
     for p in players:
         n = len(p.scores)
         if n == 1:  # (the common sheet: the same figures without the loops over columns)
             scores = p.scores[0]
-            t = R.scores_totals(rules, scores, p.bonus[0])
-            total = t.total * one_multiplier  # (weighted_total of one column, added or the best kept)
-            bonus = 1.0 if t.upper_bonus > 0 else 0.0
+            if full or None not in scores:
+                # (ints: a Line adds them to float sums, as exact as converting each first)
+                boxes: tuple[float, ...] = cast("tuple[int, ...]", tuple(scores))
+                if sheet.upper_end is not None:
+                    upper = sum(cast("list[int]", scores[:sheet.upper_end]))
+                else:
+                    upper = sum(cast("int", scores[i]) for i in sheet.upper)
+                earned = R.upper_bonus_points(upper, sheet.threshold, sheet.points)
+                total = (sum(cast("list[int]", scores)) + earned + p.bonus[0]) * sheet.one_multiplier
+            else:
+                boxes = tuple(v or 0 for v in scores)
+                t = R.scores_totals(rules, scores, p.bonus[0])
+                earned = t.upper_bonus
+                total = t.total * sheet.one_multiplier
+            bonus = 1.0 if earned > 0 else 0.0
             yahtzees = 0.0 if y is None else (1.0 if (scores[y] or 0) > 0 else 0.0)
-            # (ints: a Line adds them to float sums, as exact as converting each first)
-            boxes: tuple[float, ...] = (cast("tuple[int, ...]", tuple(scores)) if None not in scores
-                                        else tuple(v or 0 for v in scores))
         else:
+            settings = rules.settings
             columns = p.columns
             sums = [R.column_totals(rules, c) for c in columns]
             total = R.weighted_total([t.total for t in sums], settings.multipliers, settings.add_columns)
@@ -125,12 +136,7 @@ def _seats(rules: RuleSet, players: Sequence[PlayerState]) -> tuple[Seat, ...]:
             rows = [[v or 0 for v in c.scores] for c in columns]
             boxes = tuple(sum(col) / n for col in zip(*rows, strict=True))
         facts.append((p.name, total, bonus, yahtzees, boxes))
-    if len(facts) == 1:
-        name, total, b, yz, boxes = facts[0]
-        return (Seat(name, total, 1, b, yz, boxes),)
-    totals = [f[1] for f in facts]
-    return tuple(Seat(name, total, 1 + sum(1 for u in totals if u > total), b, yz, boxes)
-                 for name, total, b, yz, boxes in facts)
+    return facts
 
 
 # --------------------------------------------------------------------------- tallies
@@ -157,24 +163,25 @@ class Line:
     yahtzee: float = 0.0
     box_sums: list[float] = field(default_factory=list)
 
-    def add(self, seat: Seat, played: Played, others: int) -> None:
+    def add(self, x: int, bonus: float, yahtzee: float, boxes: tuple[float, ...], date: str | None, file: str,
+            line: int, outcome: int) -> None:
+        """One game's figures for this player: total `x`, the upper-bonus and Yahtzee shares, the box
+        scores, where it was played; `outcome` 1 won, 2 tied for first, 0 otherwise (or solo)."""
         self.games += 1
         n = self.games
-        x = seat.total
         delta = x - self.mean
         self.mean += delta / n
         self.m2 += delta * (x - self.mean)
         self.last.append(x)
         if self.best is None or x > self.best:
-            self.best, self.best_date, self.best_at = x, played.date, f"{played.file}:{played.line}"
-        if others and seat.rank == 1:
-            if sum(1 for s in played.seats if s.rank == 1) > 1:
-                self.ties += 1
-            else:
-                self.wins += 1
-        self.bonus += seat.upper_bonus
-        self.yahtzee += seat.yahtzee
-        self.box_sums = list(map(add, self.box_sums, seat.boxes)) if self.box_sums else [0.0 + v for v in seat.boxes]
+            self.best, self.best_date, self.best_at = x, date, f"{file}:{line}"
+        if outcome == 1:
+            self.wins += 1
+        elif outcome:
+            self.ties += 1
+        self.bonus += bonus
+        self.yahtzee += yahtzee
+        self.box_sums = list(map(add, self.box_sums, boxes)) if self.box_sums else [0.0 + v for v in boxes]
 
     @property
     def sd(self) -> float | None:
@@ -284,78 +291,106 @@ class Book:
             self._seen_keys.add(key)
         return hit
 
-    def add_item(self, item: Game | Unreadable) -> Played | None:
+    def add_item(self, item: Game | Unreadable) -> None:
         """Count one game read from an input (or note an input that could not be read)."""
         if isinstance(item, Unreadable):
             self.skipped.append(Skipped(item.source.name, None, None, "unreadable", item.message))
-            return None
+            return
         self.games += 1
         doc = item.doc
-        rep = report_document(doc)
-        if rep.problems:
-            first = rep.problems[0]
-            self.skipped.append(Skipped(item.file, rep.line_of(first), doc.index, "invalid", str(first)))
-            return None
-        if rep.kind == "poker" or rep.rules is None:
-            self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
-                                        "a poker-dice match: stats count Yahtzee-family games"))
-            return None
-        if is_abandoned(doc.data):
+        data = doc.data
+        # a valid log on the validator's fast path (what report_document tries first), else its verdict
+        walk = _fast_log(data, doc.trusted) if doc.problem is None else None
+        if walk is not None:
+            rules = walk.rules
+            players = walk.players
+            finished = full = walk.next_player is None  # (no turn in progress and every sheet full)
+        else:
+            rep = report_document(doc)
+            if rep.problems:
+                first = rep.problems[0]
+                self.skipped.append(Skipped(item.file, rep.line_of(first), doc.index, "invalid", str(first)))
+                return
+            if rep.kind == "poker" or rep.rules is None:
+                self.skipped.append(Skipped(item.file, doc.line, doc.index, "invalid",
+                                            "a poker-dice match: stats count Yahtzee-family games"))
+                return
+            rules = rep.rules
+            walked = rep.log if rep.log is not None else rep.sheet
+            assert walked is not None
+            players = walked.players
+            finished, full = rep.finished, False
+        if is_abandoned(data):
             self.abandoned += 1
-            return None
-        if not rep.finished:
+            return
+        if not finished:
             self.unfinished += 1
-            return None
-        rules = rep.rules
-        walked = rep.log if rep.log is not None else rep.sheet
-        assert walked is not None
-        meta = doc.data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
-        played = Played(item.source.name, doc.line, doc.index, _meta_date(meta) if type(meta) is dict else None,
-                        rules_label(rules), rules.keys, _seats(rules, walked.players))
-        self.add(played)
-        return played
+            return
+        sheet = _sheet(rules)
+        meta = data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
+        self.add(item.source.name, doc.line, _meta_date(meta) if type(meta) is dict else None, sheet.label,
+                 sheet.keys, _facts(rules, sheet, players, full))
 
-    def add(self, played: Played) -> None:
+    def add(self, file: str, line: int, date: str | None, label: str, boxes: tuple[str, ...],
+            facts: list[Fact]) -> None:
+        """Count a finished game: where it was played, when, its rule set's label and box keys, and each
+        player's figures."""
         f = self.filters
-        seats = played.seats
-        named = [self.name(s.name) for s in seats]
+        self.seen_rules.add(label)
+        if len(facts) == 1:  # (solo: no ranks, no meetings)
+            name, total, bonus, yahtzees, scores = facts[0]
+            name, key = self.name(name)
+            if ((f.players and key not in f.players) or (f.rules and not f.rules_match(label))
+                    or (f.since is not None and (date is None or date[:len(f.since)] < f.since))):
+                self.filtered += 1
+                return
+            self.counted += 1
+            self.rule_sets[label] = self.rule_sets.get(label, 0) + 1
+            at = (key, label, True)
+            ln = self.lines.get(at)
+            if ln is None:
+                ln = self.lines[at] = Line(name, label, True, boxes)
+            ln.add(total, bonus, yahtzees, scores, date, file, line, 0)
+            if self.series is not None:
+                self.series.setdefault(name, []).append((date, total, label))
+            return
+        named = [self.name(fact[0]) for fact in facts]
         keys = [k for _, k in named]
-        self.seen_rules.add(played.rules)
-        if ((f.players and not f.players.intersection(keys)) or (f.rules and not f.rules_match(played.rules))
-                or (f.since is not None and (played.date is None or played.date[:len(f.since)] < f.since))):
+        if ((f.players and not f.players.intersection(keys)) or (f.rules and not f.rules_match(label))
+                or (f.since is not None and (date is None or date[:len(f.since)] < f.since))):
             self.filtered += 1
             return
         self.counted += 1
-        self.rule_sets[played.rules] = self.rule_sets.get(played.rules, 0) + 1
-        others = len(seats) - 1
-        for (name, key), seat in zip(named, seats, strict=True):
+        self.rule_sets[label] = self.rule_sets.get(label, 0) + 1
+        totals = [fact[1] for fact in facts]
+        top = max(totals, default=0)
+        outcome = 1 if totals.count(top) == 1 else 2  # of a player with the top total (ties share rank 1)
+        for (name, key), (_, total, bonus, yahtzees, scores) in zip(named, facts, strict=True):
             if f.players and key not in f.players:
                 continue
-            at = (key, played.rules, not others)
-            line = self.lines.get(at)
-            if line is None:
-                line = self.lines[at] = Line(name, played.rules, not others, played.boxes)
-            line.add(seat, played, others)
+            at = (key, label, False)
+            ln = self.lines.get(at)
+            if ln is None:
+                ln = self.lines[at] = Line(name, label, False, boxes)
+            ln.add(total, bonus, yahtzees, scores, date, file, line, outcome if total == top else 0)
             if self.series is not None:
-                self.series.setdefault(name, []).append((played.date, seat.total, played.rules))
-        if not others:
-            return
+                self.series.setdefault(name, []).append((date, total, label))
         names = [n for n, _ in named]
-        for i in range(len(played.seats)):
-            for j in range(i + 1, len(played.seats)):
+        for i in range(len(facts)):
+            for j in range(i + 1, len(facts)):
                 if keys[i] == keys[j]:
                     continue
-                (ki, ni, si), (kj, nj, sj) = sorted(((keys[i], names[i], played.seats[i]),
-                                                     (keys[j], names[j], played.seats[j])), key=lambda t: t[0])
+                (ki, ni, ti), (kj, nj, tj) = sorted(((keys[i], names[i], totals[i]), (keys[j], names[j], totals[j])),
+                                                    key=lambda t: t[0])
                 if f.players and ki not in f.players and kj not in f.players:
                     continue
                 m = self.meetings.get((ki, kj))
                 if m is None:
                     m = self.meetings[(ki, kj)] = Meeting(ni, nj)
                 m.games += 1
-                if si.total > sj.total:
+                if ti > tj:
                     m.a_ahead += 1
-                elif sj.total > si.total:
+                elif tj > ti:
                     m.b_ahead += 1
                 else:
                     m.level += 1
@@ -489,5 +524,4 @@ def csv_rows(book: Book) -> Iterator[list[Any]]:
         yield [*(r[k] for k in CSV_HEADER), *(means.get(k) for k in box_keys)]
 
 
-__all__ = ["Book", "Filters", "Line", "Meeting", "Played", "Seat", "Skipped", "csv_rows", "render", "rules_label",
-           "tally"]
+__all__ = ["Book", "Fact", "Filters", "Line", "Meeting", "Skipped", "csv_rows", "render", "rules_label", "tally"]
