@@ -141,6 +141,12 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     built once and cached), so the notes reach `say` and the run itself starts at full speed.
     `record`: the run records its games (a kernel of its own to compile); `games`: the run's games."""
     futs: dict[str, Any] = {}
+    if any(s in COMPILED for s in strategies):
+        from ..limits import cores
+        from ..solver import aside, jit, play_kernel
+
+        if not jit.is_compiled(play_kernel.play_games):  # a first run: its compile starts on two cores
+            aside.start_early(cores())
     for strategy in dict.fromkeys(strategies):
         if strategy.startswith(RISK):
             dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")

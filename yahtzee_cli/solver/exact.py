@@ -437,7 +437,8 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     def games(g0: int, g1: int) -> None:
         play_kernel.play_games(*inputs.args((seed, first_game + g0, seat), g0, g1, memo))
 
-    on_threads(games, n_games, threads)
+    with play_kernel.compiled_on_two_cores(inputs.args((seed, first_game, seat), 0, 0, memo), threads):
+        on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)

@@ -27,11 +27,15 @@ solver.exact.play_with; every array read-only except `out`, `work`, `log` and `m
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from . import atomic, compiled
+from ..limits import cores
+from . import atomic, compiled, jit
+from .aside import Job, compiled_aside
 from .compiled import extra_bonus_points, roll_budget, rolls_left_over
 from .jit import INNER, njit
 from .rng import stream
@@ -360,3 +364,55 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
                 open_total -= 1
             turn += 1
         nturns_out[g] = turn
+
+
+
+def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
+    """play_games' helpers with the signatures it calls them with for `args` (its arguments), split so
+    that both processes of a first run finish about together (the other one starts later, and the
+    totals are needed only after the games): (those another process compiles, those this one compiles
+    first). tests/solver/test_aside.py checks that none of them is compiled twice."""
+    import numba
+
+    types: Any = cast(Any, numba).types
+
+    from .rng import stream as rng_stream
+    from .totals import _sheet_totals
+
+    typeof: Any = cast(Any, numba).typeof
+    ra, fut, out, work = args[1], args[2], args[5], args[6]
+    i8, f8, b1 = types.int64, types.float64, types.boolean
+    R, W, NV, cm, ys = typeof(ra), typeof(work), typeof(work.NV), typeof(work.cmask), typeof(work.yst)
+    vec, ivec = typeof(work.Vfinal), typeof(work.dice)
+    best12 = types.Tuple((f8, f8, i8))
+    theirs: list[Job] = [
+        (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
+        (keep_values, (vec, typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll), typeof(ra.add_die),
+                       typeof(ra.drop_self), types.literal(False))),
+        # the totals, needed only after the games (solver.totals.sheet_totals' call)
+        (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
+                         i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
+                         types.Array(i8, 1, "C"))),
+    ]
+    ours: list[Job] = [
+        (_sheet_next_values, (W, typeof(fut), R)),
+        (box_code, (i8, NV, cm, ys, b1, best12, R)),
+        (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
+        (keep_dice, (ivec, i8, typeof(ra.keeps))),
+        (roll_dice, (ivec, ivec, i8, types.uint64)),
+        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
+        (rng_stream, (i8, i8, i8)),
+    ]
+    return theirs, ours
+
+
+@contextmanager
+def compiled_on_two_cores(args: tuple[Any, ...], threads: int | None) -> Iterator[None]:
+    """Around play_games' first call with `args`: where it is not compiled yet, half of its helpers'
+    compile is done by another process meanwhile (aside.compiled_aside)."""
+    if jit.is_compiled(play_games, args):
+        yield
+        return
+    theirs, ours = _helper_jobs(args)
+    with compiled_aside(theirs, ours, threads or cores()):
+        yield
