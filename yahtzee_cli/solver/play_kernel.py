@@ -387,8 +387,6 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
-        (keep_values, (vec, typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll), typeof(ra.add_die),
-                       typeof(ra.drop_self), types.literal(False))),
         # the totals, needed only after the games (solver.totals.sheet_totals' call)
         (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
                          i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
@@ -397,6 +395,8 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     ours: list[Job] = [
         (_sheet_next_values, (W, typeof(fut), R)),
         (box_code, (i8, NV, cm, ys, b1, best12, R)),
+        (keep_values, (vec, typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll), typeof(ra.add_die),
+                       typeof(ra.drop_self), types.literal(False))),
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),
