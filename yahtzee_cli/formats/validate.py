@@ -633,8 +633,12 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
     tb = tables(rules)
     ncols = tb.ncols
     blank = tb.blank
-    players = [PlayerState(nm, [blank.copy() for _ in range(ncols)], [0] * ncols, [0] * ncols, tb.total_boxes)
-               for nm in names]  # as PlayerState.new, without its per-call lookups
+    total = tb.total_boxes
+    if ncols == 1:  # (as PlayerState.new, without its per-call lookups, and one list per column)
+        players = [PlayerState(nm, [blank.copy()], [0], [0], total) for nm in names]
+    else:
+        players = [PlayerState(nm, [blank.copy() for _ in range(ncols)], [0] * ncols, [0] * ncols, total)
+                   for nm in names]
     walk = LogWalk(rules, players, [])
     nplayers = len(players)
     following = [*range(1, nplayers), 0]  # following[cur]: who plays after cur (and after -1: player 0)
@@ -650,7 +654,7 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
     turn_keys = _TURN_KEYS
     guard = _GUARD
     # per player and column: the roll contexts for what the column's Yahtzee box holds now
-    cmaps = [list(tb.fresh) for _ in players]
+    cmaps = list(map(list, itertools.repeat(tb.fresh, nplayers)))
     last = len(turns) - 1
     cur = -1
     for t, turn in enumerate(turns):
@@ -785,7 +789,6 @@ def _fast_walk(data: dict[str, Any], rules: RuleSet, trusted: bool,
             cmaps[expected][ci] = tb.ctx_table(value, ci)
         if written is not None:
             written.append((t, expected, ci, bi, value, ctx.bonus))
-    total = tb.total_boxes
     for p in players:
         p.turns += total - p.open_boxes
     walk.turns = len(turns)
