@@ -129,6 +129,37 @@ def test_chances_agree_with_games_played_out(small: R.RuleSet) -> None:
             assert abs(wins[i] / n - p) <= 3 * se, (filled, i, wins[i] / n, p)
 
 
+def test_chances_agree_with_20000_games_played_on_by_the_play_kernel(small: R.RuleSet) -> None:
+    """Two and three players from four positions (one a finished column): every player's P(win) and
+    P(tie) from 20,000 continuations by the simulator's kernel agree with the exact chances within
+    3 standard errors (the kernel plays on from the sheet as it stands)."""
+    rng = random.Random(5)
+    for filled in ((1, 0), (3, 4, 2), (5, 5), (len(small.boxes), 4)):
+        cols = [_random_column(small, rng, f) for f in filled]
+        exact = winning.game_chances(small, cols)
+        played = winning.simulated_chances(small, cols, 20_000, seed=filled[0])
+        for e, p in zip(exact, played, strict=True):
+            assert abs(p.win - e.win) <= 3 * max(p.win_se, 1 / 20_000), (filled, e, p)
+            tie_se = max((e.tie * (1 - e.tie) / 20_000) ** 0.5, 1 / 20_000)
+            assert abs(p.tie - e.tie) <= 3 * tie_se, (filled, e, p)
+
+
+def test_games_played_on_keep_the_sheet_they_start_from(small: R.RuleSet) -> None:
+    """Every continuation keeps the written boxes and bonuses and fills the rest; a finished sheet's
+    games are that sheet."""
+    from yahtzee_cli.solver import policy
+
+    rng = random.Random(3)
+    col = _random_column(small, rng, 3)
+    b = policy.play(small, "optimal", 9, 0, 50, start=[col])
+    for g in range(50):
+        row = [int(v) for v in b.scores[g, 0]]
+        assert all(v == s for v, s in zip(row, col.scores, strict=True) if s is not None) and min(row) >= 0
+    done = _random_column(small, rng, len(small.boxes))
+    full = policy.play(small, "optimal", 9, 0, 5, start=[done])
+    assert set(full.totals.tolist()) == {R.sheet_total(small, [done])}
+
+
 def test_a_finished_game_s_chances_are_its_result() -> None:
     log = random_log("yahtzee", 4, ("Ann", "Ben", "Cy"))
     rp = replay_game(log)

@@ -13,7 +13,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
-from ..rules.engine import RuleSet, box_values, most_rolls, rolls_allowed
+from ..rules.engine import Column, RuleSet, box_values, most_rolls, rolls_allowed
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
@@ -346,7 +346,8 @@ def _memo_key(rules: RuleSet, fut: ValueToGo) -> tuple[Any, ...] | None:
 class _PlayInputs:
     """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
 
-    def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool) -> None:
+    def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool,
+                 start: Sequence[Column] | None = None) -> None:
         s = rules.settings
         self.ra = ra = rule_arrays(rules, fut.nyt)
         nb = ra.nb
@@ -369,6 +370,9 @@ class _PlayInputs:
         self.saved_value = fut.saved_value
         self.memo_key = _memo_key(rules, fut)
         self.memo_shape = (ra.natural.shape[0], most_rolls(rules, 1) - 1)
+        self.start = None if start is None else (
+            np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
+            np.array([c.yahtzee_bonus for c in start], dtype=np.int64))
 
     def wants_memo(self, run_games: int) -> bool:
         """Whether play_games keeps a memo for a run of `run_games` games: where one applies, for runs of
@@ -410,7 +414,7 @@ class _PlayInputs:
         part = (self.scores[g0:g1], self.ybonus[g0:g1], self.nturns[g0:g1])
         log = tuple(a[g0:g1] for a in self.log) if self.record else None
         return (game, self.ra, self.fut, self.max_turns, self.saved_value, part,
-                play_kernel.turn_work(self.ra, play_kernel.MAX_REROLLS), log, memo)
+                play_kernel.turn_work(self.ra, play_kernel.MAX_REROLLS), log, self.start, memo)
 
 
 def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) -> tuple[Any, ...]:
@@ -424,14 +428,17 @@ def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) 
 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
-              record: bool = False, threads: int | None = None, run_games: int | None = None) -> GameBatch:
+              record: bool = False, threads: int | None = None, run_games: int | None = None,
+              start: Sequence[Column] | None = None) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
     conventions of dice, ties and passes). `run_games`: the games of the whole run this call is a part
-    of (default n_games), which decides whether a memo of turn decisions is kept (wants_memo)."""
+    of (default n_games), which decides whether a memo of turn decisions is kept (wants_memo).
+    `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet);
+    its decisions depend on the state alone, so the memo serves it too."""
     from . import play_kernel
     from .totals import on_threads, sheet_totals
 
-    inputs = _PlayInputs(rules, fut, n_games, record)
+    inputs = _PlayInputs(rules, fut, n_games, record, start)
     memo = inputs.memo(inputs.wants_memo(n_games if run_games is None else max(run_games, n_games)))
 
     def games(g0: int, g1: int) -> None:

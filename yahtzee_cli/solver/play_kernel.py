@@ -5,7 +5,7 @@ values, keep values, keep and box decisions) is within_turn's, whose helpers com
 functions, once each. Only the play kernel and what it calls are compiled by `simulate` (the strategy
 table comes shipped or cached).
 
-`play_games(game, ra, fut, max_turns, saved_value, out, work, log, memo)` (built by
+`play_games(game, ra, fut, max_turns, saved_value, out, work, log, start, memo)` (built by
 solver.exact.play_with; every array read-only except `out`, `work`, `log` and `memo`):
   game   (seed, first_game, seat): the dice streams rng.stream(seed, first_game + g, seat)
   ra     the rule set's arrays (tables.rule_arrays)
@@ -17,6 +17,8 @@ solver.exact.play_with; every array read-only except `out`, `work`, `log` and `m
   log    None, or (rolls, held, n_rolls, column, box): the games' dice and choices ([game, turn, ...]),
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
+  start  None (games from an empty sheet; numba drops that code), or (scores [C, B] with -1 open,
+          extra bonuses [C]): every game goes on from that sheet at a turn start
   memo   memo(...): the keep and box decisions of turn-start states seen before, shared by the threads
           (a state's are made once, by whichever thread claims it), made from the turn's values as the
           kernel makes them without a memo (one column, no saved rolls: the state key covers everything
@@ -251,7 +253,7 @@ def _sheet_next_values(work: Any, fut: Any, ra: Any) -> tuple[float, float, int]
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float, out: Any, work: Any,
-               log: Any, memo: Any) -> None:
+               log: Any, start: Any, memo: Any) -> None:
     """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
     play); the arguments are in the module docstring.
 
@@ -284,6 +286,22 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
         saved = 0
         turn = np.int64(0)  # not a literal 0, which would compile record_reroll a second time
         open_total = n_cols * nb
+        if start is not None:  # every game goes on from the same sheet: its boxes, its bonuses
+            for c in range(n_cols):
+                ybonus[g, c] = start[1][c]
+                colraw[c] = start[1][c]
+                for b in range(nb):
+                    v = start[0][c, b]
+                    if v >= 0:
+                        scores[g, c, b] = v
+                        cmask[c] |= 1 << b
+                        colraw[c] += v
+                        open_total -= 1
+                        turn += 1
+                        if ra.is_upper[b]:
+                            usum[c] += v
+                        if b == ybox:
+                            yst[c] = 1 if v == ra.ypoints else 0
         while open_total > 0:
             may_pass_turn = (not ra.must_zero) and (max_turns - turn > open_total)
             budget = roll_budget(ra.saved_rolls, saved)

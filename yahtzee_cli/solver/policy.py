@@ -3,10 +3,10 @@ kernel (solver.exact.play_with). Which value to go `optimal` uses is strategy.ch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..errors import StrategyError
-from ..rules.engine import RuleSet
+from ..rules.engine import Column, RuleSet
 from ..strategy.choice import plan
 from . import approx, value_to_go
 from .exact import get_table, play_with
@@ -25,7 +25,8 @@ def value_to_go_for(rules: RuleSet, strategy: str, say: Callable[[str], None] | 
 
 
 def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
-         record: bool = False, threads: int | None = None, run_games: int | None = None) -> GameBatch:
+         record: bool = False, threads: int | None = None, run_games: int | None = None,
+         start: Sequence[Column] | None = None) -> GameBatch:
     """Play games first_game .. first_game + n_games - 1 of seat `seat`.
 
     strategy "optimal": the exact table's policy (maximise the expected final score), or the
@@ -47,8 +48,9 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
     `threads`: worker threads for this call (default: one per core); never changes the games.
-    `run_games`: the games of the run this call is part of (exact.play_with: whether to keep a memo)."""
+    `run_games`: the games of the run this call is part of (exact.play_with: whether to keep a memo).
+    `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet)."""
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     return play_with(rules, value_to_go_for(rules, strategy), seed, first_game, n_games, seat, record, threads,
-                     run_games)
+                     run_games, start)

@@ -18,6 +18,7 @@ demand from the states above it only, a small part of the pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -262,6 +263,34 @@ def game_chances(rules: RuleSet, columns: Sequence[Column], say: Callable[[str],
                  ) -> list[Chance]:
     """Each player's chances from their (single) column at a turn start."""
     return win_chances([final_pmf(rules, c, say) for c in columns])
+
+
+class Simulated(NamedTuple):
+    """One player's chances estimated from played games: to win outright, to share first place, and
+    the standard error of the first."""
+
+    win: float
+    tie: float
+    win_se: float
+
+
+def simulated_chances(rules: RuleSet, columns: Sequence[Column], games: int, seed: int = 1,
+                      threads: int | None = None) -> list[Simulated]:
+    """game_chances estimated the other way: `games` continuations of the game from where it stands
+    (a turn start), each player playing on from their column with the expected-score table's moves,
+    player i on the dice streams of seat i (their futures independent, as game_chances assumes)."""
+    from .policy import play
+
+    totals = np.stack([play(rules, "optimal", seed, 0, games, seat=i, threads=threads, start=[c]).totals
+                       for i, c in enumerate(columns)])
+    first = totals == totals.max(axis=0)
+    alone = first.sum(axis=0) == 1
+    out = []
+    for i in range(len(columns)):
+        win = float(np.mean(first[i] & alone)) if games else 0.0
+        tie = float(np.mean(first[i] & ~alone)) if games else 0.0
+        out.append(Simulated(win, tie, math.sqrt(win * (1 - win) / games) if games else 0.0))
+    return out
 
 
 def chance_to_beat(rules: RuleSet, column: Column, score: int, say: Callable[[str], None] | None = None) -> float:
