@@ -14,7 +14,9 @@ With --target, only this (the other parts are left out):
    the risk tables built, the position's distributions computed and stored) and warm (best and
    median of --runs), next to yatzy-solver's cold build (a new process) and our own table build
    (`yahtzee solve --rebuild`, fresh cache). Bounds: warm at most 5 s; cold at most twice
-   yatzy-solver's cold build plus our table build.
+   yatzy-solver's cold build plus our table build. Then `hint --to-win` on a two-player game log at
+   its first roll (risk strategies; the first run also builds the early-game file the opponent's
+   distribution comes from) and with three boxes each left (exact play), warm.
 3. With --approx: the heuristic strategy (approx.py, what maxi-yatzy uses) fitted and played on
    plain Yahtzee, where the exact optimum is known; and the multi-column estimate on Triple Yahtzee
    against its simulated mean.
@@ -146,6 +148,22 @@ def target_report(exe: str, runs: int) -> None:
         env = fresh_env(c)
         cold = timed([exe, *TARGET], env)
         best, med = wall([exe, *TARGET], env, runs)
+        from pathlib import Path
+
+        import orjson
+
+        from yahtzee_cli.formats.replay import random_log
+
+        logs = {}
+        for k in (0, 20):  # two players: the game's first roll, and three boxes each left (exact play)
+            logs[k] = Path(c) / f"game{k}.json"
+            logs[k].write_bytes(orjson.dumps(random_log("yahtzee", 1, ("Ann", "Ben"), turns=k)))
+        win0 = [exe, "hint", "1", "3", "3", "5", "6", "--log", str(logs[0]), "--to-win"]
+        first_win = timed(win0, env)  # the opponent's distribution from an empty sheet: the early-game file
+        wbest, wmed = wall(win0, env, runs)
+        win20 = [exe, "hint", "1", "3", "3", "5", "6", "--log", str(logs[20]), "--to-win", "--json"]
+        lbest, lmed = wall(win20, env, runs)
+        method = orjson.loads(subprocess.run(win20, env=env, check=True, capture_output=True).stdout)["method"]
         bound = 2 * theirs + build
         print(f"  yatzy-solver cold build (new process)          {theirs:7.2f} s")
         print(f"  yahtzee solve --rebuild (fresh cache)          {build:7.2f} s")
@@ -153,6 +171,11 @@ def target_report(exe: str, runs: int) -> None:
               f"{cold / bound:5.2f} (goal <= 1)")
         print(f"  yahtzee {' '.join(TARGET)} warm   {best:7.2f} s best {med:6.2f} s median of {runs}   "
               f"ratio to theirs' cold build {med / theirs:5.2f}; goal <= 5 s: {'met' if med <= 5 else 'NOT met'}")
+        print(f"  hint 1 3 3 5 6 --to-win, game start, first     {first_win:7.2f} s (the early-game file built)")
+        print(f"  hint 1 3 3 5 6 --to-win, game start, warm      {wbest:7.2f} s best {wmed:6.2f} s median   "
+              f"ratio to theirs' cold build {wmed / theirs:5.2f}; goal <= 5 s: {'met' if wmed <= 5 else 'NOT met'}")
+        print(f"  hint 1 3 3 5 6 --to-win, three boxes left      {lbest:7.2f} s best {lmed:6.2f} s median   "
+              f"method {method}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

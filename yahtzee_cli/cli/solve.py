@@ -406,6 +406,10 @@ def hint(
                                                "by exact chance. With --distribution: the T to show.",
                                                show_default=False)] = None,
     risk: RiskOpt = None,
+    to_win: Annotated[bool, typer.Option(
+        "--to-win", help="With --log: rank the options by the chance to win against the other players "
+        "as they stand (their optimal play assumed; a tie counts as a share), exactly where that takes "
+        "a few seconds, else by the best risk strategy.")] = False,
     beat: Annotated[str | None, typer.Option(
         "--beat", metavar="HAND", help="Poker dice: rank the keeps by the exact chance of beating this hand, "
         "e.g. 44422.", show_default=False)] = None,
@@ -417,9 +421,15 @@ def hint(
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
     regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
     chance of beating a hand."""
-    if csv and (beat is not None or distribution or target is not None or risk is not None):
-        fail("--csv gives the ranking of the options; with --beat, --distribution, --target or --risk use "
-             "--json or text")
+    if csv and (beat is not None or distribution or target is not None or risk is not None or to_win):
+        fail("--csv gives the ranking of the options; with --beat, --distribution, --target, --risk or --to-win "
+             "use --json or text")
+    if to_win:
+        if log is None:
+            fail("--to-win needs the game: give it with --log FILE (the other players' sheets are the opponents)")
+        if distribution or target is not None or risk is not None or beat is not None:
+            fail("--to-win ranks the options by the chance to win; leave out --distribution, --target, --risk "
+                 "and --beat")
     if beat is not None:
         from .poker import poker_hint
 
@@ -459,7 +469,11 @@ def hint(
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
     rs.check_dice(faces)
     risk = _theta(rs, risk)
-    if distribution or target is not None or risk is not None:
+    if to_win:
+        if rs.settings.columns != 1 or not plan(rs).exact:
+            fail("--to-win needs a one-column rule set with an exact table", USAGE)
+        opponents = _opponents(log, who)
+    if distribution or target is not None or risk is not None or to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
         from ..errors import NotExact
@@ -479,6 +493,9 @@ def hint(
     finally:
         if bar is not None:
             bar.close()
+    if to_win:
+        _to_win(out, rs, columns[0], ev, top, who, opponents)
+        return
     if distribution or target is not None or risk is not None:
         _chances(out, rs, columns[0], ev, top, who, distribution, target, risk, plot)
         return
@@ -544,6 +561,7 @@ def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top
         else:
             assert target is not None
             play = play_for_target(rs, column, ev, target, say=_say)
+            _say_method(play)
     except NotExact as exc:
         fail(str(exc), PROBLEM)
     except OSError as exc:
@@ -575,16 +593,83 @@ def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top
                          f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
         out.text("\n".join(lines) + "\n")
         return
-    p, theta, o = play.best
+    p, best_theta, o = play.best
     goal = f"maximise P(final >= {target})"
     by_theta = [{"theta": th, **opt.move_dict(rs), "probability": pr} for th, opt, pr in play.by_theta]
-    out.record({"type": "hint", **head, "target": target, "objective": goal, "theta": theta,
-                "best": {**o.move_dict(rs), "probability": p}, "by_theta": by_theta})
+    shown = play.ranked if top is None else play.ranked[:top]
+    out.record({"type": "hint", **head, "target": target, "objective": goal, "method": play.method,
+                "theta": best_theta, "best": {**o.move_dict(rs), "probability": p}, "by_theta": by_theta,
+                "options": [{**opt.move_dict(rs), "probability": v} for opt, v in shown]})
+    if play.method == "exact":
+        lines = [f"{where} ({rs.name}, exact; {goal}, exact play for the target)",
+                 f"  best: {_what(rs, o)}: P(final >= {target}) = {100 * p:.2f}%"]
+        lines += [f"    {100 * v:6.2f}%  {_what(rs, opt)}" for opt, v in shown]
+        out.text("\n".join(lines) + "\n")
+        return
     expected = next(pr for th, _, pr in play.by_theta if th == 0.0)
     lines = [f"{where} ({rs.name}, exact; {goal})",
-             f"  best: {_what(rs, o)}, then the risk strategy theta {theta:g}: P(final >= {target}) = {100 * p:.2f}%",
+             f"  best: {_what(rs, o)}, then the risk strategy theta {best_theta:g}: "
+             f"P(final >= {target}) = {100 * p:.2f}%",
              f"  (expected-score play: P = {100 * expected:.2f}%)",
              "  by theta:"]
     for th, opt, pr in play.by_theta:
         lines.append(f"    {th:>6g}  {100 * pr:6.2f}%  {_what(rs, opt)}")
+    out.text("\n".join(lines) + "\n")
+
+
+def _say_method(play: Any) -> None:
+    """One note on stderr when exact play would take too long here and the risk strategies answer."""
+    if play.method != "exact" and play.seconds != float("inf"):
+        _say(f"exact play would take about {play.seconds:,.0f} s of CPU from this position: the best of the "
+             "risk strategies answers (\"method\": \"risk_strategies\")")
+
+
+def _opponents(log: Path | None, who: str | None) -> list[tuple[str, Any]]:
+    """The other players of the --log game as (name, final-score pmf from where they stand): one line
+    and exit 1 for a solo game."""
+    from ..formats.logs import read_last_game
+    from ..formats.replay import replay_game
+    from ..play.odds import player_pmf
+
+    assert log is not None
+    with file_option("--log"):
+        rp = replay_game(read_last_game(str(log)).data)
+    others = [i for i, p in enumerate(rp.players) if p.name != who]
+    if not others:
+        fail(f"--to-win: {who} plays alone in {log}; there is no one to beat (use --target)", PROBLEM)
+    try:
+        return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
+    except OSError as exc:
+        cache_unusable(exc)
+
+
+def _to_win(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None,
+            opponents: list[tuple[str, Any]]) -> None:
+    """hint --to-win: the options by the chance to win (a tie a share) against the opponents' pmfs."""
+    from ..errors import NotExact
+    from ..play.hint import play_to_win
+
+    try:
+        play = play_to_win(rs, column, ev, [d for _, d in opponents], say=_say)
+        _say_method(play)
+    except NotExact as exc:
+        fail(str(exc), PROBLEM)
+    except OSError as exc:
+        cache_unusable(exc)
+    p, theta, o = play.best
+    names = ", ".join(n for n, _ in opponents)
+    goal = f"maximise the chance to win against {names}"
+    shown = play.ranked if top is None else play.ranked[:top]
+    out.record({"type": "hint", "rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left,
+                "exact": True, "approximation": None, "player": who, "opponents": [n for n, _ in opponents],
+                "objective": "maximise P(win)", "method": play.method, "theta": theta,
+                "best": {**o.move_dict(rs), "win_probability": p},
+                "options": [{**opt.move_dict(rs), "win_probability": v} for opt, v in shown],
+                "by_theta": [{"theta": th, **opt.move_dict(rs), "win_probability": pr}
+                             for th, opt, pr in play.by_theta]})
+    how = "exact play to win" if play.method == "exact" else f"the best risk strategy, theta {theta:g}"
+    lines = [f"{who}: {' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}; {goal}, {how}; "
+             "a tie counts as a share)",
+             f"  best: {_what(rs, o)}: P(win) = {100 * p:.2f}%"]
+    lines += [f"    {100 * v:6.2f}%  {_what(rs, opt)}" for opt, v in shown]
     out.text("\n".join(lines) + "\n")

@@ -7,7 +7,7 @@ Reading a stored table needs no numpy; only a missing or damaged one loads the s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptTable, PositionError
@@ -144,35 +144,102 @@ def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: floa
     return RiskRanking(t, theta, ranked)
 
 
+EXACT_SECONDS = 3.0  # exact play for a score or a win where its estimated time is at most this (one core)
+
+
 @dataclass(frozen=True)
 class TargetPlay:
-    """The best way to reach a score from a position: for each risk strategy theta of the cached grid
-    (those the rules' scores allow), the option with the best exact chance of a final score >= target;
-    and the best of them (probability, theta, option)."""
+    """The best way to reach a score (or, `play_to_win`, to win) from a position. `method` "exact":
+    every option valued by exact play maximising E[u(final)] (solver.utility), `ranked` best first,
+    theta None, by_theta empty. "risk_strategies": for each risk strategy theta of the cached grid
+    (those the rules' scores allow), the option with the best exact chance when playing on by theta
+    (`by_theta`), and `ranked` the options of the best theta. `best`: (value, theta, option)."""
 
     target: int
     by_theta: list[tuple[float, Any, float]]  # (theta, option, probability)
-    best: tuple[float, float, Any]  # (probability, theta, option)
+    best: tuple[float, float | None, Any]  # (probability, theta, option)
+    method: str = "risk_strategies"
+    ranked: list[tuple[Any, float]] = field(default_factory=list)  # (option, value), best first
+    seconds: float = 0.0  # the estimated time of exact play (one core), whichever method ran
+
+
+def _value(dist: Any, u: Any) -> float:
+    """E[u(final)] of a final-score distribution (u[s] for s = 0 .. len(u) - 1, u[-1] beyond)."""
+    import numpy as np
+
+    hi = len(u) - 1
+    idx = np.minimum(dist.scores, hi)
+    return float(np.dot(dist.pmf, np.where(idx >= 0, u[np.maximum(idx, 0)], u[0])))
+
+
+def play_for_utility(rules: R.RuleSet, column: R.Column, ev: Evaluation, u: Any, say: Say | None = None,
+                     exact: bool | None = None, step: bool = False) -> TargetPlay:
+    """Maximise E[u(final)] from the position of `ev`: exactly (solver.utility) where its estimated time
+    is at most EXACT_SECONDS (or `exact` says so), else over the risk strategies of
+    solver.distribution.THETA_GRID (the first best on ties). `step`: u is 0 below its last cell and 1
+    from there (a target: only P(final >= it) is computed). NotExact without an exact distribution."""
+    from ..errors import NotExact
+    from ..solver import distribution as D
+    from ..solver import positions, utility
+    from ..strategy.choice import max_risk
+    from ..strategy.sources import raw_points
+
+    opts = [o for o in ev.options if not o.is_pass]
+    hi = len(u) - 1
+    seconds = float("inf")
+    if hi <= raw_points(rules, column) or float(u.min()) == float(u.max()):
+        # u is the same for every total still possible: answered at once (the risk strategies' shortcut)
+        exact, step = False, True
+    else:
+        try:
+            seconds = utility.cost(rules, column, hi)
+        except NotExact:
+            exact = False
+    if exact if exact is not None else seconds <= EXACT_SECONDS:
+        vals = utility.option_values(rules, column, ev.dice, ev.rolls_left, opts, u)
+        order = sorted(range(len(opts)), key=lambda i: (-vals[i], i))
+        ranked = [(opts[i], vals[i]) for i in order]
+        return TargetPlay(hi, [], (ranked[0][1], None, ranked[0][0]), "exact", ranked, seconds)
+    grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rules)]  # those the rules' scores allow (0 always)
+    by_theta: list[tuple[float, Any, float]] = []
+    best: tuple[float, float | None, Any] | None = None
+    ranked = []
+    for theta in grid:
+        ch = positions.chances(rules, column, ev.dice, ev.rolls_left, opts, theta, hi if step else None, say=say)
+        vals = [_value(c.dist, u) for c in ch]
+        k = max(range(len(opts)), key=lambda i: (vals[i], -i))
+        by_theta.append((theta, opts[k], vals[k]))
+        if best is None or vals[k] > best[0] + 1e-12:
+            best = (vals[k], theta, opts[k])
+            ranked = [(opts[i], vals[i]) for i in sorted(range(len(opts)), key=lambda i: (-vals[i], i))]
+    assert best is not None
+    return TargetPlay(hi, by_theta, best, "risk_strategies", ranked, seconds)
 
 
 def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: int,
-                    say: Say | None = None) -> TargetPlay:
-    """Maximise P(final >= target) from the position of `ev` over the options and the risk strategies
-    of solver.distribution.THETA_GRID (the first best on ties). NotExact without an exact distribution."""
-    from ..solver import distribution as D
-    from ..solver import positions
-    from ..strategy.choice import max_risk
+                    say: Say | None = None, exact: bool | None = None) -> TargetPlay:
+    """Maximise P(final >= target) from the position of `ev` (play_for_utility with u = [final >=
+    target]). NotExact without an exact distribution."""
+    import numpy as np
 
-    opts = [o for o in ev.options if not o.is_pass]
-    grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rules)]  # those the rules' scores allow (0 always)
-    by_theta: list[tuple[float, Any, float]] = []
-    best: tuple[float, float, Any] | None = None
-    for theta in grid:
-        ch = positions.chances(rules, column, ev.dice, ev.rolls_left, opts, theta, target, say=say)
-        k = max(range(len(opts)), key=lambda i: (ch[i].at_least(target), -i))
-        p = ch[k].at_least(target)
-        by_theta.append((theta, opts[k], p))
-        if best is None or p > best[0] + 1e-12:
-            best = (p, theta, opts[k])
-    assert best is not None
-    return TargetPlay(target, by_theta, best)
+    if target <= 0:
+        u = np.ones(1)
+    elif target > rules.score_bound:  # out of reach: no vector as long as the target
+        u = np.zeros(1)
+    else:
+        u = np.zeros(target + 1)
+        u[target] = 1.0
+    got = play_for_utility(rules, column, ev, u, say, exact, step=True)
+    return TargetPlay(target, got.by_theta, got.best, got.method, got.ranked, got.seconds)
+
+
+def play_to_win(rules: R.RuleSet, column: R.Column, ev: Evaluation, opponents: Sequence[Any],
+                say: Say | None = None, exact: bool | None = None) -> TargetPlay:
+    """Maximise the expected share of first place (P(win) + P(tie) / players tied) from the position of
+    `ev` against opponents whose final scores follow these independent pmfs (solver.pmf.Distribution),
+    ties shared as the rules have them (a tie stands). `target` of the result: the total from which
+    the player is sure to be alone on top."""
+    from ..solver.winning import share_of_first
+
+    hi = max(d.lo + len(d.pmf) for d in opponents)  # above every opponent's best
+    return play_for_utility(rules, column, ev, share_of_first(opponents, hi), say, exact)

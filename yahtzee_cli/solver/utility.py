@@ -1,0 +1,272 @@
+"""Playing for a utility of the final score, exactly: maximise E[u(final total)] from a position, for
+any u that is constant beyond some total (u(s) = [s >= T] for a target, u(s) = the expected share
+of first place against opponents' final-score pmfs to win a game).
+
+The same backward induction as the expected score's, with a vector over the points gained from the
+position (x = 0 .. X - 1, the last cell standing for "X - 1 or more") in place of one number per
+turn-start state: V(state, x) = the best E[u(base + x + points still to come)]. A full column's
+V is u(base + x + upper bonus); a turn's, from the next states' vectors shifted by what each box
+writes, the keeps averaging over their rerolls and maximising cell by cell (the best play depends
+on the points already gained). Exact, and as fast as the states reachable from the position times
+the vector's length allow: late in a game (few open boxes) it takes milliseconds to seconds;
+`cost` estimates it so a caller can fall back to the risk strategies early in a game.
+
+Rule sets with passes (must_zero off) are not handled here (a pass returns to the same state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import NotExact
+from ..rules.engine import Column, RuleSet
+from ..strategy.sources import column_state, raw_points
+from .compiled import extra_bonus_points, joker_full_value, joker_now, legal_bits
+from .jit import njit
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+STATE_SECONDS = 5e-6  # listing the states reachable (plain Python), per state
+OPS_PER_SECOND = 1.6e10  # what `cost` counts, per second of one core (measured on Yahtzee positions: 1.7-2.5e10)
+
+
+@njit(cache=True, nogil=True)
+def _turn(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, J: int, F: Any, G: Any, A: Any, M: Any, B: Any,
+          box_val: Any, want_boxes: bool, r_pos: int) -> None:  # pragma: no cover - compiled
+    """One turn from state (mask m, Yahtzee lane y) on the next states' vectors Vn[j, x].
+
+    Writes F[r, x] (the best box for final roll r), G[j, k, x] (keep k's value, its reroll followed
+    by j more rolls allowed), B[r, x] (the best of roll r with J rerolls left: the first roll's
+    outcomes) and, with want_boxes, box_val[b, x] (roll r_pos written in box b; -1 where illegal).
+    nxt_i[b, v]: the index in Vn of the state box b (variant v) leads to."""
+    R = ra.natT.shape[1]
+    K = ra.add_die.shape[0]
+    first_full = K - R
+    X = Vn.shape[1]
+    nb = ra.nb
+    full = (1 << nb) - 1
+    open_ = full & ~m
+    ybit = (1 << ra.ybox) if ra.has_y else 0
+    yfilled = (m & ybit) != 0
+    for r in range(R):
+        yr = ra.yroll[r]
+        jk = joker_now(ra.joker_code, ra.has_y, yfilled, yr)
+        bits = legal_bits(open_, ra.fill0, jk and ra.joker_code == 1, ra.own_bit[r], ra.lower_bits)
+        fullv = joker_full_value(jk, open_, ra.own_bit[r])
+        bon = extra_bonus_points(yr, y == 1, ra.extra)
+        for x in range(X):
+            F[r, x] = -1.0
+        if want_boxes and r == r_pos:
+            for b in range(nb):
+                for x in range(X):
+                    box_val[b, x] = -1.0
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            b = 0
+            while (1 << b) != low:
+                b += 1
+            if fullv:
+                sc = ra.joker[r, b]
+                v = ra.var_jok[r, b]
+            else:
+                sc = ra.natural[r, b]
+                v = ra.var_nat[r, b]
+            pts = sc + bon
+            j = nxt_i[b, v]
+            for x in range(X):
+                xx = x + pts
+                if xx > X - 1:
+                    xx = X - 1
+                val = Vn[j, xx]
+                if val > F[r, x]:
+                    F[r, x] = val
+                if want_boxes and r == r_pos:
+                    box_val[b, x] = val
+    # B_0 = F; then G_{j} from B_j, B_{j+1} from G_j and F
+    for r in range(R):
+        for x in range(X):
+            B[r, x] = F[r, x]
+    sixth = 1.0 / 6.0
+    for j in range(J):
+        # A[k]: keep k's value when its reroll leaves j more rolls: full keeps from B_j, smaller ones averaged
+        for k in range(first_full, K):
+            r = ra.roll_of_keep[k]
+            for x in range(X):
+                A[k, x] = B[r, x]
+        for k in range(first_full - 1, -1, -1):
+            for x in range(X):
+                s = 0.0
+                for f in range(6):
+                    s += A[ra.add_die[k, f], x]
+                A[k, x] = s * sixth
+        for k in range(first_full):
+            for x in range(X):
+                G[j, k, x] = A[k, x]
+        # B_{j+1}[r]: stop (F[r]) or the best proper keep of r, through the drop-a-die lattice
+        for k in range(K):
+            if k >= first_full:
+                r = ra.roll_of_keep[k]
+                for x in range(X):
+                    M[k, x] = F[r, x]
+            else:
+                for x in range(X):
+                    M[k, x] = A[k, x]
+        for k in range(1, K):
+            for f in range(6):
+                d = ra.drop_die[k, f]
+                if d >= 0:
+                    for x in range(X):
+                        if M[d, x] > M[k, x]:
+                            M[k, x] = M[d, x]
+        for r in range(R):
+            kk = ra.keep_of_roll[r]
+            for x in range(X):
+                B[r, x] = M[kk, x]
+
+
+@njit(cache=True, nogil=True)
+def _solve(sm: Any, sy: Any, su: Any, nxt: Any, V: Any, Uf: Any, ra: Any, J: int, t: int, ubonus: int,
+           work: Any) -> None:  # pragma: no cover - compiled
+    """V[i] for the states i = n - 1 .. 1 (in that order, every next state's index above its own;
+    state 0, the position, is left to the caller): a full column's u of the points gained plus the
+    upper bonus, any other's the average of its first roll's outcomes."""
+    F, G, A, M, B, box_val = work
+    n = sm.shape[0]
+    X = V.shape[1]
+    R = ra.natT.shape[1]
+    full = (1 << ra.nb) - 1
+    for i in range(n - 1, 0, -1):
+        if sm[i] == full:
+            add = ubonus if su[i] >= t else 0
+            for x in range(X):
+                xx = x + add
+                V[i, x] = Uf[xx if xx < X else X - 1]
+            continue
+        _turn(sm[i], sy[i], V, nxt[i], ra, J, F, G, A, M, B, box_val, False, -1)
+        for x in range(X):
+            V[i, x] = 0.0
+        for r in range(R):
+            p = ra.roll_prob[r]
+            for x in range(X):
+                V[i, x] += p * B[r, x]
+
+
+def _states(mod: Any, m0: int, y0: int, u0: int) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """The turn-start states reachable from (m0, y0, u0), the position first and every state before
+    the states it leads to; nxt[i, b, v] the index of the state box b (variant v) leads to from i."""
+    lay = mod.lay
+    nb = lay.nb
+    seen: dict[tuple[int, int, int], int] = {}
+    order: list[tuple[int, int, int]] = []
+    layer = [(m0, y0, u0)]
+    while layer:
+        nxt_layer: dict[tuple[int, int, int], None] = {}
+        for s in layer:
+            seen[s] = len(order)
+            order.append(s)
+            m, y, u = s
+            for b in range(nb):
+                if m >> b & 1:
+                    continue
+                for v in range(int(lay.nvar[b])):
+                    nxt_layer[_next(lay, m, y, u, b, v)] = None
+        layer = list(nxt_layer)
+    n = len(order)
+    vmax = lay.du.shape[1]
+    nxt = np.zeros((n, nb, vmax), dtype=np.int64)
+    for i, (m, y, u) in enumerate(order):
+        for b in range(nb):
+            if not m >> b & 1:
+                for v in range(int(lay.nvar[b])):
+                    nxt[i, b, v] = seen[_next(lay, m, y, u, b, v)]
+    arr = np.array(order, dtype=np.int64).reshape(n, 3)
+    return arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), nxt
+
+
+def _next(lay: Any, m: int, y: int, u: int, b: int, v: int) -> tuple[int, int, int]:
+    y2 = y if lay.yn[b, v] < 0 else int(lay.yn[b, v])
+    if lay.yn[b, v] >= 0 and lay.nyt != 2:
+        y2 = 0
+    return m | (1 << b), y2, min(u + int(lay.du[b, v]), lay.t)
+
+
+def _position(rules: RuleSet, column: Column) -> tuple[Any, int, int, int, int]:
+    from .winning import _model
+
+    if not rules.settings.must_zero:
+        raise NotExact("exact play for a score needs must_zero on (a pass would repeat a turn)")
+    mod: Any = _model(rules)
+    lay = mod.lay
+    st = column_state(rules, column)
+    y = 1 if st.yfull and lay.nyt == 2 else 0
+    return mod, st.mask, y, min(st.upper, lay.t), raw_points(rules, column)
+
+
+def cost(rules: RuleSet, column: Column, hi: int) -> float:
+    """Estimated seconds of one core for `option_values` from this column's turn start with a utility
+    constant from total `hi` on (an upper bound of the states reachable: every set of the open boxes,
+    both Yahtzee lanes, every upper total from the column's up). NotExact where the rules are not handled."""
+    mod, m, y, u, base = _position(rules, column)
+    lay = mod.lay
+    ra = mod.ra
+    open_boxes = bin(((1 << ra.nb) - 1) & ~m).count("1")
+    upper_open = any(not m >> b & 1 for b in range(ra.nb) if ra.is_upper[b])
+    n_states = (1 << open_boxes) * lay.nyt * ((lay.t - u + 1) if upper_open else 1)
+    X = max(hi - base, 0) + 1
+    R = ra.natT.shape[1]
+    K = ra.add_die.shape[0]
+    per_state = (R * (open_boxes + 2) + mod.J * K * 14) * X
+    return float(n_states * per_state / OPS_PER_SECOND + n_states * STATE_SECONDS)
+
+
+def option_values(rules: RuleSet, column: Column, dice: Sequence[int], rolls_left: int, options: Sequence[Any],
+                  u: FloatArray) -> list[float]:
+    """E[u(final total)] of each option (strategy.turn.Choice: a keep, or a box of the dice showing)
+    of a one-column position under the play that maximises it. `u[s]` for totals s = 0 .. len(u) - 1
+    (nondecreasing is not needed; u is taken as u[-1] beyond)."""
+    from .tables import counts_key
+
+    mod, m, y, uu, base = _position(rules, column)
+    lay = mod.lay
+    ra = mod.ra
+    sm, sy, su, nxt = _states(mod, m, y, uu)
+    hi = len(u) - 1
+    X = max(hi - base, 0) + 1
+    Uf = np.array([u[min(base + x, hi)] for x in range(X)], dtype=np.float64)
+    R = ra.natT.shape[1]
+    K = ra.add_die.shape[0]
+    J = mod.J
+    work = (np.empty((R, X)), np.empty((max(J, 1), K, X)), np.empty((K, X)), np.empty((K, X)), np.empty((R, X)),
+            np.empty((ra.nb, X)))
+    V = np.zeros((len(sm), X))
+    _solve(sm, sy, su, nxt, V, Uf, ra, J, lay.t, max(rules.settings.upper_bonus, 0), work)
+    d = lay.scores.dice
+
+    def keep_of(faces: Sequence[int]) -> int:
+        counts = [0] * 6
+        for f in faces:
+            counts[int(f) - 1] += 1
+        return int(d.keep_index[counts_key(counts)])
+
+    r_pos = int(ra.roll_of_keep[keep_of(dice)])
+    F, G, A, M, B, box_val = work
+    _turn(m, y, V, nxt[0], ra, J, F, G, A, M, B, box_val, True, r_pos)
+    out: list[float] = []
+    for o in options:
+        if o.keep is not None:
+            k = keep_of(o.keep)
+            if rolls_left == 0 or len(o.keep) == len(dice):
+                out.append(float(F[r_pos, 0]))  # keeping every die: stop, the best box
+            else:
+                out.append(float(G[rolls_left - 1, k, 0]))
+        elif o.box is not None:
+            out.append(float(box_val[int(o.box), 0]))  # (the roll showing, written in that box)
+        else:
+            raise NotExact("passes are not valued by exact play for a score")
+    return out
