@@ -109,3 +109,31 @@ def test_every_compile_of_a_package_kernel_holds_its_lock(monkeypatch: Any) -> N
     first = len(taken)
     assert outer(2) == 6 and len(taken) == first  # compiled: no lock
     assert outer(1.5) == 5.0 and set(taken[first:]) == locks  # a float signature: both compiled anew
+
+
+COPY_THEN_ORIGINAL = """
+import sys
+import numpy as np
+from numba import types
+from yahtzee_cli.solver import compiled, jit
+make = jit.inner_copy if sys.argv[1] == "copy" else lambda k: jit.njit(**jit.INNER)(k.py_func)
+a = types.Array(types.int64, 1, "C")
+make(compiled.roll_dice).compile((a, a, types.int64, types.uint64))  # cached first, without an entry from Python
+dice, kept = np.zeros(5, np.int64), np.array([2, 4, 0, 0, 0], np.int64)
+compiled.roll_dice(dice, kept, 2, np.uint64(7))  # then the original, called from Python
+print(dice[:2].tolist())
+"""
+
+
+def test_an_inner_copy_of_a_kernel_never_serves_the_original(tmp_path: Path) -> None:
+    """numba's cache knows a function by its code and signature, not by its options: an INNER copy
+    sharing the original's cache file made the original, called from Python after the copy was
+    cached, load code without a Python entry point and crash. jit.inner_copy caches apart."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["YAHTZEE_CACHE_DIR"] = str(tmp_path)
+    res = subprocess.run([sys.executable, "-c", COPY_THEN_ORIGINAL, "copy"], env=env, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "[2, 4]", res.stderr[-500:]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import types
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -91,6 +92,19 @@ else:  # a numba without the locator list: its own knob, for every function in t
 # For helpers called only from compiled code: no entry points from Python (nor C) to compile for them,
 # which is a good part of a small function's compile time.
 INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+def inner_copy(kernel: Any) -> Any:
+    """`kernel`'s function compiled as INNER, for compiled callers only, with a cache file of its own:
+    numba's cache knows a function by its code and signature, not by its options, so a copy sharing the
+    original's file would later serve the original, called from Python, code without a Python entry
+    point (a crash)."""
+    fn = kernel.py_func
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}_inner"
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return njit(**INNER)(copy)
 
 
 def njit(**options: Any) -> Callable[[F], F]:

@@ -57,8 +57,9 @@ from .within_turn import (
     state_value,
 )
 
-# Called from several places in the kernel: compiled once as a plain function, not inlined at each call.
-roll_dice: Any = njit(**INNER)(cast(Any, compiled.roll_dice).py_func)
+# Called from several places in the kernel: compiled once as a plain function, not inlined at each call
+# (a copy of compiled.roll_dice without a Python entry point, cached apart from it).
+roll_dice: Any = jit.inner_copy(compiled.roll_dice)
 
 __all__ = ["FUTURE_HEURISTIC", "FUTURE_TABLE", "MAX_REROLLS", "TurnWork", "memo", "no_memo", "play_games",
            "roll_legal", "turn_work"]
