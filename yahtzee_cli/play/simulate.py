@@ -298,13 +298,12 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         summaries.append(summary)
         all_totals.append(totals)
     if len(batches) > 1:
-        table = np.stack(all_totals)  # [S, G]
-        best = table.max(axis=0)
-        top = table == best
-        shared = top.sum(axis=0) > 1
+        from ..solver.totals import first_places
+
+        won, tied = first_places(np.stack(all_totals))  # [S, G]
         for seat, summary in enumerate(summaries):
-            summary.wins = int((top[seat] & ~shared).sum())
-            summary.ties = int((top[seat] & shared).sum())
+            summary.wins = int(won[seat].sum())
+            summary.ties = int(tied[seat].sum())
     names = job.names or default_names(job.strategies)
     log = game_logs(rules, names, batches, job.seed, job.strategies) if job.record else None
     return ChunkResult(job.first_game, job.n_games, summaries, log, time.perf_counter() - start)

@@ -60,16 +60,6 @@ def start_early(cores: int) -> None:
             atexit.register(_stop, _waiting)
 
 
-def _cached(kernel: Any) -> list[Any]:
-    """The signatures `kernel` has machine code for, in this process or in the cache."""
-    sigs = list(getattr(kernel, "overloads", {}))
-    try:
-        sigs += [key[0] for key in kernel._cache._cache_file._load_index()]
-    except Exception:  # no cache (in memory), or a numba that keeps it otherwise
-        pass
-    return sigs
-
-
 @contextmanager
 def compiled_aside(theirs: Sequence[Job], ours: Sequence[Job], cores: int) -> Iterator[None]:
     """While the body runs (the kernel's first call, which compiles it): `theirs` compiled in another
@@ -78,7 +68,8 @@ def compiled_aside(theirs: Sequence[Job], ours: Sequence[Job], cores: int) -> It
     global _waiting
     from . import jit
 
-    todo = [((k.py_func.__module__, k.py_func.__name__), s) for k, s in theirs if s not in _cached(k)]
+    todo = [((k.py_func.__module__, k.py_func.__name__), s) for k, s in theirs
+            if s not in getattr(k, "overloads", {}) and s not in jit.cached_signatures(k)]
     proc = None
     if cores >= 2 and jit.CACHE_DIR is not None and todo:
         proc, _waiting = _waiting or _spawn(), None

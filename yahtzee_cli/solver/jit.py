@@ -160,11 +160,17 @@ def is_compiled(kernel: Any, args: tuple[Any, ...] | None = None) -> bool:
     sig = None if args is None else tuple(kernel.typeof_pyval(a) for a in args)
     if any(sig is None or key == sig for key in getattr(kernel, "overloads", {})):
         return True
+    return any(sig is None or key == sig for key in cached_signatures(kernel))
+
+
+def cached_signatures(kernel: Any) -> list[Any]:
+    """The signatures `kernel` has machine code for in its cache (none when it has no cache, or with a
+    numba that keeps it otherwise: a compile is then assumed)."""
     try:
         index = kernel._cache._cache_file._load_index()
-    except Exception:  # no cache (in memory), or a numba that keeps it otherwise: assume a compile
-        return False
-    return any(sig is None or key[0] == sig for key in index)
+    except Exception:
+        return []
+    return [key[0] for key in index]
 
 
 def note_compile(kernels: Sequence[Any], what: str, say: Callable[[str], None] | None,

@@ -51,6 +51,14 @@ def _sheet_totals(scores: Any, ybonus: Any, is_upper: Any, threshold: int, upper
         totals[g] = compiled.weighted_total(col, mult, add_columns)
 
 
+def first_places(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat and game of the totals [S, G] of games played side by side: (won outright, tied for
+    first); a tie stands as a tie."""
+    top = totals == totals.max(axis=0)
+    shared = top.sum(axis=0) > 1
+    return top & ~shared, top & shared
+
+
 def on_chunks(chunk: Callable[[int, int], None], n: int, nchunks: int, threads: int | None = None) -> None:
     """chunk(c, nch) for the nch = min(n, nchunks) round-robin chunks of n independent items (chunk c
     takes items c, c + nch, ...), on `threads` threads (default: one per core). The compiled kernels

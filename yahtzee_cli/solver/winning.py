@@ -280,15 +280,14 @@ def simulated_chances(rules: RuleSet, columns: Sequence[Column], games: int, see
     (a turn start), each player playing on from their column with the expected-score table's moves,
     player i on the dice streams of seat i (their futures independent, as game_chances assumes)."""
     from .policy import play
+    from .totals import first_places
 
-    totals = np.stack([play(rules, "optimal", seed, 0, games, seat=i, threads=threads, start=[c]).totals
-                       for i, c in enumerate(columns)])
-    first = totals == totals.max(axis=0)
-    alone = first.sum(axis=0) == 1
+    won, tied = first_places(np.stack([play(rules, "optimal", seed, 0, games, seat=i, threads=threads,
+                                            start=[c]).totals for i, c in enumerate(columns)]))
     out = []
     for i in range(len(columns)):
-        win = float(np.mean(first[i] & alone)) if games else 0.0
-        tie = float(np.mean(first[i] & ~alone)) if games else 0.0
+        win = float(np.mean(won[i])) if games else 0.0
+        tie = float(np.mean(tied[i])) if games else 0.0
         out.append(Simulated(win, tie, math.sqrt(win * (1 - win) / games) if games else 0.0))
     return out
 
