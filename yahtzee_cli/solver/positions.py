@@ -23,6 +23,7 @@ import numpy.typing as npt
 from ..errors import CorruptTable
 from ..rules.engine import RuleSet
 from ..strategy import tablefile as cache
+from .winning import state_key
 
 if TYPE_CHECKING:
     from .distribution import Model
@@ -35,10 +36,6 @@ VERSION = 1  # bump when a stored position's meaning changes
 CACHE_FROM_SHEETS = 500  # positions with at least this many sheets ahead are stored (about a second each)
 
 _memo: dict[tuple[str, float, int, int, int], dict[int, FloatArray]] = {}
-
-
-def _key(m: int, y: int, u: int, width: int, t: int) -> int:
-    return m * width + y * (t + 1) + u
 
 
 def _path(rules: RuleSet, theta: float, m: int, y: int, u: int) -> Path:
@@ -73,7 +70,7 @@ def _compute(rules: RuleSet, mod: Model, W: FloatArray, theta: float, m: int, y:
     for m2, y2, u2 in next_states(mod, m, y, u):
         j = int(sid[lay.midx[m2], y2 * (lay.t + 1) + u2])
         o, n = int(states["off"][j]), int(states["length"][j])
-        out[_key(m2, y2, u2, lay.width, lay.t)] = np.array(H[o: o + n], dtype=np.float64)
+        out[int(state_key(m2, y2, u2, lay.width, lay.t))] = np.array(H[o: o + n], dtype=np.float64)
     return out
 
 
@@ -123,7 +120,7 @@ def rest_for(rules: RuleSet, mod: Model, values: Callable[[], FloatArray], theta
     found = got
 
     def rest(m2: int, y2: int, u2: int) -> FloatArray | None:
-        return found.get(_key(m2, y2, u2, lay.width, lay.t))
+        return found.get(int(state_key(m2, y2, u2, lay.width, lay.t)))
 
     return rest
 

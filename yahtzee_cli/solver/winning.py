@@ -65,7 +65,7 @@ class _Early:
 
     def key_of(self, mask: int, y: int, upper: int) -> int:
         u = int(self.eff[mask * (self.t + 1) + min(upper, self.t)])
-        return int(_state_key(mask, y if self.nyt == 2 else 0, u, self.width, self.t))
+        return int(state_key(mask, y if self.nyt == 2 else 0, u, self.width, self.t))
 
     def pmf(self, k: int) -> FloatArray | None:
         i = int(np.searchsorted(self.key, k))
@@ -75,7 +75,7 @@ class _Early:
         return self.data[o: o + n].astype(np.float64)
 
 
-def _state_key(mask: Any, y: Any, u: Any, width: int, t: int) -> Any:
+def state_key(mask: Any, y: Any, u: Any, width: int, t: int) -> Any:
     """A turn-start state's key (mask, Yahtzee lane, standing upper total), on ints or arrays alike."""
     return mask * width + y * (t + 1) + u
 
@@ -150,7 +150,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
         if p >= EARLY_LAYERS:
             return
-        keys.append(_state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
+        keys.append(state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
         lengths.append(st["length"])
         parts.append(H.astype(np.float32))  # (states lie in H back to back, in order)
 
@@ -192,7 +192,7 @@ def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
         if bin(m).count("1") >= EARLY_LAYERS:
             return None
         e = early(rules, say)
-        return e.pmf(_state_key(m, y, u, e.width, e.t))  # (u is already a standing total)
+        return e.pmf(state_key(m, y, u, e.width, e.t))  # (u is already a standing total)
 
     return rest
 
@@ -216,7 +216,7 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
         lay = mod.lay
         y = 1 if st.yfull and lay.nyt == 2 else 0
         u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
-        k = _state_key(m, y, u, lay.width, lay.t)
+        k = state_key(m, y, u, lay.width, lay.t)
         rest = _late_memo.get((rules.fingerprint, k)) if known is None else known(m, y, u)
         if rest is None:
             from .distribution import _pass_layers, solver_ties_for
@@ -341,7 +341,7 @@ def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], N
     def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
         sm = st["mask"]
         for i in np.nonzero(np.isin(sm, np.fromiter(need, dtype=np.int64)))[0].tolist():
-            k = int(_state_key(int(sm[i]), int(st["y"][i]), int(st["u"][i]), lay.width, lay.t))
+            k = int(state_key(int(sm[i]), int(st["y"][i]), int(st["u"][i]), lay.width, lay.t))
             o, n = int(st["off"][i]), int(st["length"][i])
             store[k] = np.array(H[o: o + n], dtype=np.float64)
 
@@ -355,6 +355,6 @@ def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], N
             first = late[0]
             _pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=first,
                          stop_layer=max(bin(first).count("1"), EARLY_LAYERS), each_layer=keep)
-        return store.get(int(_state_key(m2, y2, u2, lay.width, lay.t)))
+        return store.get(int(state_key(m2, y2, u2, lay.width, lay.t)))
 
     return rest
