@@ -14,6 +14,7 @@ Run as `python -m yahtzee_cli.solver.aside`: imports the kernels, then reads the
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import pickle
 import subprocess
@@ -102,6 +103,7 @@ def main() -> None:
         return
     for (module, name), sig in pickle.loads(data):
         getattr(importlib.import_module(module), name).compile(sig)
+    gc.freeze()  # its jobs are in the cache: no tearing numba's objects down one by one (cli.main)
 
 
 if __name__ == "__main__":
