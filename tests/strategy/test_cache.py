@@ -22,7 +22,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "cache"
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(root))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    shipped = next(p.name[: -len(".xz")] for p in cache.DATA.glob("exact-*.xz"))
+    shipped = next(p.name[: -len(cache.SUFFIX)] for p in cache.DATA.glob(f"exact-*{cache.SUFFIX}"))
     tablefile.write(root / "exact-0123456789abcdef.tbl", {"kind": "exact", "rule_name": "yatzy"},
                     {"W": ("d", b"\0" * 800)})
     tablefile.write(root / shipped, {"kind": "exact", "rule_name": "yahtzee"}, {"W": ("d", b"\0" * 8)})

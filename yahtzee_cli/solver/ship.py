@@ -14,13 +14,13 @@ from pathlib import Path
 def main() -> None:
     from ..rules.engine import preset
     from ..strategy import tablefile as cache
-    from ..strategy.prebuilt import APPROX_PRESETS, DATA, PRESETS
+    from ..strategy.prebuilt import APPROX_PRESETS, DATA, PRESETS, SUFFIX
     from . import approx
     from . import exact as solver
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["YAHTZEE_CACHE_DIR"] = tmp
-        for old in DATA.glob("*.tbl.xz"):
+        for old in DATA.glob(f"*.tbl{SUFFIX}"):
             old.unlink()
         for name in PRESETS:
             rules = preset(name)
@@ -34,12 +34,12 @@ def main() -> None:
 
 
 def pack(path: Path) -> None:
-    import lzma
+    import gzip
 
-    from ..strategy.prebuilt import DATA
+    from ..strategy.prebuilt import DATA, SUFFIX
 
-    packed = DATA / f"{path.name}.xz"
-    packed.write_bytes(lzma.compress(path.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
+    packed = DATA / f"{path.name}{SUFFIX}"
+    packed.write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
     sys.stdout.write(f"{packed.relative_to(DATA.parent.parent)}: {packed.stat().st_size:,} bytes\n")
 
 

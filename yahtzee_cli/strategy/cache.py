@@ -24,7 +24,7 @@ from typing import Literal
 import orjson
 
 from . import tablefile
-from .prebuilt import DATA
+from .prebuilt import DATA, SUFFIX
 
 Kind = Literal["table", "kernel", "lock", "stamp", "temporary", "other"]
 KINDS: tuple[Kind, ...] = ("table", "kernel", "lock", "stamp", "temporary", "other")
@@ -127,7 +127,7 @@ def _rules_of(path: Path) -> str | None:
 
 def _shipped_names() -> set[str]:
     try:
-        return {p.name[: -len(".xz")] for p in DATA.glob("*.xz")}
+        return {p.name[: -len(SUFFIX)] for p in DATA.glob(f"*{SUFFIX}")}
     except OSError:
         return set()
 
