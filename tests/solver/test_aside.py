@@ -75,3 +75,19 @@ def test_a_helper_process_that_cannot_start_leaves_the_compile_here(monkeypatch:
     with aside.compiled_aside([(_Kernel(compiled), ("other",))], [(_Kernel(compiled), ("mine",))], cores=2):
         pass
     assert compiled == []  # nothing compiled ahead: the kernel's own compile does it all, in order
+
+
+def test_a_first_simulate_starts_the_other_process_before_its_imports(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """start_first starts it only with two cores to use and no machine code of the kernel in the cache."""
+    started: list[int] = []
+    monkeypatch.setattr(aside, "_spawn", lambda: started.append(1))  # (None: as if it could not start)
+    monkeypatch.setattr(aside, "_waiting", None)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    aside.start_first("play_kernel.play_games", 1)
+    assert started == []
+    aside.start_first("play_kernel.play_games", 2)
+    assert started == [1]
+    (tmp_path / "play_kernel.play_games-507.py311.nbi").write_bytes(b"")
+    aside.start_first("play_kernel.play_games", 2)
+    assert started == [1]

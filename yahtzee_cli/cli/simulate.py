@@ -91,6 +91,13 @@ def simulate(
 ) -> None:
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means, a histogram; win rates in a match."""
     rs = get_rules(rules, set_)
+    seats = [strategy or "optimal"] if players is None else players.split(",")
+    if risk is None and backend == Backend.local and any(s.strip().lower() in ("optimal", "greedy") for s in seats):
+        # a first run compiles the play kernel on two cores: the other process starts its imports now
+        from ..limits import cores
+        from ..solver.aside import start_first
+
+        start_first("play_kernel.play_games", workers or cores())
     from ..errors import SimulationError, StrategyError
     from ..play.simulate import choose_seed, prepare
     from ..play.simulate import simulate as run

@@ -5,7 +5,8 @@ helpers from the cache (jit's compile locks make it wait for one still being com
 numba compiles one function at a time in a process, and a kernel's helpers are compiles of their
 own (jit.INNER): most of a first `simulate`'s compile is play_kernel's helpers. The other process is
 started as early as a run knows it will compile (start_early: it imports numba and the kernels'
-modules meanwhile), then handed its jobs. It exits by itself; nothing is lost when it fails or is
+modules meanwhile; `simulate` starts it before its own imports when the cache has no play kernel at
+all, start_first), then handed its jobs. It exits by itself; nothing is lost when it fails or is
 killed: this process then compiles those helpers itself, and numba writes its cache files whole.
 
 Run as `python -m yahtzee_cli.solver.aside`: imports the kernels, then reads the pickled jobs on stdin.
@@ -59,6 +60,30 @@ def start_early(cores: int) -> None:
         _waiting = _spawn()
         if _waiting is not None:
             atexit.register(_stop, _waiting)
+
+
+def start_first(kernel: str, cores: int) -> None:
+    """start_early before this run imports numba and the kernels (about a quarter of a second, which
+    the other process then spends importing too), when the cache holds no machine code at all for
+    `kernel` ("module.function", as numba names its cache files): a first run. Anything else is left
+    to start_early, which knows."""
+    global _waiting
+    import os
+    from pathlib import Path
+
+    from ..strategy.tablefile import cache_dir
+
+    if _waiting is not None or cores < 2:
+        return
+    try:
+        where = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir() / "numba")
+        if any(where.glob(f"{kernel}-*.nbi")):
+            return
+    except OSError:
+        return
+    _waiting = _spawn()
+    if _waiting is not None:
+        atexit.register(_stop, _waiting)
 
 
 @contextmanager

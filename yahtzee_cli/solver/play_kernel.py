@@ -405,6 +405,9 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     vec, ivec = typeof(work.Vfinal), typeof(work.dice)
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
+        # two small ones first, done before this process needs them, then the largest
+        (rng_stream, (i8, i8, i8)),
+        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
         # the totals, needed only after the games (solver.totals.sheet_totals' call)
         (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
@@ -419,8 +422,6 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),
-        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
-        (rng_stream, (i8, i8, i8)),
     ]
     return theirs, ours
 
