@@ -137,3 +137,35 @@ def test_an_inner_copy_of_a_kernel_never_serves_the_original(tmp_path: Path) -> 
     env["YAHTZEE_CACHE_DIR"] = str(tmp_path)
     res = subprocess.run([sys.executable, "-c", COPY_THEN_ORIGINAL, "copy"], env=env, capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.strip() == "[2, 4]", res.stderr[-500:]
+
+
+NO_COLLECTION = """
+import gc
+import numpy as np
+from numba.core import event
+from yahtzee_cli.solver import compiled
+depth, during, enabled = [0], [], []
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        depth[0] += 1
+        enabled.append(gc.isenabled())
+    def on_end(self, ev):
+        depth[0] -= 1
+event.register("numba:compile", Compiles())
+gc.callbacks.append(lambda phase, info: during.append(1) if phase == "start" and depth[0] else None)
+compiled.roll_of_dice(np.array([1, 2, 3, 4, 5]), np.zeros(6, np.int64), np.zeros(7**6, np.int64), np.zeros(1, np.int64))
+print(len(during), any(enabled), len(enabled) > 0, gc.isenabled())
+"""
+
+
+def test_the_garbage_collector_stays_out_of_a_compile(tmp_path: Path) -> None:
+    """A kernel's compile (numba makes objects by the hundred thousand) runs without the cyclic garbage
+    collector, which is on again after it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["YAHTZEE_CACHE_DIR"] = str(tmp_path)
+    res = subprocess.run([sys.executable, "-c", NO_COLLECTION], env=env, capture_output=True, text=True, check=True)
+    assert res.stdout.split() == ["0", "False", "True", "True"]  # none during it, no collector on, on after

@@ -86,6 +86,14 @@ def start_first(kernel: str, cores: int) -> None:
         atexit.register(_stop, _waiting)
 
 
+def _where(kernel: Any) -> tuple[str, str]:
+    """(module, name) by which the other process finds `kernel`: the name its module binds it to, which
+    may not be its function's (within_turn.roll_legal compiles _roll_legal)."""
+    module = kernel.py_func.__module__
+    names = [n for n, v in vars(sys.modules.get(module, sys)).items() if v is kernel]
+    return module, names[0] if names else kernel.py_func.__name__
+
+
 @contextmanager
 def compiled_aside(theirs: Sequence[Job], ours: Sequence[Job], cores: int) -> Iterator[None]:
     """While the body runs (the kernel's first call, which compiles it): `theirs` compiled in another
@@ -94,7 +102,7 @@ def compiled_aside(theirs: Sequence[Job], ours: Sequence[Job], cores: int) -> It
     global _waiting
     from . import jit
 
-    todo = [((k.py_func.__module__, k.py_func.__name__), s) for k, s in theirs
+    todo = [(_where(k), s) for k, s in theirs
             if s not in getattr(k, "overloads", {}) and s not in jit.cached_signatures(k)]
     proc = None
     if cores >= 2 and jit.CACHE_DIR is not None and todo:
@@ -118,6 +126,7 @@ def compiled_aside(theirs: Sequence[Job], ours: Sequence[Job], cores: int) -> It
 
 
 def main() -> None:
+    gc.disable()  # a process that only compiles, then exits: its garbage goes with it (jit's compiles)
     for module in _PRELOAD:
         importlib.import_module(module)
     import numba

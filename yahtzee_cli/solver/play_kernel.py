@@ -29,6 +29,7 @@ solver.exact.play_with; every array read-only except `out`, `work`, `log` and `m
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
@@ -405,7 +406,9 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     vec, ivec = typeof(work.Vfinal), typeof(work.dice)
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
-        # two small ones first, done before this process needs them, then the largest
+        # small ones first, done before this process needs them (roll_legal by box_code, which would
+        # otherwise wait for final_values' compile of it), then the largest
+        (roll_legal, (i8, b1, i8, typeof(ra.yroll), typeof(ra.own_bit), i8, b1, i8, i8)),
         (rng_stream, (i8, i8, i8)),
         (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
@@ -434,5 +437,15 @@ def compiled_on_two_cores(args: tuple[Any, ...], threads: int | None) -> Iterato
         yield
         return
     theirs, ours = _helper_jobs(args)
-    with compiled_aside(theirs, ours, threads or cores()):
-        yield
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with compiled_aside(theirs, ours, threads or cores()):
+            yield
+    finally:
+        if collecting:
+            # the compiles' objects (most of them garbage by now, some 25 MB) are left out of the
+            # collector's way for good: collecting them cost about 0.1 s, each collection after a
+            # compile going over all of them
+            gc.freeze()
+            gc.enable()
