@@ -26,7 +26,8 @@ def _complete_strategy(incomplete: str) -> list[str]:
     """Built-in strategies; after a comma (--players), the next seat's."""
     head, _, last = incomplete.rpartition(",")
     prefix = f"{head}," if head else ""
-    return [prefix + name for name in BUILT_IN if name.startswith(last)]
+    names = (*BUILT_IN, "to-win") if head else BUILT_IN  # to-win plays in a match only
+    return [prefix + name for name in names if name.startswith(last)]
 
 
 @app.command(short_help="Play many games by a strategy or a match.", epilog=examples(
@@ -48,7 +49,8 @@ def simulate(
     players: Annotated[
         str | None,
         typer.Option("--players", metavar="STRATEGY,...", help="A match: one strategy per seat, comma-separated "
-                     "(e.g. optimal,greedy). Reports each seat's win rate.", show_default=False,
+                     "(e.g. optimal,greedy; to-win plays to win against the others). "
+                     "Reports each seat's win rate.", show_default=False,
                      autocompletion=_complete_strategy),
     ] = None,
     games: Annotated[int, typer.Option("--games", "-n", metavar="N", help="Games to play.")] = 10_000,

@@ -40,6 +40,7 @@ from .strategies import (
 )
 
 BUILTIN = ("optimal", "greedy", "random")
+TO_WIN = "to-win"  # plays to win against the other seats of a match (play.to_win)
 COMPILED = ("optimal", "greedy")  # played by the solver's compiled `play`
 PERCENTILES = (5, 25, 50, 75, 95, 99)
 MAX_SEED = 2**63 - 1
@@ -62,6 +63,12 @@ def check_strategy(name: str, rules: R.RuleSet | None = None) -> str:
     low = name.strip().lower()
     if low in BUILTIN:
         return low
+    if low == TO_WIN:
+        if rules is not None:
+            from .to_win import check_rules
+
+            check_rules(rules)
+        return low
     if low.startswith(RISK):
         theta = risk_theta(low)
         if rules is not None:
@@ -79,8 +86,8 @@ def check_strategy(name: str, rules: R.RuleSet | None = None) -> str:
         return name.strip()
     from ..text import did_you_mean
 
-    raise StrategyError(f"unknown strategy {name!r}{did_you_mean(low, BUILTIN)}; valid: {', '.join(BUILTIN)}, "
-                        "risk=THETA, or module:function")
+    raise StrategyError(f"unknown strategy {name!r}{did_you_mean(low, (*BUILTIN, TO_WIN))}; valid: "
+                        f"{', '.join(BUILTIN)}, {TO_WIN} (in a match), risk=THETA, or module:function")
 
 
 RISK = "risk="  # strategy "risk=THETA": maximise E[exp(THETA * final score)] (yahtzee_cli.solver.distribution)
@@ -148,6 +155,11 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         if not jit.is_compiled(play_kernel.play_games):  # a first run: its compile starts on two cores
             aside.start_early(cores())
     for strategy in dict.fromkeys(strategies):
+        if strategy == TO_WIN:
+            from .to_win import player
+
+            player(rules, say)
+            continue
         if strategy.startswith(RISK):
             dist: Any = importlib.import_module("yahtzee_cli.solver.distribution")
             try:
@@ -187,6 +199,10 @@ def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
     """Whether a seat plays the exact optimal table (`exact` true) or, without an exact table for these
     rules, an approximation named in `approximation` (`exact` false); a strategy that plays no table
     (random, greedy, a bot) is neither: `exact` null. A risk strategy names its objective."""
+    if strategy == TO_WIN:
+        from .to_win import objective as to_win_objective
+
+        return {"exact": True, "approximation": None, "objective": to_win_objective(rules)}
     goal = objective(strategy)
     if goal is not None:
         return {"exact": True, "approximation": None, "objective": goal}
@@ -288,9 +304,15 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     """One chunk: every seat plays its games, then the summaries (and logs when asked)."""
     start = time.perf_counter()
     rules = _rules_of(job.rules_json)
-    batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads,
-                    should_stop=_stop_requested, run_games=job.run_games)
-               for seat, s in enumerate(job.strategies)]
+    if TO_WIN in job.strategies:
+        from .to_win import play_match
+
+        batches = play_match(rules, job.strategies, job.seed, job.first_game, job.n_games, job.record, job.threads,
+                             should_stop=_stop_requested, run_games=job.run_games)
+    else:
+        batches = [play(rules, s, job.seed, job.first_game, job.n_games, seat, job.record, job.threads,
+                        should_stop=_stop_requested, run_games=job.run_games)
+                   for seat, s in enumerate(job.strategies)]
     summaries = []
     all_totals = []
     for b in batches:
@@ -434,6 +456,9 @@ def simulate(
     strategies = tuple(check_strategy(s, rules) for s in strategies)
     if not strategies:
         raise StrategyError("no strategy given")
+    if TO_WIN in strategies and len(strategies) < 2:
+        raise StrategyError(f"{TO_WIN} plays against the other seats of a match: give it in --players with at "
+                            f"least one other seat, e.g. --players {TO_WIN},optimal")
     if not 1 <= games <= MAX_GAMES:
         raise SimulationError(f"a run plays 1 to {MAX_GAMES:,} games, got {games}")
     if not 0 <= seed <= MAX_SEED:

@@ -17,6 +17,7 @@ Rule sets with passes (must_zero off) are not handled here (a pass returns to th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -225,13 +226,52 @@ def cost(rules: RuleSet, column: Column, hi: int) -> float:
     return float(n_states * per_state / OPS_PER_SECOND + n_states * STATE_SECONDS)
 
 
-def option_values(rules: RuleSet, column: Column, dice: Sequence[int], rolls_left: int, options: Sequence[Any],
-                  u: FloatArray) -> list[float]:
-    """E[u(final total)] of each option (strategy.turn.Choice: a keep, or a box of the dice showing)
-    of a one-column position under the play that maximises it. `u[s]` for totals s = 0 .. len(u) - 1
-    (nondecreasing is not needed; u is taken as u[-1] beyond)."""
-    from .tables import counts_key
+@dataclass
+class Solved:
+    """Exact play for a utility from one turn-start position: every state after it solved (V), ready
+    to value any roll of the turn's options (`values`)."""
 
+    rules: RuleSet
+    mod: Any
+    m: int
+    y: int
+    V: FloatArray
+    nxt: IntArray
+    work: tuple[FloatArray, ...]
+
+    def keep_of(self, faces: Sequence[int]) -> int:
+        from .tables import counts_key
+
+        counts = [0] * 6
+        for f in faces:
+            counts[int(f) - 1] += 1
+        return int(self.mod.lay.scores.dice.keep_index[counts_key(counts)])
+
+    def values(self, dice: Sequence[int], rolls_left: int, options: Sequence[Any]) -> list[float]:
+        """E[u(final total)] of each option (strategy.turn.Choice: a keep, or a box of the dice
+        showing) with these dice and rolls left, under the play that maximises it from there."""
+        ra = self.mod.ra
+        r_pos = int(ra.roll_of_keep[self.keep_of(dice)])
+        F, G, A, M, B, box_val = self.work
+        _turn(self.m, self.y, self.V, self.nxt[0], ra, self.mod.J, F, G, A, M, B, box_val, True, r_pos)
+        out: list[float] = []
+        for o in options:
+            if o.keep is not None:
+                k = self.keep_of(o.keep)
+                if rolls_left == 0 or len(o.keep) == len(dice):
+                    out.append(float(F[r_pos, 0]))  # keeping every die: stop, the best box
+                else:
+                    out.append(float(G[rolls_left - 1, k, 0]))
+            elif o.box is not None:
+                out.append(float(box_val[int(o.box), 0]))  # (the roll showing, written in that box)
+            else:
+                raise NotExact("passes are not valued by exact play for a score")
+        return out
+
+
+def solve(rules: RuleSet, column: Column, u: FloatArray) -> Solved:
+    """Exact play maximising E[u(final total)] from a one-column turn start: `u[s]` for totals s = 0 ..
+    len(u) - 1 (nondecreasing is not needed; u is taken as u[-1] beyond)."""
     mod, m, y, uu, base = _position(rules, column)
     lay = mod.lay
     ra = mod.ra
@@ -246,27 +286,12 @@ def option_values(rules: RuleSet, column: Column, dice: Sequence[int], rolls_lef
             np.empty((ra.nb, X)))
     V = np.zeros((len(sm), X))
     _solve(sm, sy, su, nxt, V, Uf, ra, J, lay.t, max(rules.settings.upper_bonus, 0), work)
-    d = lay.scores.dice
+    return Solved(rules, mod, m, y, V, nxt, work)
 
-    def keep_of(faces: Sequence[int]) -> int:
-        counts = [0] * 6
-        for f in faces:
-            counts[int(f) - 1] += 1
-        return int(d.keep_index[counts_key(counts)])
 
-    r_pos = int(ra.roll_of_keep[keep_of(dice)])
-    F, G, A, M, B, box_val = work
-    _turn(m, y, V, nxt[0], ra, J, F, G, A, M, B, box_val, True, r_pos)
-    out: list[float] = []
-    for o in options:
-        if o.keep is not None:
-            k = keep_of(o.keep)
-            if rolls_left == 0 or len(o.keep) == len(dice):
-                out.append(float(F[r_pos, 0]))  # keeping every die: stop, the best box
-            else:
-                out.append(float(G[rolls_left - 1, k, 0]))
-        elif o.box is not None:
-            out.append(float(box_val[int(o.box), 0]))  # (the roll showing, written in that box)
-        else:
-            raise NotExact("passes are not valued by exact play for a score")
-    return out
+def option_values(rules: RuleSet, column: Column, dice: Sequence[int], rolls_left: int, options: Sequence[Any],
+                  u: FloatArray) -> list[float]:
+    """E[u(final total)] of each option (strategy.turn.Choice: a keep, or a box of the dice showing)
+    of a one-column position under the play that maximises it. `u[s]` for totals s = 0 .. len(u) - 1
+    (nondecreasing is not needed; u is taken as u[-1] beyond)."""
+    return solve(rules, column, u).values(dice, rolls_left, options)

@@ -1,0 +1,153 @@
+"""Every turn-start state's pmf of the points still to come under one strategy (the expected-score
+table's, theta 0, or a risk strategy's), all at once: what a player who plays to win, game after game,
+looks up at every turn (its own chances under each risk strategy, the opponents' under optimal
+play) instead of a pass over the sheets ahead of each position.
+
+One pass of solver.distribution over the whole table (about 30 s of CPU for Yahtzee) keeps every
+state's pmf with its negligible ends cut off (cells below CUT), as float32: about 110 MB for Yahtzee's
+360,000 states. Stored in the cache, one file per rule set and theta, written atomically and
+checksummed like the strategy tables, built once under a lock when several processes want it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import CorruptTable
+from ..rules.engine import Column, RuleSet
+from ..strategy import tablefile as cache
+from ..strategy.sources import column_state
+from .winning import state_key
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+VERSION = 1  # bump when the stored file changes meaning
+CUT = 1e-12  # pmf cells below this at either end of a state's pmf are left out
+
+
+@dataclass
+class StatePmfs:
+    """State i (key[i] = state_key(mask, y, u), sorted) has the pmf of the points to come
+    data[off[i]: off[i] + length[i]] for points lo[i], lo[i] + 1, ... (float32)."""
+
+    theta: float
+    key: IntArray
+    lo: IntArray
+    off: IntArray
+    length: IntArray
+    data: npt.NDArray[np.float32]
+    width: int
+    t: int
+    nyt: int
+    eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
+
+    def state_of(self, rules: RuleSet, column: Column) -> int:
+        """The key of a column's turn-start state."""
+        st = column_state(rules, column)
+        u = int(self.eff[st.mask * (self.t + 1) + min(st.upper, self.t)])
+        return int(state_key(st.mask, 1 if st.yfull and self.nyt == 2 else 0, u, self.width, self.t))
+
+    def rest(self, k: int) -> tuple[int, FloatArray]:
+        """(lo, pmf) of the points to come from the state of key k (KeyError for an unknown state)."""
+        i = int(np.searchsorted(self.key, k))
+        if i >= len(self.key) or int(self.key[i]) != k:
+            raise KeyError(k)
+        o, n = int(self.off[i]), int(self.length[i])
+        return int(self.lo[i]), self.data[o: o + n].astype(np.float64)
+
+
+_memo: dict[tuple[str, float], StatePmfs] = {}
+
+
+def _path(rules: RuleSet, theta: float) -> Any:
+    from .distribution import theta_key
+
+    return cache.table_path(rules.fingerprint, f"states{theta_key(theta)}")
+
+
+def _read(rules: RuleSet, theta: float) -> StatePmfs:
+    header, arrays = cache.read(_path(rules, theta), rules.fingerprint)
+    if header.get("version") != VERSION or header.get("kind") != "state_pmfs" or header.get("theta") != theta:
+        raise CorruptTable("the cached state distributions are from another version")
+    key = np.frombuffer(arrays["key"], dtype=np.int64)
+    length = np.frombuffer(arrays["length"], dtype=np.int64)
+    data = np.frombuffer(arrays["data"], dtype=np.float32)
+    if int(length.sum()) != len(data):
+        raise CorruptTable("the cached state distributions' arrays do not fit together")
+    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    return StatePmfs(theta, key, np.frombuffer(arrays["lo"], dtype=np.int64), off, length, data,
+                     int(header["width"]), int(header["t"]), int(header["nyt"]),
+                     np.frombuffer(arrays["eff"], dtype=np.int16))
+
+
+def _write(rules: RuleSet, s: StatePmfs) -> None:
+    header = {"kind": "state_pmfs", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+              "theta": s.theta, "width": s.width, "t": s.t, "nyt": s.nyt}
+    cache.write(_path(rules, s.theta), header, {"eff": ("h", s.eff.astype("<i2").tobytes()),
+                                                "key": ("q", s.key.astype("<i8").tobytes()),
+                                                "lo": ("q", s.lo.astype("<i8").tobytes()),
+                                                "length": ("q", s.length.astype("<i8").tobytes()),
+                                                "data": ("f", s.data.astype("<f4").tobytes())})
+
+
+def _build(rules: RuleSet, theta: float, say: Callable[[str], None] | None) -> StatePmfs:
+    from . import positions, winning
+    from .distribution import _pass_layers, solver_ties_for
+
+    mod, W = winning.model_values(rules, say) if theta == 0.0 else positions.model_values(rules, theta, say)
+    lay = mod.lay
+    keys: list[IntArray] = []
+    los: list[IntArray] = []
+    lengths: list[IntArray] = []
+    parts: list[npt.NDArray[np.float32]] = []
+
+    def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
+        big = H > CUT
+        lo = np.empty(len(st["off"]), dtype=np.int64)
+        hi = np.empty(len(st["off"]), dtype=np.int64)
+        for i, (o, n) in enumerate(zip(st["off"].tolist(), st["length"].tolist(), strict=True)):
+            nz = np.flatnonzero(big[o: o + n])
+            lo[i], hi[i] = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, 1)
+            parts.append(H[o + lo[i]: o + hi[i]].astype(np.float32))
+        keys.append(state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
+        los.append(lo)
+        lengths.append(hi - lo)
+
+    _pass_layers(mod, W, theta, None, solver_ties_for(rules, theta), each_layer=keep)
+    key = np.concatenate(keys)
+    order = np.argsort(key, kind="stable")
+    length = np.concatenate(lengths)[order]
+    data = np.concatenate([parts[i] for i in order.tolist()])
+    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    eff = mod.eff[lay.sub_of[np.arange(1 << lay.nb)]].reshape(-1).astype(np.int16)
+    return StatePmfs(theta, key[order], np.concatenate(los)[order], off, length, data, int(lay.width), int(lay.t),
+                     int(lay.nyt), eff)
+
+
+def state_pmfs(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | None = None) -> StatePmfs:
+    """Every state's pmf of the points to come under theta's strategy (effective theta: see
+    strategy.choice.effective_theta), from the cache (computed and stored once). NotExact where the
+    rule set has no exact distribution."""
+    from .distribution import model
+
+    model(rules)  # NotExact before anything is read or built
+    s = _memo.get((rules.fingerprint, theta))
+    if s is None:
+        try:
+            got = _read(rules, theta)
+        except (OSError, CorruptTable, KeyError, ValueError):
+            from .distribution import _cached
+
+            what = f"{rules.name} score distributions of every position" + (f" for theta {theta:g}" if theta else "")
+            with cache.building(_path(rules, theta), what, say):
+                got, _ = _cached(lambda: _read(rules, theta), lambda: _build(rules, theta, say),
+                                 lambda x: _write(rules, x), what, say, False)
+        assert isinstance(got, StatePmfs)
+        s = _memo[(rules.fingerprint, theta)] = got
+    return s
