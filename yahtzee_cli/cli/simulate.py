@@ -191,9 +191,13 @@ def _seats(strategy: str | None, players: str | None, risk: float | None, rs: Ru
             fail("--strategy needs a name: optimal, greedy, random, or module:function")
         fail("--players needs strategy names separated by commas, e.g. optimal,greedy")
     try:
-        return [check_strategy(n, rs) for n in names]
+        seats = [check_strategy(n, rs) for n in names]
     except StrategyError as exc:
         fail(str(exc))
+    if seats == ["to-win"]:
+        fail("to-win plays against the other seats of a match: give it in --players with at least one other "
+             "seat, e.g. --players to-win,optimal")
+    return seats
 
 
 def _check_options(games: int, seed: int | None, workers: int | None, backend: Backend, scheduler: str | None,

@@ -1,0 +1,153 @@
+"""The `to-win` seat of `simulate --players` (play.to_win): the opponents' distributions it reads,
+the risk strategy it picks early, the exact play it makes late, the games it plays (reproducible,
+legal, on its own dice streams, leaving the other seats' games as they are), on the six-box rules."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+from conftest import SMALL_RULES
+
+from yahtzee_cli.errors import StrategyError
+from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.formats.validate import validate_stream
+from yahtzee_cli.play import hint as H
+from yahtzee_cli.play import simulate as S
+from yahtzee_cli.play import strategies as ST
+from yahtzee_cli.play import to_win as TW
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver import distribution as D
+from yahtzee_cli.solver import policy, winning
+
+SMALL = R.rules_from_data(SMALL_RULES)
+
+
+def _sheets(seed: int, game: int = 0) -> list[R.Column]:
+    """An optimal game's column before each turn and at the end."""
+    b = policy.play(SMALL, "optimal", seed, game, 1, record=True, threads=1)
+    return [cols[0] for cols in TW.sheets_by_turn(SMALL, b, 0)]
+
+
+def test_opponents_distributions_are_the_exact_ones() -> None:
+    me = TW.player(SMALL)
+    for col in _sheets(3):
+        d, e = me.final(col), winning.final_pmf(SMALL, col)
+        x = np.zeros(2000)
+        x[d.lo: d.lo + len(d.pmf)] += d.pmf
+        x[e.lo: e.lo + len(e.pmf)] -= e.pmf
+        assert np.abs(x).max() < 1e-6
+
+
+def test_early_turns_take_the_risk_strategy_with_the_best_chance() -> None:
+    me = TW.player(SMALL)
+    assert me.grid[0] == 0.0 and len(me.grid) > 1
+    opp = _sheets(4)[2]  # the opponent two turns ahead
+    start = R.Column.empty(SMALL)
+    plan = me.plan(start, [opp])
+    assert plan.method == "risk" and plan.solved is None
+    u = winning.share_of_first([winning.final_pmf(SMALL, opp)], 1000)
+    chances = {}
+    for theta in me.grid:  # the whole game's distribution under theta, from the empty sheet
+        d, _ = D.get_distribution(SMALL, theta)
+        chances[theta] = float(np.dot(d.pmf, u[np.clip(d.scores, 0, 1000)]))
+    best = max(chances.values())
+    assert chances[plan.theta] == pytest.approx(best, abs=1e-6) and plan.chance == pytest.approx(best, abs=1e-6)
+    assert len(set(np.round(list(chances.values()), 6))) > 1  # the strategies do differ here
+
+
+@pytest.mark.parametrize(("seed", "turns"), [(5, 3), (6, 4), (7, 5)])
+def test_late_turns_play_exactly_to_win(seed: int, turns: int) -> None:
+    me = TW.player(SMALL)
+    mine, theirs = _sheets(seed)[turns], _sheets(seed + 100)[turns]
+    plan = me.plan(mine, [theirs])
+    assert plan.method == "exact"
+    opp = [winning.final_pmf(SMALL, theirs)]
+    for dice, rolls_left in [((1, 3, 3, 5, 6), 2), ((2, 4, 4, 6, 6), 1), ((5, 5, 5, 6, 6), 0)]:
+        got = me.choose(plan, mine, dice, rolls_left)
+        ev = H.hint(SMALL, [mine], dice, rolls_left)
+        want = H.play_to_win(SMALL, mine, ev, opp, exact=True)  # what `hint --to-win` ranks first
+        vals = dict(want.ranked)
+        assert vals[got] == pytest.approx(want.best[0], abs=2e-5)  # (within TAIL: the same chance)
+
+
+def test_seats_see_the_others_as_they_stand() -> None:
+    hist = {0: [[c] for c in _sheets(8)], 2: [[c] for c in _sheets(9)]}
+    mine = {1: R.Column.empty(SMALL)}
+    assert TW._standing(mine, hist, 0, 1, 2) == hist[0][3][0]  # seat 1 has played its turn 3 (t = 2)
+    assert TW._standing(mine, hist, 2, 1, 2) == hist[2][2][0]  # seat 3 has not
+    assert TW._standing(mine, hist, 2, 1, 99) == hist[2][-1][0]
+    assert TW._standing(mine, hist, 1, 0, 2) is mine[1]
+
+
+def test_match_games_are_reproducible_legal_and_leave_the_other_seat_alone() -> None:
+    logs: list[bytes] = []
+    rep = S.simulate(SMALL, ["optimal", "to-win"], 40, 5, workers=1, log_sink=logs.append)
+    again = S.simulate(SMALL, ["optimal", "to-win"], 40, 5, workers=1)
+    assert orjson.dumps(rep.to_dict()["seats"]) == orjson.dumps(again.to_dict()["seats"])
+    data = b"".join(logs)
+    reports = list(validate_stream(io.BytesIO(data)))
+    assert len(reports) == 40 and all(r.valid and r.finished for r in reports)
+    b = TW.play_match(SMALL, ["optimal", "to-win"], 5, 0, 40, record=True, threads=1)
+    assert b[0].totals.tolist() == policy.play(SMALL, "optimal", 5, 0, 40, seat=0, threads=1).totals.tolist()
+    # the to-win seat rolls its own stream: its first roll of each game is anyone's first roll there
+    assert b[1].rolls is not None
+    first = ST.random_play(SMALL, 5, 0, 40, seat=1, record=True)
+    assert first.rolls is not None and (b[1].rolls[:, 0, 0] == first.rolls[:, 0, 0]).all()
+    seats = rep.to_dict()["seats"]
+    assert seats[1]["wins"] == int((b[1].totals > b[0].totals).sum())
+    assert seats[1]["ties"] == int((b[1].totals == b[0].totals).sum())
+    assert seats[1]["mean"] == pytest.approx(float(b[1].totals.mean()))
+    assert rep.to_dict()["exact"] is True and "chance to win" in seats[1]["objective"]
+
+
+def test_to_win_needs_a_match_and_an_exact_table_without_passes() -> None:
+    with pytest.raises(StrategyError, match="other seats of a match"):
+        S.simulate(SMALL, ["to-win"], 10, 1, workers=1)
+    with pytest.raises(StrategyError, match="needs an exact table"):
+        S.check_strategy("to-win", R.preset("yahtzee", {"columns": 3}))
+    with pytest.raises(StrategyError, match="must_zero"):
+        S.check_strategy("to-win", R.rules_from_data(SMALL_RULES, {"must_zero": False}))
+    assert S.check_strategy(" To-Win ", SMALL) == "to-win"
+    with pytest.raises(StrategyError, match="did you mean 'to-win'"):
+        S.check_strategy("to-wi")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+@pytest.fixture
+def small_file(tmp_path: Path) -> str:
+    p = tmp_path / "small.json"
+    p.write_bytes(orjson.dumps(SMALL_RULES))
+    return str(p)
+
+
+def test_cli_match_of_to_win(cli: Any, small_file: str) -> None:
+    args = ["simulate", "--rules", small_file, "--players", "to-win,optimal", "-n", "30", "--seed", "2", "-w", "1"]
+    r = cli([*args, "--json"])
+    assert r.exit_code == 0, r.stderr
+    data = loads(r.stdout)
+    seat = data["seats"][0]
+    assert seat["strategy"] == "to-win" and seat["exact"] is True and "chance to win" in seat["objective"]
+    assert data["seats"][0]["wins"] + data["seats"][1]["wins"] + seat["ties"] == 30
+    text = cli(args)
+    assert text.exit_code == 0 and "to-win" in text.stdout and "wins" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-S", "to-win"], "plays against the other seats of a match"),
+        (["--players", "to-win,optimal", "--set", "must_zero=off"], "needs must_zero on"),
+        (["--players", "to-win,optimal", "--set", "columns=3"], "needs an exact table"),
+    ],
+)
+def test_cli_to_win_errors(cli: Any, small_file: str, args: list[str], message: str) -> None:
+    r = cli(["simulate", "--rules", small_file, "-n", "5", *args])
+    assert r.exit_code == 2, r.stdout
+    assert r.stderr.startswith("yahtzee: error: ") and message in r.stderr and len(r.stderr.splitlines()) == 1
