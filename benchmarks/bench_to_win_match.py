@@ -32,7 +32,7 @@ Z99 = 2.5758293035489  # two-sided 99%
 def _chunk(args: tuple[str, int, int, int, bool]) -> tuple[int, int, Any]:
     """(first game, direction, shares of to-win per game: 1 win, 0.5 tie, 0 loss)."""
     rules_name, seed, first, n, swapped = args
-    from yahtzee_cli.play.to_win import play_match
+    from yahtzee_cli.play.simulate import play_match
     from yahtzee_cli.rules import engine as R
 
     rules = R.preset(rules_name)

@@ -92,7 +92,7 @@ def test_match_games_are_reproducible_legal_and_leave_the_other_seat_alone() -> 
     data = b"".join(logs)
     reports = list(validate_stream(io.BytesIO(data)))
     assert len(reports) == 40 and all(r.valid and r.finished for r in reports)
-    b = TW.play_match(SMALL, ["optimal", "to-win"], 5, 0, 40, record=True, threads=1)
+    b = S.play_match(SMALL, ["optimal", "to-win"], 5, 0, 40, record=True, threads=1)
     assert b[0].totals.tolist() == policy.play(SMALL, "optimal", 5, 0, 40, seat=0, threads=1).totals.tolist()
     # the to-win seat rolls its own stream: its first roll of each game is anyone's first roll there
     assert b[1].rolls is not None

@@ -142,6 +142,20 @@ def play(rules: R.RuleSet, strategy: str, seed: int, first_game: int, n_games: i
     return user_play(rules, strategy, seed, first_game, n_games, seat, record, should_stop=should_stop)
 
 
+def play_match(rules: R.RuleSet, strategies: Sequence[str], seed: int, first_game: int, n_games: int,
+               record: bool = False, threads: int | None = None, should_stop: Callable[[], bool] | None = None,
+               run_games: int | None = None) -> list[GameBatch]:
+    """Games first_game .. first_game + n_games - 1 of a match where some seats are `to-win`
+    (play.to_win): the other seats' games first (recorded: the to-win seats see their sheets turn by
+    turn), then the to-win seats'. Every seat's GameBatch, in seat order."""
+    from .to_win import play_seats
+
+    others = {s: play(rules, strat, seed, first_game, n_games, s, True, threads, should_stop=should_stop,
+                      run_games=run_games)
+              for s, strat in enumerate(strategies) if strat != TO_WIN}
+    return play_seats(rules, strategies, others, seed, first_game, n_games, record, should_stop)
+
+
 def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None,
             record: bool = False, games: int = 0) -> None:
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
@@ -305,8 +319,6 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     start = time.perf_counter()
     rules = _rules_of(job.rules_json)
     if TO_WIN in job.strategies:
-        from .to_win import play_match
-
         batches = play_match(rules, job.strategies, job.seed, job.first_game, job.n_games, job.record, job.threads,
                              should_stop=_stop_requested, run_games=job.run_games)
     else:
@@ -457,8 +469,7 @@ def simulate(
     if not strategies:
         raise StrategyError("no strategy given")
     if TO_WIN in strategies and len(strategies) < 2:
-        raise StrategyError(f"{TO_WIN} plays against the other seats of a match: give it in --players with at "
-                            f"least one other seat, e.g. --players {TO_WIN},optimal")
+        raise StrategyError(f"{TO_WIN} plays against the other seats of a match: it needs at least one other seat")
     if not 1 <= games <= MAX_GAMES:
         raise SimulationError(f"a run plays 1 to {MAX_GAMES:,} games, got {games}")
     if not 0 <= seed <= MAX_SEED:

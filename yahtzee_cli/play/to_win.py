@@ -178,20 +178,17 @@ def _standing(cols: dict[int, R.Column], hist: dict[int, list[list[R.Column]]], 
     return h[min(t + 1 if j < s else t, len(h) - 1)][0]
 
 
-def play_match(rules: R.RuleSet, strategies: Sequence[str], seed: int, first_game: int, n_games: int,
-               record: bool = False, threads: int | None = None, should_stop: Callable[[], bool] | None = None,
-               run_games: int | None = None) -> list[GameBatch]:
-    """Games first_game .. first_game + n_games - 1 of a match where some seats are `to-win`: every
-    seat's GameBatch, in seat order."""
-    from .simulate import play
+def play_seats(rules: R.RuleSet, strategies: Sequence[str], others: dict[int, GameBatch], seed: int,
+               first_game: int, n_games: int, record: bool = False,
+               should_stop: Callable[[], bool] | None = None) -> list[GameBatch]:
+    """Games first_game .. first_game + n_games - 1 of a match where some seats are `to-win`, the other
+    seats' games given (`others`: seat -> its recorded GameBatch, play.simulate.play_match plays them):
+    every seat's GameBatch, in seat order."""
     from .strategies import ChunkCancelled, _pack_record, _user_turn
 
     me = player(rules)
     seats = range(len(strategies))
-    batches: dict[int, GameBatch] = {
-        s: play(rules, strat, seed, first_game, n_games, s, True, threads, should_stop=should_stop,
-                run_games=run_games)
-        for s, strat in enumerate(strategies) if strat != TO_WIN}
+    batches = dict(others)
     mine = [s for s in seats if strategies[s] == TO_WIN]
     nb = len(rules.boxes)
     scores = {s: np.zeros((n_games, 1, nb), dtype=np.int64) for s in mine}
