@@ -84,20 +84,24 @@ def _saved(file: Path, keeper: Keeper, out: Output) -> None:
 def _game_record(file: str, line: int, index: int, rp: Replay) -> dict[str, Any]:
     """The record `replay --json` prints for the game, its chances to win included."""
     from ..formats.replay import game_record
-    from ..play.odds import game_odds
+    from ..play.odds import chances_note, game_odds
 
-    return game_record(file, line, index, rp, game_odds(rp, note))
+    chances = game_odds(rp, note)
+    return game_record(file, line, index, rp, chances, chances_note(rp) if chances is None else None)
 
 
 def _chances(rp: Replay) -> str:
     """' Chances to win: ...' after a turn of a game of two or more still on (empty otherwise)."""
-    from ..formats.replay import chances_line
-    from ..play.odds import game_odds
+    from ..formats.replay import chances_line, note_line
+    from ..play.odds import chances_note, game_odds
 
     if rp.game_over:
         return ""
     chances = game_odds(rp, note)
-    return "" if chances is None else " " + chances_line(rp, chances)
+    if chances is None:
+        missing = chances_note(rp)
+        return "" if missing is None else " " + note_line(missing)
+    return " " + chances_line(rp, chances)
 
 
 def _totals(keeper: Keeper) -> str:

@@ -346,15 +346,18 @@ class Session:
 
     def chance_lines(self) -> list[str]:
         """Each player's chance to win from here (a solo player's of beating their personal best),
-        under the sheet after every turn; nothing where the rules have no exact table."""
-        from ..formats.replay import chances_line, percent
-        from ..play.odds import beat_chance, game_odds
+        under the sheet after every turn; where the rules have no exact table, a line saying so."""
+        from ..formats.replay import chances_line, note_line, percent
+        from ..play.odds import beat_chance, chances_note, game_odds
 
         k = self.keeper
         rp = k.standings()
         if len(rp.players) > 1:
             chances = game_odds(rp, self.say)
-            return [] if chances is None else textwrap.wrap(chances_line(rp, chances), WIDTH)
+            if chances is None:
+                missing = chances_note(rp)
+                return [] if missing is None else textwrap.wrap(note_line(missing), WIDTH)
+            return textwrap.wrap(chances_line(rp, chances), WIDTH)
         best = k.personal_best(rp.players[0].name)
         if best is None or rp.players[0].columns[0].is_full:
             return []

@@ -95,7 +95,7 @@ def replay(
     from ..formats.replay import game_record, render
     from ..formats.tallies import Tally
     from ..play.fanout import replayed
-    from ..play.odds import game_odds
+    from ..play.odds import chances_note, game_odds
     from ..rules.engine import parse_setting
 
     try:
@@ -157,14 +157,16 @@ def replay(
             failed += 1
             continue
         chances = game_odds(rp, note) if out.json or (full_text and not rp.game_over) else None
+        missing = chances_note(rp) if chances is None else None
         counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over, rp.rules.record())
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]
         best = ""
         if batch and counted.solo and counted.running_best is not None:
             best = (f"personal best: {counted.running_best} (new)" if counted.personal_best
                     else f"personal best so far: {counted.running_best}")
-        show(out, Shown(game_record(item.file, doc.line, doc.index, rp, chances), counted, ranked, rp.game_over,
-                        (item.file, doc.line, doc.index), where, render(rp, chances) if full_text else "", best),
+        show(out, Shown(game_record(item.file, doc.line, doc.index, rp, chances, missing), counted, ranked,
+                        rp.game_over, (item.file, doc.line, doc.index), where,
+                        render(rp, chances, missing) if full_text else "", best),
              batch, verbose, not shown)
         shown += 1
     out.record({"type": "summary", **tally.as_dict(), "problems": failed})  # a stream always ends with it

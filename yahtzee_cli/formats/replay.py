@@ -191,9 +191,10 @@ def _column_dict(rules: RuleSet, col: Column, totals: ColumnTotals, mult: int, b
 Chances = Sequence[tuple[float, float]]  # per player: P(wins outright), P(shares first place)
 
 
-def replay_dict(rp: Replay, chances: Chances | None = None) -> dict[str, Any]:
+def replay_dict(rp: Replay, chances: Chances | None = None, note: str | None = None) -> dict[str, Any]:
     """The replay as JSON data (`yahtzee replay --json`); `chances` (play.odds) gives each player's
-    win_probability and tie_probability (null without)."""
+    win_probability and tie_probability (null without); `note` (play.odds.chances_note): why a game
+    still on has none, as `win_probability_note`."""
     rules = rp.rules
     mults = rules.settings.multipliers
     players = []
@@ -227,6 +228,7 @@ def replay_dict(rp: Replay, chances: Chances | None = None) -> dict[str, Any]:
         "abandoned": rp.abandoned,
         "in_progress": None if ip is None else _in_progress_dict(rp, ip),
         "illegal": [{"path": p.path, "message": p.message} for p in rp.illegal],
+        "win_probability_note": note if chances is None else None,
     }
 
 
@@ -251,11 +253,12 @@ def _in_progress_dict(rp: Replay, ip: InProgress) -> dict[str, Any]:
     }
 
 
-def game_record(file: str, line: int, game: int, rp: Replay, chances: Chances | None = None) -> dict[str, Any]:
+def game_record(file: str, line: int, game: int, rp: Replay, chances: Chances | None = None,
+                note: str | None = None) -> dict[str, Any]:
     """One game's JSON record: where it is (file, the line it starts on, its number in the file) and
     its replay. What `replay --json` prints for each game, and every `log` command's --json for the
     game in play, so the two always agree."""
-    return {"type": "game", "file": file, "line": line, "game": game, **replay_dict(rp, chances)}
+    return {"type": "game", "file": file, "line": line, "game": game, **replay_dict(rp, chances, note)}
 
 
 def percent(p: float) -> str:
@@ -277,7 +280,12 @@ def chances_line(rp: Replay, chances: Chances) -> str:
     return text + " (optimal play from here)."
 
 
-def render(rp: Replay, chances: Chances | None = None) -> str:
+def note_line(note: str) -> str:
+    """play.odds.chances_note as a sentence: 'No chances to win: yatzy has no exact table (...).'"""
+    return note[:1].upper() + note[1:] + "."
+
+
+def render(rp: Replay, chances: Chances | None = None, note: str | None = None) -> str:
     """The replay as text: the sheet (boxes x players, derived rows as on a paper score sheet),
     then standings, each player's chance to win while the game is on, and the state of the game."""
     rules = rp.rules
@@ -330,6 +338,8 @@ def render(rp: Replay, chances: Chances | None = None) -> str:
         lines.extend(table(standing, left=(0, 1, 3)))
         if chances is not None and not rp.game_over:
             lines.append(chances_line(rp, chances))
+        elif note is not None and not rp.game_over:
+            lines.append(note_line(note))
     lines.append(_state_line(rp))
     if rp.illegal:
         lines.append("Illegal under the new settings (written anyway at the value the rules give):")

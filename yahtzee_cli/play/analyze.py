@@ -935,6 +935,11 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
     return out
 
 
+# what grading against an approximate strategy only estimates (its values are not the optimal ones);
+# the win chances (win_probability, win_cost, win_best) are then null: they need exact distributions
+ESTIMATES = ("expected_loss", "regret", "value", "luck", "expected_start", "expected_end", "turning_point")
+
+
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     """A graded game as JSON data: where it was read, rules, exact/approximation, per-player summaries,
     every decision."""
@@ -944,6 +949,7 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "game", "file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
+        "estimates": [] if ga.exact else list(ESTIMATES),
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
         "decisions": decisions,
@@ -957,6 +963,7 @@ def totals_dict(t: Totals) -> dict[str, Any]:
     notes = [f"{rs.name}: {src}" for rs, exact, src in t.sources.values() if not exact]
     return {"type": "summary", "games": t.games, "problems": t.problems, "exact": t.exact,
             "approximation": "; ".join(notes) or None,
+            "estimates": list(ESTIMATES) if notes else [],
             **objective_dict(t.theta),
             "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
                           for rs, e, src in t.sources.values()],
@@ -1003,7 +1010,8 @@ def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = 
         return f"{rules_name}: graded against the risk strategy theta {theta:g} ({goal}; {source})"
     if exact:
         return f"{rules_name}: graded against optimal play (exact table)"
-    return f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses are estimates"
+    return (f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses, luck and turning "
+            "points are estimates, and there are no win chances (no exact score distributions)")
 
 
 def _values_line(theta: float | None) -> str:

@@ -37,6 +37,15 @@ def unavailable(rules: R.RuleSet) -> str | None:
     return None
 
 
+def chances_note(rp: Replay) -> str | None:
+    """Why a game of two or more still on has no chances to win (its rule set has no exact
+    distributions), for the output to say so; None when it has them or none are due."""
+    if len(rp.players) < 2 or rp.game_over or rp.abandoned:
+        return None
+    why = unavailable(rp.rules)
+    return None if why is None else f"no chances to win: {why}"
+
+
 def finished_odds(rp: Replay) -> Chances:
     """A finished game's result as chances."""
     top = [p.rank == 1 for p in rp.players]

@@ -1,0 +1,55 @@
+"""Rule sets without an exact table: the outputs say which parts are approximate or missing (no win
+chances in `replay`/`log`, estimates in `analyze`), in text and in --json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from conftest import REPO
+
+from yahtzee_cli.formats.replay import random_log
+
+IN_PROGRESS = str(REPO / "fixtures" / "logs" / "in-progress.json")
+TRIPLE = str(REPO / "fixtures" / "logs" / "triple-yahtzee.json")
+
+
+def _records(stdout: str) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_a_game_without_exact_chances_says_why(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "triple.json"
+    p.write_bytes(orjson.dumps(random_log("triple-yahtzee", 2, ("Ann", "Ben"), turns=6)))
+    r = cli(["replay", str(p), "--json"])
+    assert r.exit_code == 0, r.stderr
+    game = _records(r.stdout)[0]
+    assert [pl["win_probability"] for pl in game["players"]] == [None, None]
+    assert game["win_probability_note"] == "no chances to win: triple-yahtzee has no exact table (3 columns)"
+    text = cli(["replay", str(p)])
+    assert "No chances to win: triple-yahtzee has no exact table (3 columns)." in text.stdout.splitlines()
+    shown = cli(["log", "show", str(p), "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    assert "no exact table" in orjson.loads(shown.stdout)["win_probability_note"]
+
+
+def test_games_with_chances_or_none_due_have_no_note(cli: Any) -> None:
+    game = _records(cli(["replay", IN_PROGRESS, "--json"]).stdout)[0]
+    assert game["win_probability_note"] is None and game["players"][0]["win_probability"] is not None
+    finished = _records(cli(["replay", TRIPLE, "--json"]).stdout)[0]
+    assert finished["game_over"] and finished["win_probability_note"] is None
+
+
+def test_analyze_names_its_estimates(cli: Any) -> None:
+    r = cli(["analyze", TRIPLE, "--json"])
+    assert r.exit_code == 0, r.stderr
+    game, summary = _records(r.stdout)
+    for rec in (game, summary):
+        assert rec["exact"] is False and rec["approximation"]
+        assert {"expected_loss", "luck", "turning_point"} <= set(rec["estimates"])
+    assert all(d["win_probability"] is None for d in game["decisions"])
+    text = cli(["analyze", TRIPLE]).stdout
+    assert "losses, luck and turning points are estimates" in text and "no win chances" in text
+    exact = _records(cli(["analyze", IN_PROGRESS, "--json"]).stdout)
+    assert [rec["estimates"] for rec in exact] == [[], []]
