@@ -53,3 +53,21 @@ def test_analyze_names_its_estimates(cli: Any) -> None:
     assert "losses, luck and turning points are estimates" in text and "no win chances" in text
     exact = _records(cli(["analyze", IN_PROGRESS, "--json"]).stdout)
     assert [rec["estimates"] for rec in exact] == [[], []]
+
+
+def test_target_and_to_win_need_must_zero(cli: Any, tmp_path: Path) -> None:
+    from conftest import SMALL_RULES
+
+    spec = {**SMALL_RULES, "settings": {**SMALL_RULES["settings"], "must_zero": False}}  # type: ignore[dict-item]
+    rules = tmp_path / "passes.json"
+    rules.write_bytes(orjson.dumps(spec))
+    log = tmp_path / "game.json"
+    from yahtzee_cli.rules.engine import rules_from_data
+
+    log.write_bytes(orjson.dumps(random_log(rules_from_data(spec), 3, ("Ann", "Ben"), spec=spec, turns=4)))
+    for extra in (["--target", "100"], ["--risk", "0.05"], ["--log", str(log), "--to-win"]):
+        args = ["hint", "1", "3", "3", "5", "6", *extra] + ([] if "--log" in extra else ["--rules", str(rules)])
+        r = cli(args)
+        assert r.exit_code == 2, (extra, r.stdout, r.stderr)
+        assert r.stderr.startswith("yahtzee: error: ") and "need must_zero on" in r.stderr
+        assert len(r.stderr.splitlines()) == 1
