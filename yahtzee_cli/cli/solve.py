@@ -469,6 +469,9 @@ def hint(
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
     rs.check_dice(faces)
     risk = _theta(rs, risk)
+    if not rs.settings.must_zero and (target is not None or to_win or risk):
+        fail("--target, --to-win and --risk need must_zero on (a pass would repeat a turn, which the risk "
+             "strategies and exact play for a score leave out); --distribution works without", USAGE)
     if to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--to-win needs a one-column rule set with an exact table", USAGE)
@@ -476,9 +479,6 @@ def hint(
     if distribution or target is not None or risk is not None or to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
-        if not rs.settings.must_zero and (target is not None or to_win or risk):
-            fail("--target, --to-win and --risk need must_zero on (a pass would repeat a turn, which the risk "
-                 "strategies and exact play for a score leave out); --distribution works without", USAGE)
         from ..errors import NotExact
         from ..solver.distribution import check_size
 
