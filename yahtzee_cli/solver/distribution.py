@@ -672,18 +672,30 @@ def theta_key(theta: float) -> str:
     return "0" if theta == 0.0 else f"{theta:+.6g}".replace("+", "p").replace("-", "m")
 
 
+def theta_path(rules: RuleSet, prefix: str, theta: float) -> Any:
+    """The cache file of a table of `rules` kept per theta (distributions, risk tables, state pmfs)."""
+    return cache.table_path(rules.fingerprint, f"{prefix}{theta_key(theta)}")
+
+
+def read_theta_table(rules: RuleSet, prefix: str, theta: float, kind: str, version: int,
+                     what: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A table kept per theta (theta_path), CorruptTable unless it is of this `kind`, `version` and theta."""
+    header, arrays = cache.read(theta_path(rules, prefix, theta), rules.fingerprint)
+    if header.get("version") != version or header.get("kind") != kind or header.get("theta") != theta:
+        raise CorruptTable(f"the cached {what} is from another version")
+    return header, arrays
+
+
 def _dist_path(rules: RuleSet, theta: float) -> Any:
-    return cache.table_path(rules.fingerprint, f"dist{theta_key(theta)}")
+    return theta_path(rules, "dist", theta)
 
 
 def _risk_path(rules: RuleSet, theta: float) -> Any:
-    return cache.table_path(rules.fingerprint, f"risk{theta_key(theta)}")
+    return theta_path(rules, "risk", theta)
 
 
 def _read_dist(rules: RuleSet, theta: float) -> Distribution:
-    header, arrays = cache.read(_dist_path(rules, theta), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != "distribution" or header.get("theta") != theta:
-        raise CorruptTable("the cached distribution is from another version")
+    header, arrays = read_theta_table(rules, "dist", theta, "distribution", VERSION, "distribution")
     pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
     return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
 
@@ -695,9 +707,7 @@ def _write_dist(rules: RuleSet, d: Distribution) -> None:
 
 
 def _read_risk(rules: RuleSet, theta: float) -> Table:
-    header, arrays = cache.read(_risk_path(rules, theta), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != "risk" or header.get("theta") != theta:
-        raise CorruptTable("the cached risk table is from another version")
+    header, arrays = read_theta_table(rules, "risk", theta, "risk", VERSION, "risk table")
     width = int(header["nyt"]) * (int(header["t"]) + 1)
     masks = np.frombuffer(arrays["masks"], dtype=np.int64)
     W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)

@@ -66,15 +66,15 @@ _memo: dict[tuple[str, float], StatePmfs] = {}
 
 
 def _path(rules: RuleSet, theta: float) -> Any:
-    from .distribution import theta_key
+    from .distribution import theta_path
 
-    return cache.table_path(rules.fingerprint, f"states{theta_key(theta)}")
+    return theta_path(rules, "states", theta)
 
 
 def _read(rules: RuleSet, theta: float) -> StatePmfs:
-    header, arrays = cache.read(_path(rules, theta), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != "state_pmfs" or header.get("theta") != theta:
-        raise CorruptTable("the cached state distributions are from another version")
+    from .distribution import read_theta_table
+
+    header, arrays = read_theta_table(rules, "states", theta, "state_pmfs", VERSION, "state distributions")
     key = np.frombuffer(arrays["key"], dtype=np.int64)
     length = np.frombuffer(arrays["length"], dtype=np.int64)
     data = np.frombuffer(arrays["data"], dtype=np.float32)
