@@ -30,6 +30,16 @@ SMALL_RULES = {
     "settings": {"upper_bonus_threshold": 30, "upper_bonus": 35},
 }
 
+
+def write_small_rules(directory: Path) -> str:
+    """SMALL_RULES written as a rules file in `directory` (for --rules); its path."""
+    import orjson
+
+    path = directory / "small.json"
+    path.write_bytes(orjson.dumps(SMALL_RULES))
+    return str(path)
+
+
 # Rich reads these when a Console is made: pin width and plain (non-terminal) output everywhere.
 os.environ["COLUMNS"] = "120"
 os.environ["TERM"] = "dumb"

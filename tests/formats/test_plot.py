@@ -10,12 +10,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 pytest.importorskip("matplotlib")  # the plot extra (installed by the test extra: CI always runs these)
 
-from conftest import SMALL_RULES as SMALL  # noqa: E402
+from conftest import write_small_rules  # noqa: E402
 
 from yahtzee_cli.formats.jsonio import dumps  # noqa: E402
 from yahtzee_cli.formats.replay import random_log  # noqa: E402
@@ -50,9 +49,7 @@ def read_back(path: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def small_rules(tmp_path: Path) -> str:
-    path = tmp_path / "small.json"
-    path.write_bytes(orjson.dumps(SMALL))
-    return str(path)
+    return write_small_rules(tmp_path)
 
 
 def test_simulate_plot_is_each_seats_histogram(cli: Any, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import orjson
 import pytest
-from conftest import SMALL_RULES
+from conftest import SMALL_RULES, write_small_rules
 
 from yahtzee_cli.errors import StrategyError
 from yahtzee_cli.formats.jsonio import loads
@@ -122,9 +122,7 @@ def test_to_win_needs_a_match_and_an_exact_table_without_passes() -> None:
 
 @pytest.fixture
 def small_file(tmp_path: Path) -> str:
-    p = tmp_path / "small.json"
-    p.write_bytes(orjson.dumps(SMALL_RULES))
-    return str(p)
+    return write_small_rules(tmp_path)
 
 
 def test_cli_match_of_to_win(cli: Any, small_file: str) -> None:

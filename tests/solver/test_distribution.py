@@ -13,6 +13,7 @@ import numpy as np
 import orjson
 import pytest
 from conftest import SMALL_RULES as SMALL  # six boxes: exact in well under a second
+from conftest import write_small_rules
 
 from yahtzee_cli.play.hint import hint, risk_source
 from yahtzee_cli.rules.engine import Column, RuleSet, rules_from_data
@@ -150,9 +151,7 @@ def test_must_zero_off_distribution_has_the_tables_mean() -> None:
 
 
 def _rules_file(tmp_path: Path) -> str:
-    path = tmp_path / "small.json"
-    path.write_bytes(orjson.dumps(SMALL))
-    return str(path)
+    return write_small_rules(tmp_path)
 
 
 def test_cli_solve_distribution_json(cli: object, tmp_path: Path, small_table: solver.Table) -> None:
