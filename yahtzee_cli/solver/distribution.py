@@ -619,10 +619,12 @@ def final_distribution(rules: RuleSet, tab: Table, theta: float = 0.0, solver_ti
 
 
 def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_ties: bool = False,
-                progress: Callable[[int, int], None] | None = None) -> Table:
+                progress: Callable[[int, int], None] | None = None, down_to: int = 0) -> Table:
     """The risk table of theta: W = certainty equivalent of the remaining points, (1 / theta) *
     log E[exp(theta * rest)], under the policy maximising it; by backward induction over the layers.
-    theta = 0 (with `tab`): the values the expected-score table's own policy earns (a cross-check)."""
+    theta = 0 (with `tab`): the values the expected-score table's own policy earns (a cross-check).
+    `down_to`: only the layers of at least that many filled boxes (the others left 0: a check of a
+    table's late states at a fraction of the cost)."""
     t0 = time.perf_counter()
     mod = model(rules)
     lay = mod.lay
@@ -636,7 +638,7 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     W[lay.midx[full]] = np.tile(np.where(u >= lay.t, float(max(s.upper_bonus, 0)), 0.0), lay.nyt)
     fut = mod.future(_lay_values(mod, tab) if theta == 0.0 and tab is not None else W)
     done = 0
-    for p in range(lay.nb - 1, -1, -1):
+    for p in range(lay.nb - 1, down_to - 1, -1):
         sm, sy, su = _states(mod, p)
         out = np.empty(len(sm))
         def risk_args(states: Any = (sm, sy, su), out: Any = out) -> tuple[Any, ...]:

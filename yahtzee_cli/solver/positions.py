@@ -150,6 +150,28 @@ def _load_or_build(rules: RuleSet, mod: Model, values: Callable[[], FloatArray],
     return got
 
 
+def start_state(mod: Model) -> tuple[int, int, int]:
+    """The empty sheet's turn-start state (mask, Yahtzee lane, standing upper total)."""
+    return 0, 0, int(mod.eff[mod.lay.sub_of[0], 0])
+
+
+def start_path(rules: RuleSet, theta: float) -> Path:
+    """The cache file of the empty sheet's position under theta (what the package ships for the default
+    rules, next to their risk tables: strategy.prebuilt)."""
+    from .winning import _model
+
+    return _path(rules, theta, *start_state(_model(rules)))
+
+
+def prepare_start(rules: RuleSet, theta: float, say: Callable[[str], None] | None = None) -> Path:
+    """The empty sheet's position under theta in the cache (read, or computed and stored); its path."""
+    from .winning import _model
+
+    mod = _model(rules)
+    rest_for(rules, mod, lambda: model_values(rules, theta, say)[1], theta, *start_state(mod), say)
+    return start_path(rules, theta)
+
+
 _values_memo: dict[tuple[str, float], FloatArray] = {}
 
 

@@ -1,36 +1,79 @@
-"""Regenerates the strategy tables shipped with the package (strategy/prebuilt.py reads them):
+"""Regenerates the tables shipped with the package (strategy/prebuilt.py reads them):
 
-    python -m yahtzee_cli.solver.ship
+    python -m yahtzee_cli.solver.ship           # everything: strategy tables, fitted weights, risk tables, positions
+    python -m yahtzee_cli.solver.ship --risk    # only the risk tables and the empty sheet's positions
+
+The risk tables and positions of RISK_PRESETS are built on the strategy table the package ships (the
+expected-score strategy's position, theta 0, is played by it), so `--risk` alone leaves that table as it is.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
 from pathlib import Path
 
+from ..rules.engine import RuleSet
 
-def main() -> None:
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m yahtzee_cli.solver.ship", description=__doc__.splitlines()[0])
+    ap.add_argument("--risk", action="store_true", help="only the risk tables and the empty sheet's positions")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["YAHTZEE_CACHE_DIR"] = tmp
+        if not args.risk:
+            tables()
+        risk()
+
+
+def tables() -> None:
     from ..rules.engine import preset
     from ..strategy import tablefile as cache
     from ..strategy.prebuilt import APPROX_PRESETS, DATA, PRESETS, SUFFIX
     from . import approx
     from . import exact as solver
 
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["YAHTZEE_CACHE_DIR"] = tmp
-        for old in DATA.glob(f"*.tbl{SUFFIX}"):
+    for old in DATA.glob(f"*.tbl{SUFFIX}"):
+        old.unlink()
+    for name in PRESETS:
+        rules = preset(name)
+        tab = solver.build(rules)
+        solver._to_file(rules, tab)
+        pack(cache.table_path(rules.fingerprint))
+    for name in APPROX_PRESETS:  # fitted on the exact tables just built
+        rules = preset(name)
+        approx.prepare(rules, rebuild=True)
+        pack(cache.table_path(rules.fingerprint, "approx"))
+
+
+def risk() -> None:
+    """The risk tables of THETA_GRID and the empty sheet's position under each theta (0 included)."""
+    from ..rules.engine import preset
+    from ..strategy.prebuilt import DATA, RISK_PRESETS, SUFFIX
+    from . import distribution as D
+    from . import positions
+
+    for name in RISK_PRESETS:
+        rules = preset(name)
+        for old in [*DATA.glob(f"risk*-{rules.fingerprint}.tbl{SUFFIX}"),
+                    *DATA.glob(f"pos*-{rules.fingerprint}.tbl{SUFFIX}")]:
             old.unlink()
-        for name in PRESETS:
-            rules = preset(name)
-            tab = solver.build(rules)
-            solver._to_file(rules, tab)
-            pack(cache.table_path(rules.fingerprint))
-        for name in APPROX_PRESETS:  # fitted on the exact tables just built
-            rules = preset(name)
-            approx.prepare(rules, rebuild=True)
-            pack(cache.table_path(rules.fingerprint, "approx"))
+        for theta in shipped_thetas(rules):
+            if theta != 0.0:
+                D.get_risk_table(rules, theta, rebuild=True)
+                pack(D.theta_path(rules, "risk", theta))
+            pack(positions.prepare_start(rules, theta))
+
+
+def shipped_thetas(rules: RuleSet) -> list[float]:
+    """The risk strategies whose tables and positions ship: those of THETA_GRID the rules' scores allow."""
+    from ..strategy.choice import effective_theta, max_risk
+    from .distribution import THETA_GRID
+
+    return list(dict.fromkeys(effective_theta(rules, t) for t in THETA_GRID if abs(t) <= max_risk(rules)))
 
 
 def pack(path: Path) -> None:

@@ -1,15 +1,22 @@
 """Strategy tables shipped with the package, so a first `hint` on the default rules (or on Triple
-Yahtzee, whose columns it values) needs no build.
+Yahtzee, whose columns it values) needs no build; and for the default rules, what a first
+`hint --target`, `--to-win`, `--risk` or `--distribution` at the start of a game needs that does not
+depend on the dice: the risk tables of the strategies `hint --target` chooses among
+(solver.distribution.THETA_GRID) and the empty sheet's position under each (solver.positions), so
+such a hint reads them instead of computing them (minutes of CPU).
 
 yahtzee_cli/data/<cache file name>.gz is the cache file itself (tablefile.py's layout, the SHA-256
 of its payload and the rule set's fingerprint in its header) compressed with gzip: 2.5 MB where xz
 made 2.1, but read in about 0.03 s instead of 0.25-0.5, which a first run waits for. tablefile.read falls
 back to it when the cache directory has no such file, and copies it there; a shipped table for rules
-that have changed since simply has another fingerprint and is never found.
+that have changed since simply has another fingerprint and is never found (then it is built, as for
+any other rule set), and one whose kind or version its reader no longer accepts is built again too.
+Each risk table is 2.4 MB compressed, each position 0.46 MB.
 
 Regenerate after a change to the rules or the solver (tests/strategy/test_prebuilt.py says when):
 
-    python -m yahtzee_cli.solver.ship
+    python -m yahtzee_cli.solver.ship           # everything
+    python -m yahtzee_cli.solver.ship --risk    # the risk tables and positions only (on the shipped table)
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ SUFFIX = ".gz"  # a shipped table's file: DATA / (its cache file's name + SUFFIX
 PRESETS = ("yahtzee",)  # exact tables of the default rules only: about 2 MB each
 # approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
 APPROX_PRESETS = ("triple-yahtzee",)
+# rule sets of PRESETS whose risk tables and empty-sheet positions ship too: about 9 MB each
+RISK_PRESETS = ("yahtzee",)
 
 
 def shipped(name: str) -> bytes | None:
