@@ -187,3 +187,45 @@ def test_rules_without_an_exact_table_say_why() -> None:
     why = odds.unavailable(R.preset("maxi-yatzy"))
     assert why is not None and "maxi" in why.lower()
     assert odds.game_odds(replay_game(random_log("maxi-yatzy", 1, ("A", "B"), turns=3))) is None
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN001, ANN201
+    """An empty cache of this test's own, nothing remembered by the process."""
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    for memo in ("_early_memo", "_start_memo", "_late_memo"):
+        monkeypatch.setattr(winning, memo, {})
+    return tmp_path
+
+
+def test_the_default_rules_empty_sheet_needs_no_early_file(fresh) -> None:  # noqa: ANN001
+    """At the start of a game a player's final-score pmf is the rule set's score distribution, which
+    ships for the default rules: no pass, no early file (hundreds of MB)."""
+    rules = R.preset("yahtzee")
+    d = winning.final_pmf(rules, R.Column.empty(rules), say=lambda m: pytest.fail(m))
+    assert not list(fresh.glob("early-*.tbl"))
+    assert float(d.pmf.sum()) == pytest.approx(1.0, abs=1e-12)
+    assert d.mean == pytest.approx(254.5877287, abs=1e-6)  # the exact table's value of the empty sheet
+
+
+def test_the_early_file_stores_the_score_distribution_as_its_own_pass_makes_it(
+        fresh, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    from conftest import SMALL_RULES
+
+    from yahtzee_cli.solver import distribution as D
+    from yahtzee_cli.solver import exact
+
+    small = R.rules_from_data(SMALL_RULES)
+    empty = R.Column.empty(small)
+    d = winning.final_pmf(small, empty)  # one pass: the early file, and the distribution with it
+    assert len(list(fresh.glob("early-*.tbl"))) == 1 and len(list(fresh.glob("dist0-*.tbl"))) == 1
+    want = D.final_distribution(small, exact.get_table(small)[0])
+    assert d.lo == 0 and np.array_equal(d.pmf, want.pmf)
+    e = winning.early(small)
+    stored = e.pmf(e.key_of(0, 0, 0))
+    assert stored is not None and np.abs(stored[: len(d.pmf)] - d.pmf).max() < 1e-6  # (float32 there)
+    # another process reads the distribution, not the early file
+    monkeypatch.setattr(winning, "_start_memo", {})
+    monkeypatch.setattr(winning, "_early_memo", {})
+    monkeypatch.setattr(winning, "early", lambda *a: pytest.fail("early file read"))
+    assert np.array_equal(winning.final_pmf(small, empty).pmf, d.pmf)

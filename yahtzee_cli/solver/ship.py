@@ -1,7 +1,7 @@
 """Regenerates the tables shipped with the package (strategy/prebuilt.py reads them):
 
     python -m yahtzee_cli.solver.ship           # everything: strategy tables, fitted weights, risk tables, positions
-    python -m yahtzee_cli.solver.ship --risk    # only the risk tables and the empty sheet's positions
+    python -m yahtzee_cli.solver.ship --risk    # only the risk tables, the empty sheet's positions and distribution
 
 The risk tables and positions of RISK_PRESETS are built on the strategy table the package ships (the
 expected-score strategy's position, theta 0, is played by it), so `--risk` alone leaves that table as it is.
@@ -50,7 +50,8 @@ def tables() -> None:
 
 
 def risk() -> None:
-    """The risk tables of THETA_GRID and the empty sheet's position under each theta (0 included)."""
+    """The risk tables of THETA_GRID, the empty sheet's position under each theta (0 included) and the
+    score distribution of optimal play."""
     from ..rules.engine import preset
     from ..strategy.prebuilt import DATA, RISK_PRESETS, SUFFIX
     from . import distribution as D
@@ -59,13 +60,24 @@ def risk() -> None:
     for name in RISK_PRESETS:
         rules = preset(name)
         for old in [*DATA.glob(f"risk*-{rules.fingerprint}.tbl{SUFFIX}"),
-                    *DATA.glob(f"pos*-{rules.fingerprint}.tbl{SUFFIX}")]:
+                    *DATA.glob(f"pos*-{rules.fingerprint}.tbl{SUFFIX}"),
+                    *DATA.glob(f"dist*-{rules.fingerprint}.tbl{SUFFIX}")]:
             old.unlink()
         for theta in shipped_thetas(rules):
             if theta != 0.0:
                 D.get_risk_table(rules, theta, rebuild=True)
                 pack(D.theta_path(rules, "risk", theta))
             pack(positions.prepare_start(rules, theta))
+        start_distribution(rules)
+
+
+def start_distribution(rules: RuleSet) -> None:
+    """The final-score distribution of optimal play (a few kB): the opponents' at the start of a game
+    (hint --to-win, the win chances), which would otherwise come from the early file (hundreds of MB)."""
+    from . import distribution as D
+
+    D.get_distribution(rules, 0.0, rebuild=True)
+    pack(D.theta_path(rules, "dist", 0.0))
 
 
 def shipped_thetas(rules: RuleSet) -> list[float]:

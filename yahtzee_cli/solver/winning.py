@@ -13,7 +13,9 @@ Where the pmfs come from: the distribution pass (solver.distribution) computes, 
 the full column back to the empty one, the pmf of the points still to come from every turn-start
 state. The early layers (few boxes filled: a position there has most of the sheet ahead and takes
 seconds to compute) are kept in the cache as one file, float32; a later position is computed on
-demand from the states above it only, a small part of the pass.
+demand from the states above it only, a small part of the pass. The empty sheet's is the rule set's
+score distribution (float64, a few kB: shipped with the package for the default rules), so the
+start of a game needs neither the early file nor a pass there.
 """
 
 from __future__ import annotations
@@ -153,6 +155,8 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
         keys.append(state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
         lengths.append(st["length"])
         parts.append(H.astype(np.float32))  # (states lie in H back to back, in order)
+        if p == 0:  # the empty sheet's: the rule set's score distribution, stored too (float64, for final_pmf)
+            _store_start(rules, H[int(st["off"][0]): int(st["off"][0]) + int(st["length"][0])])
 
     _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), progress=progress, each_layer=keep)
     key = np.concatenate(keys)
@@ -163,6 +167,49 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     # the data stays in pass order; only the index is sorted for the lookup
     eff = mod.eff[lay.sub_of[np.arange(1 << lay.nb)]].reshape(-1).astype(np.int16)
     return _Early(key[order], off[order], length[order], data, int(lay.width), int(lay.t), int(lay.nyt), eff)
+
+
+_start_memo: dict[str, FloatArray] = {}
+
+
+def _store_start(rules: RuleSet, H: FloatArray) -> None:
+    """Keep the empty sheet's pmf of the points to come, as the distribution pass made it, and store it
+    as the rule set's score distribution (what solver.distribution.final_distribution computes) unless
+    it is stored already."""
+    from .distribution import _read_dist, _write_dist
+
+    pmf = np.array(H, dtype=np.float64)
+    nz = np.nonzero(pmf)[0]
+    pmf = pmf[: int(nz[-1]) + 1 if len(nz) else 1]  # (as final_distribution trims it)
+    _start_memo[rules.fingerprint] = pmf
+    try:
+        _read_dist(rules, 0.0)
+    except (OSError, CorruptTable, KeyError, ValueError):
+        try:
+            _write_dist(rules, Distribution(pmf, 0, 0.0, {"theta": 0.0}))
+        except OSError:
+            pass
+
+
+def start_pmf(rules: RuleSet, say: Callable[[str], None] | None = None) -> FloatArray:
+    """The empty sheet's pmf of the final score under optimal play: the rule set's score distribution
+    (solver.distribution.get_distribution, a small file; the package ships the default rules'), not
+    the early file (hundreds of MB, so never shipped), which stores it too when it is built."""
+    got = _start_memo.get(rules.fingerprint)
+    if got is not None:
+        return got
+    from .distribution import _read_dist, get_distribution
+
+    try:
+        got = _read_dist(rules, 0.0).pmf
+    except (OSError, CorruptTable, KeyError, ValueError):
+        if rules.fingerprint not in _early_memo:
+            early(rules, say)  # (built now, it stores the distribution: one pass for both)
+        got = _start_memo.get(rules.fingerprint)
+        if got is None:  # an early file stored before it kept the distribution: the distribution's own pass
+            got = get_distribution(rules, 0.0, say)[0].pmf
+    _start_memo[rules.fingerprint] = got
+    return got
 
 
 def early(rules: RuleSet, say: Callable[[str], None] | None = None,
@@ -208,7 +255,9 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
     base = raw_points(rules, column)
     p = bin(m).count("1")
     rest: FloatArray | None
-    if p < EARLY_LAYERS:
+    if m == 0:
+        rest = start_pmf(rules, say)
+    elif p < EARLY_LAYERS:
         e = early(rules, say)
         rest = e.pmf(e.key_of(m, int(st.yfull), st.upper))
     else:

@@ -2,8 +2,9 @@
 Yahtzee, whose columns it values) needs no build; and for the default rules, what a first
 `hint --target`, `--to-win`, `--risk` or `--distribution` at the start of a game needs that does not
 depend on the dice: the risk tables of the strategies `hint --target` chooses among
-(solver.distribution.THETA_GRID) and the empty sheet's position under each (solver.positions), so
-such a hint reads them instead of computing them (minutes of CPU).
+(solver.distribution.THETA_GRID), the empty sheet's position under each (solver.positions), so
+such a hint reads them instead of computing them (minutes of CPU), and the score distribution of
+optimal play, the opponents' at the start of a game (solver.winning.start_pmf).
 
 yahtzee_cli/data/<cache file name>.gz is the cache file itself (tablefile.py's layout, the SHA-256
 of its payload and the rule set's fingerprint in its header) compressed with gzip: 2.5 MB where xz
@@ -11,7 +12,7 @@ made 2.1, but read in about 0.03 s instead of 0.25-0.5, which a first run waits 
 back to it when the cache directory has no such file, and copies it there; a shipped table for rules
 that have changed since simply has another fingerprint and is never found (then it is built, as for
 any other rule set), and one whose kind or version its reader no longer accepts is built again too.
-Each risk table is 2.4 MB compressed, each position 0.46 MB.
+Each risk table is 2.4 MB compressed, each position 0.46 MB, the distribution 12 kB.
 
 Regenerate after a change to the rules or the solver (tests/strategy/test_prebuilt.py says when):
 
@@ -28,7 +29,7 @@ SUFFIX = ".gz"  # a shipped table's file: DATA / (its cache file's name + SUFFIX
 PRESETS = ("yahtzee",)  # exact tables of the default rules only: about 2 MB each
 # approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
 APPROX_PRESETS = ("triple-yahtzee",)
-# rule sets of PRESETS whose risk tables and empty-sheet positions ship too: about 9 MB each
+# rule sets of PRESETS whose risk tables, empty-sheet positions and distribution ship too: about 9 MB each
 RISK_PRESETS = ("yahtzee",)
 
 
