@@ -203,6 +203,9 @@ def solve(
     from ..strategy.choice import plan
 
     start = time.perf_counter()
+    if rs.settings.saved_rolls_cap is not None:
+        _saved_solve(out, rs, rebuild, distribution, start)
+        return
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
     tab = None
     try:
@@ -276,6 +279,82 @@ def solve(
     out.say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
             f"{info['strategy']}; mean of {info['games']:,} simulated games)")
     out.say(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
+    if rs.settings.saved_rolls:
+        _say_capped(rs)
+
+
+def _say_capped(rs: "RuleSet") -> None:
+    """How to get the exact game with a cap on saved rolls, and about how long it takes."""
+    from ..solver.saved import about_minutes, build_minutes, saved_reason
+
+    data = rs.model_dump()
+    capped = type(rs).model_validate({**data, "settings": {**data["settings"], "saved_rolls_cap": 10}})
+    if saved_reason(capped) is None:
+        note(f"exact play with at most K saved rolls: yahtzee solve --rules {rs.name} --set saved_rolls_cap=K "
+             f"(K = 10: {about_minutes(build_minutes(capped))} on 2 cores, once)")
+
+
+class _EveryMinute:
+    """Progress of a long build as a line on stderr about every minute, with the time left (when stderr
+    is no terminal: a log file, a pipe)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.t0 = self.last = time.monotonic()
+        self.first: int | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.first = done  # work finished by an earlier run does not count towards the speed
+        if now - self.last < 60 or done <= self.first:
+            return
+        self.last = now
+        left = (now - self.t0) * (total - done) / (done - self.first)
+        from ..solver.saved import about_minutes
+
+        note(f"{self.label}: {100 * done / total:.0f}% done, {about_minutes(left / 60)} left")
+
+    def close(self) -> None:
+        pass
+
+
+def _saved_solve(out: Output, rs: "RuleSet", rebuild: bool, distribution: bool, start: float) -> None:
+    """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished."""
+    from ..errors import NotExact
+    from ..solver import saved
+
+    why = saved.saved_reason(rs)
+    if why is not None:
+        fail(f"no exact table with saved_rolls_cap for {rs.name}: {why}", USAGE)
+    if distribution:
+        warn("no exact distribution with saved rolls (simulate shows a sampled one)")
+    bar: Any = _Bar(f"solving {rs.name}") if progress_wanted() else _EveryMinute(f"building {rs.name}")
+    try:
+        tab, built = saved.get_table(rs, _say, rebuild=rebuild, progress=bar)
+    except KeyboardInterrupt:
+        bar.close()
+        kept = saved.progress_done(rs)
+        what = f"{kept[0]} of {kept[1]} layers are kept" if kept else "nothing was finished"
+        fail(f"interrupted: {what}; the same command goes on from there", 130)
+    except NotExact as exc:
+        fail(str(exc), USAGE)
+    except OSError as exc:
+        cache_unusable(exc)
+    finally:
+        bar.close()
+    cap = rs.settings.saved_cap
+    rec: dict[str, Any] = {
+        "rules": rs.record(), "exact": True, "approximation": None, "saved_rolls_cap": cap,
+        "expected": round(tab.mean, 7), "sd": None, "states": tab.states, "table_bytes": tab.path.stat().st_size,
+        "built": built, "build_seconds": round(tab.build_seconds, 3) if built else None,
+        "seconds": round(time.perf_counter() - start, 3), "path": str(tab.path),
+    }
+    _solve_record(out, rec)
+    out.say(f"{rs.name}: expected score {tab.mean:.7f} (exact, optimal play with at most {cap} saved rolls; "
+            f"float32 table, to within 1e-4)")
+    how = f"built in {tab.build_seconds / 60:.1f} min" if built else "loaded from the cache"
+    out.say(f"{tab.states:,} turn-start states, {how}: {tab.path}")
 
 
 # --------------------------------------------------------------------------- hint

@@ -159,7 +159,7 @@ def _random_block(lo: int, hi: int, game: Any, ra: Any, record: bool, out: Any,
                 if record:
                     compiled.record_reroll(held_out, rolls_out, i, t, used, kept, nk, dice)
                 used += 1
-            saved = _rolls_left_over(saved_rolls, saved, used)
+            saved = _rolls_left_over(saved_rolls, saved, used, ra.saved_cap)
             r = compiled.roll_of_dice(dice, counts, keep_index, roll_of_keep)
             total = 0
             for c in range(n_cols):

@@ -43,6 +43,9 @@ FACES = (1, 2, 3, 4, 5, 6)
 MAX_BOXES = 60
 MAX_BOX_POINTS = 10_000
 MAX_MULTIPLIER = 100
+MAX_SAVED_ROLLS_CAP = 60  # a cap beyond the rolls a Maxi Yatzy game can save (20 turns x 2) would be no cap
+UNCAPPED = 1 << 30  # Settings.saved_cap without a cap
+UNHASHED_WHEN_UNSET = ("saved_rolls_cap",)
 MAX_TOTAL = 1_000_000
 MAX_RULES_FILE = 1 << 20  # a rules file is a few KB; this bounds what --rules reads
 # A column's fill rule as the int the legality functions take: any order, top to bottom, bottom to top.
@@ -250,6 +253,8 @@ class Settings(BaseModel):
     column_multipliers: tuple[int, ...] | None = None
     saved_rolls: bool = False
     column_fill: tuple[FillMode, ...] | None = None
+    # Rolls a player may hold in stock (None: no cap); rolls saved beyond the cap are lost.
+    saved_rolls_cap: int | None = Field(None, ge=0, le=MAX_SAVED_ROLLS_CAP)
 
     @field_validator("joker", mode="before")
     @classmethod
@@ -282,7 +287,14 @@ class Settings(BaseModel):
                              f"every column, got {','.join(f)}")
         if f is not None and self.fill_in_order and set(f) != {"down"}:
             raise ValueError("fill_in_order=on means every column down; give column_fill alone")
+        if self.saved_rolls_cap is not None and not self.saved_rolls:
+            raise ValueError("saved_rolls_cap needs saved_rolls=on (without saved rolls there is nothing to cap)")
         return self
+
+    @property
+    def saved_cap(self) -> int:
+        """The most rolls a player may hold in stock (UNCAPPED when saved_rolls_cap is unset)."""
+        return UNCAPPED if self.saved_rolls_cap is None else self.saved_rolls_cap
 
     @property
     def multipliers(self) -> tuple[int, ...]:
@@ -443,7 +455,9 @@ class RuleSet(BaseModel):
         payload = {
             "dice": self.dice,
             "boxes": [{f: getattr(b, f) for f in Box.model_fields if f not in unhashed} for b in self.boxes],
-            "settings": {f: getattr(self.settings, f) for f in Settings.model_fields},
+            # a setting added later is hashed only when set, so every table cached before it stays valid
+            "settings": {f: getattr(self.settings, f) for f in Settings.model_fields
+                         if not (f in UNHASHED_WHEN_UNSET and getattr(self.settings, f) is None)},
         }
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
@@ -872,6 +886,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
             raise RulesError(f"setting joker takes forced, free or off (on = forced), got {raw!r}"
                              f"{did_you_mean(low, JOKER_CODES)}", code=ProblemCode.BAD_SETTING)
         value = low
+    elif key == "saved_rolls_cap" and low in ("none", *OFF_WORDS[:-1]):
+        value = None  # no cap (0 is a cap: nothing saved)
     else:
         value = parse_int(raw)
         if value is None:
@@ -1202,10 +1218,11 @@ def roll_budget(saved_rolls: bool, saved: int) -> int:
     return 3 + (saved if saved_rolls else 0)
 
 
-def rolls_left_over(saved_rolls: bool, saved: int, used: int) -> int:
-    """Rolls saved for later turns after using `used` of this turn's budget (0 unless saved_rolls).
-    Self-contained (no calls) so numba can compile it on its own."""
-    return 3 + saved - used if saved_rolls else 0
+def rolls_left_over(saved_rolls: bool, saved: int, used: int, cap: int) -> int:
+    """Rolls saved for later turns after using `used` of this turn's budget (0 unless saved_rolls),
+    at most `cap` of them (the rest are lost; Settings.saved_cap). Self-contained so numba compiles it
+    on its own."""
+    return min(3 + saved - used, cap) if saved_rolls else 0
 
 
 def column_totals(rules: RuleSet, column: Column) -> ColumnTotals:
@@ -1237,7 +1254,7 @@ def rolls_allowed(rules: RuleSet, saved: int) -> int:
 
 
 def saved_after(rules: RuleSet, saved: int, used: int) -> int:
-    return rolls_left_over(rules.settings.saved_rolls, saved, used)
+    return rolls_left_over(rules.settings.saved_rolls, saved, used, rules.settings.saved_cap)
 
 
 def most_rolls(rules: RuleSet, n_turns: int) -> int:

@@ -366,7 +366,7 @@ def _returns(rules: RuleSet, batch: Any, t: int) -> tuple[Any, Any]:
                 if mask[c] != full:
                     starts.append((c, turn))
                     states.append((mask[c], int(yfull[c] and lanes == 2), min(upper_sum[c], t), saved))
-            saved = R.rolls_left_over(s.saved_rolls, saved, int(batch.n_rolls[g, turn]))
+            saved = R.rolls_left_over(s.saved_rolls, saved, int(batch.n_rolls[g, turn]), s.saved_cap)
             box = int(batch.box[g, turn])
             if box < 0:  # a pass
                 continue

@@ -24,7 +24,14 @@ import numpy as np
 
 from .compiled import FORCED, extra_bonus_points, joker_now, legal_bits
 from .jit import njit
-from .within_turn import NEG, keep_stages_lanes, lane_final_values, roll_legal_inline
+from .within_turn import (
+    NEG,
+    best_sub_lanes,
+    expect_lanes,
+    keep_stages_lanes,
+    lane_final_values,
+    roll_legal_inline,
+)
 
 
 @njit(cache=True)
@@ -203,3 +210,116 @@ def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
             tot += n_lanes[j]
             j += nch
         _solve_batch(order, j0, j, nch, lay, ra, W, W2, work)
+
+
+# --------------------------------------------------------------------------- saved rolls
+
+
+@njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
+                 work: Any, FK: np.ndarray) -> None:
+    """Solve the masks order[j0:j1:step] together for every stock of saved rolls 0..K (W.shape[0] - 1).
+    Parameters as saved_chunk's; FK [R, cap]: the final-roll values at K or more rolls left.
+
+    Within a turn the values depend only on the rolls still unused, L (this turn's and the saved
+    ones alike). Level L: stopping writes a box and starts the next turn with min(L, K) saved rolls
+    (the final-roll values F_L read W[min(L, K)]); V_L = max(F_L, best keep over V_{L-1}); V_0 = F_0.
+    A turn begun with s saved rolls has s + 3 rolls, so its value is the mean over first rolls of
+    V_{s+2}: levels 0..K + 2, of which levels K.. share F_K."""
+    E, acc, lu, ly, lrow = work.E, work.acc, work.lu, work.ly, work.lrow
+    midx, sub_of, ulist, ucount, dlist, dcount = lay.midx, lay.sub_of, lay.ulist, lay.ucount, lay.dlist, lay.dcount
+    ybit, nyt = lay.ybit, lay.nyt
+    keep_of_roll, roll_prob, add_die, drop_die = ra.keep_of_roll, ra.roll_prob, ra.add_die, ra.drop_die
+    R = ra.natT.shape[1]
+    first_full = add_die.shape[0] - R
+    K = W.shape[0] - 1
+    tp1 = lay.t + 1
+    n = 0
+    for j in range(j0, j1, step):
+        m = order[j]
+        nu = ucount[sub_of[m]]
+        ny = nyt if (m & ybit) != 0 else 1
+        for lane in range(nu * ny):
+            lrow[n + lane] = midx[m]
+        n += nu * ny
+    for level in range(K + 3):
+        if level > 0:
+            expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
+        if level <= K:  # F_level into the full-keep rows
+            off = np.int64(0)
+            Ws = W[level]
+            for j in range(j0, j1, step):
+                m = order[j]
+                sub = sub_of[m]
+                nl = ucount[sub] * (nyt if (m & ybit) != 0 else 1)
+                lane_final_values(m, off, nl, sub, lay, ra, Ws, W2, work)
+                off += nl
+            if level == K:
+                for r in range(R):
+                    kr = keep_of_roll[r]
+                    for lane in range(n):
+                        FK[r, lane] = E[kr, lane]
+        else:
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for lane in range(n):
+                    E[kr, lane] = FK[r, lane]
+        if level > 0:
+            best_sub_lanes(E, E, E, 0, drop_die, n)
+        if level >= 2:
+            for lane in range(n):
+                acc[lane] = 0.0
+            for r in range(R):
+                kr = keep_of_roll[r]
+                p = roll_prob[r]
+                for lane in range(n):
+                    acc[lane] += p * E[kr, lane]
+            s = level - 2
+            for lane in range(n):
+                W[s, lrow[lane], ly[lane] * tp1 + lu[lane]] = acc[lane]
+    # totals that cannot reach the bonus any more share the value of the one computed for them
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = sub_of[m]
+        nd = dcount[sub]
+        if nd == 0:
+            continue
+        row = midx[m]
+        rep = ulist[sub, 0]
+        ny = nyt if (m & ybit) != 0 else 1
+        for s in range(K + 1):
+            for y in range(ny):
+                v = W[s, row, y * tp1 + rep]
+                for i in range(nd):
+                    W[s, row, y * tp1 + dlist[sub, i]] = v
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
+                W: np.ndarray, W2: np.ndarray, work: Any, FK: np.ndarray) -> None:
+    """solve_chunk with saved rolls: fill W[s] (expected remaining score with s rolls saved, s = 0..K)
+    for chunk `c` of `nch` of one popcount layer's masks.
+
+    Parameters
+    ----------
+    c, nch, order, span, n_lanes, lay, ra : as solve_chunk's.
+    W : float32[K + 1, rows, nyt * (t + 1)]
+        [stock, mask index, y * (t + 1) + u]: written for the chunk's masks, read for later layers'
+        (float32: the table file mapped in memory).
+    W2 : float64[1, 1]
+        Unused (no second moments with saved rolls).
+    work : within_turn.LaneWork
+        The thread's working arrays (moments and passes off).
+    FK : float64[R, cap]
+        The thread's final-roll values at K or more rolls left.
+    """
+    start, end = span
+    cap = work.E.shape[1]
+    j = start + c
+    while j < end:
+        j0 = j
+        tot = 0
+        while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
+            tot += n_lanes[j]
+            j += nch
+        _saved_batch(order, j0, j, nch, lay, ra, W, W2, work, FK)

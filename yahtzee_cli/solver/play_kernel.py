@@ -354,7 +354,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
                 if log is not None:
                     compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
                 used += 1
-            saved = rolls_left_over(ra.saved_rolls, saved, used)
+            saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
             # ---- choose the box (or pass)
             r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
             code = -2  # not known yet

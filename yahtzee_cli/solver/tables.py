@@ -222,6 +222,7 @@ class RuleArrays(NamedTuple):
       has_y          the rule set has a Yahtzee box
       base_roll      a roll that is no Yahtzee (its legal boxes are every plain roll's)
       must_zero, saved_rolls, add_columns  the settings (flags as 0/1)
+      saved_cap      the most rolls a stock may hold (Settings.saved_cap)
       nyt            2 when the Yahtzee box's full points matter (the variants' `yn`), else 1
     Scores (Scores) and variants (box_variants):
       natural, joker [R, B] int   natural score, a joker's value; natT, jokT [B, R] float their transposes
@@ -249,6 +250,7 @@ class RuleArrays(NamedTuple):
     base_roll: int
     must_zero: int
     saved_rolls: int
+    saved_cap: int
     add_columns: int
     nyt: int
     natural: IntArray
@@ -340,7 +342,7 @@ def rule_arrays(rules: RuleSet, nyt: int) -> RuleArrays:
         n_cols=s.columns, nb=sc.n_boxes, ybox=sc.yahtzee_box, ypoints=sc.yahtzee_points,
         extra=s.extra_yahtzee_bonus, joker_code=sc.joker_code, lower_bits=sc.lower_bits, fill0=s.fill_codes[0],
         has_y=sc.yahtzee_box >= 0, base_roll=int(np.argmin(sc.yahtzee_roll)), must_zero=int(s.must_zero),
-        saved_rolls=int(s.saved_rolls), add_columns=int(s.add_columns), nyt=nyt,
+        saved_rolls=int(s.saved_rolls), saved_cap=s.saved_cap, add_columns=int(s.add_columns), nyt=nyt,
         natural=frozen(sc.natural), joker=frozen(sc.joker),
         natT=frozen(sc.natural.T, np.float64), jokT=frozen(sc.joker.T, np.float64),
         var_nat=frozen(var_nat), var_jok=frozen(var_jok),

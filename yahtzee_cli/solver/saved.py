@@ -1,0 +1,308 @@
+"""The exact table of a rule set with saved rolls capped at K (Maxi Yatzy with `saved_rolls_cap`).
+
+A turn-start state is the table's (mask, y, u) plus the stock of saved rolls, s = 0..K: the table is
+W[s, row, y * (t + 1) + u], built by the same backward induction as the plain table (kernels.saved_chunk
+on the within-turn kernels) with one more dimension. Stopping with L rolls unused saves min(L, K);
+the rest are lost. The optimal value grows with K towards the uncapped game's.
+
+The table is large (Maxi Yatzy: 356 MB per stock as float32, values below 1024 kept to within 3.1e-5)
+and slow to build (minutes per stock), so it is built into a file mapped in memory, a popcount layer
+of masks at a time: after each layer the file is flushed and the layer recorded in its header, so a
+build stopped by Ctrl-C (or killed) goes on from the last finished layer when run again.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future as TaskFuture
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from ..errors import CorruptTable, NotExact
+from ..rules.engine import RuleSet
+from ..strategy import tablefile
+from ..strategy.choice import exact_reason
+
+VERSION = 1  # bump when the table's meaning changes
+CHUNK_LANES = 4096  # lanes per task: Ctrl-C waits for the running tasks only (about a second)
+Progress = Callable[[int, int], None]
+
+
+def without_saved(rules: RuleSet) -> RuleSet:
+    """The same rules without saved rolls (their states, boxes and scores are the saved table's)."""
+    data = rules.model_dump()
+    data["settings"] = {**data["settings"], "saved_rolls": False, "saved_rolls_cap": None}
+    return RuleSet.model_validate(data)
+
+
+def saved_reason(rules: RuleSet) -> str | None:
+    """Why the rule set has no exact saved-rolls table (None when it can have one)."""
+    s = rules.settings
+    if not s.saved_rolls:
+        return "no saved rolls"
+    if s.saved_rolls_cap is None:
+        return "saved rolls without a cap (set saved_rolls_cap=K for the exact game with at most K saved)"
+    if not s.must_zero:
+        return "saved rolls with passes (must_zero off)"
+    return exact_reason(without_saved(rules))
+
+
+def _paths(rules: RuleSet) -> tuple[Path, Path, Path]:
+    """The values (float32), the header (JSON: what is done) and the masks (int64, by popcount)."""
+    base = tablefile.cache_dir() / f"saved-{rules.fingerprint}"
+    return Path(f"{base}.f32"), Path(f"{base}.json"), Path(f"{base}.masks")
+
+
+@dataclass
+class SavedTable:
+    """A built saved-rolls table: W[stock, row, y * (t + 1) + u] (float32, mapped from its file)."""
+
+    fingerprint: str
+    rule_name: str
+    cap: int
+    t: int
+    nyt: int
+    masks: npt.NDArray[np.int64]  # rows' filled-box masks
+    W: npt.NDArray[np.float32]
+    mean: float
+    states: int
+    build_seconds: float
+    path: Path
+
+    def row(self, mask: int) -> int:
+        i = self._rows.get(mask)
+        if i is None:
+            raise KeyError(f"unreachable filled-box set {mask:#x}")
+        return i
+
+    @property
+    def _rows(self) -> dict[int, int]:
+        rows: dict[int, int] | None = self.__dict__.get("_row_of")
+        if rows is None:
+            rows = {int(m): i for i, m in enumerate(self.masks.tolist())}
+            self.__dict__["_row_of"] = rows
+        return rows
+
+    def value(self, mask: int, y: int, u: int, stock: int) -> float:
+        """Expected remaining score (upper bonus included) of a turn start with `stock` rolls saved
+        (0..cap: a stock never holds more)."""
+        if not 0 <= stock <= self.cap:
+            raise ValueError(f"a stock of {stock} saved rolls: this table holds 0 to {self.cap}")
+        return float(self.W[stock, self.row(mask), y * (self.t + 1) + min(u, self.t)])
+
+
+def _header(path: Path) -> dict[str, Any] | None:
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read(rules: RuleSet) -> SavedTable | None:
+    """The finished table from the cache, or None (missing, unfinished, another version)."""
+    data_p, head_p, masks_p = _paths(rules)
+    h = _header(head_p)
+    if h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint or not h.get("complete"):
+        return None
+    try:
+        masks = np.fromfile(masks_p, dtype="<i8")
+        shape = (int(h["cap"]) + 1, int(h["rows"]), int(h["width"]))
+        if len(masks) != shape[1] or data_p.stat().st_size != 4 * shape[0] * shape[1] * shape[2]:
+            raise CorruptTable(f"{data_p}: the saved-rolls table does not match its header")
+        W = np.memmap(data_p, dtype="<f4", mode="r", shape=shape)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CorruptTable(f"{data_p}: {exc}") from exc
+    return SavedTable(h["fingerprint"], h["rule_name"], int(h["cap"]), int(h["t"]), int(h["nyt"]), masks,
+                      np.asarray(W), float(h["mean"]), int(h["states"]), float(h["seconds"]), data_p)
+
+
+def progress_done(rules: RuleSet) -> tuple[int, int] | None:
+    """(layers finished, layers) of an unfinished build in the cache, or None."""
+    h = _header(_paths(rules)[1])
+    if h is None or h.get("version") != VERSION or h.get("complete"):
+        return None
+    return len(h.get("layers_done", [])), int(h.get("layers", 0))
+
+
+def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Progress | None = None,
+          threads: int | None = None, lane_cap: int = 128) -> SavedTable:
+    """Build (or go on building) the rule set's saved-rolls table in the cache; NotExact when it has none.
+
+    `progress(done, total)` is called as lanes are finished (work done this run and before);
+    KeyboardInterrupt stops the build within about a second, keeping the finished layers."""
+    from ..limits import cores
+    from . import kernels
+    from .exact import layout
+    from .within_turn import lane_work
+
+    why = saved_reason(rules)
+    if why is not None:
+        raise NotExact(f"{rules.name} has no exact saved-rolls table ({why})")
+    t0 = time.perf_counter()
+    K = rules.settings.saved_cap
+    lay = layout(without_saved(rules))
+    s = rules.settings
+    rows, width = len(lay.masks), lay.width
+    data_p, head_p, masks_p = _paths(rules)
+    data_p.parent.mkdir(parents=True, exist_ok=True)
+    size = 4 * (K + 1) * rows * width
+    h = _header(head_p)
+    fresh = (h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint
+             or not data_p.exists() or data_p.stat().st_size != size or not masks_p.exists())
+    if fresh:
+        tablefile.write_atomic(masks_p, [lay.masks.astype("<i8").tobytes()])
+        with open(data_p, "wb") as fh:
+            fh.truncate(size)  # sparse: the layers are written as they are built
+        h = {"kind": "saved", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+             "rules": rules.to_dict(), "cap": K, "rows": rows, "width": width, "t": lay.t, "nyt": lay.nyt,
+             "states": lay.n_states * (K + 1), "layers": lay.nb + 1, "layers_done": [], "seconds": 0.0,
+             "complete": False, "mean": None}
+    assert h is not None
+    done_layers = set(h["layers_done"])
+    before = float(h["seconds"])
+    if done_layers and say is not None:
+        say(f"going on with the {rules.name} table from layer {len(done_layers)} of {lay.nb + 1} "
+            f"(finished before: {before / 60:.1f} min of building)")
+    ny_of = np.where((lay.masks & lay.ybit) != 0, lay.nyt, 1)
+    n_lanes = lay.ucount[lay.sub_of[lay.masks]] * ny_of
+    total = int(n_lanes[: lay.layer_ptr[lay.nb]].sum())  # the full sheet's lanes are set, not computed
+    done = int(sum(int(n_lanes[lay.layer_ptr[p]:lay.layer_ptr[p + 1]].sum()) for p in done_layers
+                   if p < lay.nb))
+    fd = os.open(data_p, os.O_RDWR)
+    mm = mmap.mmap(fd, size)
+    os.close(fd)
+    W = np.frombuffer(mm, dtype=np.float32).reshape(K + 1, rows, width)
+    mapped = [W]  # the threads' view of the file, dropped before the file is unmapped
+    W2 = np.zeros((1, 1))
+    cap = max(lane_cap, width)
+    workers = max(1, threads or cores())
+    local = threading.local()
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def save(layer: int) -> None:
+        mm.flush()
+        h["layers_done"] = sorted(done_layers | {layer})
+        h["seconds"] = before + time.perf_counter() - t0
+        tablefile.write_atomic(head_p, [orjson.dumps(h)])
+        done_layers.add(layer)
+        if hasattr(mmap, "MADV_DONTNEED"):  # finished pages are on disk: let them go (peak memory)
+            mm.madvise(mmap.MADV_DONTNEED)
+
+    try:
+        full = (1 << lay.nb) - 1
+        if lay.nb not in done_layers:
+            u = np.arange(lay.t + 1)
+            term = np.where(u >= lay.t, float(s.upper_bonus), 0.0)
+            W[:, lay.midx[full]] = np.tile(term, lay.nyt).astype(np.float32)
+            save(lay.nb)
+        with ThreadPoolExecutor(workers) as pool:
+            for p in range(lay.nb - 1, -1, -1):
+                if p in done_layers:
+                    continue
+                start, end = int(lay.layer_ptr[p]), int(lay.layer_ptr[p + 1])
+                layer_lanes = int(n_lanes[start:end].sum())
+                nch = max(1, min(end - start, -(-layer_lanes // CHUNK_LANES)))
+
+                def chunk(c: int, nch: int = nch, start: int = start, end: int = end) -> None:
+                    nonlocal done
+                    if stop.is_set():
+                        return
+                    work = getattr(local, "work", None)
+                    if work is None:
+                        work = local.work = (lane_work(lay.arrays, cap, False, False, 2),
+                                             np.empty((lay.arrays.natT.shape[1], cap)))
+                    kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, lay.state, lay.arrays, mapped[0],
+                                        W2, work[0], work[1])
+                    lanes = int(n_lanes[start + c:end:nch].sum())
+                    if progress is not None and lanes:
+                        with lock:
+                            done += lanes
+                            progress(done, total)
+
+                chunk(end - start, 1)  # owns no mask: compiles (or loads) the kernel first
+                tasks: list[TaskFuture[None]] = [pool.submit(chunk, c) for c in range(nch)]
+                try:
+                    for task in tasks:
+                        task.result()
+                except BaseException:
+                    stop.set()
+                    for task in tasks:
+                        task.cancel()
+                    raise
+                save(p)
+        mean = float(W[0, lay.midx[0], 0])
+        h.update(complete=True, mean=mean, seconds=before + time.perf_counter() - t0)
+        mm.flush()
+        tablefile.write_atomic(head_p, [orjson.dumps(h)])
+    finally:
+        mapped.clear()
+        del W
+        mm.close()
+    tab = read(rules)
+    if tab is None:
+        raise CorruptTable(f"{data_p}: the saved-rolls table was built but cannot be read back")
+    return tab
+
+
+def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
+              progress: Progress | None = None) -> tuple[SavedTable, bool]:
+    """The rule set's saved-rolls table from the cache, built (or finished) when missing. Returns
+    (table, built)."""
+    if not rebuild:
+        tab = _cached(rules, say)
+        if tab is not None:
+            return tab, False
+    data_p = _paths(rules)[0]
+    with tablefile.building(data_p, f"{rules.name} strategy table", say) as waited:
+        if waited and not rebuild:
+            tab = _cached(rules, None)
+            if tab is not None:
+                return tab, False
+        if rebuild:
+            for p in _paths(rules):
+                p.unlink(missing_ok=True)
+        if say is not None:
+            say(f"building the {rules.name} strategy table with at most {rules.settings.saved_cap} saved rolls "
+                f"({about_minutes(build_minutes(rules))} on 2 cores; Ctrl-C keeps the finished layers, run again "
+                f"to go on; cached in {tablefile.cache_dir()})")
+        return build(rules, say, progress), True
+
+
+def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> SavedTable | None:
+    try:
+        return read(rules)
+    except CorruptTable as exc:
+        if say is not None:
+            say(tablefile.ignored(exc))
+        return None
+
+
+# Measured on 2 cores: Maxi Yatzy's plain build without saved rolls takes about 3 minutes; a turn
+# with a stock of saved rolls adds one final-roll pass and one keep pass per stock.
+MINUTES_PER_PASS_MAXI = 37.3 / 60
+MAXI_STATES = 57_500_000
+
+
+def build_minutes(rules: RuleSet) -> float:
+    """About how long the build takes on two idle cores: linear in the stocks (2K + 5 passes over the
+    states, each about 37 s for Maxi Yatzy's 57.5 million states)."""
+    from ..strategy.choice import exact_states
+
+    K = rules.settings.saved_cap
+    return (2 * K + 5) * MINUTES_PER_PASS_MAXI * exact_states(without_saved(rules)) / MAXI_STATES
+
+
+def about_minutes(minutes: float) -> str:
+    return "under a minute" if minutes < 1 else f"about {minutes:.0f} min"
