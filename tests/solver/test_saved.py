@@ -168,3 +168,65 @@ def test_a_cap_is_a_setting_that_changes_the_fingerprint_only_when_set() -> None
     assert R.saved_after(capped, 2, 1) == 3 and R.saved_after(maxi, 2, 1) == 4
     with pytest.raises(R.RulesError, match="saved_rolls=on"):
         R.load_rules("yahtzee", ["saved_rolls_cap=3"])
+
+
+def test_a_hint_values_every_turn_start_as_the_table_does(tables: dict[int, saved.SavedTable],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # the hint's turn (pure Python) against the build (compiled): averaged over the first roll, the
+    # best option with s + 2 rolls left is the table's value of the turn start with s saved
+    from yahtzee_cli.play.hint import hint
+    from yahtzee_cli.strategy.sources import SavedSource
+
+    rules = tiny(2)
+    tab = tables[2]
+    src = SavedSource(tab, 2)
+    brute = Brute(rules)
+    # sheets: fives and sixes (upper: the bonus at 20 in reach or not), three of a kind, chance
+    for scores in ((None, None, None, None), (5, None, 0, None), (None, 18, 22, None), (10, 12, None, None)):
+        sheet = R.Column(scores)
+        upper = min(sum(s for b, s in enumerate(scores) if s is not None and b < 2), 20)
+        written = sum(s for s in scores if s is not None)
+        for stock in range(3):
+            mean = sum(p * hint(rules, [sheet], d, stock + 2, stock, src).best.value
+                       for d, p in zip(brute.rolls, brute.p, strict=True))
+            assert mean == pytest.approx(written + tab.value(sheet.filled_mask, 0, upper, stock), abs=2e-4)
+            assert mean == pytest.approx(written + brute.value(sheet.filled_mask, upper, stock), abs=2e-4)
+    ev = hint(rules, [R.Column.empty(rules)], (6, 6, 6, 6, 5), 2, 1, src)
+    assert ev.exact and ev.saved_cap == 2 and ev.to_dict()["saved_rolls_cap"] == 2
+    # stopping with rolls left names its box, valued with the rolls it saves (not as with none left)
+    for dice in brute.rolls[::7]:
+        for left in (1, 2, 3):
+            ev = hint(rules, [R.Column.empty(rules)], dice, left, 1, src)
+            stop = next(o for o in ev.options if o.keep is not None and len(o.keep) == 5)
+            assert ev.stop_box is not None and stop.value == pytest.approx(ev.stop_box.value, abs=1e-9)
+            assert ev.to_dict()["options"][ev.options.index(stop)]["then"]["box"] == rules.keys[ev.stop_box.box]
+
+
+def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
+        tables: dict[int, saved.SavedTable], cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    rules = tiny(2)
+    batch = saved.play_with(rules, tables[2], 1, 0, 20_000)
+    se = batch.totals.std() / math.sqrt(len(batch))
+    assert abs(batch.totals.mean() - tables[2].mean) < 3 * se
+    # the same table as the CLI sees it: simulate plays it exactly, analyze finds no loss in its games
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tables[2].path.parent))
+    rules_file = tmp_path / "tiny.json"
+    rules_file.write_bytes(orjson.dumps(TINY))
+    log = tmp_path / "games.ndjson"
+    r = cli(["simulate", "--rules", str(rules_file), "--set", "saved_rolls_cap=2", "-n", "20", "--seed", "4",
+             "--log-out", str(log), "--json"])
+    assert r.exit_code == 0, r.stderr
+    seat = orjson.loads(r.stdout)["seats"][0]
+    assert seat["exact"] is True and seat["saved_rolls_cap"] == 2
+    r = cli(["analyze", str(log), "--json"])
+    assert r.exit_code == 0, r.stderr
+    records = [orjson.loads(line) for line in r.stdout.splitlines()]
+    games = [x for x in records if x.get("type") == "game"]
+    assert games and all(abs(p["expected_loss"]) < 1e-6 for g in games for p in g["players"])
+    assert all(abs(p["expected_start"] + p["luck"] - p["expected_loss"] - p["expected_end"]) < 1e-5
+               for g in games for p in g["players"])
+    # the uncapped game is played by the largest cap built, and says so
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--saved", "1"])
+    assert r.exit_code == 0 and "exact with at most 2 saved rolls" in r.stdout

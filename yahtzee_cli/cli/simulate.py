@@ -436,6 +436,9 @@ def _head(data: dict[str, Any], rules_name: str) -> str:
     what = ",".join(data["players"])
     if data["approximation"]:
         what += f" (approximate: {data['approximation']})"
+    caps = {s["saved_rolls_cap"] for s in data["seats"] if s.get("saved_rolls_cap") is not None}
+    if caps:
+        what += f" (exact with at most {max(caps)} saved rolls)"
     goal = data["seats"][0].get("objective") if len(data["seats"]) == 1 else None
     if goal:
         what += f" ({goal})"

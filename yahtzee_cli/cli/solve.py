@@ -286,9 +286,9 @@ def solve(
 def _say_capped(rs: "RuleSet") -> None:
     """How to get the exact game with a cap on saved rolls, and about how long it takes."""
     from ..solver.saved import about_minutes, build_minutes, saved_reason
+    from ..strategy.choice import capped as with_cap
 
-    data = rs.model_dump()
-    capped = type(rs).model_validate({**data, "settings": {**data["settings"], "saved_rolls_cap": 10}})
+    capped = with_cap(rs, 10)
     if saved_reason(capped) is None:
         note(f"exact play with at most K saved rolls: yahtzee solve --rules {rs.name} --set saved_rolls_cap=K "
              f"(K = 10: {about_minutes(build_minutes(capped))} on 2 cores, once)")
@@ -414,7 +414,7 @@ def _in_play(path: str, data: Any, games: int) -> None:
 def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
     """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
     rs = ev.rules
-    kind = "exact" if ev.exact else f"APPROXIMATE: {ev.source}"
+    kind = ev.kind
     who = f"{player}: " if player else ""
     left = "no rolls left" if ev.rolls_left == 0 else f"{ev.rolls_left} roll{'s' if ev.rolls_left > 1 else ''} left"
     lines = [f"{who}{' '.join(map(str, ev.dice))}, {left} ({rs.name}, {kind})"]
@@ -424,6 +424,8 @@ def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[st
             what = "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
             if len(o.keep) == len(ev.dice):
                 what = "keep all (stop rolling)"
+                if ev.stop_box is not None and ev.stop_box.box is not None:
+                    what = f"keep all (stop rolling, then {rs.keys[ev.stop_box.box]}: {ev.stop_box.score})"
         elif o.is_pass:
             what = "pass"
         else:

@@ -333,7 +333,7 @@ class Analyzer:
         turn = self.turn(rules, st.columns, st.saved)
         for a in _asks(rules, st):
             if a.kind == "box":
-                ev = turn.evaluate(a.dice, 0)
+                ev = turn.evaluate(a.dice, 0, R.rolls_allowed(rules, st.saved) - len(st.rolls))
                 if st.passed:
                     passes = [o for o in ev.options if o.is_pass]
                     if not passes:  # pragma: no cover - turn_steps only gives legal passes
@@ -1009,7 +1009,7 @@ def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = 
         goal = objective_dict(theta)["objective"]
         return f"{rules_name}: graded against the risk strategy theta {theta:g} ({goal}; {source})"
     if exact:
-        return f"{rules_name}: graded against optimal play (exact table)"
+        return f"{rules_name}: graded against optimal play ({source if 'saved rolls' in source else 'exact table'})"
     return (f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses, luck and turning "
             "points are estimates, and there are no win chances (no exact score distributions)")
 

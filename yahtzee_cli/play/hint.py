@@ -14,7 +14,7 @@ from ..errors import CorruptTable, PositionError
 from ..rules import engine as R
 from ..strategy import tablefile
 from ..strategy.choice import fitted_for, plan
-from ..strategy.sources import HeuristicSource, Source, TableSource
+from ..strategy.sources import HeuristicSource, SavedSource, Source, TableSource
 from ..strategy.turn import Evaluation, Turn
 
 Say = Callable[[str], None]
@@ -28,6 +28,12 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
     if p.exact:
         header, arrays = _stored(rules, "exact", say, progress)
         return TableSource(header, arrays, True)
+    if p.strategy == "saved" and p.table_rules is not None:
+        from ..solver import saved
+
+        tab = saved.read(p.table_rules)
+        if tab is not None:  # (else removed meanwhile: the heuristic)
+            return SavedSource(tab, rules.settings.saved_rolls_cap)
     fitted, fit_arrays = _stored(rules, "approx", say)
     if not fitted_for(rules, fitted, fit_arrays):  # fitted by an earlier version otherwise: fit it again
         from ..solver import approx
@@ -91,7 +97,11 @@ def hint(rules: R.RuleSet, columns: Sequence[R.Column], dice: Sequence[int], rol
     allowed = R.rolls_allowed(rules, saved) - 1
     if rolls_left > allowed:
         raise PositionError(f"at most {allowed} rolls can be left after the first roll here, got {rolls_left}")
-    return Turn(rules, tuple(columns), src, saved).evaluate(dice, rolls_left)
+    turn = Turn(rules, tuple(columns), src, saved)
+    ev = turn.evaluate(dice, rolls_left)
+    if rolls_left > 0:  # stopping now: which box, valued with the rolls it leaves unused
+        ev.stop_box = turn.evaluate(dice, 0, rolls_left).best
+    return ev
 
 
 # --------------------------------------------------------------------------- chances of reaching a score

@@ -181,8 +181,8 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             except dist.NotExact as exc:
                 raise StrategyError(f"strategy {strategy} needs an exact table: {exc}") from None
             continue
-        if strategy not in COMPILED:
-            continue
+        if strategy not in COMPILED or (strategy == "optimal" and plan(rules).strategy == "saved"):
+            continue  # (the saved-rolls table is read by its own kernel, solver.saved.play_with)
         from ..solver import policy
 
         try:
@@ -191,7 +191,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
         except TooBig as exc:
             raise StrategyError(str(exc)) from None
-    compiled = [s for s in dict.fromkeys(strategies) if s in COMPILED or s == "random"]
+    compiled = [s for s in dict.fromkeys(strategies) if s in futs or s == "random"]
     if compiled:
         from ..solver import exact, jit, play_kernel
         from . import strategies as compiled_strategies
@@ -206,7 +206,8 @@ def approximate_reason(rules: R.RuleSet, strategy: str) -> str | None:
     table, or not the optimal strategy)."""
     if strategy != "optimal":
         return None
-    return plan(rules).why
+    p = plan(rules)
+    return None if p.strategy == "saved" else p.why
 
 
 def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
@@ -222,6 +223,9 @@ def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
         return {"exact": True, "approximation": None, "objective": goal}
     if strategy != "optimal":
         return {"exact": None, "approximation": None}
+    p = plan(rules)
+    if p.strategy == "saved" and p.table_rules is not None:  # exact within the table's cap
+        return {"exact": True, "approximation": None, "saved_rolls_cap": p.table_rules.settings.saved_cap}
     reason = approximate_reason(rules, strategy)
     return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 

@@ -46,6 +46,7 @@ from .within_turn import (
     FUTURE_HEURISTIC,
     FUTURE_TABLE,
     NEG,
+    Future,
     box_code,
     box_codes,
     final_values,
@@ -53,6 +54,7 @@ from .within_turn import (
     keep_choices,
     keep_dice,
     keep_values,
+    keep_values_saved,
     next_values,
     roll_legal,
     state_value,
@@ -385,6 +387,109 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             turn += 1
         nturns_out[g] = turn
 
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, work: Any, FS: np.ndarray,
+                     log: Any) -> None:
+    """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
+    game with at most K saved rolls. Each turn values its final rolls once per stock that stopping can
+    leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
+    its keeps from those (keep_values_saved), and writes its box by the values of the stock it stops
+    with; rolls saved beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they
+    count as K.
+
+    Parameters
+    ----------
+    game, ra, out, work, log
+        As play_games' (no passes: the table needs must_zero).
+    fut : within_turn.Future
+        The table's layout (kind FUTURE_TABLE, t, nyt, midx; its W is W3[0]).
+    W3 : float32[K + 1, rows, nyt * (t + 1)]
+        The table: W3[s] the values to go with s rolls saved.
+    FS : float64[K + 1, R]
+        Scratch: the final-roll values by stock (absolute: points written plus value to go).
+    """
+    seed, first_game, seat = game
+    nb, ybox = ra.nb, ra.ybox
+    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
+    scores, ybonus, nturns_out = out
+    Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
+    cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw
+    dice, kept, cnt = work.dice, work.kept, work.cnt
+    n = dice.shape[0]
+    K = W3.shape[0] - 1
+    R = Vfinal.shape[0]
+    jmax = EJ.shape[0]
+    mult = ra.mult[0]
+    for g in range(scores.shape[0]):
+        st = stream(seed, first_game + g, seat)
+        cmask[0] = 0
+        usum[0] = 0
+        yst[0] = -1
+        colraw[0] = 0.0
+        ybonus[g, 0] = 0
+        for b in range(nb):
+            scores[g, 0, b] = -1
+        saved = 0
+        turn = np.int64(0)
+        for _t in range(nb):
+            budget = roll_budget(ra.saved_rolls, saved)
+            J = budget - 1
+            if J > jmax:
+                J = jmax
+            top = J if J < K else K
+            for s in range(top + 1):
+                fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+                best12 = _sheet_next_values(work, fs, ra)
+                final_values(Vfinal, work, work.NV, cmask, yst, False, best12, ra)
+                base = mult * work.Fcur[0]
+                for r in range(R):
+                    FS[s, r] = Vfinal[r] + base
+            keep_values_saved(FS, K, EJ, E, J, ra.keep_of_roll, ra.add_die, ra.drop_self)
+            st = roll_dice(dice, kept, np.int64(0), st)
+            if log is not None:
+                for k in range(n):
+                    log[0][g, turn, 0, k] = dice[k]
+            used = np.int64(1)
+            while used < budget:
+                r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
+                j = budget - used
+                jj = j if j <= J else J
+                lv = j if j < K else K
+                d = keep_choice(r, EJ[jj - 1], FS[lv, r], ra.subkeeps, ra.nsub)
+                if d < 0:
+                    break
+                pos = keep_dice(kept, d, ra.keeps)
+                st = roll_dice(dice, kept, np.int64(pos), st)
+                if log is not None:
+                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
+                used += 1
+            left = budget - used
+            s = left if left < K else K
+            fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
+            best12 = _sheet_next_values(work, fs, ra)
+            saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
+            r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
+            code = box_code(r, work.NV, cmask, yst, False, best12, ra)
+            bb_ = (code % (2 * nb)) // 2
+            bfull = code % 2
+            if log is not None:
+                log[2][g, turn] = used
+                log[3][g, turn] = 0
+                log[4][g, turn] = bb_
+            bs = joker[r, bb_] if bfull else natural[r, bb_]
+            bbon = extra_bonus_points(yroll[r], yst[0] == 1, ra.extra)
+            scores[g, 0, bb_] = bs
+            ybonus[g, 0] += bbon
+            colraw[0] += bs + bbon
+            cmask[0] |= 1 << bb_
+            if ra.is_upper[bb_]:
+                usum[0] += bs
+            if bb_ == ybox:
+                yst[0] = 1 if bs == ra.ypoints else 0
+            turn += 1
+        nturns_out[g] = turn
 
 
 def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:

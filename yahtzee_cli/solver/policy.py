@@ -52,5 +52,12 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet)."""
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
+    p = plan(rules)
+    if strategy == "optimal" and p.strategy == "saved" and p.table_rules is not None and start is None:
+        from . import saved
+
+        tab = saved.read(p.table_rules)
+        if tab is not None:  # (else removed meanwhile: the heuristic)
+            return saved.play_with(rules, tab, seed, first_game, n_games, seat, record, threads)
     return play_with(rules, value_to_go_for(rules, strategy), seed, first_game, n_games, seat, record, threads,
                      run_games, start)

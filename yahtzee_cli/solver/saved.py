@@ -32,6 +32,7 @@ from ..errors import CorruptTable, NotExact
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason
+from .games import GameBatch
 
 VERSION = 1  # bump when the table's meaning changes
 CHUNK_LANES = 4096  # lanes per task: Ctrl-C waits for the running tasks only (about a second)
@@ -287,6 +288,58 @@ def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> SavedTable | N
         if say is not None:
             say(tablefile.ignored(exc))
         return None
+
+
+# --------------------------------------------------------------------------- play
+
+
+def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_games: int, seat: int = 0,
+              record: bool = False, threads: int | None = None) -> GameBatch:
+    """Play games first_game .. first_game + n_games - 1 of seat `seat` by the saved-rolls table
+    (play_kernel.play_saved_games: optimal play with at most tab.cap saved rolls), with the dice and
+    tie conventions of every strategy (solver.policy.play). Returns a games.GameBatch."""
+    from ..rules.engine import most_rolls
+    from . import play_kernel
+    from .tables import rule_arrays
+    from .totals import on_threads, sheet_totals
+    from .within_turn import FUTURE_TABLE, Future
+
+    ra = rule_arrays(rules, tab.nyt)
+    nb = ra.nb
+    midx = np.full(1 << nb, -1, dtype=np.int64)
+    midx[tab.masks] = np.arange(len(tab.masks), dtype=np.int64)
+    W3 = tab.W
+    fut = Future(FUTURE_TABLE, tab.t, tab.nyt, W3[0], midx, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1),
+                 np.zeros(1, np.int64))
+    scores = np.empty((n_games, 1, nb), dtype=np.int64)
+    ybonus = np.zeros((n_games, 1), dtype=np.int64)
+    nturns = np.zeros(n_games, dtype=np.int64)
+    max_rolls = most_rolls(rules, nb)
+    rg, rt, rr = (n_games, nb, max_rolls) if record else (1, 1, 1)
+    log = (np.zeros((rg, rt, rr, rules.dice), dtype=np.int64), np.zeros((rg, rt, max(rr - 1, 1), rules.dice),
+                                                                          dtype=np.int64),
+           np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
+    stages = max_rolls - 1
+
+    def games(g0: int, g1: int) -> None:
+        work = play_kernel.turn_work(ra, stages)
+        FS = np.empty((tab.cap + 1, ra.natT.shape[1]))
+        part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
+        lg = tuple(a[g0:g1] for a in log) if record else None
+        play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, W3, part, work, FS, lg)
+
+    on_threads(games, n_games, threads)
+    totals, _ = sheet_totals(rules, scores, ybonus)
+    batch = GameBatch(first_game, scores, ybonus, totals)
+    if record:
+        r_used = max(int(log[2].max()) if n_games else 1, 1)
+        batch.rolls = log[0][:, :, :r_used].copy()
+        batch.held = log[1][:, :, : max(r_used - 1, 0)].copy()
+        batch.n_rolls = log[2].copy()
+        batch.column = log[3].copy()
+        batch.box = log[4].copy()
+        batch.n_turns = nturns
+    return batch
 
 
 # Measured on 2 cores: Maxi Yatzy's plain build without saved rolls takes about 3 minutes; a turn

@@ -349,6 +349,49 @@ def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved
 
 
 @njit(**INNER)
+def keep_values_saved(FS: np.ndarray, K: int, EJ: np.ndarray, E: np.ndarray, J: int, keep_of_roll: np.ndarray,
+                      add_die: np.ndarray, drop_die: np.ndarray) -> None:
+    """keep_values with an exact saved-rolls table: stopping with j rolls unused is worth FS[min(j, K)]
+    (the final-roll values with that many rolls saved for the next turn) instead of Vfinal plus a
+    value per saved roll.
+
+    Parameters
+    ----------
+    FS : float64[K + 1, R]
+        The final-roll values by the stock stopping leaves (levels above J unused).
+    K : int
+        The table's cap on saved rolls.
+    EJ, E, J, keep_of_roll, add_die, drop_die
+        As keep_values'.
+    """
+    R = FS.shape[1]
+    NK = add_die.shape[0]
+    first_full = NK - R
+    sixth = 1.0 / 6.0
+    for r in range(R):
+        E[keep_of_roll[r]] = FS[0, r]
+    for j in range(1, J + 1):
+        for k in range(first_full - 1, -1, -1):
+            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
+                    + E[add_die[k, 5]]) * sixth
+        for k in range(NK):
+            EJ[j - 1, k] = E[k]
+        if j < J:
+            for k in range(1, NK):
+                m = E[k]
+                for f in range(6):
+                    e = E[drop_die[k, f]]
+                    m = e if e > m else m
+                E[k] = m
+            lv = j if j < K else K
+            for r in range(R):
+                kr = keep_of_roll[r]
+                stop = FS[lv, r]
+                if stop > E[kr]:
+                    E[kr] = stop
+
+
+@njit(**INNER)
 def keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub: np.ndarray) -> int:
     """The keep to reroll from roll r, or -1 to stop (which wins ties).
 

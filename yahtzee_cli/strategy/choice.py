@@ -31,7 +31,7 @@ MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
 MAX_EXACT_STATES = 1 << 27
 BUILD_BYTES_PER_STATE = 24  # the build's float64 values, second moments and the sorted copy
 
-Strategy = Literal["exact", "columns", "heuristic"]
+Strategy = Literal["exact", "columns", "heuristic", "saved"]
 
 
 def upper_lanes(rules: RuleSet) -> int:
@@ -107,6 +107,10 @@ def plan(rules: RuleSet) -> Plan:
     why = exact_reason(rules)
     if why is None:
         return Plan(rules, "exact", rules, None)
+    if rules.settings.saved_rolls:
+        capped = saved_table_rules(rules)
+        if capped is not None:
+            return Plan(rules, "saved", capped, why)
     if rules.settings.columns > 1 and same_fill(rules):  # one exact table values every column alike
         one = single_column(rules)
         if exact_reason(one) is None:
@@ -160,3 +164,41 @@ def effective_theta(rules: RuleSet, theta: float) -> float:
                         f"(scores up to {top:,}: exp(theta * score) must fit a float; useful values are a few "
                         f"hundredths), got {theta:g}")
     return theta
+
+
+# --------------------------------------------------------------------------- saved rolls
+
+_capped_variants: dict[str, list[RuleSet]] = {}
+
+
+def capped(rules: RuleSet, cap: int) -> RuleSet:
+    """The same rules with at most `cap` rolls saved."""
+    data = rules.model_dump()
+    return RuleSet.model_validate({**data, "settings": {**data["settings"], "saved_rolls_cap": cap}})
+
+
+def saved_table_rules(rules: RuleSet) -> RuleSet | None:
+    """The rules whose exact saved-rolls table plays `rules` (solver.saved), None while none is built:
+    capped rules, their own; the uncapped game, the largest cap built (its value a lower bound of the
+    game's). Pure: it only looks for the finished tables' headers in the cache."""
+    import orjson
+
+    from ..rules.engine import MAX_SAVED_ROLLS_CAP
+    from . import tablefile
+
+    if rules.settings.saved_rolls_cap is not None:
+        candidates = [rules]
+    else:
+        candidates = _capped_variants.get(rules.fingerprint) or []
+        if not candidates:
+            candidates = [capped(rules, k) for k in range(MAX_SAVED_ROLLS_CAP, -1, -1)]
+            _capped_variants[rules.fingerprint] = candidates
+    cache = tablefile.cache_dir()
+    for r in candidates:
+        head = cache / f"saved-{r.fingerprint}.json"
+        try:
+            if orjson.loads(head.read_bytes()).get("complete"):
+                return r
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None

@@ -53,8 +53,11 @@ class Source:
     saved_value: float = 0.0  # value of one saved roll (saved_rolls)
     label: str = ""
     theta: float = 0.0  # 0: values are expected scores; else certainty equivalents (see play.hint.risk_source)
+    # -1: the value ignores saved rolls (saved_value stands for them); K >= 0: value(state, stock) is
+    # the exact table's with at most K saved rolls (a stock above K counts as K)
+    cap: int = -1
 
-    def value(self, state: ColumnState) -> float:
+    def value(self, state: ColumnState, stock: int = 0) -> float:
         raise NotImplementedError
 
     def level(self, open_boxes: int) -> float:
@@ -92,7 +95,7 @@ class TableSource(Source):
             raise PositionError("this combination of filled boxes cannot occur under these rules")
         return i
 
-    def value(self, state: ColumnState) -> float:
+    def value(self, state: ColumnState, stock: int = 0) -> float:
         y = 1 if state.yfull and self.nyt == 2 else 0
         u = min(state.upper, self.t)
         return float(self.scale * self.W[self.row(state.mask) * self.width + y * (self.t + 1) + u])
@@ -116,7 +119,7 @@ class HeuristicSource(Source):
         self.saved_value = saved_value
         self.label = "heuristic value to go, fitted by self-play"
 
-    def value(self, state: ColumnState) -> float:
+    def value(self, state: ColumnState, stock: int = 0) -> float:
         u = min(state.upper, self.t)
         acc = float(self.G[upper_set(self.rules, state.mask) * (self.t + 1) + u])
         nb = len(self.rules.boxes)
@@ -127,3 +130,23 @@ class HeuristicSource(Source):
         if state.yfull:
             acc += self.yh[n_open]
         return acc
+
+
+class SavedSource(Source):
+    """The exact table of a rule set with saved rolls capped at K (solver.saved.SavedTable): a turn
+    start's value depends on the stock of saved rolls too."""
+
+    def __init__(self, table: Any, rules_cap: int | None) -> None:
+        self.table = table
+        self.cap = table.cap
+        self.exact = True
+        self.label = f"exact table with at most {table.cap} saved rolls"
+        if rules_cap is None:  # the uncapped game played by the largest cap built
+            self.label += " (the uncapped game's value is higher; stocks above the cap count as the cap)"
+
+    def value(self, state: ColumnState, stock: int = 0) -> float:
+        try:
+            return float(self.table.value(state.mask, 1 if state.yfull and self.table.nyt == 2 else 0, state.upper,
+                                          min(stock, self.cap)))
+        except KeyError:
+            raise PositionError("this combination of filled boxes cannot occur under these rules") from None

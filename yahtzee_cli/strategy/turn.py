@@ -83,13 +83,22 @@ class Evaluation:
     """Every option of a position, best first (ties keep a fixed order), with values and regrets."""
 
     def __init__(self, rules: R.RuleSet, dice: tuple[int, ...], rolls_left: int, exact: bool, options: list[Choice],
-                 source: str = "") -> None:
+                 source: str = "", saved_cap: int | None = None) -> None:
         self.rules = rules
         self.dice = dice
         self.rolls_left = rolls_left
         self.exact = exact
         self.options = options
         self.source = source
+        self.saved_cap = saved_cap  # exact with at most this many saved rolls (an exact saved-rolls table)
+        self.stop_box: Choice | None = None  # with rolls left: the box stopping now leads to (hints set it)
+
+    @property
+    def kind(self) -> str:
+        """How the values were found, for text: exact (with the cap on saved rolls) or APPROXIMATE."""
+        if not self.exact:
+            return f"APPROXIMATE: {self.source}"
+        return "exact" if self.saved_cap is None else f"exact with at most {self.saved_cap} saved rolls"
 
     @property
     def best(self) -> Choice:
@@ -101,7 +110,13 @@ class Evaluation:
             "rules": self.rules.record(), "dice": list(self.dice), "rolls_left": self.rolls_left, "exact": self.exact,
             "approximation": None if self.exact else self.source,
         }
+        if self.saved_cap is not None:
+            out["saved_rolls_cap"] = self.saved_cap
         out["options"] = [o.to_dict(self.rules) for o in opts]
+        if self.stop_box is not None:
+            for o in out["options"]:
+                if len(o.get("keep", ())) == len(self.dice):  # stopping: then this box
+                    o["then"] = self.stop_box.move_dict(self.rules)
         return out
 
     def find_keep(self, kept: Sequence[int]) -> Choice:
@@ -138,8 +153,13 @@ class Turn:
         self.source = source
         self.saved = saved
         self._final: list[float] = []  # V0 by keep index (full rolls only), relative to base
+        # with an exact saved-rolls table (source.cap >= 0): the final-roll values when stopping leaves
+        # s rolls saved, by s (0 is _final)
+        self._final_by_stock: dict[int, list[float]] = {}
+        self._stock = 0  # the stock the next states are valued with (_next_value)
         self._stages: dict[int, list[float]] = {}  # E_j by rolls left j
-        self._next_cache: dict[tuple[int, int, int], float] = {}  # (column, box, score) -> value to go
+        # (column, box, score, stock) -> value to go
+        self._next_cache: dict[tuple[int, int, int, int], float] = {}
         # per column: (index, filled mask, open boxes, Yahtzee score, multiplier, value to go now), for
         # the final-roll loop
         self._cols: list[tuple[int, int, list[int], int | None, int, float]] = []
@@ -153,7 +173,7 @@ class Turn:
         self.mult = tuple(rules.settings.multipliers)
         self.states = [column_state(rules, c) for c in self.columns]
         self.raw = [raw_points(rules, c) for c in self.columns]
-        self.fcur = [self.source.value(st) for st in self.states]
+        self.fcur = [self.source.value(st, saved) for st in self.states]
         self.col_values = [self.raw[c] + self.fcur[c] for c in range(len(self.columns))]
         self.base = self._sheet_value(self.col_values)
         # added to every value last, as the compiled grader adds it (the same bits either way)
@@ -166,7 +186,7 @@ class Turn:
 
     def _after(self, opt: R.Option) -> float:
         """Expected final total after writing `opt` (relative to the position's value)."""
-        f2 = self._next_cache.get((opt.column, opt.box, opt.score))
+        f2 = self._next_cache.get((opt.column, opt.box, opt.score, self._stock))
         if f2 is None:
             f2 = self._next_value(opt.column, opt.box, opt.score)
         c = opt.column
@@ -203,8 +223,7 @@ class Turn:
                 sc = natural[b] if natural is not None else R.box_score(rules, ctx, filled, b, dice, c)
                 if sc is None:
                     continue
-                key = (c, b, sc)
-                f2 = self._next_cache.get(key)
+                f2 = self._next_cache.get((c, b, sc, self._stock))
                 if f2 is None:
                     f2 = self._next_value(c, b, sc)
                 if self._add:
@@ -224,9 +243,28 @@ class Turn:
         y = self.rules.yahtzee_index
         upper = st.upper + (score if self.rules.boxes[b].kind == "upper" else 0)
         yfull = st.yfull if b != y else R.holds_full_yahtzee(self.rules, score)
-        f2 = self.source.value(ColumnState(st.mask | (1 << b), upper, yfull))
-        self._next_cache[(c, b, score)] = f2
+        f2 = self.source.value(ColumnState(st.mask | (1 << b), upper, yfull), self._stock)
+        self._next_cache[(c, b, score, self._stock)] = f2
         return f2
+
+    def _stop(self, k: int, rolls_left: int) -> float:
+        """The value of stopping on roll k with `rolls_left` rolls unused: its final-roll value with the
+        rolls saved (an exact saved-rolls table: the next turn starts with min(rolls_left, cap) saved),
+        or plus the source's value per saved roll."""
+        cap = self.source.cap
+        if cap < 0:
+            return self._final[k] + self.source.saved_value * rolls_left
+        s = min(rolls_left, cap)
+        final = self._final_by_stock.get(s)
+        if final is None:
+            self._stock = s
+            try:
+                self._compute_final()
+                final = self._final_by_stock[s] = self._final
+            finally:
+                self._stock = 0
+                self._final = self._final_by_stock[0]
+        return final[k]
 
     def _compute_final(self) -> None:
         rules = self.rules
@@ -248,6 +286,8 @@ class Turn:
             for k in kp.rolls:
                 final[k] = self._roll_final(dice_of_keep[k])
         self._final = final
+        if self._stock == 0:
+            self._final_by_stock[0] = final
 
     def _natural_finals(self, roll_dice: list[tuple[int, ...]]) -> list[float] | None:
         """_roll_final of every roll at once, box by box (list operations, not a Python loop per roll
@@ -264,7 +304,7 @@ class Turn:
                 scores = [row[b] for row in natural]
                 value: dict[int, float] = {}
                 for sc in set(scores):
-                    f2 = self._next_cache.get((c, b, sc))
+                    f2 = self._next_cache.get((c, b, sc, self._stock))
                     if f2 is None:
                         f2 = self._next_value(c, b, sc)
                     value[sc] = m * (sc + 0 + f2 - fc)  # _roll_final's arithmetic (no bonus off a Yahtzee)
@@ -308,11 +348,13 @@ class Turn:
             else:
                 # proper sub-keeps only, then the stop option
                 best = max((M[d] for d in kp.drop[k]), default=float("-inf"))
-                stop = self._final[k] + self.source.saved_value * j
-                M[k] = max(best, stop)
+                M[k] = max(best, self._stop(k, j))
         return M
 
-    def evaluate(self, dice: Sequence[int], rolls_left: int) -> Evaluation:
+    def evaluate(self, dice: Sequence[int], rolls_left: int, unused: int = 0) -> Evaluation:
+        """Every option with `rolls_left` rolls left (0: the boxes). `unused`: with no rolls left, the
+        rolls the turn stopped without using (an exact saved-rolls table values the boxes with the
+        stock they leave for the next turn; a value per saved roll moves every box alike)."""
         rules = self.rules
         d = rules.check_dice(dice)
         if rolls_left < 0:
@@ -320,9 +362,14 @@ class Turn:
         choices: list[Choice] = []
         if rolls_left == 0:
             opts = self._options(d)
-            for o in opts:
-                choices.append(Choice(self.base + self._after(o) + self.level, box=o.box, column=o.column,
-                                      score=o.score, bonus=o.bonus))
+            cap = self.source.cap
+            self._stock = min(unused, cap) if cap >= 0 else 0
+            try:
+                for o in opts:
+                    choices.append(Choice(self.base + self._after(o) + self.level, box=o.box, column=o.column,
+                                          score=o.score, bonus=o.bonus))
+            finally:
+                self._stock = 0
             if R.may_pass(rules, opts):
                 choices.append(Choice(self.base - PASS_COST + self.level, is_pass=True))
         else:
@@ -331,7 +378,7 @@ class Turn:
             for sub in itertools.product(*(range(c + 1) for c in cnt)):
                 k = self.kp.index[sub]
                 if sub == cnt:
-                    v = self._final[k] + self.source.saved_value * rolls_left
+                    v = self._stop(k, rolls_left)
                 else:
                     v = E[k]
                 choices.append(Choice(self.base + v + self.level, keep=tuple(dice_of(sub))))
@@ -340,4 +387,5 @@ class Turn:
         top = choices[0].value
         out = [Choice(c.value, max(top - c.value, 0.0), c.keep, c.box, c.column, c.is_pass, c.score, c.bonus)
                for c in choices]
-        return Evaluation(rules, d, rolls_left, self.source.exact, out, self.source.label)
+        return Evaluation(rules, d, rolls_left, self.source.exact, out, self.source.label,
+                          self.source.cap if self.source.cap >= 0 else None)
