@@ -230,3 +230,17 @@ def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
     # the uncapped game is played by the largest cap built, and says so
     r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--saved", "1"])
     assert r.exit_code == 0 and "exact with at most 2 saved rolls" in r.stdout
+
+
+def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how_to_build_it(
+        cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    rules_file = tmp_path / "tiny.json"
+    rules_file.write_bytes(orjson.dumps(TINY))
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--set", "saved_rolls_cap=1", "--json"])
+    assert r.exit_code == 0, r.stderr
+    assert orjson.loads(r.stdout)["exact"] is False
+    assert "yahtzee solve --rules custom --set saved_rolls_cap=1" in r.stderr and "min" in r.stderr
+    assert not list((tmp_path / "cache").glob("saved-*"))  # nothing built unasked

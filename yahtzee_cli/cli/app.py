@@ -513,3 +513,23 @@ def console(stderr: bool = False) -> Any:
 def progress_wanted() -> bool:
     """Progress bars only when stderr is a terminal."""
     return sys.stderr.isatty()
+
+
+def saved_rolls_note(rs: "RuleSet") -> None:
+    """For rules with saved rolls played by the heuristic (no exact table built): how to build the exact
+    one, and about how long it takes (a command never starts that build unasked)."""
+    if not rs.settings.saved_rolls:
+        return
+    from ..strategy.choice import capped, plan
+
+    if plan(rs).strategy != "heuristic":
+        return
+    from ..solver.saved import DEFAULT_CAP, about_minutes, build_minutes, saved_reason
+
+    cap = rs.settings.saved_rolls_cap
+    target = capped(rs, DEFAULT_CAP) if cap is None else rs
+    if saved_reason(target) is None:
+        k = "K" if cap is None else str(cap)
+        note(f"{rs.name} with saved rolls is played by a fitted heuristic until its exact table is built: "
+             f"yahtzee solve --rules {rs.name} --set saved_rolls_cap={k} "
+             f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores, once)")

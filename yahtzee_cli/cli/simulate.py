@@ -11,7 +11,20 @@ import typer
 
 from ..errors import PROBLEM, USAGE
 from ..formats.output import Output
-from .app import PlotOpt, RulesOpt, SetOpt, app, examples, fail, get_rules, note, outputs, progress_wanted, warn
+from .app import (
+    PlotOpt,
+    RulesOpt,
+    SetOpt,
+    app,
+    examples,
+    fail,
+    get_rules,
+    note,
+    outputs,
+    progress_wanted,
+    saved_rolls_note,
+    warn,
+)
 from .batch import Backend, BackendOpt, SchedulerOpt, check_workers
 
 if TYPE_CHECKING:
@@ -94,7 +107,12 @@ def simulate(
     """Simulate games: mean, SD, percentiles, bonus rates, per-box means, a histogram; win rates in a match."""
     rs = get_rules(rules, set_)
     seats = [strategy or "optimal"] if players is None else players.split(",")
-    if risk is None and backend == Backend.local and any(s.strip().lower() in ("optimal", "greedy") for s in seats):
+    from ..strategy.choice import plan
+
+    if any(s.strip().lower() == "optimal" for s in seats):
+        saved_rolls_note(rs)
+    if (risk is None and backend == Backend.local and any(s.strip().lower() in ("optimal", "greedy") for s in seats)
+            and not (rs.settings.saved_rolls and plan(rs).strategy == "saved")):
         # a first run compiles the play kernel on two cores: the other process starts its imports now
         from ..limits import cores
         from ..solver.aside import start_first

@@ -26,6 +26,7 @@ from .app import (
     note,
     outputs,
     progress_wanted,
+    saved_rolls_note,
     warn,
 )
 
@@ -279,19 +280,7 @@ def solve(
     out.say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
             f"{info['strategy']}; mean of {info['games']:,} simulated games)")
     out.say(f"no exact table for these rules ({info['why']}); cached: {info['path'] or 'nothing'}")
-    if rs.settings.saved_rolls:
-        _say_capped(rs)
-
-
-def _say_capped(rs: "RuleSet") -> None:
-    """How to get the exact game with a cap on saved rolls, and about how long it takes."""
-    from ..solver.saved import about_minutes, build_minutes, saved_reason
-    from ..strategy.choice import capped as with_cap
-
-    capped = with_cap(rs, 10)
-    if saved_reason(capped) is None:
-        note(f"exact play with at most K saved rolls: yahtzee solve --rules {rs.name} --set saved_rolls_cap=K "
-             f"(K = 10: {about_minutes(build_minutes(capped))} on 2 cores, once)")
+    saved_rolls_note(rs)
 
 
 class _EveryMinute:
@@ -525,6 +514,7 @@ def hint(
         return
     _check_plot(plot, distribution)
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
+    saved_rolls_note(rs)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
     n_saved = saved if saved is not None else (pos.saved if pos is not None else 0)
