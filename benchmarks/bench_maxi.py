@@ -12,6 +12,10 @@
    any strategy could reach by leaving its saved rolls unused.
 
     python benchmarks/bench_maxi.py [--check-games 1000000] [--games 100000] [--seed 1] [--cache DIR]
+        [--saved-cap K]
+
+With --saved-cap K, part 3 also plays the exact table with at most K saved rolls (solver.saved) on
+the same games.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None, help="keep the tables here (default: a fresh directory)")
+    ap.add_argument("--saved-cap", type=int, default=None, metavar="K",
+                    help="also the exact table with at most K saved rolls (built when not in the cache)")
     args = ap.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="bench-maxi-"))
     env = {**os.environ, "YAHTZEE_CACHE_DIR": str(cache)}
@@ -87,8 +93,19 @@ def main() -> None:
         print(f"  {name:62s} {mean:8.2f} +- {se:.2f}  {mean - exact:+7.2f} vs exact no-save", flush=True)
 
     print(f"Maxi Yatzy with saved rolls, {args.games:,} games, seed {args.seed} (same dice streams):")
-    row("additive heuristic fitted by self-play (the default)",
-        policy.play(rules, "optimal", args.seed, 0, args.games).totals)
+    if args.saved_cap is not None:  # the exact capped table (built first if missing), on the same games
+        from yahtzee_cli.solver import saved
+        from yahtzee_cli.strategy.choice import capped
+
+        t0 = time.perf_counter()
+        tab, built = saved.get_table(capped(rules, args.saved_cap))
+        how = f"built in {tab.build_seconds:.0f} s" if built else "read from the cache"
+        print(f"  (the table with at most {args.saved_cap} saved rolls: value {tab.mean:.7f}, {how}, "
+              f"{time.perf_counter() - t0:.0f} s)", flush=True)
+        row(f"exact table with at most {args.saved_cap} saved rolls", saved.play_with(rules, tab, args.seed, 0,
+                                                                                  args.games).totals)
+    row("additive heuristic fitted by self-play (no saved-rolls table)",
+        play_with(rules, approx.value_to_go(rules), args.seed, 0, args.games).totals)
     value = approx._best_saved_value(rules, lambda v: dataclasses.replace(table, saved_value=v))
     row(f"exact no-save table + fitted saved-roll value ({value:g})",
         play_with(rules, dataclasses.replace(table, saved_value=value), args.seed, 0, args.games).totals)
