@@ -244,3 +244,12 @@ def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how
     assert orjson.loads(r.stdout)["exact"] is False
     assert "yahtzee solve --rules custom --set saved_rolls_cap=1" in r.stderr and "min" in r.stderr
     assert not list((tmp_path / "cache").glob("saved-*"))  # nothing built unasked
+
+
+def test_a_stock_above_the_cap_is_a_usage_error(cli: Any, tmp_path: Path) -> None:
+    import orjson
+
+    rules_file = tmp_path / "tiny.json"
+    rules_file.write_bytes(orjson.dumps(TINY))
+    r = cli(["hint", "1", "2", "3", "4", "5", "--rules", str(rules_file), "--set", "saved_rolls_cap=2", "--saved", "3"])
+    assert r.exit_code == 2 and "--saved takes 0-2" in r.stderr and r.stderr.count("\n") == 1

@@ -514,10 +514,12 @@ def hint(
         return
     _check_plot(plot, distribution)
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
-    saved_rolls_note(rs)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
     n_saved = saved if saved is not None else (pos.saved if pos is not None else 0)
+    if rs.settings.saved_rolls and n_saved > rs.settings.saved_cap:
+        fail(f"--saved takes 0-{rs.settings.saved_cap} here (saved_rolls_cap={rs.settings.saved_cap}), got {n_saved}",
+             USAGE)
     faces: list[int]
     if dice:
         try:
@@ -559,6 +561,7 @@ def hint(
             fail(f"--distribution, --target and --risk: {exc}", USAGE)
         if risk is not None and target is not None and not distribution:
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
+    saved_rolls_note(rs)
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None  # shown only if a table is built
     try:
         ev = evaluate(rs, columns, faces, left, n_saved, say=_say, progress=bar)
