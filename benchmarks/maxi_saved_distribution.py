@@ -50,9 +50,12 @@ def main() -> None:
         if not seat["exact"] or seat.get("saved_rolls_cap") != cap:
             raise SystemExit(f"no exact table with at most {cap} saved rolls in the cache: build it first")
         seats[cap] = seat
+        value = command(["solve", "--rules", "maxi-yatzy", "--set", f"saved_rolls_cap={cap}", "--json"], env)[0]
+        z = (seat["mean"] - value["expected"]) / seat["sem"]
         what = f"at most {cap} saved rolls" if cap else "no saved rolls (cap 0)"
-        print(f"{what}: {seat['games']:,} games, seed {args.seed}, {seconds:.0f} s: mean {seat['mean']:.2f} "
-              f"+- {seat['sem']:.2f}, SD {seat['sd']:.2f}, min {seat['min']}, max {seat['max']}, "
+        print(f"{what}: {seat['games']:,} games, seed {args.seed}, {seconds:.0f} s: mean {seat['mean']:.4f} "
+              f"+- {seat['sem']:.4f} ({z:+.2f} SE from the table's {value['expected']:.7f}), SD {seat['sd']:.2f}, "
+              f"min {seat['min']}, max {seat['max']}, "
               + ", ".join(f"{k} {v}" for k, v in seat["percentiles"].items()), flush=True)
 
     def per_point(seat: dict) -> list[tuple[int, float]]:
