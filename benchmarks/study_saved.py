@@ -15,27 +15,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
+from bench_maxi import timed  # (this folder is the script's: sys.path[0])
 
 
 def run(k: int, env: dict[str, str]) -> dict[str, float]:
     cmd = [sys.executable, "-m", "yahtzee_cli", "solve", "--rules", "maxi-yatzy", "--set", f"saved_rolls_cap={k}",
            "--json"]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE)
-    out = proc.stdout.read() if proc.stdout is not None else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed")
+    wall, cpu, rss, out = timed(cmd, env)
     rec = orjson.loads(out)
-    return {"k": k, "expected": rec["expected"], "wall_s": time.perf_counter() - t0,
-            "cpu_s": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
+    return {"k": k, "expected": rec["expected"], "wall_s": wall, "cpu_s": cpu, "rss_mib": rss,
             "table_mb": rec["table_bytes"] / 1e6, "built": rec["built"], "path": rec["path"]}
 
 

@@ -85,6 +85,44 @@ def reachable_masks(nb: int, fill: int, lower_bits: int, joker_code: int, has_y:
     return reach
 
 
+@njit(cache=True, inline="always")
+def _batch_rows(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, lrow: np.ndarray) -> int:
+    """lrow[lane] = the table row of every lane of the masks order[j0:j1:step], side by side; returns
+    the number of lanes."""
+    n = 0
+    for j in range(j0, j1, step):
+        m = order[j]
+        nl = lay.ucount[lay.sub_of[m]] * (lay.nyt if (m & lay.ybit) != 0 else 1)
+        for lane in range(nl):
+            lrow[n + lane] = lay.midx[m]
+        n += nl
+    return n
+
+
+@njit(cache=True, inline="always")
+def _share_dead_totals(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, W: np.ndarray, W2: np.ndarray,
+                       moments: bool) -> None:
+    """Totals that cannot reach the bonus any more share the value (W2: second moment) computed for
+    the first of them, in the rows of the masks order[j0:j1:step]."""
+    tp1 = lay.t + 1
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = lay.sub_of[m]
+        nd = lay.dcount[sub]
+        if nd == 0:
+            continue
+        row = lay.midx[m]
+        rep = lay.ulist[sub, 0]
+        ny = lay.nyt if (m & lay.ybit) != 0 else 1
+        for y in range(ny):
+            v = W[row, y * tp1 + rep]
+            v2 = W2[row, y * tp1 + rep] if moments else 0.0
+            for i in range(nd):
+                W[row, y * tp1 + lay.dlist[sub, i]] = v
+                if moments:
+                    W2[row, y * tp1 + lay.dlist[sub, i]] = v2
+
+
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
                  W2: np.ndarray, work: Any) -> None:
@@ -93,20 +131,13 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     moments, allow_pass = work.moments, work.allow_pass
     E, S, Q, X, acc, acc2, pacc = work.E, work.S, work.Q, work.X, work.acc, work.acc2, work.pacc
     lu, ly, lrow = work.lu, work.ly, work.lrow
-    midx, sub_of, ulist, ucount, dlist, dcount = lay.midx, lay.sub_of, lay.ulist, lay.ucount, lay.dlist, lay.dcount
-    ybit, nyt = lay.ybit, lay.nyt
+    sub_of, ucount, ybit, nyt = lay.sub_of, lay.ucount, lay.ybit, lay.nyt
     keep_of_roll, roll_prob = ra.keep_of_roll, ra.roll_prob
     R = ra.natT.shape[1]
     tp1 = lay.t + 1
-    n = 0
-    for j in range(j0, j1, step):
-        m = order[j]
-        nu = ucount[sub_of[m]]
-        ny = nyt if (m & ybit) != 0 else 1
-        for lane in range(nu * ny):
-            lrow[n + lane] = midx[m]
-            X[n + lane] = NEG
-        n += nu * ny
+    n = _batch_rows(order, j0, j1, step, lay, lrow)
+    for lane in range(n):
+        X[lane] = NEG
     iters = 0
     while True:
         off = np.int64(0)  # not a literal 0, which would compile lane_final_values a second time
@@ -153,23 +184,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         W[lrow[lane], col] = acc[lane]
         if moments:
             W2[lrow[lane], col] = acc2[lane] / (1.0 - pacc[lane]) if allow_pass and pacc[lane] < 1.0 else acc2[lane]
-    # totals that cannot reach the bonus any more share the value of the one computed for them
-    for j in range(j0, j1, step):
-        m = order[j]
-        sub = sub_of[m]
-        nd = dcount[sub]
-        if nd == 0:
-            continue
-        row = midx[m]
-        rep = ulist[sub, 0]
-        ny = nyt if (m & ybit) != 0 else 1
-        for y in range(ny):
-            v = W[row, y * tp1 + rep]
-            v2 = W2[row, y * tp1 + rep] if moments else 0.0
-            for i in range(nd):
-                W[row, y * tp1 + dlist[sub, i]] = v
-                if moments:
-                    W2[row, y * tp1 + dlist[sub, i]] = v2
+    _share_dead_totals(order, j0, j1, step, lay, W, W2, moments)
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
@@ -227,21 +242,13 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     A turn begun with s saved rolls has s + 3 rolls, so its value is the mean over first rolls of
     V_{s+2}: levels 0..K + 2, of which levels K.. share F_K."""
     E, acc, lu, ly, lrow = work.E, work.acc, work.lu, work.ly, work.lrow
-    midx, sub_of, ulist, ucount, dlist, dcount = lay.midx, lay.sub_of, lay.ulist, lay.ucount, lay.dlist, lay.dcount
-    ybit, nyt = lay.ybit, lay.nyt
+    sub_of, ucount, ybit, nyt = lay.sub_of, lay.ucount, lay.ybit, lay.nyt
     keep_of_roll, roll_prob, add_die, drop_die = ra.keep_of_roll, ra.roll_prob, ra.add_die, ra.drop_die
     R = ra.natT.shape[1]
     first_full = add_die.shape[0] - R
     K = W.shape[0] - 1
     tp1 = lay.t + 1
-    n = 0
-    for j in range(j0, j1, step):
-        m = order[j]
-        nu = ucount[sub_of[m]]
-        ny = nyt if (m & ybit) != 0 else 1
-        for lane in range(nu * ny):
-            lrow[n + lane] = midx[m]
-        n += nu * ny
+    n = _batch_rows(order, j0, j1, step, lay, lrow)
     for level in range(K + 3):
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
@@ -277,21 +284,8 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
             s = level - 2
             for lane in range(n):
                 W[s, lrow[lane], ly[lane] * tp1 + lu[lane]] = acc[lane]
-    # totals that cannot reach the bonus any more share the value of the one computed for them
-    for j in range(j0, j1, step):
-        m = order[j]
-        sub = sub_of[m]
-        nd = dcount[sub]
-        if nd == 0:
-            continue
-        row = midx[m]
-        rep = ulist[sub, 0]
-        ny = nyt if (m & ybit) != 0 else 1
-        for s in range(K + 1):
-            for y in range(ny):
-                v = W[s, row, y * tp1 + rep]
-                for i in range(nd):
-                    W[s, row, y * tp1 + dlist[sub, i]] = v
+    for s in range(K + 1):
+        _share_dead_totals(order, j0, j1, step, lay, W[s], W2, False)
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
