@@ -51,15 +51,20 @@ class Solution:
     exact: bool
     expected: float
     sd: float
-    strategy: str  # "exact", "columns" or "heuristic" (strategy.choice)
+    strategy: str  # "exact", "columns", "heuristic" or "saved" (strategy.choice)
     why: str | None = None
 
 
 def solve(rules: RuleSet, say: Say | None = None) -> Solution:
     """Build (once; stored after that) the rule set's optimal strategy and report its expected score."""
-    from .strategy.choice import plan
+    from .strategy.choice import approximate_plan
 
-    p = plan(rules)
+    if rules.settings.saved_rolls_cap is not None:  # the exact capped game (NotExact when it has no table)
+        from .solver import saved
+
+        stab, _ = saved.get_table(rules, say)
+        return Solution(rules, True, stab.mean, float("nan"), "saved")
+    p = approximate_plan(rules)
     if p.exact:
         from .solver.exact import get_table
 

@@ -253,3 +253,19 @@ def test_a_stock_above_the_cap_is_a_usage_error(cli: Any, tmp_path: Path) -> Non
     rules_file.write_bytes(orjson.dumps(TINY))
     r = cli(["hint", "1", "2", "3", "4", "5", "--rules", str(rules_file), "--set", "saved_rolls_cap=2", "--saved", "3"])
     assert r.exit_code == 2 and "--saved takes 0-2" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_the_heuristic_still_plays_where_a_saved_rolls_table_is_built(tables: dict[int, saved.SavedTable],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # the uncapped game plays the largest cap built; the heuristic it replaces stays what it was
+    from yahtzee_cli import api
+    from yahtzee_cli.solver import approx
+    from yahtzee_cli.strategy.choice import approximate_plan, plan
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tables[2].path.parent))
+    rules = tiny(None)
+    assert plan(rules).strategy == "saved" and plan(rules).table_rules == tiny(2)
+    assert approximate_plan(rules).strategy == "heuristic"
+    fut = approx.value_to_go(rules)
+    assert fut.saved_value > 0
+    assert api.solve(tiny(2)).expected == tables[2].mean and api.solve(rules).strategy == "heuristic"

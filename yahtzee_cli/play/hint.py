@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import CorruptTable, PositionError
 from ..rules import engine as R
 from ..strategy import tablefile
-from ..strategy.choice import fitted_for, plan
+from ..strategy.choice import approximate_plan, fitted_for, plan
 from ..strategy.sources import HeuristicSource, SavedSource, Source, TableSource
 from ..strategy.turn import Evaluation, Turn
 
@@ -40,6 +40,7 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
 
         approx.prepare(rules, say)
         fitted, fit_arrays = _stored(rules, "approx", say)
+    p = approximate_plan(rules)
     if p.table_rules is not None:  # a multi-column sheet: its column's table, weighted as fitted
         header, arrays = _stored(p.table_rules, "exact", say, progress)
         return TableSource(header, arrays, False, float(fitted["scale"]), fitted["levels"])

@@ -47,7 +47,7 @@ from ..errors import CorruptTable
 from ..rules import engine as R
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
-from ..strategy.choice import fitted_for, plan, upper_lanes, yahtzee_lanes
+from ..strategy.choice import approximate_plan, fitted_for, upper_lanes, yahtzee_lanes
 from . import value_to_go as vtg
 from .exact import get_table, nothing_cached, play_with
 from .value_to_go import ValueToGo
@@ -117,7 +117,7 @@ def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: b
 
 def value_to_go(rules: RuleSet, say: Callable[[str], None] | None = None) -> ValueToGo:
     """The value to go the compiled play kernel uses for the approximate strategy."""
-    p = plan(rules)
+    p = approximate_plan(rules)
     prepare(rules, say)
     got = _read(rules)
     assert got is not None
@@ -167,7 +167,7 @@ def _bonus_table(rules: RuleSet, dists: list[dict[int, float]], t: int) -> Any:
 
 
 def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    p = plan(rules)
+    p = approximate_plan(rules)
     header: dict[str, Any] = {"kind": "approx", "fingerprint": rules.fingerprint, "rule_name": rules.name,
                               "strategy": p.strategy, "why": p.why}
     if p.strategy == "columns":

@@ -104,13 +104,21 @@ class Plan(NamedTuple):
 
 
 def plan(rules: RuleSet) -> Plan:
-    why = exact_reason(rules)
-    if why is None:
-        return Plan(rules, "exact", rules, None)
+    """How `rules` is played: their exact table; with saved rolls, the exact saved-rolls table once one
+    is built (strategy "saved", table_rules its capped rules); else approximate_plan's answer."""
     if rules.settings.saved_rolls:
         capped = saved_table_rules(rules)
         if capped is not None:
-            return Plan(rules, "saved", capped, why)
+            return Plan(rules, "saved", capped, exact_reason(rules))
+    return approximate_plan(rules)
+
+
+def approximate_plan(rules: RuleSet) -> Plan:
+    """plan without the saved-rolls tables: the exact table, or the approximate strategy ("columns",
+    whose table_rules is the single column's, or "heuristic") that solver.approx fits."""
+    why = exact_reason(rules)
+    if why is None:
+        return Plan(rules, "exact", rules, None)
     if rules.settings.columns > 1 and same_fill(rules):  # one exact table values every column alike
         one = single_column(rules)
         if exact_reason(one) is None:
@@ -124,7 +132,7 @@ def fitted_for(rules: RuleSet, header: Mapping[str, Any], arrays: Mapping[str, S
     value per box, columns without their weight and levels). Pure: hints ask it without numpy."""
     nb = len(rules.boxes)
     kind = header.get("strategy")
-    if kind != plan(rules).strategy:
+    if kind != approximate_plan(rules).strategy:
         return False
     if kind == "heuristic":
         return len(arrays.get("h", ())) == (nb + 1) * nb
