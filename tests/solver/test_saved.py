@@ -269,3 +269,20 @@ def test_the_heuristic_still_plays_where_a_saved_rolls_table_is_built(tables: di
     fut = approx.value_to_go(rules)
     assert fut.saved_value > 0
     assert api.solve(tiny(2)).expected == tables[2].mean and api.solve(rules).strategy == "heuristic"
+
+
+def test_a_first_ctrl_c_asks_the_build_to_stop_and_a_second_stops_it_at_once() -> None:
+    import signal
+    import threading
+
+    stop = threading.Event()
+    previous = saved._on_ctrl_c(stop)
+    try:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        handler(signal.SIGINT, None)
+        assert stop.is_set()
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGINT, None)
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -204,6 +204,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
         if hasattr(mmap, "MADV_DONTNEED"):  # finished pages are on disk: let them go (peak memory)
             mm.madvise(mmap.MADV_DONTNEED)
 
+    previous = _on_ctrl_c(stop)
     try:
         full = (1 << lay.nb) - 1
         if lay.nb not in done_layers:
@@ -239,25 +240,58 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                 tasks: list[TaskFuture[None]] = [pool.submit(chunk, c) for c in range(nch)]
                 try:
                     for task in tasks:
-                        task.result()
+                        while not stop.is_set():
+                            try:
+                                task.result(timeout=0.25)  # (a Ctrl-C only sets `stop`: see _on_ctrl_c)
+                                break
+                            except TimeoutError:
+                                continue
                 except BaseException:
                     stop.set()
-                    for task in tasks:
-                        task.cancel()
                     raise
+                finally:
+                    if stop.is_set():
+                        for task in tasks:
+                            task.cancel()
+                if stop.is_set():
+                    raise KeyboardInterrupt  # the running chunks have returned: this layer is not recorded
                 save(p)
         mean = float(W[0, lay.midx[0], 0])
         h.update(complete=True, mean=mean, seconds=before + time.perf_counter() - t0)
         mm.flush()
         tablefile.write_atomic(head_p, [orjson.dumps(h)])
     finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, previous)
         mapped.clear()
         del W
-        mm.close()
+        try:
+            mm.close()
+        except BufferError:  # a view still held (a traceback's frame): unmapped when it goes
+            pass
     tab = read(rules)
     if tab is None:
         raise CorruptTable(f"{data_p}: the saved-rolls table was built but cannot be read back")
     return tab
+
+
+def _on_ctrl_c(stop: threading.Event) -> Any:
+    """In the main thread, a Ctrl-C sets `stop` (the running chunks finish, about a second, and the
+    build raises KeyboardInterrupt with its finished layers recorded); a second one stops at once.
+    Returns the previous handler (None when none was set: not the main thread)."""
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    try:
+        return signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread
+        return None
 
 
 def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
@@ -345,19 +379,24 @@ def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_gam
     return batch
 
 
-# Measured on 2 cores: Maxi Yatzy's plain build without saved rolls takes about 3 minutes; a turn
-# with a stock of saved rolls adds one final-roll pass and one keep pass per stock.
-MINUTES_PER_PASS_MAXI = 37.3 / 60
-MAXI_STATES = 57_500_000
+# The build's CPU time for Maxi Yatzy's 89 million cells per stock, measured for K = 0..9 (the study
+# in docs/strategy.md): about 186 s at K = 0 (compile included) and 119 s more per saved roll of cap
+# (one final-roll pass and one keep pass over the states); its two threads made about 1.6 s of CPU per
+# second of wall time.
+CPU_SECONDS_MAXI = 186.0
+CPU_SECONDS_PER_CAP_MAXI = 119.0
+MAXI_CELLS = 89_128_960
+CPU_PER_WALL = 1.6
 
 
 def build_minutes(rules: RuleSet) -> float:
-    """About how long the build takes on two idle cores: linear in the stocks (2K + 5 passes over the
-    states, each about 37 s for Maxi Yatzy's 57.5 million states)."""
+    """About how long the saved-rolls table's build takes on two cores: linear in the cap, scaled by
+    the states from Maxi Yatzy's measured build."""
     from ..strategy.choice import exact_states
 
     K = rules.settings.saved_cap
-    return (2 * K + 5) * MINUTES_PER_PASS_MAXI * exact_states(without_saved(rules)) / MAXI_STATES
+    cpu = (CPU_SECONDS_MAXI + CPU_SECONDS_PER_CAP_MAXI * K) * exact_states(without_saved(rules)) / MAXI_CELLS
+    return cpu / CPU_PER_WALL / 60
 
 
 def about_minutes(minutes: float) -> str:
