@@ -86,6 +86,17 @@ def reachable_masks(nb: int, fill: int, lower_bits: int, joker_code: int, has_y:
 
 
 @njit(cache=True, inline="always")
+def _batch_end(j: int, end: int, step: int, n_lanes: np.ndarray, cap: int) -> int:
+    """Where the batch that starts at order[j] ends: the masks j, j + step, ... whose lanes fit in
+    `cap` together (at least one)."""
+    tot = 0
+    while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
+        tot += n_lanes[j]
+        j += step
+    return j
+
+
+@njit(cache=True, inline="always")
 def _batch_rows(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, lrow: np.ndarray) -> int:
     """lrow[lane] = the table row of every lane of the masks order[j0:j1:step], side by side; returns
     the number of lanes."""
@@ -219,12 +230,9 @@ def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
     cap = work.E.shape[1]
     j = start + c
     while j < end:
-        j0 = j
-        tot = 0
-        while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
-            tot += n_lanes[j]
-            j += nch
-        _solve_batch(order, j0, j, nch, lay, ra, W, W2, work)
+        j1 = _batch_end(j, end, nch, n_lanes, cap)
+        _solve_batch(order, j, j1, nch, lay, ra, W, W2, work)
+        j = j1
 
 
 # --------------------------------------------------------------------------- saved rolls
@@ -311,9 +319,6 @@ def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
     cap = work.E.shape[1]
     j = start + c
     while j < end:
-        j0 = j
-        tot = 0
-        while j < end and (tot == 0 or tot + n_lanes[j] <= cap):
-            tot += n_lanes[j]
-            j += nch
-        _saved_batch(order, j0, j, nch, lay, ra, W, W2, work, FK)
+        j1 = _batch_end(j, end, nch, n_lanes, cap)
+        _saved_batch(order, j, j1, nch, lay, ra, W, W2, work, FK)
+        j = j1
