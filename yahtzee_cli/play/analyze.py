@@ -1009,7 +1009,7 @@ def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = 
         goal = objective_dict(theta)["objective"]
         return f"{rules_name}: graded against the risk strategy theta {theta:g} ({goal}; {source})"
     if exact:
-        return f"{rules_name}: graded against optimal play ({source if 'saved rolls' in source else 'exact table'})"
+        return f"{rules_name}: graded against optimal play ({source})"  # "exact table", or with its saved-rolls cap
     return (f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses, luck and turning "
             "points are estimates, and there are no win chances (no exact score distributions)")
 

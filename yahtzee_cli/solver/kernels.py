@@ -111,6 +111,20 @@ def _batch_rows(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, lrow: 
 
 
 @njit(cache=True, inline="always")
+def _batch_final_values(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
+                        W2: np.ndarray, work: Any) -> None:
+    """The final-roll values of every lane of the masks order[j0:j1:step], side by side, into the
+    full-keep rows of work.E (within_turn.lane_final_values, mask by mask, reading W and W2)."""
+    off = np.int64(0)  # not a literal 0, which would compile lane_final_values a second time
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = lay.sub_of[m]
+        nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
+        lane_final_values(m, off, nl, sub, lay, ra, W, W2, work)
+        off += nl
+
+
+@njit(cache=True, inline="always")
 def _share_dead_totals(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, W: np.ndarray, W2: np.ndarray,
                        moments: bool) -> None:
     """Totals that cannot reach the bonus any more share the value (W2: second moment) computed for
@@ -142,7 +156,6 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     moments, allow_pass = work.moments, work.allow_pass
     E, S, Q, X, acc, acc2, pacc = work.E, work.S, work.Q, work.X, work.acc, work.acc2, work.pacc
     lu, ly, lrow = work.lu, work.ly, work.lrow
-    sub_of, ucount, ybit, nyt = lay.sub_of, lay.ucount, lay.ybit, lay.nyt
     keep_of_roll, roll_prob = ra.keep_of_roll, ra.roll_prob
     R = ra.natT.shape[1]
     tp1 = lay.t + 1
@@ -151,13 +164,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         X[lane] = NEG
     iters = 0
     while True:
-        off = np.int64(0)  # not a literal 0, which would compile lane_final_values a second time
-        for j in range(j0, j1, step):
-            m = order[j]
-            sub = sub_of[m]
-            nl = ucount[sub] * (nyt if (m & ybit) != 0 else 1)
-            lane_final_values(m, off, nl, sub, lay, ra, W, W2, work)
-            off += nl
+        _batch_final_values(order, j0, j1, step, lay, ra, W, W2, work)
         keep_stages_lanes(work, ra, n)
         for lane in range(n):
             acc[lane] = 0.0
@@ -250,7 +257,6 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     A turn begun with s saved rolls has s + 3 rolls, so its value is the mean over first rolls of
     V_{s+2}: levels 0..K + 2, of which levels K.. share F_K."""
     E, acc, lu, ly, lrow = work.E, work.acc, work.lu, work.ly, work.lrow
-    sub_of, ucount, ybit, nyt = lay.sub_of, lay.ucount, lay.ybit, lay.nyt
     keep_of_roll, roll_prob, add_die, drop_die = ra.keep_of_roll, ra.roll_prob, ra.add_die, ra.drop_die
     R = ra.natT.shape[1]
     first_full = add_die.shape[0] - R
@@ -261,14 +267,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
         if level <= K:  # F_level into the full-keep rows
-            off = np.int64(0)
-            Ws = W[level]
-            for j in range(j0, j1, step):
-                m = order[j]
-                sub = sub_of[m]
-                nl = ucount[sub] * (nyt if (m & ybit) != 0 else 1)
-                lane_final_values(m, off, nl, sub, lay, ra, Ws, W2, work)
-                off += nl
+            _batch_final_values(order, j0, j1, step, lay, ra, W[level], W2, work)
             if level == K:
                 for r in range(R):
                     kr = keep_of_roll[r]

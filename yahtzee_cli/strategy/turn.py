@@ -152,9 +152,8 @@ class Turn:
         self.columns = columns
         self.source = source
         self.saved = saved
-        self._final: list[float] = []  # V0 by keep index (full rolls only), relative to base
         # with an exact saved-rolls table (source.cap >= 0): the final-roll values when stopping leaves
-        # s rolls saved, by s (0 is _final)
+        # s rolls saved, by s (_final_at)
         self._final_by_stock: dict[int, list[float]] = {}
         self._stock = 0  # the stock the next states are valued with (_next_value)
         self._stages: dict[int, list[float]] = {}  # E_j by rolls left j
@@ -178,7 +177,7 @@ class Turn:
         self.base = self._sheet_value(self.col_values)
         # added to every value last, as the compiled grader adds it (the same bits either way)
         self.level = self.source.level(sum(len(rules.boxes) - bin(st.mask).count("1") for st in self.states))
-        self._compute_final()
+        self._final = self._final_at(0)  # V0 by keep index (full rolls only), relative to base
 
     def _sheet_value(self, col_values: Sequence[float]) -> float:
         # rules.weighted_total's arithmetic works on expected (float) column totals as well
@@ -254,19 +253,21 @@ class Turn:
         cap = self.source.cap
         if cap < 0:
             return self._final[k] + self.source.saved_value * rolls_left
-        s = min(rolls_left, cap)
-        final = self._final_by_stock.get(s)
+        return self._final_at(min(rolls_left, cap))[k]
+
+    def _final_at(self, stock: int) -> list[float]:
+        """The final-roll values when the next turn starts with `stock` rolls saved (computed once)."""
+        final = self._final_by_stock.get(stock)
         if final is None:
-            self._stock = s
+            self._stock = stock
             try:
-                self._compute_final()
-                final = self._final_by_stock[s] = self._final
+                final = self._final_by_stock[stock] = self._compute_final()
             finally:
                 self._stock = 0
-                self._final = self._final_by_stock[0]
-        return final[k]
+        return final
 
-    def _compute_final(self) -> None:
+    def _compute_final(self) -> list[float]:
+        """The final-roll values by keep index, with the next states valued at self._stock."""
         rules = self.rules
         y = rules.yahtzee_index
         nb = len(rules.boxes)
@@ -285,9 +286,7 @@ class Turn:
         else:
             for k in kp.rolls:
                 final[k] = self._roll_final(dice_of_keep[k])
-        self._final = final
-        if self._stock == 0:
-            self._final_by_stock[0] = final
+        return final
 
     def _natural_finals(self, roll_dice: list[tuple[int, ...]]) -> list[float] | None:
         """_roll_final of every roll at once, box by box (list operations, not a Python loop per roll
