@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import Future as TaskFuture
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -83,19 +84,18 @@ class SavedTable:
     build_seconds: float
     path: Path
 
+    @cached_property
+    def midx(self) -> npt.NDArray[np.int64]:
+        """[2**boxes] filled-box mask -> row (-1 unreachable): the full sheet's mask is the largest."""
+        midx = np.full(1 << int(self.masks.max()).bit_length(), -1, dtype=np.int64)
+        midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
+        return midx
+
     def row(self, mask: int) -> int:
-        i = self._rows.get(mask)
-        if i is None:
+        i = int(self.midx[mask]) if 0 <= mask < len(self.midx) else -1
+        if i < 0:
             raise KeyError(f"unreachable filled-box set {mask:#x}")
         return i
-
-    @property
-    def _rows(self) -> dict[int, int]:
-        rows: dict[int, int] | None = self.__dict__.get("_row_of")
-        if rows is None:
-            rows = {int(m): i for i, m in enumerate(self.masks.tolist())}
-            self.__dict__["_row_of"] = rows
-        return rows
 
     def value(self, mask: int, y: int, u: int, stock: int) -> float:
         """Expected remaining score (upper bonus included) of a turn start with `stock` rolls saved
@@ -343,10 +343,8 @@ def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_gam
 
     ra = rule_arrays(rules, tab.nyt)
     nb = ra.nb
-    midx = np.full(1 << nb, -1, dtype=np.int64)
-    midx[tab.masks] = np.arange(len(tab.masks), dtype=np.int64)
     W3 = tab.W
-    fut = Future(FUTURE_TABLE, tab.t, tab.nyt, W3[0], midx, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1),
+    fut = Future(FUTURE_TABLE, tab.t, tab.nyt, W3[0], tab.midx, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1),
                  np.zeros(1, np.int64))
     scores = np.empty((n_games, 1, nb), dtype=np.int64)
     ybonus = np.zeros((n_games, 1), dtype=np.int64)
