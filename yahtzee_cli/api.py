@@ -57,14 +57,15 @@ class Solution:
 
 def solve(rules: RuleSet, say: Say | None = None) -> Solution:
     """Build (once; stored after that) the rule set's optimal strategy and report its expected score."""
-    from .strategy.choice import approximate_plan
+    from .strategy.choice import plan
 
-    if rules.settings.saved_rolls_cap is not None:  # the exact capped game (NotExact when it has no table)
+    p = plan(rules)
+    if rules.settings.saved_rolls_cap is not None or p.strategy == "saved":
+        # the exact capped game (NotExact when it has no table); the uncapped one: the largest cap built
         from .solver import saved
 
-        stab, _ = saved.get_table(rules, say)
+        stab, _ = saved.get_table(p.table_rules or rules, say)
         return Solution(rules, True, stab.mean, float("nan"), "saved")
-    p = approximate_plan(rules)
     if p.exact:
         from .solver.exact import get_table
 

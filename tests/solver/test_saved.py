@@ -230,6 +230,13 @@ def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
     # the uncapped game is played by the largest cap built, and says so
     r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--saved", "1"])
     assert r.exit_code == 0 and "exact with at most 2 saved rolls" in r.stdout
+    r = cli(["solve", "--rules", str(rules_file), "--json"])
+    assert r.exit_code == 0, r.stderr
+    rec = orjson.loads(r.stdout)
+    assert rec["exact"] is True and rec["saved_rolls_cap"] == 2 and rec["built"] is False
+    assert rec["expected"] == round(tables[2].mean, 7) and rec["rules"]["settings"]["saved_rolls_cap"] is None
+    r = cli(["solve", "--rules", str(rules_file)])
+    assert "at most 2 saved rolls" in r.stdout and "largest cap built" in r.stdout
 
 
 def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how_to_build_it(
@@ -268,7 +275,10 @@ def test_the_heuristic_still_plays_where_a_saved_rolls_table_is_built(tables: di
     assert approximate_plan(rules).strategy == "heuristic"
     fut = approx.value_to_go(rules)
     assert fut.saved_value > 0
-    assert api.solve(tiny(2)).expected == tables[2].mean and api.solve(rules).strategy == "heuristic"
+    assert api.solve(tiny(2)).expected == tables[2].mean
+    # solve reports the table that plays the uncapped game, as hint and simulate play it
+    sol = api.solve(rules)
+    assert sol.strategy == "saved" and sol.exact and sol.expected == tables[2].mean
 
 
 def test_a_first_ctrl_c_asks_the_build_to_stop_and_a_second_stops_it_at_once() -> None:

@@ -204,13 +204,14 @@ def solve(
     from ..strategy.choice import plan
 
     start = time.perf_counter()
-    if rs.settings.saved_rolls_cap is not None:
-        _saved_solve(out, rs, rebuild, distribution, start)
+    p = plan(rs)
+    if rs.settings.saved_rolls_cap is not None or p.strategy == "saved":  # the uncapped game: largest cap built
+        _saved_solve(out, rs, p.table_rules or rs, rebuild, distribution, start)
         return
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
     tab = None
     try:
-        if plan(rs).exact:
+        if p.exact:
             from ..solver.exact import get_table
 
             tab, built = get_table(rs, _say, rebuild=rebuild, progress=bar)
@@ -308,22 +309,24 @@ class _EveryMinute:
         pass
 
 
-def _saved_solve(out: Output, rs: "RuleSet", rebuild: bool, distribution: bool, start: float) -> None:
-    """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished."""
+def _saved_solve(out: Output, rs: "RuleSet", table_rules: "RuleSet", rebuild: bool, distribution: bool,
+                 start: float) -> None:
+    """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished; for
+    the uncapped game (rs), the table of the largest cap built (table_rules), which plays it."""
     from ..errors import NotExact
     from ..solver import saved
 
-    why = saved.saved_reason(rs)
+    why = saved.saved_reason(table_rules)
     if why is not None:
         fail(f"no exact table with saved_rolls_cap for {rs.name}: {why}", USAGE)
     if distribution:
         warn("no exact distribution with saved rolls (simulate shows a sampled one)")
     bar: Any = _Bar(f"solving {rs.name}") if progress_wanted() else _EveryMinute(f"building {rs.name}")
     try:
-        tab, built = saved.get_table(rs, _say, rebuild=rebuild, progress=bar)
+        tab, built = saved.get_table(table_rules, _say, rebuild=rebuild, progress=bar)
     except KeyboardInterrupt:
         bar.close()
-        kept = saved.progress_done(rs)
+        kept = saved.progress_done(table_rules)
         what = f"{kept[0]} of {kept[1]} layers are kept" if kept else "nothing was finished"
         fail(f"interrupted: {what}; the same command goes on from there", 130)
     except NotExact as exc:
@@ -332,7 +335,7 @@ def _saved_solve(out: Output, rs: "RuleSet", rebuild: bool, distribution: bool, 
         cache_unusable(exc)
     finally:
         bar.close()
-    cap = rs.settings.saved_cap
+    cap = table_rules.settings.saved_cap
     rec: dict[str, Any] = {
         "rules": rs.record(), "exact": True, "approximation": None, "saved_rolls_cap": cap,
         "expected": round(tab.mean, 7), "sd": None, "states": tab.states, "table_bytes": tab.path.stat().st_size,
@@ -342,6 +345,9 @@ def _saved_solve(out: Output, rs: "RuleSet", rebuild: bool, distribution: bool, 
     _solve_record(out, rec)
     out.say(f"{rs.name}: expected score {tab.mean:.7f} (exact, optimal play with at most {cap} saved rolls; "
             f"float32 table, to within 1e-4)")
+    if rs.settings.saved_rolls_cap is None:
+        out.say(f"without a cap on saved rolls, {rs.name} is played by this table, the largest cap built: its "
+                f"value is a lower bound of the uncapped game's")
     how = f"built in {tab.build_seconds / 60:.1f} min" if built else "loaded from the cache"
     out.say(f"{tab.states:,} turn-start states, {how}: {tab.path}")
 
