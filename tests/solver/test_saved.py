@@ -250,6 +250,7 @@ def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how
     assert r.exit_code == 0, r.stderr
     assert orjson.loads(r.stdout)["exact"] is False
     assert "yahtzee solve --rules custom --set saved_rolls_cap=1" in r.stderr and "min" in r.stderr
+    assert "GB of disk" in r.stderr
     assert not list((tmp_path / "cache").glob("saved-*"))  # nothing built unasked
 
 
@@ -296,3 +297,29 @@ def test_a_first_ctrl_c_asks_the_build_to_stop_and_a_second_stops_it_at_once() -
             handler(signal.SIGINT, None)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_full_disk_stops_the_build_before_it_starts_with_one_line(cli: Any, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # a write through the map to a full disk would kill the build with SIGBUS: the space is reserved first
+    import errno
+    import os
+
+    import orjson
+
+    def full(fd: int, offset: int, length: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "posix_fallocate", full, raising=False)
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    rules_file = tmp_path / "tiny.json"
+    rules_file.write_bytes(orjson.dumps(TINY))
+    r = cli(["solve", "--rules", str(rules_file), "--set", "saved_rolls_cap=1"])
+    assert r.exit_code == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert "No space left on device (the table needs" in last and "Traceback" not in r.stderr
+    assert not list((tmp_path / "cache").glob("saved-*.f32"))  # no half-reserved file left behind
+    monkeypatch.undo()
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    r = cli(["solve", "--rules", str(rules_file), "--set", "saved_rolls_cap=1", "--json"])
+    assert r.exit_code == 0 and orjson.loads(r.stdout)["built"] is True

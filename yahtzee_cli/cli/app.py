@@ -524,7 +524,7 @@ def saved_rolls_note(rs: "RuleSet") -> None:
 
     if plan(rs).strategy != "heuristic":
         return
-    from ..solver.saved import DEFAULT_CAP, about_minutes, build_minutes, saved_reason
+    from ..solver.saved import DEFAULT_CAP, about_minutes, build_gb, build_minutes, saved_reason
 
     cap = rs.settings.saved_rolls_cap
     target = capped(rs, DEFAULT_CAP) if cap is None else rs
@@ -532,4 +532,5 @@ def saved_rolls_note(rs: "RuleSet") -> None:
         k = "K" if cap is None else str(cap)
         note(f"{rs.name} with saved rolls is played by a fitted heuristic until its exact table is built: "
              f"yahtzee solve --rules {rs.name} --set saved_rolls_cap={k} "
-             f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores, once)")
+             f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores and "
+             f"{build_gb(target):.1f} GB of disk, once)")

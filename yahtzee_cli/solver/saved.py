@@ -13,6 +13,7 @@ build stopped by Ctrl-C (or killed) goes on from the last finished layer when ru
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import threading
@@ -36,9 +37,9 @@ from ..strategy.choice import exact_reason
 from .games import GameBatch
 
 VERSION = 1  # bump when the table's meaning changes
-# The cap suggested for the uncapped game (docs/strategy.md's study: the value it loses to the cap
-# against the time the build takes)
-DEFAULT_CAP = 10
+# The cap suggested for the uncapped game: from the study in docs/strategy.md, each saved roll of cap
+# beyond it adds less than 0.01 points, while the build takes about half an hour
+DEFAULT_CAP = 24
 CHUNK_LANES = 4096  # lanes per task: Ctrl-C waits for the running tasks only (about a second)
 Progress = Callable[[int, int], None]
 
@@ -167,7 +168,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     if fresh:
         tablefile.write_atomic(masks_p, [lay.masks.astype("<i8").tobytes()])
         with open(data_p, "wb") as fh:
-            fh.truncate(size)  # sparse: the layers are written as they are built
+            fh.truncate(size)
         h = {"kind": "saved", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
              "rules": rules.to_dict(), "cap": K, "rows": rows, "width": width, "t": lay.t, "nyt": lay.nyt,
              "states": lay.n_states * (K + 1), "layers": lay.nb + 1, "layers_done": [], "seconds": 0.0,
@@ -184,6 +185,13 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     done = int(sum(int(n_lanes[lay.layer_ptr[p]:lay.layer_ptr[p + 1]].sum()) for p in done_layers
                    if p < lay.nb))
     fd = os.open(data_p, os.O_RDWR)
+    try:
+        _reserve(fd, size)
+    except OSError:
+        os.close(fd)
+        if fresh:  # nothing finished: leave no half-reserved file behind
+            data_p.unlink(missing_ok=True)
+        raise
     mm = mmap.mmap(fd, size)
     os.close(fd)
     W = np.frombuffer(mm, dtype=np.float32).reshape(K + 1, rows, width)
@@ -313,9 +321,25 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
                 p.unlink(missing_ok=True)
         if say is not None:
             say(f"building the {rules.name} strategy table with at most {rules.settings.saved_cap} saved rolls "
-                f"({about_minutes(build_minutes(rules))} on 2 cores; Ctrl-C keeps the finished layers, run again "
-                f"to go on; cached in {tablefile.cache_dir()})")
+                f"({about_minutes(build_minutes(rules))} on 2 cores, {build_gb(rules):.1f} GB; Ctrl-C keeps the "
+                f"finished layers, run again to go on; cached in {tablefile.cache_dir()})")
         return build(rules, say, progress), True
+
+
+def _reserve(fd: int, size: int) -> None:
+    """Reserve the file's disk space before it is mapped: a write through the map to a full disk would
+    kill the build with SIGBUS, where this fails first with an OSError that says what is needed."""
+    fallocate = getattr(os, "posix_fallocate", None)  # (not on macOS: the file stays sparse there)
+    if fallocate is None:
+        return
+    try:
+        fallocate(fd, 0, size)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            why = f"{os.strerror(errno.ENOSPC)} (the table needs {size / 1e9:.1f} GB)"
+            raise OSError(errno.ENOSPC, why) from exc
+        if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # a file system without it: write sparse
+            raise
 
 
 def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> SavedTable | None:
@@ -395,6 +419,13 @@ def build_minutes(rules: RuleSet) -> float:
     K = rules.settings.saved_cap
     cpu = (CPU_SECONDS_MAXI + CPU_SECONDS_PER_CAP_MAXI * K) * exact_states(without_saved(rules)) / MAXI_CELLS
     return cpu / CPU_PER_WALL / 60
+
+
+def build_gb(rules: RuleSet) -> float:
+    """The saved-rolls table's size on disk in GB: a float32 per state for each stock 0..K."""
+    from ..strategy.choice import exact_states
+
+    return 4 * (rules.settings.saved_cap + 1) * exact_states(without_saved(rules)) / 1e9
 
 
 def about_minutes(minutes: float) -> str:
