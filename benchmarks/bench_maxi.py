@@ -99,7 +99,8 @@ def main() -> None:
         from yahtzee_cli.strategy.choice import capped
 
         k = args.saved_cap
-        if saved.read(capped(rules, k)) is None:  # build it as a user would: one solve in a child process
+        tab = saved.read(capped(rules, k))
+        if tab is None:  # build it as a user would: one solve in a child process
             load = os.getloadavg()[0]
             wall, cpu, rss, out = timed([*yahtzee, "solve", "--rules", "maxi-yatzy", "--set",
                                          f"saved_rolls_cap={k}", "--json"], env)
@@ -107,10 +108,10 @@ def main() -> None:
             how = (f"built by `yahtzee solve --set saved_rolls_cap={k}` in {wall:.1f} s wall, {cpu:.1f} s CPU, "
                    f"peak RSS {rss:,.0f} MiB, {size:.2f} GB file (load {load:.2f} before, "
                    f"{os.getloadavg()[0]:.2f} after)")
+            tab = saved.read(capped(rules, k))
+            assert tab is not None
         else:
             how = "read from the cache"
-        tab = saved.read(capped(rules, k))
-        assert tab is not None
         print(f"  (the table with at most {k} saved rolls: value {tab.mean:.7f}, {how})", flush=True)
         row(f"exact table with at most {args.saved_cap} saved rolls", saved.play_with(rules, tab, args.seed, 0,
                                                                                   args.games).totals)

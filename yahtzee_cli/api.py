@@ -57,14 +57,14 @@ class Solution:
 
 def solve(rules: RuleSet, say: Say | None = None) -> Solution:
     """Build (once; stored after that) the rule set's optimal strategy and report its expected score."""
-    from .strategy.choice import plan
+    from .strategy.choice import plan, solved_saved_rules
 
     p = plan(rules)
-    if rules.settings.saved_rolls_cap is not None or p.strategy == "saved":
-        # the exact capped game (NotExact when it has no table); the uncapped one: the largest cap built
+    table_rules = solved_saved_rules(rules, p)
+    if table_rules is not None:  # NotExact when capped rules can have no table
         from .solver import saved
 
-        stab, _ = saved.get_table(p.table_rules or rules, say)
+        stab, _ = saved.get_table(table_rules, say)
         return Solution(rules, True, stab.mean, float("nan"), "saved")
     if p.exact:
         from .solver.exact import get_table

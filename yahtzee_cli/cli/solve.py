@@ -201,12 +201,13 @@ def solve(
         _risk_solve(out, rs, risk, distribution, target, rebuild, plot)
         return
     from ..strategy import tablefile as cache
-    from ..strategy.choice import plan
+    from ..strategy.choice import plan, solved_saved_rules
 
     start = time.perf_counter()
     p = plan(rs)
-    if rs.settings.saved_rolls_cap is not None or p.strategy == "saved":  # the uncapped game: largest cap built
-        _saved_solve(out, rs, p.table_rules or rs, rebuild, distribution, start)
+    table_rules = solved_saved_rules(rs, p)
+    if table_rules is not None:
+        _saved_solve(out, rs, table_rules, rebuild, distribution, start)
         return
     bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
     tab = None

@@ -185,6 +185,14 @@ def capped(rules: RuleSet, cap: int) -> RuleSet:
     return RuleSet.model_validate({**data, "settings": {**data["settings"], "saved_rolls_cap": cap}})
 
 
+def solved_saved_rules(rules: RuleSet, p: Plan) -> RuleSet | None:
+    """The rules whose saved-rolls table `solve` reports for `rules` (p their plan): capped rules their
+    own (built when asked), the uncapped game the largest cap built; None when no such table applies."""
+    if rules.settings.saved_rolls_cap is not None:
+        return rules
+    return p.table_rules if p.strategy == "saved" else None
+
+
 def saved_table_rules(rules: RuleSet) -> RuleSet | None:
     """The rules whose exact saved-rolls table plays `rules` (solver.saved), None while none is built:
     capped rules, their own; the uncapped game, the largest cap built (its value a lower bound of the
