@@ -17,6 +17,8 @@ from typing import Any
 import pexpect
 import pyte
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.formats.replay import replay_game
@@ -52,8 +54,8 @@ def rules_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Terminal:
     """`yahtzee ARGS` in an 80x60 pseudo-terminal; `screen` is what the terminal shows."""
 
-    def __init__(self, args: list[str], color: bool = False) -> None:
-        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    def __init__(self, args: list[str], color: bool = False, term: str = "xterm") -> None:
+        env = {**os.environ, "TERM": term, "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
         if color:
             del env["NO_COLOR"]
         self.child = pexpect.spawn(sys.executable, ["-m", "yahtzee_cli", *args], env=env, dimensions=(ROWS, COLS))
@@ -348,3 +350,76 @@ def test_a_column_number_is_ascii_digits(tmp_path: Path) -> None:
         (line,) = session.handle(typed)
         assert line.startswith("Refused:"), line
     assert session.handle("chance 1")[0].startswith("Anna writes")
+
+
+def _no_codes_as_text(t: Terminal) -> None:
+    """No colour code shows as text: neither a raw-looking `[1m` nor an escaped `\\x1b`."""
+    screen = t.text()
+    for shown in ("\\x1b", "\x1b", "[1m", "[0m", "[31m", "[32m", "[1;36m"):
+        assert shown not in screen, screen
+
+
+def _cells(t: Terminal, text: str) -> list[Any]:
+    """The cells of the last screen line that starts with `text` (its first len(text) cells)."""
+    rows = [y for y, line in enumerate(t.lines()) if line.startswith(text)]
+    assert rows, f"{text!r} not on the screen:\n{t.text()}"
+    row = t.screen.buffer[rows[-1]]
+    return [row[x] for x in range(len(text))]
+
+
+def test_colours_are_drawn_not_shown_as_text_on_every_screen(rules_file: Path, tmp_path: Path) -> None:
+    """A colour terminal (xterm-256color, NO_COLOR unset): the title, the dice, a refusal, a box
+    written and the game's end are drawn in colour, and no code ever appears as text on the screen."""
+    t = Terminal(["play", str(tmp_path / "g.ndjson"), "--rules", str(rules_file), "--players", "Anna"], color=True,
+                 term="xterm-256color")
+    t.wait("Turn 1: Anna")
+    _no_codes_as_text(t)
+    assert all(c.fg == "cyan" and c.bold for c in _cells(t, "-- Turn 1: Anna"))
+    t.enter("Anna", "13356", "(roll 1 of 3, 2 left)")
+    _no_codes_as_text(t)
+    dice = _cells(t, "Anna: 1 3 3 5 6  (roll")
+    assert all(c.bold for c in dice[:15]) and not any(c.bold for c in dice[15:]), t.text()
+    t.enter("Anna", "?", "best")
+    _no_codes_as_text(t)
+    t.enter("Anna", "keep 33", "Keeping 3 3")
+    t.enter("Anna", "33322", "(roll 2 of 3, 1 left)")
+    _no_codes_as_text(t)
+    assert all(c.bold for c in _cells(t, "Anna: 2 2 3 3 3"))
+    t.enter("Anna", "einser", "Refused")
+    _no_codes_as_text(t)
+    assert all(c.fg == "red" for c in _cells(t, "Refused: "))
+    t.enter("Anna", "fh", "Turn 2: Anna")
+    _no_codes_as_text(t)
+    assert all(c.fg == "green" for c in _cells(t, "Anna writes Full house 25."))
+    for turn, (roll, box) in enumerate([("66612", "Sechser"), ("11111", "Kniffel"), ("12345", "chance")], 2):
+        t.enter("Anna", roll, "(roll 1 of 3")
+        t.enter("Anna", box, f"Turn {turn + 1}: Anna" if turn < 4 else "Game over")
+        _no_codes_as_text(t)
+    assert all(c.fg == "cyan" for c in _cells(t, "-- Game over"))
+    assert t.finish() == 0
+
+
+def test_the_dice_line_is_bold_and_a_typed_escape_never_passes(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The dice line is bold up to the dice (the roll count plain); a box typed with an ESC is
+    refused in red, its ESC shown escaped."""
+    from yahtzee_cli.cli.play import Session, _show
+    from yahtzee_cli.play.scorekeeper import Keeper
+
+    session = Session(Keeper.start(tmp_path / "g.ndjson", "yahtzee", ["Ann", "Bob"]), color=True)
+    _show(session.handle("13356"))
+    _show(session.handle("\x1b[2Jchance"))
+    out = capsys.readouterr().out
+    assert "\x1b[1mAnn: 1 3 3 5 6\x1b[0m  (roll 1 of 3, 2 left)\n" in out, out
+    assert "\x1b[31mRefused: " in out and "\\x1b[2Jchance" in out, out
+    assert "\x1b" not in re.sub(r"\x1b\[(?:0|1|31|32|1;36)m", "", out), out
+
+
+@given(st.text(max_size=12), st.text(max_size=12), st.text(max_size=12))
+def test_a_styled_line_keeps_its_colour_through_concatenation(a: str, b: str, c: str) -> None:
+    from yahtzee_cli.cli.play import Styled
+    from yahtzee_cli.text import escape_lines
+
+    line = c + (Styled(a, ((0, len(a), "1"),)) + b)
+    assert isinstance(line, Styled) and str(line) == c + a + b
+    assert line.render() == f"{escape_lines(c)}\x1b[1m{escape_lines(a)}\x1b[0m{escape_lines(b)}"

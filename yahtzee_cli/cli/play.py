@@ -80,9 +80,9 @@ class Session:
 
     # -- text
     def _style(self, text: str, code: str) -> str:
-        """A whole line in colour: its text escaped here (it may hold typed words), then the colour's
-        codes around it, so `_show` lets this line's codes through and no typed ESC ever passes."""
-        return _Styled(f"\x1b[{code}m{escape_lines(text)}\x1b[0m") if self.color else text
+        """`text` in colour (SGR `code`) when colours are on: a `Styled` line, whose text stays plain
+        (the colour is put in by `_show`, after escaping), so it can be concatenated freely."""
+        return Styled(text, ((0, len(text), code),)) if self.color else text
 
     def sheet_lines(self, rp: Replay | None = None) -> list[str]:
         """The sheet, boxes by players (each column of a multi-column sheet), fitted to 80 columns."""
@@ -453,14 +453,51 @@ def play(
         _show(shown)
 
 
-class _Styled(str):
-    """A line of Session._style: already escaped, with its colour codes."""
+class Styled(str):
+    """A line with coloured parts. Its value is the plain text (what a pipe, a test or NO_COLOR
+    sees); `spans` are (start, end, SGR code) over it. Concatenation with a str keeps the type and
+    shifts the spans, so `bold dice + "  (roll 1 of 3)"` stays one coloured line. The codes go in only
+    in `render`, after every part is escaped: typed text can never bring its own ESC through, and
+    a line that lost its type (an f-string) is only uncoloured, never garbled."""
+
+    spans: tuple[tuple[int, int, str], ...]
+
+    def __new__(cls, text: str, spans: tuple[tuple[int, int, str], ...] = ()) -> Styled:
+        line = super().__new__(cls, text)
+        line.spans = spans
+        return line
+
+    def __add__(self, other: str) -> Styled:
+        if not isinstance(other, str):
+            return NotImplemented
+        return Styled(str.__add__(self, other), self.spans + _spans_of(other, len(self)))
+
+    def __radd__(self, other: str) -> Styled:
+        if not isinstance(other, str):
+            return NotImplemented
+        return Styled(str.__add__(other, self), _spans_of(other, 0) + _spans_of(self, len(other)))
+
+    def render(self) -> str:
+        """The line for the terminal: each part escaped, the coloured ones between their codes."""
+        out: list[str] = []
+        at = 0
+        for start, end, code in self.spans:
+            out.append(escape_lines(str.__getitem__(self, slice(at, start))))
+            out.append(f"\x1b[{code}m{escape_lines(str.__getitem__(self, slice(start, end)))}\x1b[0m")
+            at = end
+        out.append(escape_lines(str.__getitem__(self, slice(at, None))))
+        return "".join(out)
+
+
+def _spans_of(text: str, shift: int) -> tuple[tuple[int, int, str], ...]:
+    return tuple((a + shift, b + shift, c) for a, b, c in text.spans) if isinstance(text, Styled) else ()
 
 
 def _show(lines: list[str]) -> None:
     """Lines on stdout with every character that could drive the terminal escaped (a file name, an
-    echoed word); the lines Session._style coloured were escaped before their colours went in."""
-    sys.stdout.write("".join((line if isinstance(line, _Styled) else escape_lines(line)) + "\n" for line in lines))
+    echoed word); a `Styled` line gets its colours after its text is escaped."""
+    sys.stdout.write("".join((line.render() if isinstance(line, Styled) else escape_lines(line)) + "\n"
+                             for line in lines))
     sys.stdout.flush()
 
 
@@ -508,4 +545,4 @@ def _terminal_reader(message: str, session: Session | None) -> str | None:
         _show([f"Refused: a line longer than {MAX_LINE >> 20} MiB; a line of play is a few words."])
 
 
-__all__ = ["Session", "default_file", "play"]
+__all__ = ["Session", "Styled", "default_file", "play"]
