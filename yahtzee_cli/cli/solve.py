@@ -25,10 +25,10 @@ from .app import (
     get_rules,
     note,
     outputs,
-    progress_wanted,
     saved_rolls_note,
     warn,
 )
+from .progress import waiting
 
 if TYPE_CHECKING:
     from ..rules.engine import Column, RuleSet
@@ -37,34 +37,6 @@ if TYPE_CHECKING:
 
 def _say(message: str) -> None:
     note(message)
-
-
-class _Bar:
-    """A rich progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self, label: str) -> None:
-        self.progress: Any = None
-        self.task: Any = None
-        self.label = label
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.progress is None:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-            from .app import console
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                     TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                                     TextColumn("ETA"), TimeRemainingColumn(),
-                                     console=console(stderr=True), transient=True)
-            self.progress.start()
-            self.task = self.progress.add_task(self.label, total=total)
-        self.progress.update(self.task, completed=min(done, total))
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
 
 
 
@@ -93,17 +65,14 @@ def _risk_solve(out: Output, rs: "RuleSet", theta: float, distribution: bool, ta
     from ..solver.distribution import get_distribution, get_risk_table, summary
 
     start = time.perf_counter()
-    bar = _Bar(f"solving {rs.name} for theta {theta:g}") if progress_wanted() else None
     try:
-        tab = get_risk_table(rs, theta, _say, rebuild=rebuild, progress=bar)
-        d = get_distribution(rs, theta, _say, rebuild=rebuild, progress=bar)[0] if distribution else None
+        with waiting(f"solving {rs.name} for theta {theta:g}", quiet=out.quiet):
+            tab = get_risk_table(rs, theta, _say, rebuild=rebuild)
+            d = get_distribution(rs, theta, _say, rebuild=rebuild)[0] if distribution else None
     except NotExact as exc:
         fail(f"--risk needs an exact table: {exc}", PROBLEM)
     except OSError as exc:
         cache_unusable(exc)
-    finally:
-        if bar is not None:
-            bar.close()
     goal = objective(risk_name(theta))
     rec: dict[str, Any] = {"rules": rs.record(), "exact": True, "approximation": None,
                            "risk": theta, "objective": goal, "certainty_equivalent": tab.mean,
@@ -209,22 +178,19 @@ def solve(
     if table_rules is not None:
         _saved_solve(out, rs, table_rules, rebuild, distribution, start)
         return
-    bar = _Bar(f"solving {rs.name}") if progress_wanted() else None
     tab = None
     try:
-        if p.exact:
-            from ..solver.exact import get_table
+        with waiting(f"solving {rs.name}", quiet=out.quiet):
+            if p.exact:
+                from ..solver.exact import get_table
 
-            tab, built = get_table(rs, _say, rebuild=rebuild, progress=bar)
-        else:
-            from ..solver import approx
+                tab, built = get_table(rs, _say, rebuild=rebuild)
+            else:
+                from ..solver import approx
 
-            info = approx.prepare(rs, _say, rebuild=rebuild)
+                info = approx.prepare(rs, _say, rebuild=rebuild)
     except OSError as exc:
         cache_unusable(exc)
-    finally:
-        if bar is not None:
-            bar.close()
     dist = None
     too_big = None  # the exact expected score stands; why there is no exact distribution
     if tab is not None and distribution:
@@ -238,14 +204,11 @@ def solve(
     if tab is not None and distribution and too_big is None:
         from ..solver.distribution import get_distribution
 
-        bar = _Bar(f"distribution of {rs.name}") if progress_wanted() else None
         try:
-            dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild, progress=bar)
+            with waiting(f"distribution of {rs.name}", quiet=out.quiet):
+                dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild)
         except OSError as exc:
             cache_unusable(exc)
-        finally:
-            if bar is not None:
-                bar.close()
     elif too_big is not None:
         warn(f"no exact distribution: {too_big}")
     elif distribution:
@@ -285,31 +248,6 @@ def solve(
     saved_rolls_note(rs)
 
 
-class _EveryMinute:
-    """Progress of a long build as a line on stderr about every minute, with the time left (when stderr
-    is no terminal: a log file, a pipe)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.t0 = self.last = time.monotonic()
-        self.first: int | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if self.first is None:
-            self.first = done  # work finished by an earlier run does not count towards the speed
-        if now - self.last < 60 or done <= self.first:
-            return
-        self.last = now
-        left = (now - self.t0) * (total - done) / (done - self.first)
-        from ..solver.saved import about_minutes
-
-        note(f"{self.label}: {100 * done / total:.0f}% done, {about_minutes(left / 60)} left")
-
-    def close(self) -> None:
-        pass
-
-
 def _saved_solve(out: Output, rs: "RuleSet", table_rules: "RuleSet", rebuild: bool, distribution: bool,
                  start: float) -> None:
     """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished; for
@@ -322,11 +260,10 @@ def _saved_solve(out: Output, rs: "RuleSet", table_rules: "RuleSet", rebuild: bo
         fail(f"no exact table with saved_rolls_cap for {rs.name}: {why}", USAGE)
     if distribution:
         warn("no exact distribution with saved rolls (simulate shows a sampled one)")
-    bar: Any = _Bar(f"solving {rs.name}") if progress_wanted() else _EveryMinute(f"building {rs.name}")
     try:
-        tab, built = saved.get_table(table_rules, _say, rebuild=rebuild, progress=bar)
+        with waiting(f"building {rs.name}", quiet=out.quiet):
+            tab, built = saved.get_table(table_rules, _say, rebuild=rebuild)
     except KeyboardInterrupt:
-        bar.close()
         kept = saved.progress_done(table_rules)
         what = f"{kept[0]} of {kept[1]} layers are kept" if kept else "nothing was finished"
         fail(f"interrupted: {what}; the same command goes on from there", 130)
@@ -334,8 +271,6 @@ def _saved_solve(out: Output, rs: "RuleSet", table_rules: "RuleSet", rebuild: bo
         fail(str(exc), USAGE)
     except OSError as exc:
         cache_unusable(exc)
-    finally:
-        bar.close()
     cap = table_rules.settings.saved_cap
     rec: dict[str, Any] = {
         "rules": rs.record(), "exact": True, "approximation": None, "saved_rolls_cap": cap,
@@ -440,6 +375,7 @@ def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[st
     "yahtzee hint 1 3 3 5 6",
     "yahtzee hint 44444 --rolls-left 0 --sheet sheet.json --top 3",
     "yahtzee hint --log game.json --player Anna --json",
+    "yahtzee hint --in-play      (the player to move in the library's game in play)",
     "yahtzee hint 1 3 3 5 6 --csv",
 ))
 @outputs()
@@ -453,7 +389,8 @@ def hint(
     rolls_left: Annotated[
         int | None,
         typer.Option("--rolls-left", metavar="N", help="Rerolls still allowed this turn: 2 (after the first "
-                     "roll), 1, or 0 (choose a box).  [default: 2, or what the --log turn has left]",
+                     "roll), 1, or 0 (choose a box); with saved rolls up to 2 + --saved.  [default: all the turn "
+                     "has after its first roll, 2 + --saved; or what the --log turn has left]",
                      show_default=False),
     ] = None,
     top: Annotated[
@@ -469,10 +406,14 @@ def hint(
     log: Annotated[Path | None, typer.Option(
         "--log", metavar="FILE", help="A game log (yahtzee-log/1): advise --player after their turns so far.",
         show_default=False)] = None,
+    in_play: Annotated[bool, typer.Option(
+        "--in-play", help="--log the library's game in play, without typing its file: the last game of the "
+        "library's newest file (`yahtzee library`), while it is unfinished.")] = False,
     player: Annotated[str | None, typer.Option(
         "--player", "-p", metavar="NAME", help="Whose position in --log or --sheet.", show_default=False)] = None,
     saved: Annotated[int | None, typer.Option(
-        "--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules).", min=0,
+        "--saved", metavar="N", help="Rolls saved from earlier turns (saved_rolls rules): the turn has 3 + N "
+        "rolls, so after its first roll 2 + N are left (--rolls-left counts them).", min=0,
         show_default=False)] = None,
     distribution: Annotated[bool, typer.Option("--distribution", help="Also each of the best options' exact chance "
                                                "of a final score >= --target (default: a round score near the "
@@ -498,6 +439,13 @@ def hint(
     legal boxes (joker rules included) when none are. Values include the points already on the sheet;
     regret is the expected loss against the best option. With --beat, poker dice: the keeps by the
     chance of beating a hand."""
+    if in_play:
+        from .log_cmd import game_file
+
+        if log is not None or sheet is not None:
+            fail("--in-play is the library's game in play; leave out --log and --sheet (or name the file with "
+                 "--log FILE alone)")
+        log = game_file(None)
     if csv and (beat is not None or distribution or target is not None or risk is not None or to_win):
         fail("--csv gives the ranking of the options; with --beat, --distribution, --target, --risk or --to-win "
              "use --json or text")
@@ -523,27 +471,31 @@ def hint(
     rs, columns, who, pos = _position(rules, set_, sheet, log, player)
     if pos is not None and pos.finished:
         fail(f"{pos.player}'s sheet is full: the game is over", PROBLEM)
+    if saved is not None and not rs.settings.saved_rolls:
+        fail(f"--saved counts rolls saved from earlier turns, which {rs.name} has none of (saved_rolls=off); "
+             "leave it out or add --set saved_rolls=on", USAGE)
     n_saved = saved if saved is not None else (pos.saved if pos is not None else 0)
     if rs.settings.saved_rolls and n_saved > rs.settings.saved_cap:
         fail(f"--saved takes 0-{rs.settings.saved_cap} here (saved_rolls_cap={rs.settings.saved_cap}), got {n_saved}",
              USAGE)
+    from ..play.hint import hint as evaluate
+    from ..rules.engine import rolls_allowed
+    from ..strategy.choice import plan
+
+    # the stock of saved rolls is spent within the turn: after its first roll, 2 + N rolls are left
+    allowed = rolls_allowed(rs, n_saved) - 1
     faces: list[int]
     if dice:
         try:
             faces = parse_dice(dice)
         except RulesError as exc:
             fail(str(exc))
-        left = 2 if rolls_left is None else rolls_left
+        left = allowed if rolls_left is None else rolls_left
     elif pos is not None and pos.dice is not None:
         faces = list(pos.dice)
         left = pos.rolls_left if rolls_left is None else rolls_left
     else:
         fail("give the dice (the position has no turn in progress)")
-    from ..play.hint import hint as evaluate
-    from ..rules.engine import rolls_allowed
-    from ..strategy.choice import plan
-
-    allowed = rolls_allowed(rs, n_saved) - 1
     if not 0 <= left <= allowed:
         choices = "2|1|0" if allowed == 2 else f"0-{allowed}"
         fail(f"--rolls-left takes {choices} here, got {left}", USAGE)
@@ -569,19 +521,18 @@ def hint(
         if risk is not None and target is not None and not distribution:
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
     saved_rolls_note(rs)
-    bar = _Bar(f"solving {rs.name}") if progress_wanted() else None  # shown only if a table is built
     try:
-        ev = evaluate(rs, columns, faces, left, n_saved, say=_say, progress=bar)
+        with waiting("preparing the hint", quiet=out.quiet):
+            ev = evaluate(rs, columns, faces, left, n_saved, say=_say)
     except OSError as exc:
         cache_unusable(exc)
-    finally:
-        if bar is not None:
-            bar.close()
     if to_win:
-        _to_win(out, rs, columns[0], ev, top, who, opponents)
+        with waiting("preparing the hint", quiet=out.quiet):
+            _to_win(out, rs, columns[0], ev, top, who, opponents)
         return
     if distribution or target is not None or risk is not None:
-        _chances(out, rs, columns[0], ev, top, who, distribution, target, risk, plot)
+        with waiting("preparing the hint", quiet=out.quiet):
+            _chances(out, rs, columns[0], ev, top, who, distribution, target, risk, plot)
         return
     rec = ev.to_dict(top)
     if who is not None:
@@ -722,7 +673,8 @@ def _opponents(log: Path | None, who: str | None) -> list[tuple[str, Any]]:
     if not others:
         fail(f"--to-win: {who} plays alone in {log}; there is no one to beat (use --target)", PROBLEM)
     try:
-        return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
+        with waiting("computing the other players' final-score distributions"):
+            return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
     except OSError as exc:
         cache_unusable(exc)
 
