@@ -146,7 +146,7 @@ def test_stats_filters(library: Path, cli: Any) -> None:
     res = cli(["stats", "--rules", "yatzee", "--player", "Ana"])
     assert res.exit_code == 0 and "0 of 9 games counted" in res.stdout
     assert "no game read is played under the rules 'yatzee' (did you mean 'yahtzee' or 'yatzy'?)" in res.stderr
-    assert "no player named 'ana' in the games read (did you mean 'anna'?)" in res.stderr
+    assert "no player named 'Ana' in the games read (did you mean 'Anna'?)" in res.stderr
     future = json.loads(cli(["stats", "--json", "--since", "2999-01-01"]).stdout)
     assert future["summary"]["counted"] == 0 and future["summary"]["filtered_out"] == 6
     res = cli(["stats", "--since", "yesterday"])

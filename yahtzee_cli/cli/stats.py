@@ -40,7 +40,7 @@ def stats(
     player: Annotated[list[str] | None, typer.Option(
         "--player", "-p", metavar="NAME", show_default=False,
         help="Only games this player played, and only their records (repeatable; names match whatever "
-        "their case, accents or separators).")] = None,
+        "their case or spacing: Mom is mom, but Zoë is not Zoe).")] = None,
     rules: Annotated[list[str] | None, typer.Option(
         "--rules", "-r", metavar="NAME", show_default=False,
         help="Only this rule set (repeatable): a preset name takes every house rule of it, a full label "
@@ -61,14 +61,12 @@ def stats(
     library must not hide the rest."""
     from ..formats.inputs import read_all
     from ..formats.stats import Filters, csv_rows, render, tally
-    from ..rules.engine import normalize_name
 
     if plot is not None:
         from ..formats.plot import check_plot_target
 
         check_plot_target(plot)
-    filters = Filters(frozenset(normalize_name(p) or p for p in player or ()),
-                      frozenset(r.strip() for r in rules or ()), _since(since))
+    filters = Filters.of(player or (), rules or (), _since(since))
     if files:
         sources = check_paths(files)
     else:

@@ -23,6 +23,7 @@ from ..errors import GameError, InputError, PositionError, ProblemCode
 from ..rules import engine as R
 from ..rules.engine import Column, ColumnTotals, Dice, RuleSet
 from .logs import LOG_FORMAT, SHEET_FORMAT, Kind, Problem, is_abandoned, log_document, resolve_rules, turn_entry
+from .players import pick
 from .render import table
 from .validate import (
     InProgress,
@@ -404,11 +405,9 @@ def _pick(names: Sequence[str], player: str | None, default: int | None) -> int:
         if default is None:
             raise PositionError(f"say which player: {', '.join(names)}")
         return default
-    if player in names:
-        return list(names).index(player)
-    low = [n.casefold() for n in names]
-    if player.casefold() in low:
-        return low.index(player.casefold())
+    at = pick(names, player)  # (the one name matcher: Mom is mom)
+    if at is not None:
+        return at
     raise PositionError(f"unknown player {player!r}; players: {', '.join(names)}")
 
 

@@ -25,6 +25,7 @@ from ..rules import engine as R
 from ..rules.engine import RuleSet
 from .inputs import Game, Unreadable
 from .logs import is_abandoned
+from .players import PlayerNames, player_key
 from .validate import PlayerState, _fast_log, report_document
 
 LAST = 10  # "mean of the last N games"
@@ -250,13 +251,21 @@ class Skipped:
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Which games count: players (normalized names; a game counts when one of them played, and only
-    their lines are shown), rule sets (a label, or a preset name for all its house rules), and the
-    first date (ISO 8601 prefix comparison; games without a date are left out when it is given)."""
+    """Which games count: players (their keys, players.player_key; a game counts when one of them
+    played, and only their lines are shown), rule sets (a label, or a preset name for all its house
+    rules), and the first date (ISO 8601 prefix comparison; games without a date are left out when it
+    is given). `asked`: each player key as the user typed it, for messages."""
 
     players: frozenset[str] = frozenset()
     rules: frozenset[str] = frozenset()
     since: str | None = None
+    asked: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, players: Iterable[str] = (), rules: Iterable[str] = (), since: str | None = None) -> Filters:
+        """Filters from names as typed (`--player`, `--rules`)."""
+        asked = {player_key(p): p for p in players}
+        return cls(frozenset(asked), frozenset(r.strip() for r in rules), since, asked)
 
     def rules_match(self, label: str) -> bool:
         return not self.rules or label in self.rules or label.split(" (", 1)[0] in self.rules
@@ -270,10 +279,11 @@ class Book:
     lines: dict[tuple[str, str, bool], Line] = field(default_factory=dict)
     meetings: dict[tuple[str, str], Meeting] = field(default_factory=dict)
     rule_sets: dict[str, int] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)  # normalized -> first spelling seen
-    _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
-    _seen_keys: set[str] = field(default_factory=set)
-    seen_rules: set[str] = field(default_factory=set)  # every rule set read, filtered out or not
+    names: PlayerNames = field(default_factory=PlayerNames)  # every player of a finished game read
+    seen_rules: set[str] = field(default_factory=set)  # every rule set of a finished game read, filtered out or not
+    # players and rule sets met only in games that are not counted: key -> [shown name, unfinished, abandoned]
+    _not_over: dict[str, list[Any]] = field(default_factory=dict)
+    _rules_not_over: dict[str, list[int]] = field(default_factory=dict)  # label -> [unfinished, abandoned]
     games: int = 0  # games read
     counted: int = 0
     abandoned: int = 0
@@ -283,13 +293,19 @@ class Book:
     series: dict[str, list[tuple[str | None, int, str]]] | None = None  # per player: (date, score, rules) for plots
 
     def name(self, raw: str) -> tuple[str, str]:
-        """A player's (name as first spelled, normalized key): one player however the logs spell them."""
-        hit = self._seen.get(raw)
-        if hit is None:
-            key = R.normalize_name(raw) or raw
-            hit = self._seen[raw] = (self.names.setdefault(key, raw), key)
-            self._seen_keys.add(key)
-        return hit
+        """A player's (name as first spelled, key): one player however the logs spell them."""
+        return self.names.add(raw)
+
+    def _not_counted(self, rules: RuleSet, players: Sequence[PlayerState], abandoned: bool) -> None:
+        """Note who played an unfinished or abandoned game, and under which rules, so a filter that
+        matches only such games is told so instead of 'no player named ...'."""
+        at = 2 if abandoned else 1
+        for p in players:
+            key = player_key(p.name)
+            seen = self._not_over.setdefault(key, [p.name, 0, 0])
+            seen[at] += 1
+        label = _sheet(rules).label
+        self._rules_not_over.setdefault(label, [0, 0, 0])[at] += 1
 
     def add_item(self, item: Game | Unreadable) -> None:
         """Count one game read from an input (or note an input that could not be read)."""
@@ -322,9 +338,11 @@ class Book:
             finished, full = rep.finished, False
         if is_abandoned(data):
             self.abandoned += 1
+            self._not_counted(rules, players, True)
             return
         if not finished:
             self.unfinished += 1
+            self._not_counted(rules, players, False)
             return
         sheet = _sheet(rules)
         meta = data.get("meta")  # (a valid game: a dict, as is its meta when it has one)
@@ -410,19 +428,36 @@ class Book:
         return sorted(self.meetings.values(), key=lambda m: (-m.games, m.a.casefold(), m.b.casefold()))
 
     def unmatched(self) -> list[str]:
-        """Sentences for filters that matched nothing read (a typo, most likely), with a suggestion."""
+        """Sentences for filters that matched no finished game read: the player or rule set is only in
+        unfinished or abandoned games (which stats do not count), or in none (a typo, most likely:
+        with a suggestion)."""
         from ..text import did_you_mean, quote
 
         f = self.filters
         out = []
         labels = set(self.seen_rules) | {label.split(" (", 1)[0] for label in self.seen_rules}
         for want in sorted(f.rules):
-            if want not in labels:
-                out.append(f"no game read is played under the rules {quote(want)}{did_you_mean(want, sorted(labels))}")
-        for want in sorted(f.players):
-            if want not in self._seen_keys:
-                out.append(f"no player named {quote(want)} in the games read"
-                           f"{did_you_mean(want, sorted(self._seen_keys))}")
+            if want in labels:
+                continue
+            counts = [0, 0, 0]
+            for label, c in self._rules_not_over.items():
+                if want in (label, label.split(" (", 1)[0]):
+                    counts = [a + b for a, b in zip(counts, c, strict=True)]
+            if counts[1] or counts[2]:
+                out.append(f"{_not_over_text('the rules ' + quote(want), counts, own=False)}; stats count "
+                           "finished games")
+                continue
+            out.append(f"no game read is played under the rules {quote(want)}{did_you_mean(want, sorted(labels))}")
+        for key in sorted(f.players):
+            if key in self.names:
+                continue
+            typed = f.asked.get(key, key)
+            seen = self._not_over.get(key)
+            if seen is not None:
+                out.append(f"{_not_over_text(seen[0], seen, own=True)}; stats count finished games")
+                continue
+            known = self.names.spellings() + [s[0] for k, s in self._not_over.items() if k not in self.names]
+            out.append(f"no player named {quote(typed)} in the games read{did_you_mean(typed, known)}")
         return out
 
     def summary(self) -> dict[str, Any]:
@@ -442,6 +477,18 @@ class Book:
                         for s in self.skipped],
             "summary": self.summary(),
         }
+
+
+def _not_over_text(who: str, counts: Sequence[Any], *, own: bool) -> str:
+    """Why none of a player's (`own`) or a rule set's games were counted: `Oma's only game read is
+    unfinished`, `the 3 games read under the rules 'yatzy' are unfinished (2) or abandoned (1)`."""
+    unfinished, abandoned = counts[1], counts[2]
+    n = unfinished + abandoned
+    state = ("unfinished" if not abandoned else "abandoned" if not unfinished
+             else f"unfinished ({unfinished}) or abandoned ({abandoned})")
+    if own:
+        return f"{who}'s only game read is {state}" if n == 1 else f"all {n} of {who}'s games read are {state}"
+    return f"the only game read under {who} is {state}" if n == 1 else f"the {n} games read under {who} are {state}"
 
 
 def tally(items: Iterable[Game | Unreadable], filters: Filters | None = None, *, series: bool = False) -> Book:

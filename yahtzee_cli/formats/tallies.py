@@ -7,7 +7,8 @@ and mean. Scores of different rule sets are not comparable (a Triple Yahtzee gam
 than a Yatzy game), so every figure is per rule set: the same player under two rule sets has two
 rows and two personal bests. Wins and ties come from games of two or more players (a shared first
 place is a tie); a solo game has no winner, it counts towards games, best and mean, and may set a
-personal best. Games still in progress are not counted.
+personal best. Games still in progress are not counted. Players are matched as stats matches them
+(players.player_key: `Mom` and `mom` are one player, shown as first spelled).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .players import PlayerNames
 
 
 @dataclass
@@ -59,8 +62,9 @@ def _key(rules: Mapping[str, Any] | None) -> str:
 
 @dataclass
 class Tally:
-    players: dict[tuple[str, str], PlayerTally] = field(default_factory=dict)  # (rule set, player)
-    solo_best: dict[tuple[str, str], int] = field(default_factory=dict)
+    players: dict[tuple[str, str], PlayerTally] = field(default_factory=dict)  # (rule set, player key)
+    solo_best: dict[tuple[str, str], int] = field(default_factory=dict)  # (rule set, player key)
+    names: PlayerNames = field(default_factory=PlayerNames)
     rule_sets: dict[str, Mapping[str, Any] | None] = field(default_factory=dict)  # in order of first game
     games: int = 0
 
@@ -71,12 +75,16 @@ class Tally:
         key = _key(rules)
         if not over:
             return GameTally(False, solo=len(results) == 1,
-                             running_best=self.solo_best.get((key, results[0][0])) if len(results) == 1 else None)
+                             running_best=self.solo_best.get((key, self.names.add(results[0][0])[1]))
+                             if len(results) == 1 else None)
         self.rule_sets.setdefault(key, rules)
         self.games += 1
         firsts = sum(1 for _, _, rank in results if rank == 1)
-        for name, total, rank in results:
-            t = self.players.setdefault((key, name), PlayerTally(name, rules))
+        for raw, total, rank in results:
+            name, who = self.names.add(raw)
+            t = self.players.get((key, who))
+            if t is None:
+                t = self.players[(key, who)] = PlayerTally(name, rules)
             t.games += 1
             t.points += total
             t.best = total if t.best is None else max(t.best, total)
@@ -87,18 +95,19 @@ class Tally:
                     t.ties += 1
         if len(results) != 1:
             return GameTally(True)
-        name, total, _ = results[0]
-        before = self.solo_best.get((key, name))
+        who = self.names.add(results[0][0])[1]
+        total = results[0][1]
+        before = self.solo_best.get((key, who))
         new = before is None or total > before
         if new:
-            self.solo_best[(key, name)] = total
-        return GameTally(True, solo=True, personal_best=new, running_best=self.solo_best[(key, name)])
+            self.solo_best[(key, who)] = total
+        return GameTally(True, solo=True, personal_best=new, running_best=self.solo_best[(key, who)])
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "games": self.games,
             "players": [t.as_dict() for t in self.ranked()],
-            "personal_bests": [{"player": n, "rules": self.rule_sets.get(k), "best": b}
+            "personal_bests": [{"player": self.names.shown(n), "rules": self.rule_sets.get(k), "best": b}
                                for (k, n), b in self.solo_best.items()],
         }
 
@@ -128,7 +137,8 @@ class Tally:
 
         lines = table(rows, left={0, 1} if several else {0},
                       title=f"summary of {self.games} finished game{'s' if self.games != 1 else ''}")
-        for (k, name), best in self.solo_best.items():
+        for (k, who), best in self.solo_best.items():
+            name = self.names.shown(who)
             lines.append(f"personal best (solo, {labels[k]}) {name}: {best}" if several
                          else f"personal best (solo) {name}: {best}")
         return "\n".join(lines)

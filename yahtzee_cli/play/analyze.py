@@ -48,6 +48,7 @@ from typing import Any, Literal, NamedTuple, overload
 
 from ..errors import InputError, NotExact, PositionError, YahtzeeError
 from ..formats.logs import SHEET_FORMAT, resolve_rules
+from ..formats.players import PlayerNames
 from ..formats.render import table
 from ..formats.replay import TurnStep, walk_steps
 from ..rules import engine as R
@@ -815,12 +816,14 @@ def _decision(rules: R.RuleSet, a: _Ask, made: P.Choice, best: P.Choice, st: Tur
 
 
 class Totals:
-    """Per-player totals over many games (players keyed by name): expected loss, decisions, inferred
-    keeps, games, the five worst decisions (with their game number). Memory: a few numbers and five
-    decisions per player name, however many games are added."""
+    """Per-player totals over many games: expected loss, decisions, inferred keeps, games, the five
+    worst decisions (with their game number). Players are matched as stats matches them
+    (formats.players: `Mom` and `mom` are one player, shown as first spelled). Memory: a few numbers
+    and five decisions per player, however many games are added."""
 
     def __init__(self) -> None:
-        self.players: dict[str, PlayerSummary] = {}
+        self.players: dict[str, PlayerSummary] = {}  # by player key
+        self.names = PlayerNames()
         self.games = 0
         self.problems = 0  # games that could not be graded
         self.exact = True
@@ -833,9 +836,10 @@ class Totals:
         self.theta = ga.theta
         self.sources.setdefault(ga.rules.fingerprint, (ga.rules, ga.exact, ga.source))
         for p in ga.players:
-            acc = self.players.get(p.name)
+            name, key = self.names.add(p.name)
+            acc = self.players.get(key)
             if acc is None:
-                acc = self.players[p.name] = PlayerSummary(p.name)
+                acc = self.players[key] = PlayerSummary(name)
             acc.merge(p)
 
 

@@ -42,6 +42,7 @@ from ..errors import (
     UnknownBox,
 )
 from ..formats.logs import is_abandoned, log_document, resolve_rules, turn_entry
+from ..formats.players import player_key
 from ..formats.replay import Position, Replay, RollChoices, position_from_log, replay_game, roll_choices
 from ..formats.validate import LogWalk, TurnStep, check_document, walk_log
 from ..rules.engine import RuleSet, parse_setting, read_rules_file, setting_text
@@ -199,7 +200,7 @@ class Keeper:
         names = [p.strip() for p in players]
         if not names or not all(names):
             raise KeeperError("a game needs at least one player, each with a name")
-        seen = {n.casefold() for n in names}
+        seen = {player_key(n) for n in names}  # (the one name matcher: Mom and mom are one player)
         if len(seen) != len(names):
             raise KeeperError("each player needs a different name")
         data = log_document(spec, names, [], meta)
@@ -282,10 +283,10 @@ class Keeper:
                 if rp.kind != "log" or not rp.game_over or rp.rules.fingerprint != fingerprint:
                     continue
                 for p in rp.players:
-                    key = p.name.casefold()
+                    key = player_key(p.name)
                     best, n = self._bests.get(key, (p.total, 0))
                     self._bests[key] = (max(best, p.total), n + 1)
-        return self._bests.get(player.casefold())
+        return self._bests.get(player_key(player))
 
     def hint(self, say: Callable[[str], None] | None = None) -> Evaluation:
         """Every option of the position, best first (keeps while rolls are left, boxes after)."""
