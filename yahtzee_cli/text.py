@@ -92,6 +92,18 @@ def duplicate_key(raw: bytes | str) -> str | None:
     return found[0] if found else None
 
 
+def decode_error_at(line: int, column: int, raw: bytes) -> tuple[int, int]:
+    """Where a JSON decode error is, as people count lines: orjson places an error at the end of the
+    text ("unexpected end of data") after its last newline, on a line that holds nothing; it is put
+    at the end of the last line with text instead (so a damaged NDJSON line is named by its own
+    number). `line` and `column` are the decoder's (1-based, within `raw`)."""
+    last = raw.rstrip().count(b"\n") + 1
+    if line > last:
+        text = raw.split(b"\n", last)[last - 1].rstrip(b"\r")
+        return last, len(text.decode("utf-8", "replace")) + 1
+    return line, column
+
+
 def did_you_mean(word: str, choices: Iterable[str], strip: str = "") -> str:
     """` (did you mean 'x'?)` when `word` is close to one or two of `choices` (difflib's measure, with
     the `strip` characters taken off both ends first, so --csv is not close to --set), else ''."""

@@ -334,8 +334,9 @@ def test_three_documents_one_after_the_other_are_three_pieces() -> None:
 
 def test_a_syntax_error_in_a_later_document_names_the_file_line() -> None:
     # pretty documents: the first fills lines 1-3, the second starts on line 4, its doubled comma on line 5
+    # (a document that is not JSON is filed under the line of its error, the line its message names)
     got = docs(b'{\n "a": 1\n}\n{"b": [1,\n 2,,]}\n')
-    assert [(d.index, d.line) for d in got] == [(1, 1), (2, 4)]
+    assert [(d.index, d.line) for d in got] == [(1, 1), (2, 5)]
     assert got[1].problem is not None and "at line 5," in got[1].problem.message
 
 

@@ -56,7 +56,7 @@ from ..errors import (
 )
 from ..limits import MAX_LINE as MAX_LINE  # the one line cap, re-exported for the readers here
 from ..rules.engine import Box, RuleSet, Settings, normalize_name, rules_from_data
-from ..text import duplicate_key
+from ..text import decode_error_at, duplicate_key
 
 LOG_FORMAT = "yahtzee-log/1"
 SHEET_FORMAT = "yahtzee-sheet/1"
@@ -568,9 +568,17 @@ def _trusted(raw: bytes) -> bool:
         _E_AFTER.search(raw) is None or (raw.find(b"true") < 0 and _EXPONENT.search(raw) is None))
 
 
+def _bad_document(index: int, first_line: int, exc: orjson.JSONDecodeError, raw: bytes) -> Document:
+    """A game that is not JSON, at the line of its error (`raw` starts on input line `first_line`):
+    the problem and the place reported with it name one line."""
+    problem = _syntax_problem(exc, first_line - 1, raw)
+    return Document(index, first_line + decode_error_at(exc.lineno, exc.colno, raw)[0] - 1, problem=problem)
+
+
 def _syntax_problem(exc: orjson.JSONDecodeError, line_offset: int, raw: bytes) -> Problem:
     msg = exc.msg
-    line, col = exc.lineno + line_offset, exc.colno
+    line, col = decode_error_at(exc.lineno, exc.colno, raw)
+    line += line_offset
     if "UTF-8" in msg or "surrogates" in msg:
         return Problem("", f"line {line} is not valid UTF-8 text; save the file as UTF-8", ProblemCode.SYNTAX_ERROR)
     if "depth limit" in msg or "recursion" in msg:
@@ -743,7 +751,7 @@ def iter_documents(
                 yield from _whole_document(stream, first, lineno, max_document)
                 return
             index += 1
-            yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, first))
+            yield _bad_document(index, lineno, exc, first)
         else:
             index += 1
             yield _checked(index, lineno, value, first)
@@ -809,7 +817,7 @@ def iter_ndjson(stream: IO[bytes], first_line: int, first_index: int, *,
             if not line.strip():  # a long line of blanks
                 continue
             index += 1
-            yield Document(index, lineno, problem=_syntax_problem(exc, lineno - 1, line))
+            yield _bad_document(index, lineno, exc, line)
             continue
         index += 1
         if _key_dropped(line, value):  # fewer keys parsed than written: a repeat?
@@ -833,7 +841,7 @@ def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: 
     except orjson.JSONDecodeError as exc:
         pieces = split_documents(raw)
         if len(pieces) < 2:
-            yield Document(1, lineno, problem=_syntax_problem(exc, lineno - 1, raw))
+            yield _bad_document(1, lineno, exc, raw)
             return
     else:
         yield _with_raw(_checked(1, lineno, value, raw), raw)
@@ -843,7 +851,7 @@ def _whole_document(stream: IO[bytes], first: bytes, lineno: int, max_document: 
         try:
             value = orjson.loads(piece)
         except orjson.JSONDecodeError as exc:
-            yield Document(index, at, problem=_syntax_problem(exc, at - 1, piece))
+            yield _bad_document(index, at, exc, piece)
             continue
         yield _with_raw(_checked(index, at, value, piece), piece)
 

@@ -910,7 +910,10 @@ def read_rules_file(spec: str) -> Any:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise RulesError(f"rules file {spec} is not valid JSON: {exc}") from None
+        from ..text import decode_error_at
+
+        line, col = decode_error_at(exc.lineno, exc.colno, raw)
+        raise RulesError(f"rules file {spec} is not valid JSON: {exc.msg} at line {line}, column {col}") from None
     from ..text import duplicate_key
 
     key = duplicate_key(raw)
