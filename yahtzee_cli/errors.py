@@ -244,6 +244,14 @@ class UnreadableTable(CorruptTable):
     """A stored table this user may not read (another user's file in a shared cache, or an I/O error)."""
 
 
+class UnusableFolder(YahtzeeError):
+    """A folder of the toolbox's (the library of played games, the cache) that cannot serve: a file
+    where the folder should be, a folder that cannot be read, written or made. Never taken for an
+    empty folder: the message names it, where its path came from and why."""
+
+    default_code = ProblemCode.UNREADABLE
+
+
 class NotExact(YahtzeeError):
     """The rule set has no exact strategy table (several columns, saved rolls, too many states)."""
 

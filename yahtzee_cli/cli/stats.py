@@ -112,6 +112,14 @@ def library(json: bool = False, *, out: Output) -> None:
     from ..text import escape
 
     out.text(f"{escape(str(s.where.path))}\n"
-             f"  from the {s.where.source}\n"
+             f"  {escape(s.where.origin)}\n"
              f"  {s.games} game{'s' if s.games != 1 else ''} in {len(s.files)} file"
              f"{'s' if len(s.files) != 1 else ''}\n")
+    if s.unreadable:  # counted without them: say which, and exit 1 (an unreadable file)
+        from ..errors import PROBLEM
+        from .app import error
+
+        out.flush()
+        for message in s.unreadable[:-1]:
+            error(message)
+        fail(s.unreadable[-1], PROBLEM)

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..errors import UnusableFolder
 from ..limits import MAX_LINE
-from ..paths import user_dir
+from ..paths import folder_problem, user_dir
 
 ENV_LIBRARY = "YAHTZEE_LIBRARY"
 PATTERN = "games-*.ndjson"
@@ -29,8 +30,31 @@ class Where:
     path: Path
     source: str  # "$YAHTZEE_LIBRARY", "config file PATH" or "user data directory"
 
+    @property
+    def origin(self) -> str:
+        """What decided the place, in words: "set by $YAHTZEE_LIBRARY", "set in config file PATH",
+        "the default: the user data directory"."""
+        if self.source.startswith("$"):
+            return f"set by {self.source}"
+        if self.source.startswith("config file "):
+            return f"set in the {self.source}"
+        if self.source == "user data directory":
+            return "the default: the user data directory"
+        return self.source
+
 
 def location() -> Where:
+    """Where the library is; UnusableFolder (one line: the folder, what named it, why) when that is a
+    file, below a file or a folder that cannot be read, so an unreadable library is never reported as
+    one without games. A folder that does not exist yet is fine: the first save makes it."""
+    where = _configured()
+    problem = folder_problem(where.path)
+    if problem is not None:
+        raise unusable(where, problem)
+    return where
+
+
+def _configured() -> Where:
     env = os.environ.get(ENV_LIBRARY)
     if env:
         return Where(Path(env).expanduser(), f"${ENV_LIBRARY}")
@@ -40,6 +64,12 @@ def location() -> Where:
     if configured is not None:
         return Where(configured[0], f"config file {configured[1]}")
     return Where(user_dir("data") / "games", "user data directory")
+
+
+def unusable(where: Where, problem: str) -> UnusableFolder:
+    """The one wording of a library folder that cannot serve: the folder, what named it, why."""
+    return UnusableFolder(f"the library folder {where.path} ({where.origin}) {problem}; "
+                          "name a folder that can be read and written")
 
 
 def month_file(folder: Path, when: datetime | None = None) -> Path:
@@ -66,34 +96,59 @@ def current_file(folder: Path) -> Path:
 
 
 def new_game_file(folder: Path) -> Path:
-    """Where a new game goes: this month's file, created (with the folder) on the first save."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Where a new game goes: this month's file, created (with the folder) on the first save;
+    UnusableFolder when the folder cannot be made or written."""
+    problem = folder_problem(folder, write=True)
+    if problem is None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # (made meanwhile as a file, a full or read-only disk)
+            problem = f"cannot be made: {(exc.strerror or str(exc)).lower()}"
+    if problem is not None:
+        where = _configured()
+        raise unusable(where if where.path == folder else Where(folder, "the folder named"), problem)
     return month_file(folder)
 
 
 @dataclass(frozen=True)
 class Summary:
     where: Where
-    files: tuple[Path, ...]
+    files: tuple[Path, ...]  # the game files read
     games: int
     bytes: int
+    unreadable: tuple[str, ...] = ()  # one message per game file that could not be read
 
 
 def summary(where: Where | None = None) -> Summary:
-    """Where the library is and how many games it holds (one game a non-blank line)."""
+    """Where the library is and how many games it holds (one game a non-blank line); a game file that
+    cannot be read is named in `unreadable` (the others are still counted)."""
     where = where or location()
-    found = files(where.path)
+    found: list[Path] = []
+    failed: list[str] = []
     games = size = 0
-    for p in found:
-        with p.open("rb") as fh:
-            readline = fh.readline
-            while line := readline(MAX_LINE + 1):  # under the readers' line cap: memory stays bounded
-                if line.strip():
-                    games += 1
-                while len(line) == MAX_LINE + 1 and not line.endswith(b"\n"):  # the rest of an overlong line
-                    line = readline(MAX_LINE + 1)
-        size += p.stat().st_size
-    return Summary(where, tuple(found), games, size)
+    for p in files(where.path):
+        try:
+            counted = _count(p)
+        except OSError as exc:
+            failed.append(f"cannot read {p}: {(exc.strerror or str(exc)).lower()}")
+            continue
+        found.append(p)
+        games += counted[0]
+        size += counted[1]
+    return Summary(where, tuple(found), games, size, tuple(failed))
+
+
+def _count(path: Path) -> tuple[int, int]:
+    """Games (non-blank lines) and bytes of a game file."""
+    games = 0
+    with path.open("rb") as fh:
+        readline = fh.readline
+        while line := readline(MAX_LINE + 1):  # under the readers' line cap: memory stays bounded
+            if line.strip():
+                games += 1
+            while len(line) == MAX_LINE + 1 and not line.endswith(b"\n"):  # the rest of an overlong line
+                line = readline(MAX_LINE + 1)
+        return games, os.fstat(fh.fileno()).st_size
 
 
 def started_now() -> str:
