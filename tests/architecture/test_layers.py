@@ -18,11 +18,12 @@ PKG = REPO / "yahtzee_cli"
 # What each layer may import (besides itself). Top to bottom: cli -> api -> play -> solver ->
 # strategy -> rules -> errors, text, limits, with formats beside strategy (both pure, neither needs
 # the other).
-BASE = {"errors", "text", "limits", "paths"}  # the bottom: every layer may use them
+BASE = {"errors", "text", "limits", "paths", "progress"}  # the bottom: every layer may use them
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "text": set(),
     "paths": set(),
+    "progress": set(),
     "limits": {"errors"},
     "rules": BASE,
     "formats": BASE | {"rules"},
@@ -34,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": BASE | {"__init__", "rules", "formats", "strategy", "solver", "play", "api"},
     "__main__": {"cli"},
 }
-PURE = ("errors", "text", "limits", "paths", "rules", "formats", "strategy")  # never numpy or numba
+PURE = ("errors", "text", "limits", "paths", "progress", "rules", "formats", "strategy")  # never numpy or numba
 CORE = PURE + ("solver", "play", "api")  # never the CLI's libraries
 HEAVY = {"numpy", "numba"}
 CLI_ONLY = {"typer", "rich", "click"}

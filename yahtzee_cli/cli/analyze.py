@@ -165,6 +165,7 @@ def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose:
         from ..formats.plot import analyze_figure
 
         analyze_figure(drawn, plot)
+        note(f"wrote {plot}")
     if failed:
         raise typer.Exit(PROBLEM)
 

@@ -277,7 +277,9 @@ def note(message: str) -> None:
     """A note on stderr for the person waiting (a table being built, the seed chosen, the speed); the
     library's notes that are warnings say so themselves ("warning: ...")."""
     from ..text import escape
+    from .progress import noted
 
+    noted(message)  # a note that starts work names the stage a wait shows
     sys.stderr.write(f"yahtzee: {escape(message)}\n")
 
 def _param_name(param: Any) -> str:

@@ -85,8 +85,10 @@ def _game_record(file: str, line: int, index: int, rp: Replay) -> dict[str, Any]
     """The record `replay --json` prints for the game, its chances to win included."""
     from ..formats.replay import game_record
     from ..play.odds import chances_note, game_odds
+    from .progress import waiting
 
-    chances = game_odds(rp, note)
+    with waiting("computing the chances to win"):
+        chances = game_odds(rp, note)
     return game_record(file, line, index, rp, chances, chances_note(rp) if chances is None else None)
 
 
@@ -94,10 +96,12 @@ def _chances(rp: Replay) -> str:
     """' Chances to win: ...' after a turn of a game of two or more still on (empty otherwise)."""
     from ..formats.replay import chances_line, note_line
     from ..play.odds import chances_note, game_odds
+    from .progress import waiting
 
     if rp.game_over:
         return ""
-    chances = game_odds(rp, note)
+    with waiting("computing the chances to win"):
+        chances = game_odds(rp, note)
     if chances is None:
         missing = chances_note(rp)
         return "" if missing is None else " " + note_line(missing)

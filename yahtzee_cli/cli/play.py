@@ -261,9 +261,11 @@ class Session:
             return [self._style(f"Refused: {exc}.", "31")]
 
     def _hint(self) -> list[str]:
+        from .progress import waiting
         from .solve import hint_lines
 
-        ev = self.keeper.hint(say=self.say)
+        with waiting("preparing the hint"):
+            ev = self.keeper.hint(say=self.say)
         return hint_lines(ev, 6, self.keeper.next_player)
 
     def _set(self, setting: str) -> list[str]:
@@ -349,11 +351,13 @@ class Session:
         under the sheet after every turn; where the rules have no exact table, a line saying so."""
         from ..formats.replay import chances_line, note_line, percent
         from ..play.odds import beat_chance, chances_note, game_odds
+        from .progress import waiting
 
         k = self.keeper
         rp = k.standings()
         if len(rp.players) > 1:
-            chances = game_odds(rp, self.say)
+            with waiting("computing the chances to win"):
+                chances = game_odds(rp, self.say)
             if chances is None:
                 missing = chances_note(rp)
                 return [] if missing is None else textwrap.wrap(note_line(missing), WIDTH)
@@ -361,7 +365,8 @@ class Session:
         best = k.personal_best(rp.players[0].name)
         if best is None or rp.players[0].columns[0].is_full:
             return []
-        p = beat_chance(k.rules, rp.players[0].columns[0], best[0], self.say)
+        with waiting("computing the chance of beating your personal best"):
+            p = beat_chance(k.rules, rp.players[0].columns[0], best[0], self.say)
         return [] if p is None else textwrap.wrap(f"Chance of beating your personal best ({best[0]}): {percent(p)} "
                                                   "(optimal play from here).", WIDTH)
 

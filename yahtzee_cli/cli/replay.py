@@ -97,6 +97,7 @@ def replay(
     from ..play.fanout import replayed
     from ..play.odds import chances_note, game_odds
     from ..rules.engine import parse_setting
+    from .progress import waiting
 
     try:
         overrides: dict[str, Any] = dict(parse_setting(s) for s in set_ or [])
@@ -156,7 +157,10 @@ def replay(
             out.record(bad_game_record(item.file, doc, done.problems))
             failed += 1
             continue
-        chances = game_odds(rp, note) if out.json or (full_text and not rp.game_over) else None
+        chances = None
+        if out.json or (full_text and not rp.game_over):
+            with waiting("computing the chances to win", quiet=out.quiet):
+                chances = game_odds(rp, note)
         missing = chances_note(rp) if chances is None else None
         counted = tally.add([(p.name, p.total, p.rank) for p in rp.players], rp.game_over, rp.rules.record())
         ranked = [(p.rank, p.name, p.total) for p in sorted(rp.players, key=lambda p: p.rank)]

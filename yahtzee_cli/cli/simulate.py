@@ -188,6 +188,7 @@ def simulate(
         from ..formats.plot import simulate_figure
 
         simulate_figure(report.to_dict()["seats"], plot, f"{report.rules.name}: {report.games:,} games")
+        note(f"wrote {plot}")
     _print_report(report, out, log_out, log_file, timed=progress is not None, verbose=verbose)
 
 

@@ -56,6 +56,7 @@ def _plot_distribution(plot: Path | None, series: list[tuple[str, Any]], target:
         from ..formats.plot import distribution_figure
 
         distribution_figure(series, plot, target=target, title=title)
+        note(f"wrote {plot}")
 
 
 def _risk_solve(out: Output, rs: "RuleSet", theta: float, distribution: bool, target: int | None,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ..formats.output import Output
-from .app import PlotOpt, app, examples, fail, outputs, warn
+from .app import PlotOpt, app, examples, fail, note, outputs, warn
 from .batch import check_paths
 
 EXAMPLES = examples(
@@ -85,14 +85,15 @@ def stats(
         warn(sentence)
     for s in book.skipped:
         warn(f"{s.where}: skipped ({s.reason}): {s.message}")
+    if plot is not None:  # (first: with no finished game to draw, one line and nothing on stdout)
+        from ..formats.plot import stats_figure
+
+        stats_figure(book, plot)
+        note(f"wrote {plot}")
     out.record(book.document)
     out.table(None, csv_rows(book))
     out.text(lambda: render(book) + "\n")  # (names and file names escaped)
     out.flush()
-    if plot is not None:
-        from ..formats.plot import stats_figure
-
-        stats_figure(book, plot)
 
 
 @app.command(short_help="Where played games are kept.", epilog=examples(

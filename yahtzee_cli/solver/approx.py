@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CorruptTable
+from ..progress import given
 from ..rules import engine as R
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
@@ -209,11 +210,14 @@ def _fit_scale(rules: RuleSet, table_rules: RuleSet, say: Callable[[str], None] 
     so a column's future is worth relatively less than its table says, and a weight below 1 plays
     better (Triple Yahtzee: about 10 points a game)."""
     best: tuple[float, float, Any] = (-math.inf, 1.0, None)
-    for scale in SCALE_CANDIDATES:
+    progress = given(None)
+    for i, scale in enumerate(SCALE_CANDIDATES):
         batch = play_with(rules, _columns(table_rules, scale, say), SEED, 0, EVAL_GAMES, record=True)
         mean = float(batch.totals.mean())
         if mean > best[0]:
             best = (mean, scale, batch)
+        if progress is not None:
+            progress(i + 1, len(SCALE_CANDIDATES))
     return best[1], best[2]
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable, NotExact
+from ..progress import given
 from ..rules.engine import RuleSet, rolls_allowed
 from ..strategy import tablefile as cache
 from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
@@ -610,7 +611,7 @@ def final_distribution(rules: RuleSet, tab: Table, theta: float = 0.0, solver_ti
         raise NotExact("risk-sensitive tables need must_zero on")
     ties = solver_ties_for(rules, theta) if solver_ties is None else solver_ties
     W = _lay_values(mod, tab)
-    st, H, _ = _pass_layers(mod, W, theta, None, ties, progress=progress)
+    st, H, _ = _pass_layers(mod, W, theta, None, ties, progress=given(progress))
     o, L = int(st["off"][0]), int(st["length"][0])
     pmf = H[o: o + L].copy()
     nz = np.nonzero(pmf)[0]
@@ -626,6 +627,7 @@ def risk_values(rules: RuleSet, theta: float, tab: Table | None = None, solver_t
     `down_to`: only the layers of at least that many filled boxes (the others left 0: a check of a
     table's late states at a fraction of the cost)."""
     t0 = time.perf_counter()
+    progress = given(progress)
     mod = model(rules)
     lay = mod.lay
     s = rules.settings

@@ -170,9 +170,11 @@ class Table:
 def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int = 128,
           progress: Callable[[int, int], None] | None = None) -> Table:
     """Solve a single-column rule set exactly (NotExact when it has no exact table)."""
+    from ..progress import given
     from . import kernels
     from .totals import on_chunks
 
+    progress = given(progress)
     t0 = time.perf_counter()
     lay = layout(rules)
     s = rules.settings

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable
+from ..progress import given
 from ..rules.engine import RuleSet
 from ..strategy import tablefile as cache
 from .winning import state_key
@@ -65,7 +66,8 @@ def _compute(rules: RuleSet, mod: Model, W: FloatArray, theta: float, m: int, y:
 
     lay = mod.lay
     p0 = bin(m).count("1")
-    states, H, sid = _pass_layers(mod, W, theta, None, solver_ties_for(rules, theta), within=m, stop_layer=p0 + 1)
+    states, H, sid = _pass_layers(mod, W, theta, None, solver_ties_for(rules, theta), within=m, stop_layer=p0 + 1,
+                                  progress=given(None))
     out: dict[int, FloatArray] = {}
     for m2, y2, u2 in next_states(mod, m, y, u):
         j = int(sid[lay.midx[m2], y2 * (lay.t + 1) + u2])

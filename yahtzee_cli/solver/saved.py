@@ -31,6 +31,7 @@ import numpy.typing as npt
 import orjson
 
 from ..errors import CorruptTable, NotExact
+from ..progress import given
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
 from ..strategy.choice import exact_reason
@@ -155,6 +156,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     if why is not None:
         raise NotExact(f"{rules.name} has no exact saved-rolls table ({why})")
     t0 = time.perf_counter()
+    progress = given(progress)
     K = rules.settings.saved_cap
     lay = layout(without_saved(rules))
     s = rules.settings

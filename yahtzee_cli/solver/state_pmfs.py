@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable
+from ..progress import given
 from ..rules.engine import Column, RuleSet
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state
@@ -119,7 +120,7 @@ def _build(rules: RuleSet, theta: float, say: Callable[[str], None] | None) -> S
         los.append(lo)
         lengths.append(hi - lo)
 
-    _pass_layers(mod, W, theta, None, solver_ties_for(rules, theta), each_layer=keep)
+    _pass_layers(mod, W, theta, None, solver_ties_for(rules, theta), progress=given(None), each_layer=keep)
     key = np.concatenate(keys)
     order = np.argsort(key, kind="stable")
     length = np.concatenate(lengths)[order]

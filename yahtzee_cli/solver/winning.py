@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import CorruptTable
+from ..progress import given
 from ..rules.engine import Column, RuleSet
 from ..strategy import tablefile as cache
 from ..strategy.sources import column_state, raw_points
@@ -224,7 +225,7 @@ def early(rules: RuleSet, say: Callable[[str], None] | None = None,
 
             what = f"{rules.name} early-game score distributions"
             with cache.building(_path(rules), what, say):  # (a process that waited reads what the other stored)
-                got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, progress),
+                got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, given(progress)),
                                  lambda x: _write(rules, x), what, say, False)
         assert isinstance(got, _Early)
         e = _early_memo[rules.fingerprint] = got
