@@ -12,6 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from yahtzee_cli.cli.cache_cmd import _size as cache_cmd_size
+from yahtzee_cli.rules.engine import preset
 from yahtzee_cli.strategy import cache, tablefile
 
 
@@ -23,22 +25,24 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(root))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     shipped = next(p.name[: -len(cache.SUFFIX)] for p in cache.DATA.glob(f"exact-*{cache.SUFFIX}"))
-    tablefile.write(root / "exact-0123456789abcdef.tbl", {"kind": "exact", "rule_name": "yatzy"},
+    tablefile.write(root / "exact-0123456789abcdef.tbl", {"kind": "exact", "rule_name": "yatzy",
+                                                         "rules": preset("yatzy").to_dict()},
                     {"W": ("d", b"\0" * 800)})
     tablefile.write(root / shipped, {"kind": "exact", "rule_name": "yahtzee"}, {"W": ("d", b"\0" * 8)})
     (root / "exact-0123456789abcdef.tbl.lock").write_bytes(b"")
     (root / f"{shipped}.lock").write_bytes(b"")
     (root / "verified").mkdir()
-    (root / "verified" / "exact-0123456789abcdef.tbl.1234abcd").write_bytes(b"x" * 40)
-    old = root / "exact-0123456789abcdef.tbl.k3j4.tmp"
-    old.write_bytes(b"y" * 100)
+    stamp = os.fsencode(root / "exact-0123456789abcdef.tbl") + b"\n944 12 34 1700000000000000000 1700000000000000000"
+    (root / "verified" / "exact-0123456789abcdef.tbl.1234abcd").write_bytes(stamp)
+    old = root / "exact-0123456789abcdef.tbl.4242.0a1b2c3d.tmp"  # a writer killed mid-write
+    old.write_bytes(tablefile.MAGIC + b"y" * 92)
     os.utime(old, (1, 1))
-    (root / "risk0p01-0123456789abcdef.tbl.a1b2.tmp").write_bytes(b"z" * 10)  # being written right now
+    (root / "risk0p01-0123456789abcdef.tbl.4343.a1b2c3d4.tmp").write_bytes(tablefile.MAGIC[:5])  # being written
     (root / "notes.txt").write_text("mine\n")
     kernels = root / "numba"
     kernels.mkdir()
-    (kernels / "kernels.solve_chunk-527.py311.nbi").write_bytes(b"i" * 30)
-    (kernels / "kernels.solve_chunk-527.py311.1.nbc").write_bytes(b"c" * 3000)
+    (kernels / "kernels.solve_chunk-527.py311.nbi").write_bytes(b"\x80\x05" + b"i" * 28)  # numba's pickles
+    (kernels / "kernels.solve_chunk-527.py311.1.nbc").write_bytes(b"\x80\x05" + b"c" * 2998)
     (kernels / "yahtzee_cli.solver.kernels.solve_chunk-527.lock").write_bytes(b"")
     return root
 
@@ -61,7 +65,8 @@ def test_every_file_is_listed_with_its_kind_size_and_rules(cache_dir: Path) -> N
     assert kinds["notes.txt"] == "other"
     assert kinds["kernels.solve_chunk-527.py311.1.nbc"] == kinds["kernels.solve_chunk-527.py311.nbi"] == "kernel"
     assert e["yahtzee_cli.solver.kernels.solve_chunk-527.lock"].part == "kernels"
-    fresh, stale = e["risk0p01-0123456789abcdef.tbl.a1b2.tmp"], e["exact-0123456789abcdef.tbl.k3j4.tmp"]
+    fresh = e["risk0p01-0123456789abcdef.tbl.4343.a1b2c3d4.tmp"]
+    stale = e["exact-0123456789abcdef.tbl.4242.0a1b2c3d.tmp"]
     assert (fresh.kind, fresh.in_use, stale.in_use) == ("temporary", True, False)
     assert found.total_bytes == sum(p.stat().st_size for p in cache_dir.rglob("*") if p.is_file())
     assert len(found.entries) == sum(1 for p in cache_dir.rglob("*") if p.is_file())
@@ -78,7 +83,7 @@ def test_clean_removes_what_can_be_made_again_and_keeps_held_locks(cache_dir: Pa
         os.close(fd)
     assert failed == []
     left = sorted(p.relative_to(cache_dir).as_posix() for p in cache_dir.rglob("*") if p.is_file())
-    assert left == ["exact-0123456789abcdef.tbl.lock", "notes.txt", "risk0p01-0123456789abcdef.tbl.a1b2.tmp"]
+    assert left == ["exact-0123456789abcdef.tbl.lock", "notes.txt", "risk0p01-0123456789abcdef.tbl.4343.a1b2c3d4.tmp"]
     assert not (cache_dir / "numba").exists() and not (cache_dir / "verified").exists()  # emptied folders go
     assert len(gone) == 8 and held.name not in {e.path for e in gone}
     gone, _ = cache.clean()  # the lock is free now: stale, it goes
@@ -106,7 +111,7 @@ def test_numbas_own_folder_keeps_other_programs_kernels(cache_dir: Path, tmp_pat
     shared = tmp_path / "numba-shared"
     (shared / "home_me_project").mkdir(parents=True)
     (shared / "home_me_project" / "theirs.f-1.py311.nbi").write_bytes(b"t")
-    (shared / "play_kernel.play_games-507.py311.nbi").write_bytes(b"o")
+    (shared / "play_kernel.play_games-507.py311.nbi").write_bytes(b"\x80\x05o")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(shared))
     found = cache.listing()
     assert found.kernels == shared
@@ -144,7 +149,8 @@ def test_cache_list_text_and_json_agree(cli, cache_dir: Path) -> None:
     text = cli(["cache", "list"]).stdout.splitlines()
     assert text[0].split() == ["kind", "size", "rules", "file"]
     assert len(text) == 1 + 11 + 1 and text[-1].startswith("11 files, ")
-    assert any(line.split()[:4] == ["table", "944", "B", "yatzy"] for line in text)
+    size = (cache_dir / "exact-0123456789abcdef.tbl").stat().st_size
+    assert any(line.split()[:4] == ["table", *cache_cmd_size(size).split(), "yatzy"] for line in text)
     assert sum(line.endswith("(shipped)") for line in text) == 1
 
 
@@ -155,7 +161,7 @@ def test_cache_clean_says_what_it_removed(cli, cache_dir: Path) -> None:
     r = cli(["cache", "clean", "--kernels", "--json"])
     doc = orjson.loads(r.stdout)
     assert (r.exit_code, doc["dry_run"], doc["files"], doc["errors"]) == (0, False, 3, [])
-    size = sum(p.stat().st_size for p in cache_dir.rglob("*") if p.is_file()) - 5 - 10  # notes, fresh temporary
+    size = sum(p.stat().st_size for p in cache_dir.rglob("*") if p.is_file()) - 5 - 5  # notes, fresh temporary
     r = cli(["cache", "clean"])
     assert (r.exit_code, r.stdout) == (0, f"removed 6 files, {size / 1024:.1f} KiB\n")
     assert cli(["cache", "clean"]).stdout == "removed 0 files, 0 B\n"

@@ -10,10 +10,10 @@ import typer
 
 from ..errors import PROBLEM
 from ..formats.output import Output
-from .app import command_group, error, examples, fail, outputs
+from .app import command_group, error, examples, fail, outputs, warn
 
 if TYPE_CHECKING:
-    from ..strategy.cache import Entry, Part
+    from ..strategy.cache import Entry, Listing, Part
 
 cache_app = command_group(
     "cache",
@@ -46,8 +46,9 @@ def _record(e: Entry) -> dict[str, object]:
 def cache_where() -> None:
     """Print the cache directory ($YAHTZEE_CACHE_DIR, else the platform's user cache directory)."""
     from ..strategy.cache import directory
+    from ..text import escape
 
-    sys.stdout.write(f"{directory()}\n")
+    sys.stdout.write(f"{escape(str(directory()))}\n")  # (a name with ESC or a right-to-left override shown escaped)
 
 
 @cache_app.command("list", short_help="Every file of the cache with its size, and the total.", epilog=examples(
@@ -55,12 +56,14 @@ def cache_where() -> None:
 @outputs()
 def cache_list(json: bool = False, *, out: Output) -> None:
     """Every file of the cache with its kind and size, and the total: strategy tables (with their rule
-    set; "shipped" marks a copy of a table that comes with the package), compiled kernels, lock files
-    (stale unless a running process holds them), stamps of verified tables and temporary files."""
+    set; "shipped" marks a copy of a table that comes with the package), saved-rolls tables, compiled
+    kernels, lock files (stale unless a running process holds them), stamps of verified tables,
+    temporary files, and "other" files the toolbox did not write (clean leaves them)."""
     from ..formats.render import text
     from ..strategy.cache import listing
 
     found = listing()
+    _partial(found)
     out.record({"directory": str(found.directory), "kernels": str(found.kernels),
                 "entries": [_record(e) for e in found.entries], "files": len(found.entries),
                 "total_bytes": found.total_bytes})
@@ -72,12 +75,20 @@ def cache_list(json: bool = False, *, out: Output) -> None:
     out.text(f"{len(found.entries)} file{'' if len(found.entries) == 1 else 's'}, {_size(found.total_bytes)}\n")
 
 
+def _partial(found: Listing) -> None:
+    if not found.complete:
+        from ..strategy.cache import MAX_ENTRIES
+
+        warn(f"the cache directory {found.directory} holds more than {MAX_ENTRIES:,} names: only the first "
+             f"{MAX_ENTRIES:,} were looked at")
+
+
 @cache_app.command("clean", short_help="Remove cached tables, kernels and stale locks.", epilog=examples(
     "yahtzee cache clean", "yahtzee cache clean --kernels --dry-run"))
 @outputs()
 def cache_clean(
-    tables: Annotated[bool, typer.Option("--tables", help="Only strategy tables, distributions and their locks "
-                                         "and stamps.")] = False,
+    tables: Annotated[bool, typer.Option("--tables", help="Only strategy tables, saved-rolls tables, "
+                                         "distributions and their locks and stamps.")] = False,
     kernels: Annotated[bool, typer.Option("--kernels", help="Only compiled kernels and their locks.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be removed; remove nothing.")]
     = False,
@@ -87,7 +98,8 @@ def cache_clean(
 ) -> None:
     """Remove the cached tables and compiled kernels (both unless --tables or --kernels), stale lock files
     and temporary files of writers that died. Locks a running process holds stay, and so do fresh
-    temporary files. The tables shipped with the package stay in it: a first use copies them back at
+    temporary files and files the toolbox did not write (it removes a file only when its name and
+    its content show it for its own). The tables shipped with the package stay in it: a first use copies them back at
     no cost; other tables are built and kernels compiled again on first use."""
     from ..strategy.cache import clean
 
@@ -101,7 +113,7 @@ def cache_clean(
     out.record({"dry_run": dry_run, "removed": [_record(e) for e in gone], "files": len(gone), "total_bytes": total,
                 "errors": failed})
     verb = "would remove" if dry_run else "removed"
-    out.text("".join(f"{e.full}\n" for e in gone) if dry_run else "")
+    out.text("".join(f"{e.full}\n" for e in gone) if dry_run else "")  # (out.text escapes)
     out.text(f"{verb} {len(gone)} file{'' if len(gone) == 1 else 's'}, {_size(total)}\n")
     if failed:
         for message in failed[:-1]:
