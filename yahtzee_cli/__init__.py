@@ -6,8 +6,34 @@ on first use, so `import yahtzee_cli` (and `yahtzee --version`) stays light."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import sys
+
+
+def _interrupted(kind: type[BaseException], exc: BaseException, tb: object) -> None:
+    """The `yahtzee` program's last word on a Ctrl-C no command caught (during start-up, while the
+    modules load): exit 130 with one line, as an interrupt ends every command, not a traceback."""
+    if not issubclass(kind, KeyboardInterrupt):
+        _excepthook(kind, exc, tb)  # type: ignore[arg-type]
+        return
+    import os
+
+    try:
+        sys.stderr.write("yahtzee: error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(130)
+
+
+# First, before anything slow is imported, and only in the `yahtzee` program (its script, or `python -m
+# yahtzee_cli` while it is being found): a program that imports the library keeps its own Ctrl-C.
+_excepthook = sys.excepthook
+_program = (getattr(sys, "argv", None) or [""])[0]
+if _program == "-m" or _program.replace("\\", "/").rsplit("/", 1)[-1].startswith("yahtzee"):
+    sys.excepthook = _interrupted
+
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,35 @@
+"""A Ctrl-C while `yahtzee` starts (the modules loading, before a command's own handling) ends it as any
+interrupt does: exit 130, one line, no traceback. Sent to the installed script at several delays."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+
+
+def test_ctrl_c_at_start_up_is_exit_130_without_a_traceback(yahtzee: list[str]) -> None:
+    ours = 0
+    for delay in (0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.3, 0.45, 0.7):
+        child = subprocess.Popen([*yahtzee, "solve", "--rules", "yatzy"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+        if child.returncode == -signal.SIGINT or "init_import_site" in err:
+            continue  # the interpreter itself was still starting (its site module): before any of our code
+        if child.returncode == 0:
+            continue  # done before the signal came
+        assert child.returncode == 130 and "Traceback" not in err and err.count("\n") <= 1, (delay, err)
+        ours += err == "yahtzee: error: interrupted\n"  # (a command's own handling may say nothing)
+    assert ours >= 1
+
+
+def test_a_program_importing_the_library_keeps_its_own_ctrl_c() -> None:
+    code = "import yahtzee_cli, sys; print(sys.excepthook is sys.__excepthook__)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "True\n"
