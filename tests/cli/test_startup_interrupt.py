@@ -21,7 +21,7 @@ def test_ctrl_c_at_start_up_is_exit_130_without_a_traceback(yahtzee: list[str]) 
         time.sleep(delay)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
-        if (child.returncode == -signal.SIGINT and not err) or "init_import_site" in err:
+        if child.returncode != 130 and "yahtzee_cli" not in err:
             continue  # the interpreter itself was still starting (its site module): before any of our code
         if child.returncode == 0:
             continue  # done before the signal came
