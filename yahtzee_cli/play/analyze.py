@@ -924,15 +924,20 @@ def turning_dict(m: Moment | None) -> dict[str, Any] | None:
 
 
 def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
-    """A player's summary as JSON data (`games`: with games played and loss and luck per game, for
-    batches; else with the game's turning point)."""
+    """A player's summary as JSON data (`games`: the totals of a batch, whose figures are sums over
+    the player's games, with games played and each figure's mean per game; else one game's, with its
+    turning point)."""
     out: dict[str, Any] = {"name": p.name, "expected_loss": _r(p.loss), "decisions": p.decisions,
                            "inferred": p.inferred, "expected_start": _r(p.start), "luck": _r(p.luck),
                            "expected_end": _r(p.end), "win_cost": None if p.win_cost is None else _r(p.win_cost)}
     if games:
-        out["games"] = p.games
-        out["loss_per_game"] = _r(p.loss / p.games) if p.games else 0.0
-        out["luck_per_game"] = _r(p.luck / p.games) if p.games else 0.0
+        # the totals' figures are sums over the player's games; each has its mean beside it (`_per_game`)
+        n = p.games
+        out["games"] = n
+        out["loss_per_game"] = _r(p.loss / n) if n else 0.0
+        out["luck_per_game"] = _r(p.luck / n) if n else 0.0
+        out["expected_start_per_game"] = _r(p.start / n) if n else 0.0
+        out["expected_end_per_game"] = _r(p.end / n) if n else 0.0
     else:
         out["turning_point"] = turning_dict(p.turning)
     out["worst"] = p.worst_records()
