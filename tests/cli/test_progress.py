@@ -51,6 +51,17 @@ def test_a_new_stage_starts_its_own_estimate() -> None:
     assert w.left() is None and w.stage_done0 == 1
 
 
+def test_a_stage_inside_another_gives_way_to_it_when_done() -> None:
+    """The chances' pass needs the strategy table first: once the table is built, the pass is named again."""
+    w = P.Waiting("computing the chances to win", after=0.0, terminal=False)
+    w.noted("computing the yatzy early-game score distributions (once; cached in /tmp/x)")
+    w.noted("building the yatzy strategy table (once; cached in /tmp/x)")
+    w.update(10, 64)
+    w.update(64, 64)
+    w.update(1, 13)
+    assert w.label == "computing the yatzy early-game score distributions"
+
+
 @pytest.fixture
 def slow_builds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A fresh cache, a wait shown from its start with a line every 0.05 s, and builds that report

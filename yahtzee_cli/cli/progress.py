@@ -23,6 +23,7 @@ from typing import Any
 AFTER = 2.0  # seconds of waiting before anything is shown
 EVERY = 5.0  # seconds between two plain lines (at first)
 LONGEST = 60.0  # ... and at most, once the wait is long
+BAR = 20  # the bar's width on a terminal
 
 # notes that start a piece of work (the others, a seed or a warning, leave the stage as it is)
 _WORK = ("computing", "building", "preparing", "compiling", "fitting", "solving", "going on", "waiting", "loading")
@@ -60,6 +61,7 @@ class Waiting:
     def __init__(self, label: str, quiet: bool = False, after: float | None = None, every: float | None = None,
                  terminal: bool | None = None) -> None:
         self.label = label
+        self.before: str | None = None  # the stage that was going on when this one started
         self.unit = ""
         self.quiet = quiet
         self.after = _seconds("YAHTZEE_PROGRESS_AFTER", AFTER) if after is None else after
@@ -87,6 +89,8 @@ class Waiting:
         with self.lock:
             now = time.monotonic()
             if (label is not None and label != self.label) or total != self.total or done < self.done:
+                if self.total is not None and self.done >= self.total and self.before is not None:
+                    self.label, self.before = self.before, None  # a stage inside another ended: the outer goes on
                 self.stage_t0, self.stage_done0 = now, done  # a new stage: its own rate
                 if label is not None:
                     self.label = label
@@ -99,6 +103,7 @@ class Waiting:
     def stage(self, label: str, unit: str = "") -> None:
         """A new piece of work, of unknown size until it reports one."""
         with self.lock:
+            self.before = self.label if self.label != label else self.before
             self.label, self.unit = label, unit
             self.done, self.total = 0, None
             self.stage_t0, self.stage_done0 = time.monotonic(), None
@@ -159,8 +164,9 @@ class Waiting:
 
         # (app.console's settings; app imports this module, so not from there)
         err = Console(stderr=True, highlight=False, no_color="NO_COLOR" in os.environ)
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                            TextColumn("{task.fields[waited]}"), TextColumn("{task.fields[left]}"), console=err,
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=BAR),
+                            TextColumn("{task.fields[count]}"), TextColumn("{task.fields[waited]}"),
+                            TextColumn("{task.fields[left]}"), console=err,
                             transient=True, redirect_stdout=False, redirect_stderr=True)
         self.task = self.bar.add_task(self.label, total=None, count="", waited="", left="")
         self.bar.start()
@@ -173,9 +179,12 @@ class Waiting:
             count = f"{self.done:,}/{self.total:,}{unit}" if known else (f"{self.done:,}{unit}" if self.done else "")
             label, done, total = self.label, self.done, self.total
         left = self.left() if known else None
+        room = self.bar.console.width - BAR - len(count) - 24  # (the times and the spaces between columns)
+        if len(label) > room:  # the label gives way, so the bar keeps one line on a narrow terminal
+            label = label[: max(room - 1, 8)] + "…"
         self.bar.update(self.task, description=label, completed=min(done, total or done), total=total, count=count,
                         waited=_duration(time.monotonic() - self.t0),
-                        left=f"about {_duration(left)} left" if left is not None else "")
+                        left=f"{_duration(left)} left" if left is not None else "")
 
     # ------------------------------------------------------------------ the wait itself
 
