@@ -2,7 +2,8 @@
 
 Nothing is shown for a wait shorter than YAHTZEE_PROGRESS_AFTER seconds (2). Past that, on a
 terminal a bar (rich, transient, NO_COLOR honoured); elsewhere (a pipe, a log file) a plain line
-every YAHTZEE_PROGRESS_EVERY seconds (5, spaced out to a minute as the wait grows) with done/total
+every YAHTZEE_PROGRESS_EVERY seconds (5; once the wait is long, every twelfth of it, at most a
+minute: a half-hour build is not a thousand lines) with done/total
 and the time left, and a last line with the time it took. Never anything on stdout; `quiet=True`
 shows nothing.
 
@@ -146,7 +147,7 @@ class Waiting:
             self._update_bar()
         elif now >= self.next_line:
             self._say(self.line())
-            self.next_line = now + min(max(self.every, waited / 6), max(LONGEST, self.every))
+            self.next_line = now + min(max(self.every, waited / 12), max(LONGEST, self.every))
 
     def _say(self, text: str) -> None:
         from ..text import escape
