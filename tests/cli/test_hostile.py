@@ -296,12 +296,45 @@ too_big = st.one_of(st.floats(min_value=0.445, max_value=1.0), st.floats(min_val
 @given(theta=negligible)
 def test_a_negligible_theta_is_exactly_the_plain_table(theta: float) -> None:
     """theta * best total below a millionth changes nothing: the output is that without --risk."""
-    for cmd in (["hint", "1", "3", "3", "5", "6"], ["hint", "66655", "--rolls-left", "0", "--json"], ["solve"],
+    for cmd in (["hint", "1", "3", "3", "5", "6"], ["hint", "66655", "--rolls-left", "0", "--json"],
                 ["simulate", "-n", "5", "--seed", "3", "-w", "1", "--json"]):
         plain = run(cmd)
         res = run([*cmd, f"--risk={theta!r}"])
         check(res, 0)
         assert res.stdout == plain.stdout
+
+
+@settings(FAST, max_examples=8)
+@given(theta=negligible)
+def test_a_negligible_theta_reports_the_mean_as_its_certainty_equivalent(theta: float) -> None:
+    """solve with such a theta is the plain table's answer, and names the theta with its certainty
+    equivalent at the limit theta -> 0, the mean (it was null)."""
+    plain = json.loads(run(["solve", "--json"]).stdout)
+    res = run(["solve", "--json", f"--risk={theta!r}"])
+    check(res, 0)
+    got = json.loads(res.stdout)
+    extra = {k: got.pop(k) for k in ("risk", "objective", "certainty_equivalent") if k in got}
+    got["seconds"] = plain["seconds"]
+    assert got == plain
+    if theta:
+        assert extra["risk"] == theta and extra["certainty_equivalent"] == plain["expected"]
+        text = run(["solve", f"--risk={theta!r}"])
+        assert f"certainty equivalent is the expected score, {plain['expected']:.4f}" in text.stdout
+        row = run(["solve", "--csv", f"--risk={theta!r}"]).stdout.splitlines()
+        assert dict(zip(row[0].split(","), row[1].split(","), strict=False))["certainty_equivalent"]
+    else:
+        assert not extra
+
+
+@given(values=st.lists(st.floats(min_value=-1e4, max_value=1e4), min_size=1, max_size=8),
+       theta=st.one_of(st.just(5e-324), st.just(-1e-320), st.floats(min_value=-1e-17, max_value=1e-17)))
+def test_a_certainty_equivalent_tends_to_the_mean(values: list[float], theta: float) -> None:
+    """Below a negligible theta * spread the certainty equivalent is the mean, never the largest value
+    (the exponentials all round to 1 there)."""
+    from yahtzee_cli.strategy.turn import ce_mean
+
+    mean = sum(values) / len(values)
+    assert ce_mean(values, theta) == pytest.approx(mean, rel=1e-9, abs=1e-9)
 
 
 @settings(FAST, max_examples=15)

@@ -121,6 +121,15 @@ def _theta(rs: "RuleSet", risk: float | None) -> float | None:
         fail(f"--risk: {exc}", USAGE)
 
 
+def _negligible_risk(rec: dict[str, Any], asked: float | None) -> None:
+    """A --risk too small to change play (served by the plain table): the record still names it, with the
+    certainty equivalent at its limit, the mean (log E[exp(theta X)] / theta -> E[X] as theta -> 0)."""
+    if asked:
+        from ..play.simulate import objective, risk_name
+
+        rec.update(risk=asked, objective=objective(risk_name(asked)), certainty_equivalent=rec["expected"])
+
+
 def _targets(d: Any, target: int | None) -> list[int]:
     from ..solver.distribution import thresholds
 
@@ -166,7 +175,7 @@ def solve(
     instead and print its simulated mean, labelled approximate."""
     rs = get_rules(rules, set_)
     _check_plot(plot, distribution)
-    risk = _theta(rs, risk)
+    asked, risk = risk, _theta(rs, risk)
     if risk is not None:
         _risk_solve(out, rs, risk, distribution, target, rebuild, plot)
         return
@@ -232,8 +241,12 @@ def solve(
                                    "build_seconds": round(dist.seconds, 3) if dist_built else None}
             _plot_distribution(plot, [(f"optimal play, mean {dist.mean:.2f}", rec["distribution"]["pmf"])], target,
                                f"{rs.name}: final score under optimal play (exact)")
+        _negligible_risk(rec, asked)
         _solve_record(out, rec)
         out.say(f"{rs.name}: expected score {tab.mean:.7f}, SD {tab.sd:.4f} (exact, optimal play)")
+        if asked:
+            out.say(f"risk theta {asked:g} is too small to change any choice: optimal play serves it, and its "
+                    f"certainty equivalent is the expected score, {tab.mean:.4f}")
         how = f"built in {tab.build_seconds:.2f} s" if built else "loaded from the cache"
         out.say(f"{rec['states']:,} turn-start states, {how}: {path if stored else 'not cached'}")
         if dist is not None:
@@ -242,6 +255,7 @@ def solve(
     rec = {"rules": rs.record(), "exact": False, "approximation": f"{info['strategy']} ({info['why']})",
            "expected": info["mean"], "sd": info["sd"], "games": info["games"], "seconds": round(seconds, 3),
            "path": info["path"]}
+    _negligible_risk(rec, asked)
     _solve_record(out, rec)
     out.say(f"{rs.name}: expected score about {info['mean']:.2f}, SD {info['sd']:.2f} (approximate strategy: "
             f"{info['strategy']}; mean of {info['games']:,} simulated games)")

@@ -30,11 +30,16 @@ from .sources import ColumnState, Source, column_state, raw_points
 # as a tie-break towards progress, so games end; solved values do not include it.
 PASS_COST = 1e-6
 
+# |theta| * (spread of the values) below which a certainty equivalent is the mean: the correction
+# theta * variance / 2 is then under 1e-12 of the spread, and exp(theta * v) rounds to 1 anyway.
+NEGLIGIBLE_SPREAD = 1e-12
+
 
 def ce_mean(values: Sequence[float], theta: float) -> float:
     """The certainty equivalent of equally likely values: log(mean(exp(theta * v))) / theta (the mean
     at theta = 0), computed relative to the largest exponent so nothing overflows."""
-    if theta == 0.0:
+    if theta == 0.0 or abs(theta) * (max(values) - min(values)) < NEGLIGIBLE_SPREAD:
+        # the limit theta -> 0 is the mean; below this the exponentials round to 1 and would give the max
         return sum(values) / len(values)
     a = max(theta * v for v in values)
     return (a + math.log(sum(math.exp(theta * v - a) for v in values) / len(values))) / theta
