@@ -3,6 +3,7 @@
     python benchmarks/mutate.py rules --jobs 2       # a sample of 150 of the rules module's mutants
     python benchmarks/mutate.py rules --max 0        # every mutant of the rules module
     python benchmarks/mutate.py validate --max 60 --seed 3
+    python benchmarks/mutate.py --planted --jobs 2   # the hand-written faults of PLANTED (see below)
 
 Each mutant changes one operator or constant in a copy of the project (`<` to `<=`, `+` to `-`, `and`
 to `or`, `not x` to `x`, an int n to n + 1, True to False, `+=` to `-=`, ...; docstrings, messages and
@@ -13,6 +14,14 @@ fails (or the run times out); it survives when every test passes. The script pri
 missing test or an equivalent mutant (one that cannot change behaviour): kill the first with a test,
 explain the second in EQUIVALENT below (the script prints the reason next to it and a second rate
 without them). The working tree is never modified.
+
+`--planted` runs PLANTED instead: faults written by hand as source patches (one text replaced by
+another), each a mistake the tests must notice: analyze's sums (an inferred keep's regret left out
+of the loss, a total kept as the last game's), the library's month file, problem codes stamped on the
+wrong kind of turn, the cache cleaning what it must keep, player names matched two ways, a damaged
+line named by another line. Each is planted alone in a copy of the last commit (`git archive HEAD`:
+the edits in progress in the working tree are not tested), its test files run with `pytest -x`, and
+the copy restored in a `finally`. Every one must be killed: the script exits 1 when one survives.
 """
 
 from __future__ import annotations
@@ -33,6 +42,111 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault planted by hand: in yahtzee_cli/`source`, the text `old` (the first one after `after`
+    when given, else the only one) becomes `new`; `tests` (file names under tests/, run with -x and
+    the -k expression `skip` when given) must then fail."""
+
+    area: str
+    name: str
+    source: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    after: str = ""
+    skip: str = ""
+
+    def plant(self, text: str) -> str:
+        start = 0
+        if self.after:
+            start = text.find(self.after)
+            if start < 0:
+                raise SystemExit(f"{self.source}: no {self.after!r} to plant {self.name!r} after; update PLANTED")
+        elif text.count(self.old) != 1:
+            raise SystemExit(f"{self.source}: {self.old!r} occurs {text.count(self.old)} times; update PLANTED")
+        at = text.find(self.old, start)
+        if at < 0:
+            raise SystemExit(f"{self.source}: no {self.old!r} to plant {self.name!r}; update PLANTED")
+        return text[:at] + self.new + text[at + len(self.old):]
+
+
+_SUMS = ("test_sums.py",)
+_NAMES = ("test_players.py",)
+_CODES = ("test_problem_codes.py",)
+_CACHE = ("test_cache.py",)
+_NO_SOLVE = "not installed_command"  # (that one builds a table with the installed command)
+_FAST_SUMS = "not compiled_grading"  # (the compiled kernel's test compiles it: 20 s a copy, the same sums)
+PLANTED: tuple[Fault, ...] = (
+    Fault("analyze", "an inferred keep's regret left out of the loss", "play/analyze.py",
+          "        self.loss += d.regret\n", "        self.loss += 0.0 if d.inferred else d.regret\n", _SUMS,
+          skip=_FAST_SUMS),
+    Fault("analyze", "a decision's luck taken from the move made, not the best", "play/analyze.py",
+          "lk = d.best.value - self.end", "lk = d.made.value - self.end", _SUMS, skip=_FAST_SUMS),
+    Fault("analyze", "the totals' expected start kept as the last game's", "play/analyze.py",
+          "        self.start += other.start\n", "        self.start = other.start\n", _SUMS, skip=_FAST_SUMS),
+    Fault("analyze", "the totals' inferred keeps kept as the last game's", "play/analyze.py",
+          "        self.inferred += other.inferred\n", "        self.inferred = other.inferred\n", _SUMS,
+          skip=_FAST_SUMS),
+    Fault("analyze", "expected_start_per_game the total", "play/analyze.py",
+          'out["expected_start_per_game"] = _r(p.start / n)', 'out["expected_start_per_game"] = _r(p.start)', _SUMS,
+          skip=_FAST_SUMS),
+    Fault("analyze", "the worst decisions kept are the mildest", "play/analyze.py",
+          "elif item[:2] > self._heap[0][:2]:", "elif item[:2] < self._heap[0][:2]:", _SUMS, skip=_FAST_SUMS),
+    Fault("library", "a new game written into the newest month file there is", "play/library.py",
+          "    return month_file(folder)\n", "    return current_file(folder)\n", ("test_library_month.py",),
+          after="def new_game_file("),
+    Fault("library", "the month file named by the day", "play/library.py",
+          'f"games-{when:%Y-%m}.ndjson"', 'f"games-{when:%Y-%d}.ndjson"', ("test_library_month.py",)),
+    Fault("codes", "a bonus claimed on a passed turn stamped wrong-score", "formats/validate.py",
+          "ProblemCode.WRONG_BONUS)", "ProblemCode.WRONG_SCORE)", _CODES,
+          after="but a passed turn earns nothing"),
+    Fault("codes", "a wrong score on a written turn stamped invalid-value", "formats/validate.py",
+          'f"{keys[bi]}{joker}", ProblemCode.WRONG_SCORE)', 'f"{keys[bi]}{joker}", ProblemCode.INVALID_VALUE)',
+          _CODES),
+    Fault("codes", "the claims of an illegal move checked", "formats/validate.py",
+          "if check_claims and illegal is None:", "if check_claims:", _CODES),
+    Fault("codes", "a filled box in a column stamped box-filled", "formats/validate.py",
+          "ProblemCode.BOX_FILLED_IN_COLUMN if ncols > 1 else ProblemCode.BOX_FILLED", "ProblemCode.BOX_FILLED",
+          _CODES),
+    Fault("codes", "a column on a one-column sheet stamped column-out-of-range", "formats/validate.py",
+          "ProblemCode.COLUMN_OUT_OF_RANGE if ncols > 1 else ProblemCode.INVALID_VALUE",
+          "ProblemCode.COLUMN_OUT_OF_RANGE", _CODES),
+    Fault("codes", "an illegal pass filed under the turn, not its box", "formats/validate.py",
+          'problem(f"/turns/{t}/box", illegal, code)', 'problem(f"/turns/{t}", illegal, code)', _CODES,
+          after="code = ProblemCode.PASS_WHILE_SCORING"),
+    Fault("codes", "one problem too many before too-many-problems", "formats/validate.py",
+          "if len(problems) >= MAX_PROBLEMS:", "if len(problems) > MAX_PROBLEMS:", _CODES),
+    Fault("cache", "clean removes files that are not the toolbox's", "strategy/cache.py",
+          ' and not e.in_use and e.kind != "other"]', " and not e.in_use]", _CACHE, skip=_NO_SOLVE),
+    Fault("cache", "clean removes a lock a running process holds", "strategy/cache.py",
+          'e.part in chosen and not e.in_use and', "e.part in chosen and", _CACHE, skip=_NO_SOLVE),
+    Fault("cache", "a dry run removes", "strategy/cache.py",
+          "            gone.append(e)\n            continue\n", "            gone.append(e)\n", _CACHE,
+          after="if dry_run:", skip=_NO_SOLVE),
+    Fault("cache", "a held lock unlinked anyway", "strategy/cache.py",
+          "        except OSError:\n            return False\n", "        except OSError:\n            pass\n",
+          _CACHE, after="fcntl.flock(fd", skip=_NO_SOLVE),
+    Fault("names", "analyze's totals keyed by the spelling", "play/analyze.py",
+          "name, key = self.names.add(p.name)", "name, key = p.name, p.name", _NAMES),
+    Fault("names", "replay's tallies keyed by the spelling", "formats/tallies.py",
+          "            name, who = self.names.add(raw)\n", "            name, who = raw, raw\n", _NAMES),
+    Fault("names", "--player matched by case folding alone", "formats/stats.py",
+          "asked = {player_key(p): p for p in players}", "asked = {p.casefold(): p for p in players}", _NAMES),
+    Fault("names", "spellings compared without normal form", "formats/players.py",
+          'unicodedata.normalize("NFC", folded).split()', "folded.split()", _NAMES),
+    Fault("names", "spacing counted", "formats/players.py",
+          'return " ".join(name.casefold().split())', "return name.casefold()", _NAMES),
+    Fault("stats", "an unfinished game's players not noted", "formats/stats.py",
+          "            self._not_counted(rules, players, False)\n", "", _NAMES),
+    Fault("stats", "head to head: a tie counted as a win", "formats/stats.py",
+          "                if ti > tj:\n", "                if ti >= tj:\n", ("test_stats.py",),
+          skip="stats_of_a_library_played_through_log"),
+    Fault("decode", "a damaged NDJSON line named by the line after it", "text.py",
+          "    if line > last:\n", "    if line > last + 1:\n", ("test_decode_errors.py",)),
+)
 
 @dataclass(frozen=True)
 class Target:
@@ -294,13 +408,16 @@ def copy_project(dest: Path) -> None:
 
 def run_tests(workdir: Path, module: str, timeout: float) -> str:
     """'killed', 'survived' or 'timeout' (counted as killed)."""
+    return _pytest(workdir, test_files(module), TARGETS[module].skip, timeout)
+
+
+def _pytest(workdir: Path, files: list[str], skip: str, timeout: float) -> str:
     env = {**os.environ, "PYTHONPATH": str(workdir), "YAHTZEE_CACHE_DIR": str(workdir / "cache"),
            "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("NUMBA_CACHE_DIR", None)  # compiled kernels of a mutant stay in its own copy
-    skip = TARGETS[module].skip
     # -n 0: one process per mutant (--jobs runs mutants side by side, not the suite's worker per core)
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0",
-           *(["-k", skip] if skip else []), *test_files(module)]
+           *(["-k", skip] if skip else []), *files]
     try:
         p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -323,9 +440,87 @@ def try_mutant(workdir: Path, m: Mutant, source: str, timeout: float) -> str:
         target.write_text(source)
 
 
+def _found(workdir: Path, names: tuple[str, ...]) -> list[str]:
+    out = []
+    for name in names:
+        found = sorted((workdir / "tests").rglob(name))
+        if not found:
+            raise SystemExit(f"no tests/**/{name} in the last commit")
+        out.append(str(found[0].relative_to(workdir)))
+    return out
+
+
+def copy_head(dest: Path) -> None:
+    """The last commit's tree (not the working tree's edits in progress) at `dest`."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+def try_fault(workdir: Path, f: Fault, timeout: float) -> str:
+    """Plant `f` in the copy at `workdir`, run its tests, put the source back (whatever happens)."""
+    target = workdir / "yahtzee_cli" / f.source
+    source = target.read_text()
+    target.write_text(f.plant(source))
+    try:
+        return _pytest(workdir, _found(workdir, f.tests), f.skip, timeout)
+    finally:
+        target.write_text(source)
+
+
+def run_planted(areas: list[str], jobs: int, timeout: float) -> int:
+    faults = [f for f in PLANTED if not areas or f.area in areas]
+    if not faults:
+        print(f"no planted fault in {', '.join(areas)}; areas: {', '.join(dict.fromkeys(f.area for f in PLANTED))}",
+              file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="yahtzee-planted-") as tmp:
+        copies: queue.Queue[Path] = queue.Queue()
+        for j in range(max(jobs, 1)):
+            copy_head(Path(tmp) / str(j))
+            copies.put(Path(tmp) / str(j))
+        first = Path(tmp) / "0"
+        for f in faults:  # each fault's text is there, once (else the list is out of date)
+            f.plant((first / "yahtzee_cli" / f.source).read_text())
+        runs = sorted({(f.tests, f.skip) for f in faults})
+        start = time.perf_counter()
+        for tests, skip in runs:
+            if _pytest(first, _found(first, tests), skip, timeout * 3) != "survived":
+                print(f"{' '.join(tests)}: the tests fail without any fault; fix them first", file=sys.stderr)
+                return 1
+        print(f"{len(faults)} planted faults, {jobs} at a time (tests pass without them: "
+              f"{time.perf_counter() - start:.0f} s)", flush=True)
+
+        def one(f: Fault) -> tuple[Fault, str]:
+            workdir = copies.get()
+            try:
+                return f, try_fault(workdir, f, timeout)
+            finally:
+                copies.put(workdir)
+
+        with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+            results = list(pool.map(one, faults))
+    by_area: dict[str, list[int]] = {}
+    for f, outcome in results:
+        killed = outcome != "survived"
+        tally = by_area.setdefault(f.area, [0, 0])
+        tally[0] += killed
+        tally[1] += 1
+        print(f"  {'killed  ' if killed else 'SURVIVED'}  {f.area}: {f.name} ({f.source}; {' '.join(f.tests)})"
+              + ("  [timeout]" if outcome == "timeout" else ""), flush=True)
+    k = sum(a for a, _ in by_area.values())
+    print("kill rate: " + ", ".join(f"{area} {a}/{n}" for area, (a, n) in by_area.items())
+          + f"; all {100 * k / len(results):.1f}% ({k}/{len(results)}); {time.perf_counter() - start:.0f} s")
+    return 0 if k == len(results) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("modules", nargs="*", default=list(TARGETS), help=f"modules of yahtzee_cli ({', '.join(TARGETS)})")
+    ap.add_argument("modules", nargs="*", default=None,
+                    help=f"modules of yahtzee_cli ({', '.join(TARGETS)}); with --planted, areas of the faults "
+                         f"({', '.join(dict.fromkeys(f.area for f in PLANTED))})")
+    ap.add_argument("--planted", action="store_true", help="plant the hand-written faults of PLANTED instead "
+                    "(in a copy of the last commit); exit 1 when one survives")
     ap.add_argument("--max", type=int, default=None, help="mutants per module, sampled (0: all; default per module)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds per mutant before it counts as killed")
@@ -336,6 +531,9 @@ def main() -> int:
                          "the same modules in the same order, same --seed and --max, module unchanged since; "
                          "refused otherwise); the others count as killed then")
     args = ap.parse_args()
+    if args.planted:
+        return run_planted(args.modules or [], args.jobs, args.timeout * 3)
+    args.modules = args.modules or list(TARGETS)
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
         print(f"unknown module {unknown[0]!r}; choose from {', '.join(TARGETS)}", file=sys.stderr)
