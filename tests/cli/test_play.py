@@ -150,7 +150,7 @@ def test_a_two_player_game_at_the_terminal(rules_file: Path, tmp_path: Path) -> 
     assert "Ben writes Kniffel 50" in t.text()
     t.enter("Anna", "66612", "Sechser 18")
     t.enter("Anna", "Sechser", "Turn 4: Ben")
-    t.enter("Ben", "undo", "Took back Anna's sixes 18: Anna chooses again for 6 6 6 1 2")  # one step: the box
+    t.enter("Ben", "undo", "Took back Anna's Sechser 18: Anna chooses again for 6 6 6 1 2")  # one step: the box
     t.enter("Anna", "undo", "Took back Anna's roll 6 6 6 1 2")  # then the roll
     t.enter("Anna", "66634", "(roll 1 of 3")
     t.enter("Anna", "sixes", "Turn 4: Ben")
@@ -263,7 +263,7 @@ def test_three_players_rolled_by_the_program_and_undo_never_changes_the_dice(rul
     t.enter("Anna", f"keep {keep}", "(roll 2 of 3")
     second = _dice(t, "Anna", 2)
     t.enter("Anna", "chance", "Turn 2: Ben")
-    t.enter("Ben", "undo", "Took back Anna's chance")  # the box: Anna chooses again, the dice unchanged
+    t.enter("Ben", "undo", "Took back Anna's Chance")  # the box: Anna chooses again, the dice unchanged
     assert _dice(t, "Anna", 2) == second
     t.enter("Anna", "undo", f"Took back Anna's roll {second} (kept {keep})")  # the keep and its roll
     assert _dice(t, "Anna", 1) == first

@@ -169,9 +169,11 @@ def test_output_failure_after_a_save_says_the_entry_is_saved(game: Path) -> None
 def test_log_end_and_new_force_keep_the_unfinished_game_marked_abandoned(cli: object, game: Path) -> None:
     assert cli(["log", "add", str(game), "--dice", "13356"]).exit_code == 0  # type: ignore[operator]
     res = cli(["log", "new", str(game), "--players", "Cleo"])  # type: ignore[operator]
-    assert res.exit_code == 1 and res.stderr.endswith(f"to start another: yahtzee log end {game}, or log new --force\n")
+    assert res.exit_code == 1 and res.stderr.endswith(f"yahtzee log end {game}; or end it and start the new game: "
+                                                      f"yahtzee log new {game} --players Cleo --force\n")
     res = cli(["log", "end", str(game)])  # type: ignore[operator]
-    assert res.exit_code == 0 and res.stdout == f"Ended the game in {game} (kept, marked abandoned): Anna 0, Ben 0.\n"
+    assert res.exit_code == 0 and res.stdout.startswith(f"Ended the game in {game} (Anna, Ben; ")
+    assert res.stdout.endswith("; turn 1; kept, marked abandoned): Anna 0, Ben 0.\n")
     res = cli(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]
     assert res.exit_code == 1 and "abandoned" in res.stderr
     assert cli(["log", "new", str(game), "--players", "Cleo"]).exit_code == 0  # type: ignore[operator]

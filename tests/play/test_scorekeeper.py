@@ -82,7 +82,7 @@ def test_undo_takes_back_a_roll_then_a_box_then_its_roll(game: Path) -> None:
     assert k.undo() == "took back Ben's roll 1 2 3 4 5 (kept 1 2 3 4)"
     assert loads(game.read_bytes())["turns"][-1] == {"player": "Ben", "rolls": [[1, 2, 3, 4, 6]]}
     assert k.undo() == "took back Ben's roll 1 2 3 4 6"
-    assert k.undo() == "took back Anna's full_house 25: Anna chooses again for 1 1 1 2 2"
+    assert k.undo() == "took back Anna's Full house 25: Anna chooses again for 1 1 1 2 2"  # the sheet's name
     assert loads(game.read_bytes())["turns"] == [{"player": "Anna", "rolls": [[1, 1, 1, 2, 2]]}]
     assert k.undo() == "took back Anna's roll 1 1 1 2 2"
     assert loads(game.read_bytes())["turns"] == []
@@ -139,7 +139,7 @@ def test_log_commands(cli: object, game: Path) -> None:
     res = run(["log", "new", str(game), "--rules", "kniffel", "--players", "Anna,Ben"])  # type: ignore[operator]
     assert res.exit_code == 0 and res.stdout == f"New kniffel game in {game}: Anna, Ben. Anna starts.\n"
     res = run(["log", "add", str(game), "--dice", "3", "3", "3", "2", "2", "--box", "Full House"])  # type: ignore[operator]
-    assert res.stdout == ("Anna: full_house 25. Anna 25, Ben 0. Next: Ben. Chances to win: Anna 49.8%, Ben 49.5%; "
+    assert res.stdout == ("Anna: Full House 25. Anna 25, Ben 0. Next: Ben. Chances to win: Anna 49.8%, Ben 49.5%; "
                           "a tie for first 0.7% (optimal play from here).\n")
     before = game.read_bytes()
     res = run(["log", "add", str(game), "--dice", "13356"])  # type: ignore[operator]
@@ -156,9 +156,9 @@ def test_log_commands(cli: object, game: Path) -> None:
     assert res.exit_code == 2  # two --dice then loose dice: which roll do they belong to?
     undone = [run(["log", "undo", str(game)]).stdout for _ in range(5)]  # type: ignore[operator]
     assert undone == [  # one step at a time: a box (the dice stay), then each roll
-        "Took back Anna's sixes 0: Anna chooses again for 2 2 2 2 2. Next: Anna.\n",
+        "Took back Anna's Sechser 0: Anna chooses again for 2 2 2 2 2. Next: Anna.\n",
         "Took back Anna's roll 2 2 2 2 2. Next: Anna.\n",
-        "Took back Ben's sixes 0: Ben chooses again for 3 3 2 2 4. Next: Ben.\n",
+        "Took back Ben's Sechser 0: Ben chooses again for 3 3 2 2 4. Next: Ben.\n",
         "Took back Ben's roll 3 3 2 2 4 (kept 3 3). Next: Ben.\n",
         "Took back Ben's roll 1 3 3 5 6. Next: Ben.\n",
     ]
@@ -238,6 +238,6 @@ def test_play_without_a_file_keeps_games_in_the_user_data_directory(cli: object,
 def test_log_add_names_the_column_on_multi_column_sheets(cli: object, game: Path) -> None:
     cli(["log", "new", str(game), "--rules", "triple-yahtzee", "--players", "Anna"])  # type: ignore[operator]
     res = cli(["log", "add", str(game), "--dice", "66666", "--box", "sixes", "--column", "2"])  # type: ignore[operator]
-    assert res.stdout == "Anna: sixes 30 in column 2. Anna 60. Next: Anna.\n"  # column 2 counts twice
+    assert res.stdout == "Anna: Sixes 30 in column 2. Anna 60. Next: Anna.\n"  # column 2 counts twice
     res = cli(["log", "add", str(game), "--dice", "12345", "--box", "chance"])  # type: ignore[operator]
     assert res.exit_code == 1 and "chance is open in columns 1, 2, 3: say which column" in res.stderr

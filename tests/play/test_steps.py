@@ -28,7 +28,7 @@ def test_undo_goes_back_one_step_at_a_time(game: Path) -> None:
     k.record([[1, 3, 3, 5, 6], [3, 3, 2, 2, 4], [3, 3, 3, 2, 2]], [[3, 3], [3, 3, 2, 2]], "full_house")
     assert k.next_player == "Ben"
     # the box: Anna chooses again, the same dice showing
-    assert k.undo() == "took back Anna's full_house 25: Anna chooses again for 3 3 3 2 2"
+    assert k.undo() == "took back Anna's Full house 25: Anna chooses again for 3 3 3 2 2"
     assert k.position().player == "Anna" and k.position().dice == (2, 2, 3, 3, 3)
     assert k.position().rolls_left == 0
     assert _turns(game) == [{"player": "Anna", "rolls": [[1, 3, 3, 5, 6], [3, 3, 2, 2, 4], [3, 3, 3, 2, 2]],
@@ -47,7 +47,7 @@ def test_undo_goes_back_one_step_at_a_time(game: Path) -> None:
 def test_a_pass_and_a_column_are_taken_back_alone(game: Path) -> None:
     k = Keeper.start(game, "triple-yahtzee", ["Anna"])
     k.record([[1, 2, 3, 4, 6]], box="chance", column=2)
-    assert k.undo() == "took back Anna's chance 16 in column 2: Anna chooses again for 1 2 3 4 6"
+    assert k.undo() == "took back Anna's Chance 16 in column 2: Anna chooses again for 1 2 3 4 6"
     k.record(box="chance", column=3)
     assert _turns(game)[0]["column"] == 3
 

@@ -26,7 +26,6 @@ from .app import PlotOpt, RiskOpt, app, error, examples, fail, note, outputs, pr
 from .batch import (
     Backend,
     BackendOpt,
-    FilesArg,
     SchedulerOpt,
     check_paths,
     check_workers,
@@ -34,6 +33,7 @@ from .batch import (
     run_errors,
     workers_option,
 )
+from .log_cmd import GameFilesArg, game_files
 
 UntilOpt = Annotated[
     int | None,
@@ -60,7 +60,7 @@ VerboseOpt = Annotated[
 ))
 @outputs()
 def analyze(
-    files: FilesArg,
+    files: GameFilesArg = None,
     until: UntilOpt = None,
     json: bool = False,
     csv: bool = False,
@@ -83,8 +83,9 @@ def analyze(
         from ..formats.plot import check_plot_target
 
         check_plot_target(plot)
-    run_analyze(check_paths(files), out, until=until, verbose=verbose, risk=risk, workers=workers,
-                backend=backend.value, scheduler=scheduler, plot=plot, wins=win)
+    sources = check_paths(game_files(files, "analyze"))
+    run_analyze(sources, out, until=until, verbose=verbose, risk=risk, workers=workers, backend=backend.value,
+                scheduler=scheduler, plot=plot, wins=win)
 
 
 def run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose: bool, risk: float | None = None,

@@ -24,16 +24,92 @@ T = TypeVar("T")
 
 log_app = command_group(
     "log",
-    "Keep a game log (yahtzee-log/1) entry by entry: new game, add a roll or a turn, undo, house rules.",
+    "Keep a game log (yahtzee-log/1) entry by entry: new game, add a roll or a turn, undo, house rules.\n\n"
+    "Without FILE, `log add|set|end` take the library's game in play: the last game of the library's newest "
+    "file (`yahtzee library`), while it is neither over nor ended; `log show|undo` take it just after it ended "
+    "too. With no such game, they say how to start one and exit 2.",
     "Keep a game log entry by entry, from scripts.",
     "yahtzee log new game.json --players Anna,Ben",
     "yahtzee log add game.json --dice 13356 --held 33 --dice 33322 --box full_house",
+    "yahtzee log add 6 6 6 2 1 --box sixes      (the library's game in play)",
     "yahtzee log undo game.json",
     "yahtzee log show game.json --json",
 )
 
-FileArg = Annotated[Path, typer.Argument(
-    metavar="FILE", help="The game file (NDJSON: one game per line, the game in play last).", show_default=False)]
+FileArg = Annotated[Path | None, typer.Argument(
+    metavar="[FILE]", help="The game file (NDJSON: one game per line, the game in play last).  [default: the "
+    "library's game in play, see `yahtzee log -h`]", show_default=False)]
+
+
+GameFilesArg = Annotated[list[str] | None, typer.Argument(
+    metavar="[FILE]...", help="Game logs or score sheets: files (one JSON document, several one after another, or "
+    "NDJSON with one game per line), directories (every *.json and *.ndjson inside, recursively), or '-' for "
+    "stdin.  [default: the library's file holding its game in play, or the game just finished]",
+    show_default=False)]
+
+
+def game_files(files: list[str] | None, command: str) -> list[str]:
+    """The inputs named, else the library's file holding its game in play (or the game just
+    finished). Stdin is read only when named '-': with none named and stdin a pipe or a file, which
+    one was meant is not clear, so that is a usage error saying how to name each."""
+    if files:
+        return files
+    import os
+    import stat
+    import sys
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no real stdin (closed, or replaced in-process)
+        mode = 0
+    if stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode):
+        fail(f"no FILE named and stdin is a pipe or a file: read it with `yahtzee {command} -`, or name the FILE")
+    return [str(game_file(None, over=True))]
+
+
+def game_file(file: Path | None, *, over: bool = False) -> Path:
+    """The FILE named, else the library's game in play (play.library.game_in_play; `over`: its game
+    just finished too); with neither, one line saying how to start a game, exit 2."""
+    if file is not None:
+        return file
+    from ..errors import YahtzeeError
+    from ..play.library import game_in_play
+
+    try:
+        return game_in_play(over=over)
+    except YahtzeeError as exc:
+        fail(str(exc), exc.exit_status)
+
+
+def shell_command(*words: str) -> str:
+    """A command to type, each word quoted for the shell where it needs it."""
+    import shlex
+
+    return shlex.join(words)
+
+
+def in_progress_refusal(file: Path, exc: Exception, retry: list[str]) -> str:
+    """Why a new game is refused while FILE's game is unfinished, with the exact commands to type:
+    resume it, end it, or start the new one anyway (`retry`: the command given, --force added)."""
+    f = str(file)
+    return (f"{exc}; resume it: {shell_command('yahtzee', 'play', '--resume', f)}; end it (kept, marked "
+            f"abandoned): {shell_command('yahtzee', 'log', 'end', f)}; or end it and start the new game: "
+            f"{shell_command(*retry, '--force')}")
+
+
+def ended_line(file: Path, described: str) -> str:
+    """What `--force` did to the unfinished game it found (Keeper.ended)."""
+    return f"Ended the unfinished game in {file} ({described}): kept, marked abandoned."
+
+
+def new_game_words(command: list[str], file: Path | None, rules: str | None, sets: list[str] | None,
+                   names: list[str]) -> list[str]:
+    """The words of a command starting a game as given: FILE, --rules, --set, --players."""
+    words = [*command, *([str(file)] if file is not None else [])]
+    words += ["--rules", rules] if rules is not None else []
+    for s in sets or ():
+        words += ["--set", s]
+    return [*words, "--players", ",".join(names)]
 
 
 def split_players(values: list[str] | None) -> list[str]:
@@ -58,17 +134,18 @@ def _editing(file: Path) -> Iterator[Keeper]:
         yield keeper
 
 
-def _change(file: Path, out: Output, change: Callable[[Keeper], T]) -> tuple[Keeper, T]:
+def _change(file: Path, out: Output, change: Callable[[Keeper], T],
+            refused: Callable[[Keeper], str] | None = None) -> tuple[Keeper, T]:
     """One change to the game in FILE (`change(keeper)`), made under the file's lock: a refused change
-    is its one line and exit status. Once saved, the game's record (--json); then the keeper and what
-    the change returned, for the command's sentence."""
+    is its one line (`refused(keeper)` added to it) and exit status. Once saved, the game's record
+    (--json); then the keeper and what the change returned, for the command's sentence."""
     from ..errors import KeeperError
 
     with _editing(file) as keeper:
         try:
             result = change(keeper)
         except KeeperError as exc:  # an illegal move (1), or a box or setting the rules do not have (2)
-            fail(str(exc), exc.exit_status)
+            fail(f"{exc}{refused(keeper) if refused is not None else ''}", exc.exit_status)
     _saved(file, keeper, out)
     return keeper, result
 
@@ -156,13 +233,18 @@ def log_new(
         spec = rules_spec(rules, set_ or ())
     except RulesError as exc:
         fail(str(exc))
+    named = file
     if file is None:
         file = new_game_file(location().path)
     try:
         keeper = Keeper.start(file, spec, names, meta={"started": started_now()}, force=force)
+    except GameInProgress as exc:
+        fail(in_progress_refusal(file, exc, new_game_words(["yahtzee", "log", "new"], named, rules, set_, names)),
+             PROBLEM)
     except KeeperError as exc:
-        hint = f": yahtzee log end {file}, or log new --force" if isinstance(exc, GameInProgress) else ""
-        fail(f"{exc}{hint}", PROBLEM)
+        fail(str(exc), PROBLEM)
+    if keeper.ended is not None:
+        note(ended_line(file, keeper.ended))
     _saved(file, keeper, out)
     out.say(f"New {keeper.rules.name} game in {file}: {', '.join(names)}. {keeper.next_player} starts.")
 
@@ -170,9 +252,11 @@ def log_new(
 @log_app.command("add")
 @outputs()
 def log_add(
-    file: FileArg,
-    more: Annotated[list[str] | None, typer.Argument(metavar="DICE", help="The rest of the dice after --dice, as in "
-                                                     "--dice 3 3 3 2 2.", show_default=False)] = None,
+    file: FileArg = None,
+    more: Annotated[list[str] | None, typer.Argument(metavar="[DICE]...", help="The dice after a roll, as hint takes "
+                                                     "them: 3 3 3 2 2, 33322 or 3,3,3,2,2 (or the rest of the dice "
+                                                     "after --dice). A word of dice is never a FILE (./33322 is).",
+                                                     show_default=False)] = None,
     dice: Annotated[list[str] | None, typer.Option(
         "--dice", "-d", metavar="DICE", help="The dice after a roll: 33322 or '3 3 3 2 2' (repeat for each roll of "
         "the turn).", show_default=False)] = None,
@@ -193,15 +277,19 @@ def log_add(
 ) -> None:
     """Add to the game in FILE: rolls of the player whose turn it is and/or the box they fill. The
     entry is checked with the rules (joker, fill order, rolls allowed) and refused with exit 1 when
-    illegal, leaving the file untouched."""
+    illegal: all of it or nothing is recorded, and the refusal says where the turn stands."""
     from ..errors import RulesError
+    from ..play.scorekeeper import dice_word
     from ..rules.engine import parse_dice
 
+    if file is not None and dice_word(str(file)):  # `log add 6 6 6 2 1`: dice, the game in play's
+        more = [str(file), *(more or [])]
+        file = None
     words = list(dice or [])
     if more:
-        if len(words) != 1:
-            fail("give each roll as one word (--dice 33322 --dice 33324) or one --dice followed by the dice")
-        words = [" ".join([words[0], *more])]
+        if len(words) > 1:
+            fail("give each roll as one word (--dice 33322 --dice 33324), or the dice of one roll after FILE")
+        words = [" ".join([*words, *more])]
     if box is not None and pass_:
         fail("give --box or --pass, not both")
     try:
@@ -209,8 +297,25 @@ def log_add(
         keeps = None if held is None else [[] if h.strip() in ("", "-") else parse_dice([h]) for h in held]
     except RulesError as exc:
         fail(str(exc))
-    keeper, entry = _change(file, out, lambda k: k.record(rolls, keeps, box, column, pass_))
+    keeper, entry = _change(game_file(file), out, lambda k: k.record(rolls, keeps, box, column, pass_),
+                            refused=lambda k: _nothing_recorded(k, bool(rolls)))
     out.say(lambda: _added(keeper, entry))
+
+
+def _nothing_recorded(keeper: Keeper, rolls: bool) -> str:
+    """After a refused `log add`: nothing of it is recorded, and where the turn stands, so the next
+    entry is made from there (the box alone would go with the dice showing, not with a refused roll)."""
+    pos = keeper.position()
+    if pos.dice is None:
+        if not rolls:  # (the refusal says so already: the box needs dice)
+            return "; nothing recorded"
+        where = f"{pos.player} has not rolled yet"
+    else:
+        total = pos.rolls_used + pos.rolls_left
+        where = (f"{pos.player}'s turn stands at roll {pos.rolls_used} of {total} "
+                 f"({' '.join(map(str, pos.dice))})")
+    again = "; give the rolls again with the box" if rolls else ""
+    return f"; nothing recorded: {where}{again}"
 
 
 def _added(keeper: Keeper, entry: Entry) -> str:
@@ -225,7 +330,7 @@ def _added(keeper: Keeper, entry: Entry) -> str:
         what = "passes"
     else:
         o = step.option
-        what = f"{keeper.rules.keys[o.box]} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
+        what = f"{keeper.rules.boxes[o.box].label} {o.score}{f'+{o.bonus}' if o.bonus else ''}"
         if keeper.rules.settings.columns > 1:
             what += f" in column {o.column + 1}"
     return f"{entry.player}: {what}. {_totals(keeper)}. {_state(keeper)}{_chances(keeper.standings())}"
@@ -233,28 +338,38 @@ def _added(keeper: Keeper, entry: Entry) -> str:
 
 @log_app.command("undo")
 @outputs()
-def log_undo(file: FileArg, json: bool = False, *, out: Output) -> None:
+def log_undo(file: FileArg = None, json: bool = False, *, out: Output) -> None:
     """Take back one step of the game in FILE: the box of the last turn (the dice stay, to be written
     again), else the last roll of the turn in progress; run again for the step before."""
-    keeper, said = _change(file, out, lambda k: k.undo())
+    keeper, said = _change(game_file(file, over=True), out, lambda k: k.undo())
     out.say(lambda: f"{said[0].upper()}{said[1:]}. {_state(keeper)}")
 
 
 @log_app.command("end")
 @outputs()
-def log_end(file: FileArg, json: bool = False, *, out: Output) -> None:
+def log_end(file: FileArg = None, json: bool = False, *, out: Output) -> None:
     """End the unfinished game in FILE without finishing it: it stays in the file, marked abandoned
     (`meta.abandoned`), is skipped by personal bests and hints, and `log new` may start another."""
-    keeper, _ = _change(file, out, lambda k: k.end())
-    out.say(lambda: f"Ended the game in {file} (kept, marked abandoned): {_totals(keeper)}.")
+    from ..play.scorekeeper import describe_game
+
+    path = game_file(file)
+
+    def end(keeper: Keeper) -> str:
+        which = describe_game(keeper.data)
+        keeper.end()
+        return which
+
+    keeper, which = _change(path, out, end)
+    out.say(lambda: f"Ended the game in {path} ({which}; kept, marked abandoned): {_totals(keeper)}.")
 
 
 @log_app.command("set")
 @outputs()
 def log_set(
-    file: FileArg,
-    setting: Annotated[str, typer.Argument(
-        metavar="KEY=VALUE", help="A house rule key=value, e.g. joker=free or upper_bonus=50.", show_default=False)],
+    file: FileArg = None,
+    setting: Annotated[str | None, typer.Argument(
+        metavar="KEY=VALUE", help="A house rule key=value, e.g. joker=free or upper_bonus=50.",
+        show_default=False)] = None,
     json: bool = False,
     *,
     out: Output,
@@ -267,16 +382,22 @@ def log_set(
     from ..play.scorekeeper import RuleChange
     from ..text import escape
 
+    if setting is None and file is not None:  # `log set joker=free`: the library's game in play
+        setting, file = str(file), None
+    if setting is None:
+        fail("give the house rule as KEY=VALUE, e.g. yahtzee log set joker=free")
+    rule = setting
+
     def set_rule(keeper: Keeper) -> RuleChange:
         try:
-            return keeper.set_rule(setting)
+            return keeper.set_rule(rule)
         except RuleRefused as exc:  # the moves it would make illegal, one line each
             error(str(exc))
             for p in exc.illegal:
                 sys.stderr.write(f"  {escape(str(p))}\n")
             raise typer.Exit(PROBLEM) from None
 
-    change = _change(file, out, set_rule)[1]
+    change = _change(game_file(file), out, set_rule)[1]
     before = {p.name: p.total for p in change.before.players}
     moved = [f"{p.name} {before[p.name]} -> {p.total}" for p in change.after.players if p.total != before[p.name]]
     out.say(f"{setting}: " + ("; ".join(moved) if moved else "no total changes") + ".")
@@ -284,7 +405,7 @@ def log_set(
 
 @log_app.command("show")
 @outputs()
-def log_show(file: FileArg, json: bool = False, *, out: Output) -> None:
+def log_show(file: FileArg = None, json: bool = False, *, out: Output) -> None:
     """Show the game in play in FILE: whose turn it is, the dice so far, the boxes they may go in with
     what each writes, and the standings (the game's last state when it is over). --json: the record
     `replay --json` prints for the same game."""
@@ -293,6 +414,7 @@ def log_show(file: FileArg, json: bool = False, *, out: Output) -> None:
     from ..formats.replay import replay_game
     from ..play.scorekeeper import Keeper
 
+    file = game_file(file, over=True)
     try:
         keeper = Keeper.open(file)  # the game file's own checks and wording, as the other log commands
         doc = read_last_game(str(file))
@@ -327,7 +449,7 @@ def _shown(file: Path, index: int, keeper: Keeper, rp: Replay) -> str:
         lines.append(f"Rolls: {' -> '.join(rolls)}  (roll {ip.rolls_used} of {total}, {ip.rolls_left} left)")
         rc = keeper.choices()
         if rc is not None:
-            lines.append("Boxes: " + "  ".join([*(keeper.option_text(o) for o in rc.legal),
+            lines.append("Boxes: " + "  ".join([*(keeper.option_text(o, label=True) for o in rc.legal),
                                                   *(["pass"] if rc.may_pass else [])]))
     lines.append("Standings: " + ", ".join(f"{p.rank}. {p.name} {p.total}"
                                            for p in sorted(rp.players, key=lambda p: p.rank)))

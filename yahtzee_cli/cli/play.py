@@ -76,6 +76,7 @@ class Session:
         self.color = color
         self.say = say
         self.confirm: str | None = None  # a box typed as a shell command, written after a `y`
+        self.unsaved: list[str] = []  # why each entry that could not be saved was not (the session then fails)
         self.done = keeper.game_over
 
     # -- text
@@ -212,6 +213,8 @@ class Session:
     def handle(self, line: str) -> list[str]:
         """One typed line; returns what to show. Refused entries answer with one line saying why."""
         from ..errors import KeeperError, RuleRefused, RulesError
+        from ..play.gamefile import SaveFailed
+        from ..play.scorekeeper import dice_word
         from ..rules.engine import parse_dice
 
         text = line.strip()
@@ -222,6 +225,8 @@ class Session:
             if low in ("y", "yes"):
                 try:
                     return self._box(typed, confirmed=True)
+                except SaveFailed as exc:
+                    return self._unsaved(exc)
                 except (KeeperError, RulesError) as exc:
                     return [self._style(f"Refused: {exc}.", "31")]
             if low in ("", "n", "no"):
@@ -250,15 +255,31 @@ class Session:
                 return self._auto_roll()
             if text == "":
                 return self._dice_lines()
-            if all(ch.isdigit() or ch in " ," for ch in text):
+            if dice_word(text):
                 return self._dice(parse_dice([text]))
             if low == "pass":
                 return self._finish(k.record(passed=True))
             return self._box(text)
+        except SaveFailed as exc:
+            return self._unsaved(exc)
         except RuleRefused as exc:
             return [self._style(f"Refused: {exc}.", "31"), *(f"  {p}" for p in exc.illegal)]
         except (KeeperError, RulesError) as exc:
             return [self._style(f"Refused: {exc}.", "31")]
+
+    def _unsaved(self, exc: Exception) -> list[str]:
+        """An entry the rules allow that could not be saved: not made, said in red, and remembered,
+        so the session ends with a failure status however it ends."""
+        self.unsaved.append(str(exc))
+        return [self._style(f"Not saved: {exc}.", "31"), "The entry is not made; free the space or fix the file, "
+                "then type it again (or quit: the file holds the game up to its last saved entry)."]
+
+    def failure(self) -> str | None:
+        """The session's error line when an entry could not be saved (None when every one was)."""
+        if not self.unsaved:
+            return None
+        n = len(self.unsaved)
+        return f"{n} entr{'y' if n == 1 else 'ies'} of this session could not be saved: {self.unsaved[-1]}"
 
     def _hint(self) -> list[str]:
         from .progress import waiting
@@ -389,6 +410,7 @@ def _wrap(prefix: str, items: list[str]) -> list[str]:
     "yahtzee play",
     "yahtzee play tonight.ndjson --rules kniffel --players Anna,Ben",
     "yahtzee play --resume tonight.ndjson",
+    "yahtzee play --players Cat,Dan --force      (ends the library's unfinished game first)",
 ))
 def play(
     file: Annotated[Path | None, typer.Argument(
@@ -405,22 +427,25 @@ def play(
     seed: Annotated[int | None, typer.Option("--seed", metavar="SEED", help="Seed of the dice --roll throws "
                                              "(repeatable games; kept in the game file).", show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in FILE.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="End an unfinished game in FILE first (kept, marked "
+                                        "abandoned, as `yahtzee log end` does) and start the new one.")] = False,
 ) -> None:
     """Keep score of a game at the table: type the dice as they lie (or --roll), write them in a box,
     ask ? for the best move, undo, change a house rule mid-game. The game file is saved after every
     entry and validates, replays and analyzes like any other game log."""
-    from ..errors import KeeperError, RulesError
+    from ..errors import GameInProgress, KeeperError, RulesError
     from ..play.gamefile import check_writable
     from ..play.library import started_now
     from ..play.scorekeeper import Keeper, rules_spec
+    from .log_cmd import ended_line, in_progress_refusal, new_game_words
 
     path = file or default_file(resume)  # (the library's folder is ours to create; a folder named is not)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     read_line = _terminal_reader if interactive else _pipe_reader
     try:
         if resume:
-            if rules is not None or set_ or players:
-                fail("--resume continues the game as it was; leave out --rules, --set and --players "
+            if rules is not None or set_ or players or force:
+                fail("--resume continues the game as it was; leave out --rules, --set, --players and --force "
                      "(change a house rule in the game with: set key=value)", USAGE)
             keeper = Keeper.open(path)
             check_writable(path)  # refused now, not after the first entry is typed
@@ -440,22 +465,32 @@ def play(
             if not names:
                 answer = read_line("Players (in turn order, e.g. Anna,Ben): ", None)
                 names = split_players([answer or ""])
-            keeper = Keeper.start(path, spec, names, meta={"started": started_now()})
+            try:
+                keeper = Keeper.start(path, spec, names, meta={"started": started_now()}, force=force)
+            except GameInProgress as exc:
+                retry = new_game_words(["yahtzee", "play"], file, rules, set_, names)
+                retry += [*(["--roll"] if roll else []), *(["--seed", str(seed)] if seed is not None else [])]
+                fail(in_progress_refusal(path, exc, retry), PROBLEM)
     except KeeperError as exc:
         fail(str(exc), PROBLEM)
     color = interactive and color_enabled()
     session = Session(keeper, roll=roll, seed=seed, color=color, say=lambda m: _show([m]))
-    _show([f"Game file: {path} (saved after every entry)", *session.screen()])
+    ended = [ended_line(path, keeper.ended)] if keeper.ended is not None else []
+    # (resumed: each player's chances as they stand, as after every turn)
+    _show([*ended, f"Game file: {path} (saved after every entry)", *session.screen(chances=resume)])
     while not session.done:
         line = read_line(session.prompt(), session)
         if line is None:  # end of input (Ctrl-D): the game is saved as it stands
             _show([f"Saved in {path}; continue with: yahtzee play --resume {path}"])
-            return
+            break
         before = keeper.data
         shown = session.handle(line)
         if keeper.data is not before:
             saved(path)
         _show(shown)
+    failure = session.failure()
+    if failure is not None:
+        fail(failure, PROBLEM)
 
 
 class Styled(str):

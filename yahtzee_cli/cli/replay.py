@@ -10,7 +10,8 @@ from ..errors import PROBLEM, USAGE
 from ..formats.output import Output
 from .analyze import GradeWorkersOpt, UntilOpt
 from .app import RiskOpt, SetOpt, app, error, examples, fail, note, outputs
-from .batch import Backend, BackendOpt, FilesArg, SchedulerOpt, check_paths, check_workers, peek_batch
+from .batch import Backend, BackendOpt, SchedulerOpt, check_paths, check_workers, peek_batch
+from .log_cmd import GameFilesArg, game_files
 
 CSV_COLUMNS = ("file", "line", "game", "rank", "player", "total", "game_over")
 
@@ -53,7 +54,7 @@ def show(out: Output, g: Shown, batch: bool, verbose: bool, first: bool) -> None
 ))
 @outputs()
 def replay(
-    files: FilesArg,
+    files: GameFilesArg = None,
     set_: SetOpt = None,
     until: UntilOpt = None,
     json: bool = False,
@@ -80,7 +81,7 @@ def replay(
     check_workers(workers, backend, scheduler)
     if workers is not None and not analyze and backend is Backend.local:
         fail("--workers grades games on several cores: add --analyze (a replay is quick on one core)")
-    sources = check_paths(files)
+    sources = check_paths(game_files(files, "replay"))
     if analyze:
         from .analyze import run_analyze
 

@@ -21,13 +21,20 @@ from ..errors import InputError, KeeperError, MissingFile
 from ..formats.logs import dump_line, iter_documents
 from ..formats.validate import check_document
 
-__all__ = ["GameFile", "check_writable", "locked", "read_games", "real_path"]
+__all__ = ["GameFile", "SaveFailed", "check_writable", "locked", "read_games", "real_path"]
+
+
+class SaveFailed(KeeperError):
+    """An entry that was legal but could not be saved (the disk full, the file or its folder no longer
+    writable, the file changed by another program): the file is as it was, and the entry is not made."""
+
 
 _HELD: dict[str, tuple[int, int]] = {}  # folder -> (its locked fd, how many times this process holds it)
 
 _WHY = {errno.EACCES: "permission denied", errno.EPERM: "the file or its folder is immutable or not yours",
         errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on the device",
-        errno.EDQUOT: "disk quota exceeded", errno.EIO: "input/output error"}
+        errno.EDQUOT: "disk quota exceeded", errno.EIO: "input/output error",
+        errno.EFBIG: "the file would exceed the size allowed (a file-size limit or the file system's)"}
 
 
 def real_path(path: str | Path) -> Path:
@@ -136,7 +143,13 @@ class GameFile:
         from ..strategy.tablefile import write_atomic
 
         games = [*self.earlier, *([self.game] if self.game is not None else [])]
-        check_writable(self.path)
+        try:
+            check_writable(self.path)
+        except KeeperError as exc:
+            raise SaveFailed(str(exc)) from None
+        except MissingFile:  # the folder went away since the game was opened
+            raise SaveFailed(f"cannot write {self.path}: its folder {Path(self.path).parent} no longer exists; "
+                             "the file is left as it was") from None
         real = real_path(self.path)
         try:
             mode = real.stat().st_mode & 0o7777
@@ -144,12 +157,12 @@ class GameFile:
             mode = None
         with locked(real):
             if _stamp(real) != self.stamp:  # another program (a second `play`, a script) wrote it since
-                raise KeeperError(f"{self.path} was changed by another program since it was read; "
-                                  "open it again to continue from what it holds now")
+                raise SaveFailed(f"{self.path} was changed by another program since it was read; "
+                                 "open it again to continue from what it holds now")
             try:
                 write_atomic(real, [dump_line(g) for g in games], mode=mode, make_folder=False)
             except OSError as exc:
-                raise KeeperError(f"cannot write {self.path}: {_why(exc)}; the file is left as it was") from None
+                raise SaveFailed(f"cannot write {self.path}: {_why(exc)}; the file is left as it was") from None
             self.stamp = _stamp(real)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import errors
 from ..errors import UnusableFolder
 from ..limits import MAX_LINE
 from ..paths import folder_problem, user_dir
@@ -158,3 +159,48 @@ def started_now() -> str:
 
 __all__ = ["ENV_LIBRARY", "Summary", "Where", "current_file", "files", "location", "month_file", "new_game_file",
            "started_now", "summary"]
+
+
+# --------------------------------------------------------------------------- the game in play
+
+START_GAME = "start one with: yahtzee log new --players A,B (or: yahtzee play)"
+
+
+class NoGameInPlay(errors.YahtzeeError):
+    """No game file named, and the library holds no game to take in its place (a usage error: name
+    the FILE, or start a game)."""
+
+    exit_status = errors.USAGE
+
+
+def game_in_play(folder: Path | None = None, *, over: bool = False) -> Path:
+    """The game file a command means when none is named (`log add|set|end|show|undo`, `hint --log`,
+    `replay`, `analyze`): the library's newest file (`current_file`) when its last game is the game
+    in play, i.e. neither ended (abandoned: `log end`, `--force`) nor, unless `over`, finished
+    (every sheet full). `over`: the commands that look back at a game (`log show`, `log undo`,
+    `replay`, `analyze`) take the game just finished too. A last game that cannot be read leaves the
+    file to the command, which says what is wrong with it in its own words. NoGameInPlay otherwise,
+    saying how to start a game."""
+    from ..formats.logs import is_abandoned, read_last_game
+    from ..formats.replay import replay_game
+
+    folder = folder if folder is not None else location().path
+    path = current_file(folder)
+    if not path.is_file():
+        raise NoGameInPlay(f"no game file named, and the library ({folder}) holds no game; {START_GAME}")
+    try:
+        data = read_last_game(str(path)).data
+        ended = is_abandoned(data)
+        finished = not ended and replay_game(data).game_over
+    except (errors.YahtzeeError, ValueError, KeyError, TypeError):
+        return path
+    if ended:
+        raise NoGameInPlay(f"no game file named, and the library's last game (in {path}) was ended unfinished; "
+                           f"{START_GAME.replace('one', 'another')}")
+    if finished and not over:
+        raise NoGameInPlay(f"no game file named, and the library's last game (in {path}) is over; "
+                           f"{START_GAME.replace('one', 'another')}")
+    return path
+
+
+__all__ += ["START_GAME", "NoGameInPlay", "game_in_play"]

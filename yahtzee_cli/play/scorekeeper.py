@@ -64,6 +64,8 @@ __all__ = [
     "KeeperError",
     "RuleChange",
     "RuleRefused",
+    "describe_game",
+    "dice_word",
     "read_games",
     "rules_spec",
     "stream_dice",
@@ -155,6 +157,31 @@ def abandoned(game: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+def describe_game(game: Mapping[str, Any]) -> str:
+    """Which game this is, for a person choosing what to do with it: its players, when it started
+    (`meta.started`) and the turn it is at, e.g. `Mom, Dad; started 2024-05-01 19:02 UTC; turn 7`."""
+    players = game.get("players")
+    names = [p.get("name") if isinstance(p, Mapping) else p for p in players] if isinstance(players, list) else []
+    parts = [", ".join(str(n) for n in names) or "no players"]
+    meta = game.get("meta")
+    started = meta.get("started") if isinstance(meta, Mapping) else None
+    if isinstance(started, str) and started:
+        parts.append("started " + started.replace("T", " ").removesuffix("Z")[:16] + (" UTC" if started.endswith("Z")
+                                                                                     else ""))
+    turns = game.get("turns")
+    if isinstance(turns, list):
+        parts.append(f"turn {len(turns) + (0 if turns and 'box' not in turns[-1] else 1)}")
+    return "; ".join(parts)
+
+
+def dice_word(text: str) -> bool:
+    """Whether a word is dice (`33322`, `3 3 3 2 2`, `3,3,3,2,2`): digits, with commas, spaces or tabs
+    between them. The commands that take an optional FILE before the dice read such a word as dice,
+    never as a file name (`./33322` names a file), and `play` reads such a line as a roll; the dice
+    themselves are parsed by rules.engine.parse_dice, which says what is wrong with a bad one."""
+    return any(ch.isdigit() for ch in text) and all(ch.isdigit() or ch in ", \t" for ch in text)
+
+
 class Keeper:
     """The game being played in a file: every method that changes it checks the change with the
     rules (KeeperError says why it is refused, leaving game and file as they were) and then saves
@@ -169,6 +196,7 @@ class Keeper:
         self.walk: LogWalk = walk_log(self.data, self.rules)
         self._bests: dict[str, tuple[int, int]] | None = None
         self.pending_keep: tuple[int, ...] | None = None  # dice kept for the next typed reroll (`hold`)
+        self.ended: str | None = None  # `start(force=True)`: the unfinished game it ended (describe_game)
 
     # -- opening and starting
     @classmethod
@@ -192,10 +220,11 @@ class Keeper:
     def _start(cls, path: str | Path, spec: Any, players: Sequence[str],
                meta: Mapping[str, Any] | None, force: bool) -> Keeper:
         gf = read_games(path)
+        ended = None
         if gf.game is not None and not Keeper(gf).game_over:
             if not force:
-                raise GameInProgress(f"{gf.path} has a game in progress; resume it, or end it (kept, marked "
-                                     "abandoned) to start another")
+                raise GameInProgress(f"{gf.path} has a game in progress ({describe_game(gf.game)})")
+            ended = describe_game(gf.game)
             gf.game = abandoned(gf.game)
         names = [p.strip() for p in players]
         if not names or not all(names):
@@ -212,6 +241,7 @@ class Keeper:
         gf.game = data
         keeper = cls(gf)
         gf.save()
+        keeper.ended = ended
         return keeper
 
     # -- state
@@ -312,7 +342,11 @@ class Keeper:
 
     def _commit(self, data: dict[str, Any], walk: LogWalk, rules: RuleSet | None = None) -> None:
         self.file.game = data
-        self.file.save()
+        try:
+            self.file.save()
+        except KeeperError:  # (SaveFailed) not saved, so not made: the game stays as the file has it
+            self.file.game = self.data
+            raise
         self.data = data
         self.walk = walk
         if rules is not None:
@@ -445,6 +479,13 @@ class Keeper:
         rc = roll_choices(self._position_of(walk), walk.in_progress.dice)
         return "; legal: " + ", ".join(self.option_text(o) for o in rc.legal) + (", pass" if rc.may_pass else "")
 
+    def _label(self, key: str) -> str:
+        """A box as the sheet names it (`Kleine Straße`), from its key in the log."""
+        try:
+            return self.rules.boxes[self.rules.box_index(key)].label
+        except RulesError:
+            return key
+
     def option_text(self, o: Any, label: bool = False) -> str:
         """A legal option and what it writes: `chance 19`, `chance/2 19` in column 2, `+100` for a
         bonus. `label`: the box's name on the sheet (`Kleine Straße`) instead of its key."""
@@ -535,7 +576,7 @@ class Keeper:
         if "box" in last:
             box = last.pop("box")
             score, bonus, column = last.pop("score", None), last.pop("bonus", None), last.pop("column", None)
-            what = "pass" if box is None else f"{box} {'' if score is None else score}".rstrip()
+            what = "pass" if box is None else f"{self._label(box)} {'' if score is None else score}".rstrip()
             if bonus:
                 what += f"+{bonus}"
             if column is not None:
