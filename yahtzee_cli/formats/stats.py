@@ -75,16 +75,9 @@ def rules_label(rules: RuleSet) -> str:
 
 
 def _label(rules: RuleSet) -> str:
-    if rules.name not in R.preset_names():
+    changed = rules.house_rules
+    if changed is None:
         return f"custom: {rules.name}"
-    base = R.preset(rules.name)
-    if base.boxes != rules.boxes or base.dice != rules.dice:
-        return f"custom: {rules.name}"
-    changed = []
-    for key in R.SETTING_NAMES:
-        mine, theirs = getattr(rules.settings, key, None), getattr(base.settings, key, None)
-        if mine != theirs:
-            changed.append(f"{key}={R.setting_text(mine)}")
     return rules.name + (f" ({', '.join(changed)})" if changed else "")
 
 

@@ -439,6 +439,33 @@ class RuleSet(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=False)
 
+    @cached_property
+    def house_rules(self) -> tuple[str, ...] | None:
+        """The settings that differ from the preset of this name, as `key=value`; None for rules of
+        their own (no preset of the name, or other boxes or dice)."""
+        if self.name not in preset_names():
+            return None
+        base = preset(self.name)
+        if base.boxes != self.boxes or base.dice != self.dice:
+            return None
+        return tuple(f"{key}={setting_text(getattr(self.settings, key, None))}" for key in SETTING_NAMES
+                     if getattr(self.settings, key, None) != getattr(base.settings, key, None))
+
+    @property
+    def label(self) -> str:
+        """The rule set as people name it: the preset's name, with the house rules that differ from it
+        ("yahtzee + joker=free"), or "custom: NAME" for boxes of its own."""
+        changed = self.house_rules
+        if changed is None:
+            return f"custom: {self.name}"
+        return f"{self.name} + {', '.join(changed)}" if changed else self.name
+
+    @property
+    def title(self) -> str:
+        """The label within a sentence ("building the yahtzee + joker=free strategy table"): a custom
+        rule set by its name alone."""
+        return self.name if self.house_rules is None else self.label
+
     def record(self) -> dict[str, Any]:
         """The `rules` object of every JSON output: the name, every setting's effective value (house
         rules and --set overrides included) and the fingerprint of everything that changes play."""

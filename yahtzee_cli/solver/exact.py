@@ -276,7 +276,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
         tab = _cached(rules, say)
         if tab is not None:
             return tab, False
-    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.name} strategy table", say) as waited:
+    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.title} strategy table", say) as waited:
         if waited and not rebuild:  # the process waited for has likely stored it
             tab = _cached(rules, None)
             if tab is not None:
@@ -285,7 +285,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
             where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
             states = exact_states(rules)
             size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
-            say(f"building the {rules.name} strategy table ({size}once{where})")
+            say(f"building the {rules.title} strategy table ({size}once{where})")
         tab = build(rules, progress=progress)
         try:
             _to_file(rules, tab)

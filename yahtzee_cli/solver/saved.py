@@ -313,7 +313,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
         if tab is not None:
             return tab, False
     data_p = _paths(rules)[0]
-    with tablefile.building(data_p, f"{rules.name} strategy table", say) as waited:
+    with tablefile.building(data_p, f"{rules.title} strategy table", say) as waited:
         if waited and not rebuild:
             tab = _cached(rules, None)
             if tab is not None:
@@ -322,7 +322,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
             for p in _paths(rules):
                 p.unlink(missing_ok=True)
         if say is not None:
-            say(f"building the {rules.name} strategy table with at most {rules.settings.saved_cap} saved rolls "
+            say(f"building the {rules.title} strategy table with at most {rules.settings.saved_cap} saved rolls "
                 f"({about_minutes(build_minutes(rules))} on 2 cores, {build_gb(rules):.1f} GB; Ctrl-C keeps the "
                 f"finished layers, run again to go on; cached in {tablefile.cache_dir()})")
         return build(rules, say, progress), True

@@ -285,11 +285,7 @@ def rules_label(name: object, rules: object, fingerprint: object) -> str | None:
         mine = R.rules_from_data(rules)
     except (ValueError, TypeError):
         return f"{name}{HOUSE}"
-    if mine.boxes != base.boxes or mine.dice != base.dice:
-        return f"custom: {name}"
-    changed = [f"{key}={R.setting_text(getattr(mine.settings, key, None))}" for key in R.SETTING_NAMES
-               if getattr(mine.settings, key, None) != getattr(base.settings, key, None)]
-    return f"{name} + {', '.join(changed)}" if changed else name
+    return mine.label
 
 
 def _entry(root: Path, rel: str, st: os.stat_result, part: Part, read: _Reader) -> Entry:
