@@ -3,6 +3,7 @@ status coreutils give under `set -o pipefail` (141 = 128 + SIGPIPE), never 1 ("p
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -15,7 +16,9 @@ YAHTZEE = [sys.executable, "-m", "yahtzee_cli"]  # the same main() as the instal
 
 def _first_line_then_close(args: list[str], stdin: Path | None = None) -> tuple[int, bytes, bytes]:
     with open(stdin or "/dev/null", "rb") as inp:
-        p = subprocess.Popen([*YAHTZEE, *args], stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # (no progress lines: a loaded machine may take over 2 s to the first line, and stderr must hold no error)
+        env = {**os.environ, "YAHTZEE_PROGRESS_AFTER": "3600"}
+        p = subprocess.Popen([*YAHTZEE, *args], stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         assert p.stdout is not None and p.stderr is not None
         first = p.stdout.readline()
         p.stdout.close()  # what `head -1` does after its line

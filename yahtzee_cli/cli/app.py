@@ -273,13 +273,17 @@ def warn(message: str) -> None:
     sys.stderr.write(f"yahtzee: warning: {escape(message)}\n")
 
 
-def note(message: str) -> None:
-    """A note on stderr for the person waiting (a table being built, the seed chosen, the speed); the
-    library's notes that are warnings say so themselves ("warning: ...")."""
-    from ..text import escape
-    from .progress import noted
+NOTE_HEARD: list[Callable[[str], None]] = []  # who also hears the notes (cli.progress: they name the stage shown)
 
-    noted(message)  # a note that starts work names the stage a wait shows
+
+def note(message: str, heard: bool = True) -> None:
+    """A note on stderr for the person waiting (a table being built, the seed chosen, the speed); the
+    library's notes that are warnings say so themselves ("warning: ..."). `heard=False`: a line of
+    progress itself, which NOTE_HEARD does not hear."""
+    from ..text import escape
+
+    for hear in NOTE_HEARD if heard else ():
+        hear(message)
     sys.stderr.write(f"yahtzee: {escape(message)}\n")
 
 def _param_name(param: Any) -> str:

@@ -150,24 +150,23 @@ class Waiting:
             self.next_line = now + min(max(self.every, waited / 12), max(LONGEST, self.every))
 
     def _say(self, text: str) -> None:
-        from ..text import escape
+        from .app import note
 
         try:
-            sys.stderr.write(f"yahtzee: {escape(text)}\n")
+            note(text, heard=False)
             sys.stderr.flush()
         except (OSError, ValueError):  # stderr gone: the wait goes on unseen
             return
         self.lines += 1
 
     def _start_bar(self) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn
 
-        # (app.console's settings; app imports this module, so not from there)
-        err = Console(stderr=True, highlight=False, no_color="NO_COLOR" in os.environ)
+        from .app import console
+
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=BAR),
                             TextColumn("{task.fields[count]}"), TextColumn("{task.fields[waited]}"),
-                            TextColumn("{task.fields[left]}"), console=err,
+                            TextColumn("{task.fields[left]}"), console=console(stderr=True),
                             transient=True, redirect_stdout=False, redirect_stderr=True)
         self.task = self.bar.add_task(self.label, total=None, count="", waited="", left="")
         self.bar.start()
@@ -229,6 +228,10 @@ def waiting(label: str, quiet: bool = False, after: float | None = None,
         yield outer
         return
     w = Waiting(label, quiet=quiet, after=after, every=every)
+    from .app import NOTE_HEARD
+
+    if noted not in NOTE_HEARD:
+        NOTE_HEARD.append(noted)
     if not _ticker and not quiet:
         _ticker.append(threading.Thread(target=_tick, name="yahtzee-progress", daemon=True))
         _ticker[0].start()
@@ -236,6 +239,9 @@ def waiting(label: str, quiet: bool = False, after: float | None = None,
     try:
         with reporting(w):
             yield w
+    except BaseException:
+        w.lines = 0  # stopped (Ctrl-C, a closed pipe, an error): no line saying it is done
+        raise
     finally:
         with _shown:
             _active.remove(w)
