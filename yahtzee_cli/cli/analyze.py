@@ -12,7 +12,6 @@ validator's problems on stderr, the other games are still graded, exit 1.
 from __future__ import annotations
 
 import gc
-import sys
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +21,7 @@ import typer
 from ..errors import PROBLEM
 from ..formats.output import Output
 from ..limits import GRADE_PROCESS_BYTES
-from .app import PlotOpt, RiskOpt, app, error, examples, fail, note, outputs, progress_wanted
+from .app import PlotOpt, RiskOpt, app, error, examples, fail, note, outputs
 from .batch import (
     Backend,
     BackendOpt,
@@ -34,6 +33,7 @@ from .batch import (
     workers_option,
 )
 from .log_cmd import GameFilesArg, game_files
+from .progress import waiting
 
 UntilOpt = Annotated[
     int | None,
@@ -112,8 +112,7 @@ def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose:
     failed = shown = 0
     drawn: list[dict[str, Any]] = []  # --plot: the games' series
     out.header(A.LOSS_HEAD)
-    show_progress = progress_wanted() and not out.quiet
-    with run_errors():
+    with run_errors(), waiting("analyzing", quiet=out.quiet) as shown_so_far:
         keep = out.json or verbose or plot is not None
         batch, items = peek_batch(grade(sources, until=until, theta=risk, keep_decisions=keep,
                                         workers=workers, backend=backend, scheduler=scheduler, wins=wins))
@@ -152,11 +151,7 @@ def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose:
                 out.say(partial(A.render_game, ga, verbose=verbose))
             elif verbose:
                 out.say(partial(_headed, ga, g.where, shown > 1))
-            if show_progress and shown % 10 == 0:
-                sys.stderr.write(f"\ranalyzed {shown} games")
-                sys.stderr.flush()
-    if show_progress and shown >= 10:
-        sys.stderr.write("\r" + " " * 40 + "\r")
+            shown_so_far.update(shown, None, label="analyzing", unit="games")
     totals.problems = failed
     out.record(A.totals_dict(totals), finite=True)  # a stream always ends with its totals
     if batch:

@@ -26,6 +26,7 @@ from .app import (
     warn,
 )
 from .batch import Backend, BackendOpt, SchedulerOpt, check_workers
+from .progress import waiting
 
 if TYPE_CHECKING:
     from ..play.simulate import Report
@@ -129,7 +130,8 @@ def simulate(
 
         check_plot_target(plot)
     try:
-        prepare(rs, names, note, record=log_out is not None, games=games)
+        with waiting("preparing the strategies", quiet=out.quiet):
+            prepare(rs, names, note, record=log_out is not None, games=games)
     except StrategyError as exc:
         fail(str(exc), PROBLEM)
 
@@ -158,26 +160,21 @@ def simulate(
         assert sink_file is not None
         sink_file.write(chunk)
 
-    progress, update_bar = _progress(games)
     stop = _StopOnCtrlC()
-
-    def on_progress(done: int) -> None:
-        if update_bar is not None:
-            update_bar(done)
-        stop.check()
-
     completed = False
     failure: str | None = None
     try:
-        with stop:
+        with stop, waiting("simulating", quiet=out.quiet) as shown:
+            def on_progress(done: int) -> None:
+                shown.update(done, games, label="simulating", unit="games")
+                stop.check()
+
             report = run(rs, names, games, seed, workers=workers, backend=backend.value, scheduler=scheduler,
                          log_sink=sink if log_out is not None else None, on_progress=on_progress)
         completed = True
     except (StrategyError, SimulationError) as exc:
         failure = str(exc)
     finally:
-        if progress is not None:
-            progress.stop()
         if log_file is not None:
             log_file.close(keep=completed)
     if failure is not None:
@@ -189,7 +186,7 @@ def simulate(
 
         simulate_figure(report.to_dict()["seats"], plot, f"{report.rules.name}: {report.games:,} games")
         note(f"wrote {plot}")
-    _print_report(report, out, log_out, log_file, timed=progress is not None, verbose=verbose)
+    _print_report(report, out, log_out, log_file, timed=progress_wanted(), verbose=verbose)
 
 
 def _seats(strategy: str | None, players: str | None, risk: float | None, rs: RuleSet) -> list[str]:
@@ -369,33 +366,6 @@ class _StopOnCtrlC:
 
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
-
-
-def _progress(total: int) -> tuple[Any, Any]:
-    """A rich progress bar with games/s on stderr when it is a terminal, else nothing."""
-    if not progress_wanted():
-        return None, None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from .app import console
-
-    progress = Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} games/s"),
-        TimeRemainingColumn(),
-        console=console(stderr=True),
-        transient=True,
-    )
-    task = progress.add_task("simulate", total=total, rate="-")
-    progress.start()
-
-    def update(done: int) -> None:
-        speed = progress.tasks[0].speed
-        progress.update(task, completed=done, rate=f"{speed:,.0f}" if speed else "-")
-
-    return progress, update
 
 
 # --------------------------------------------------------------------------- text report
