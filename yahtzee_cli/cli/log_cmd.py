@@ -37,12 +37,12 @@ log_app = command_group(
 )
 
 FileArg = Annotated[Path | None, typer.Argument(
-    metavar="[FILE]", help="The game file (NDJSON: one game per line, the game in play last).  [default: the "
+    metavar="FILE", help="The game file (NDJSON: one game per line, the game in play last).  [default: the "
     "library's game in play, see `yahtzee log -h`]", show_default=False)]
 
 
 GameFilesArg = Annotated[list[str] | None, typer.Argument(
-    metavar="[FILE]...", help="Game logs or score sheets: files (one JSON document, several one after another, or "
+    metavar="FILE", help="Game logs or score sheets: files (one JSON document, several one after another, or "
     "NDJSON with one game per line), directories (every *.json and *.ndjson inside, recursively), or '-' for "
     "stdin.  [default: the library's file holding its game in play, or the game just finished]",
     show_default=False)]
@@ -206,7 +206,7 @@ def _state(keeper: Keeper) -> str:
 @outputs()
 def log_new(
     file: Annotated[Path | None, typer.Argument(
-        metavar="[FILE]", show_default=False, help="The game file (NDJSON: one game per line, the game in play "
+        metavar="FILE", show_default=False, help="The game file (NDJSON: one game per line, the game in play "
         "last).  [default: this month's file in the library of played games, see `yahtzee library`]")] = None,
     players: Annotated[list[str] | None, typer.Option(
         "--players", metavar="NAMES", help="Player names in turn order, e.g. "
@@ -253,7 +253,7 @@ def log_new(
 @outputs()
 def log_add(
     file: FileArg = None,
-    more: Annotated[list[str] | None, typer.Argument(metavar="[DICE]...", help="The dice after a roll, as hint takes "
+    more: Annotated[list[str] | None, typer.Argument(metavar="DICE", help="The dice after a roll, as hint takes "
                                                      "them: 3 3 3 2 2, 33322 or 3,3,3,2,2 (or the rest of the dice "
                                                      "after --dice). A word of dice is never a FILE (./33322 is).",
                                                      show_default=False)] = None,
