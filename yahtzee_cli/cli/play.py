@@ -474,7 +474,13 @@ def play(
     except KeeperError as exc:
         fail(str(exc), PROBLEM)
     color = interactive and color_enabled()
-    session = Session(keeper, roll=roll, seed=seed, color=color, say=lambda m: _show([m]))
+    from .progress import noted
+
+    def say(message: str) -> None:
+        noted(message)  # a note that starts work (a table built for the house rules) names the wait shown
+        _show([message])
+
+    session = Session(keeper, roll=roll, seed=seed, color=color, say=say)
     ended = [ended_line(path, keeper.ended)] if keeper.ended is not None else []
     # (resumed: each player's chances as they stand, as after every turn)
     _show([*ended, f"Game file: {path} (saved after every entry)", *session.screen(chances=resume)])
