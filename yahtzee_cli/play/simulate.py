@@ -157,10 +157,11 @@ def play_match(rules: R.RuleSet, strategies: Sequence[str], seed: int, first_gam
 
 
 def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], None] | None = None,
-            record: bool = False, games: int = 0) -> None:
+            record: bool = False, games: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
     """Get what the compiled strategies need before a run (the solver's strategy table: loaded, or
-    built once and cached), so the notes reach `say` and the run itself starts at full speed.
-    `record`: the run records its games (a kernel of its own to compile); `games`: the run's games."""
+    built once and cached; for a long run the move table, solver.moves), so the notes reach `say` and
+    the run itself starts at full speed. `record`: the run records its games (a kernel of its own to
+    compile); `games`: the run's games; `progress(done, total)`: how a move table's build comes on."""
     futs: dict[str, Any] = {}
     if any(s in COMPILED for s in strategies):
         from ..limits import cores
@@ -191,6 +192,11 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
         except TooBig as exc:
             raise StrategyError(str(exc)) from None
+    for fut in futs.values():
+        from ..solver import moves
+
+        if moves.wanted(rules, fut, games):
+            moves.get(rules, fut, say, progress)
     compiled = [s for s in dict.fromkeys(strategies) if s in futs or s == "random"]
     if compiled:
         from ..solver import exact, jit, play_kernel

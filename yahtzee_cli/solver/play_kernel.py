@@ -64,8 +64,8 @@ from .within_turn import (
 # (a copy of compiled.roll_dice without a Python entry point, cached apart from it).
 roll_dice: Any = jit.inner_copy(compiled.roll_dice)
 
-__all__ = ["FUTURE_HEURISTIC", "FUTURE_TABLE", "MAX_REROLLS", "TurnWork", "memo", "no_memo", "play_games",
-           "roll_legal", "turn_work"]
+__all__ = ["FUTURE_HEURISTIC", "FUTURE_TABLE", "MAX_REROLLS", "STOP", "TurnWork", "fill_moves", "memo", "move_row",
+           "no_memo", "play_games", "play_moves", "roll_legal", "turn_work"]
 
 MAX_REROLLS = 64  # rerolls a turn's keep values are kept for (saved rolls beyond: as the 64th)
 
@@ -387,6 +387,232 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             turn += 1
         nturns_out[g] = turn
 
+
+
+# ----------------------------------------------------------------------------- the move table
+#
+# A move table (solver.moves) holds every decision of every turn-start state of a one-column rule set,
+# made once by move_row with the very calls play_games makes them with (its memo's), so a game played
+# from the table is the game play_games plays. A row, uint8[J + 1, R]: row[j - 1, r] the keep from
+# roll r with j rolls left, as its place in ra.subkeeps[r] (STOP: stop), row[J, r] the box code of
+# final roll r plus one (0: a pass).
+
+STOP = 255  # a row's "stop rolling"
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_next_values(work: Any, fut: Any, ra: Any) -> tuple[float, float, int]:
+    """_sheet_next_values of one column valued by an exact table, its lookups inline (the same
+    arithmetic, so the same values to the last bit): a fifth of a move table's build went to passing
+    the value to go to state_value once per (box, variant)."""
+    W, midx, t, nb = fut.W, fut.midx, fut.t, ra.nb
+    tp1 = t + 1
+    mask, u = work.cmask[0], work.usum[0]
+    y = 1 if (work.yst[0] == 1 and fut.nyt == 2) else 0
+    fnow = float(W[midx[mask], y * tp1 + (u if u < t else t)])
+    work.Fcur[0] = fnow
+    cv = ra.mult[0] * (work.colraw[0] + fnow)
+    best1 = NEG
+    arg1 = -1
+    if cv > best1:
+        best1 = cv
+        arg1 = 0
+    NVc = work.NV[0]
+    mc = ra.mult[0]
+    vmax = ra.du.shape[1]
+    for b in range(nb):
+        if (mask >> b) & 1:
+            continue
+        row = midx[mask | (1 << b)]
+        for v in range(ra.nvar[b]):
+            yb = ra.yn[b, v]
+            y2 = y if yb < 0 else yb
+            if yb >= 0 and fut.nyt != 2:
+                y2 = 0
+            u2 = u + ra.du[b, v]
+            NVc[b * vmax + v] = mc * (float(W[row, y2 * tp1 + (u2 if u2 < t else t)]) - fnow)
+    return best1, NEG, arg1
+
+
+@njit(**INNER)
+def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra: Any, fut: Any,
+             saved_value: float, work: Any, bd: np.ndarray) -> None:
+    """Write the decisions of the turn-start state (mask, upper total u, Yahtzee box y: -1 open, 0, 1)
+    into `row` (see above), as play_games makes them (bd int16[R]: scratch)."""
+    J = row.shape[0] - 1
+    work.cmask[0] = mask
+    work.usum[0] = u
+    work.yst[0] = y
+    work.colraw[0] = 0.0
+    if fut.kind == FUTURE_TABLE:
+        best12 = _table_next_values(work, fut, ra)
+    else:
+        best12 = _sheet_next_values(work, fut, ra)
+    final_values(work.Vfinal, work, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
+    keep_values(work.Vfinal, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    box_codes(bd, work.Vc, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
+    subkeeps, nsub, Vfinal = ra.subkeeps, ra.nsub, work.Vfinal
+    # within_turn.keep_choice's loop, keeping the place of the first best keep, not the keep; both
+    # rerolls of a three-roll turn in one pass
+    E1, E2 = work.EJ[0], work.EJ[1 if J > 1 else 0]
+    for r in range(row.shape[1]):
+        bv1 = NEG
+        bv2 = NEG
+        d1 = -1
+        d2 = -1
+        for i in range(nsub[r]):
+            k = subkeeps[r, i]
+            e1 = E1[k]
+            e2 = E2[k]
+            better1 = e1 > bv1
+            better2 = e2 > bv2
+            d1 = i if better1 else d1
+            bv1 = e1 if better1 else bv1
+            d2 = i if better2 else d2
+            bv2 = e2 if better2 else bv2
+        row[0, r] = d1 if bv1 > Vfinal[r] + saved_value else STOP
+        if J > 1:
+            row[1, r] = d2 if bv2 > Vfinal[r] + saved_value * 2 else STOP
+    for j in range(3, J + 1):  # (more rolls a turn)
+        Ej = work.EJ[j - 1]
+        for r in range(row.shape[1]):
+            bv = NEG
+            d = -1
+            for i in range(nsub[r]):
+                e = Ej[subkeeps[r, i]]
+                better = e > bv
+                d = i if better else d
+                bv = e if better else bv
+            row[j - 1, r] = d if bv > Vfinal[r] + saved_value * j else STOP
+    for r in range(row.shape[1]):
+        row[J, r] = bd[r] + 1
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra: Any, fut: Any, saved_value: float,
+               dec: np.ndarray, work: Any, bd: np.ndarray, seen: np.ndarray) -> None:
+    """The rows `todo` of a move table, and the rows of the states their boxes lead to marked in `seen`
+    (the table keeps only those its play reaches). states = (masks, upper totals, Yahtzee boxes) per
+    row; find = (rowof, index) as play_moves takes them."""
+    masks, us, ys = states
+    rowof, index = find
+    nb, t = ra.nb, fut.t
+    full = (1 << nb) - 1
+    J = dec.shape[1] - 1
+    for s in todo:
+        row = dec[s]
+        move_row(row, masks[s], us[s], ys[s], may_pass_turn, ra, fut, saved_value, work, bd)
+        for r in range(row.shape[1]):
+            code = np.int64(row[J, r]) - 1
+            if code < 0:
+                continue  # a pass: the same state
+            b = (code % (2 * nb)) // 2
+            sc = ra.joker[r, b] if code % 2 else ra.natural[r, b]
+            m2 = masks[s] | (1 << b)
+            if m2 == full:
+                continue
+            u2 = us[s] + sc if ra.is_upper[b] else us[s]
+            u2 = u2 if u2 < t else t
+            y2 = ys[s]
+            if b == ra.ybox:
+                y2 = 1 if sc == ra.ypoints else 0
+            s2 = index[(rowof[m2] * 3 + y2 + 1) * (t + 1) + u2]
+            if s2 >= 0:
+                seen[s2] = True  # (threads may mark the same row at once: each writes True)
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_value: float, out: Any, work: Any,
+               log: Any, start: Any) -> None:
+    """play_games for one column without saved rolls, every decision read from a move table: `moves` =
+    (rowof, index, dec, may_pass, scratch): the row of state (mask, y, u) is dec[index[(rowof[mask] * 3 + y + 1)
+    * (t + 1) + min(u, t)]] (-1: not in the table), made with passes allowed or not (`may_pass`, as
+    the rules allow them); a state outside the table, or one whose passes differ (a game near the turn
+    cap), has its row made in `scratch` (row, bd) by move_row, as play_games would make it. The other
+    arguments are play_games'."""
+    rowof, index, dec, table_pass, scratch = moves
+    row_s, bd = scratch
+    seed, first_game, seat = game
+    nb, ybox = ra.nb, ra.ybox
+    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
+    subkeeps, keeps, keep_index, roll_of_keep = ra.subkeeps, ra.keeps, ra.keep_index, ra.roll_of_keep
+    scores, ybonus, nturns_out = out
+    cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw
+    dice, kept, cnt = work.dice, work.kept, work.cnt
+    n = dice.shape[0]
+    J = dec.shape[1] - 1
+    t = fut.t
+    for g in range(scores.shape[0]):
+        st = stream(seed, first_game + g, seat)
+        cmask[0] = 0
+        usum[0] = 0
+        yst[0] = -1
+        colraw[0] = 0.0
+        ybonus[g, 0] = 0
+        for b in range(nb):
+            scores[g, 0, b] = -1
+        turn = np.int64(0)
+        open_total = nb
+        if start is not None:
+            ybonus[g, 0] = start[1][0]
+            for b in range(nb):
+                v = start[0][0, b]
+                if v >= 0:
+                    scores[g, 0, b] = v
+                    cmask[0] |= 1 << b
+                    open_total -= 1
+                    turn += 1
+                    if ra.is_upper[b]:
+                        usum[0] += v
+                    if b == ybox:
+                        yst[0] = 1 if v == ra.ypoints else 0
+        while open_total > 0:
+            may_pass_turn = (not ra.must_zero) and (max_turns - turn > open_total)
+            ucap = usum[0] if usum[0] < t else t
+            mrow = rowof[cmask[0]]
+            s = index[(mrow * 3 + yst[0] + 1) * (t + 1) + ucap] if mrow >= 0 else -1
+            if s >= 0 and may_pass_turn == table_pass:
+                row = dec[s]
+            else:
+                u_now = usum[0]
+                move_row(row_s, cmask[0], ucap, yst[0], may_pass_turn, ra, fut, saved_value, work, bd)
+                usum[0] = u_now
+                row = row_s
+            st = roll_dice(dice, kept, np.int64(0), st)
+            if log is not None:
+                for k in range(n):
+                    log[0][g, turn, 0, k] = dice[k]
+            used = np.int64(1)
+            while used <= J:
+                r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
+                slot = row[J - used, r]
+                if slot == STOP:
+                    break
+                pos = keep_dice(kept, subkeeps[r, slot], keeps)
+                st = roll_dice(dice, kept, np.int64(pos), st)
+                if log is not None:
+                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
+                used += 1
+            r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
+            code = np.int64(row[J, r]) - 1
+            bb_ = (code % (2 * nb)) // 2
+            if log is not None:
+                log[2][g, turn] = used
+                log[3][g, turn] = 0
+                log[4][g, turn] = bb_ if code >= 0 else -1
+            if code >= 0:
+                bs = joker[r, bb_] if code % 2 else natural[r, bb_]
+                bbon = extra_bonus_points(yroll[r], yst[0] == 1, ra.extra)
+                scores[g, 0, bb_] = bs
+                ybonus[g, 0] += bbon
+                cmask[0] |= 1 << bb_
+                if ra.is_upper[bb_]:
+                    usum[0] += bs
+                if bb_ == ybox:
+                    yst[0] = 1 if bs == ra.ypoints else 0
+                open_total -= 1
+            turn += 1
+        nturns_out[g] = turn
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)

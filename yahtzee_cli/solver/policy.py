@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from ..errors import StrategyError
 from ..rules.engine import Column, RuleSet
 from ..strategy.choice import plan
-from . import approx, value_to_go
+from . import approx, moves, value_to_go
 from .exact import get_table, play_with
 from .games import GameBatch
 from .value_to_go import ValueToGo
@@ -48,7 +48,8 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     the first (column, box) in sheet order; a pass (must_zero off) wins a tie with writing a zero.
     Under must_zero off a game passes at most until 50 x boxes x columns turns would be exceeded.
     `threads`: worker threads for this call (default: one per core); never changes the games.
-    `run_games`: the games of the run this call is part of (exact.play_with: whether to keep a memo).
+    `run_games`: the games of the run this call is part of (exact.play_with: whether to keep a memo;
+    solver.moves: whether to read a move table).
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet)."""
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
@@ -59,5 +60,8 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
         tab = saved.read(p.table_rules)
         if tab is not None:  # (else removed meanwhile: the heuristic)
             return saved.play_with(rules, tab, seed, first_game, n_games, seat, record, threads)
-    return play_with(rules, value_to_go_for(rules, strategy), seed, first_game, n_games, seat, record, threads,
-                     run_games, start)
+    fut = value_to_go_for(rules, strategy)
+    mt = moves.for_run(rules, fut, n_games if run_games is None else max(run_games, n_games))
+    if mt is not None:  # every decision made already: the same games, read from the move table
+        return moves.play_with(rules, fut, mt, seed, first_game, n_games, seat, record, threads, start)
+    return play_with(rules, fut, seed, first_game, n_games, seat, record, threads, run_games, start)

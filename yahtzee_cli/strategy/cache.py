@@ -1,7 +1,8 @@
 """What the cache directory holds, and cleaning it (`yahtzee cache`).
 
 The directory (tablefile.cache_dir) holds strategy tables (`exact-*.tbl`, `approx-*.tbl`), score
-distributions and risk tables (`dist*-*.tbl`, `risk*-*.tbl`), saved-rolls tables (`saved-*.json`, its
+distributions and risk tables (`dist*-*.tbl`, `risk*-*.tbl`), the move tables of long simulations
+(`moves-*.tbl`, `gmoves-*.tbl`), saved-rolls tables (`saved-*.json`, its
 header, with `saved-*.f32` and `saved-*.masks`), the stamps of verified tables (`verified/`), compiled
 kernels (`numba/`, or $NUMBA_CACHE_DIR when set), the lock files that let one process build a table
 or compile a kernel while others wait (`*.lock`), and temporary files of writers that were killed

@@ -23,8 +23,8 @@ File layout (no numpy needed to read it, so `hint` starts fast):
   8 bytes  header length h, little-endian
   h bytes  header: JSON (orjson), space-padded to a multiple of 8; holds "payload_bytes"
   payload  the arrays the header lists under "arrays" ({name: [dtype, count]}) back to back, each
-           padded to a multiple of 8 bytes; dtypes "q" int64, "d" float64, "f" float32, "h" int16
-           (little-endian)
+           padded to a multiple of 8 bytes; dtypes "q" int64, "d" float64, "f" float32, "i" int32,
+           "h" int16, "B" uint8 (little-endian)
   32 bytes SHA-256 of all the bytes above
 """
 
@@ -142,24 +142,28 @@ def _remove_stale_temporaries(directory: Path) -> None:
             pass
 
 
-ITEM_BYTES = {"q": 8, "d": 8, "f": 4, "h": 2}  # the dtypes an array may have (memoryview.cast codes)
+ITEM_BYTES = {"q": 8, "d": 8, "f": 4, "i": 4, "h": 2, "B": 1}  # the dtypes an array may have (memoryview.cast codes)
 
 
 def _padded(n: int) -> int:
     return n + (-n % 8)  # every array starts 8-byte aligned
 
 
-def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str, bytes]]) -> None:
-    """Atomically write a table: `arrays` maps names to (dtype "q" int64 | "d" float64 | "f" float32,
-    raw little-endian bytes)."""
-    payload = b"".join(raw + b"\0" * (_padded(len(raw)) - len(raw)) for _, raw in arrays.values())
+def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str, Any]]) -> None:
+    """Atomically write a table: `arrays` maps names to (dtype, see ITEM_BYTES; raw little-endian bytes,
+    or any contiguous buffer of them: written as they are, never copied, so a table of a GB needs no
+    second GB)."""
+    raws = [(dt, memoryview(raw).cast("B")) for dt, raw in arrays.values()]
+    payload: list[Any] = []
+    for _, raw in raws:
+        payload += [raw, b"\0" * (_padded(len(raw)) - len(raw))]
     head = dict(header)
     head["format"] = FORMAT
-    head["arrays"] = {name: [dt, len(raw) // ITEM_BYTES[dt]] for name, (dt, raw) in arrays.items()}
-    head["payload_bytes"] = len(payload)
+    head["arrays"] = {name: [dt, len(raw) // ITEM_BYTES[dt]] for name, (dt, raw) in zip(arrays, raws, strict=True)}
+    head["payload_bytes"] = sum(len(p) for p in payload)
     text = orjson.dumps(head)
     text += b" " * (-len(text) % 8)
-    chunks = [MAGIC, struct.pack("<Q", len(text)), text, payload]
+    chunks = [MAGIC, struct.pack("<Q", len(text)), text, *payload]
     import hashlib  # (loads OpenSSL: only where a checksum is computed, not on a verified read)
 
     digest = hashlib.sha256()
