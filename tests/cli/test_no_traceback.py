@@ -117,7 +117,8 @@ def test_exact_is_true_only_for_play_by_the_exact_table(cli) -> None:
     assert [r.split(",")[3] for r in rows.splitlines()] == ["exact", "true", ""]
 
 
-def test_log_out_to_stdout_leaves_one_line_on_stderr(cli) -> None:
+def test_log_out_to_stdout_leaves_one_line_on_stderr(cli, monkeypatch) -> None:
+    monkeypatch.setenv("YAHTZEE_PROGRESS_AFTER", "3600")  # (a first run's compile is a wait with progress lines)
     base = ["simulate", "-S", "random", "-n", "25", "--seed", "4", "-w", "1", "--log-out", "-"]
     r = cli(base)
     assert r.exit_code == 0 and r.stdout.count("\n") == 25
