@@ -46,9 +46,10 @@ def test_to_win_ranks_the_options_exactly(cli: Any, game: Any) -> None:
     text = cli(["hint", *DICE, "--log", f, "--to-win", "--top", "2"])
     assert text.exit_code == 0, text.stderr
     lines = text.stdout.splitlines()
-    assert lines[0].startswith("Ann: 1 3 3 5 6, 2 rolls left (") and "exact play to win" in lines[0]
-    assert lines[1].startswith("  best: ") and f"P(win) = {100 * probs[0]:.2f}%" in lines[1]
-    assert len(lines) == 4
+    assert lines[0] == ("Ann: 1 3 3 5 6, 2 rolls left (custom, exact; maximise P(win) against Ben; "
+                        "a tie counts as a share)")
+    assert lines[1].split() == ["option", "P(win)", "vs", "best"]
+    assert lines[2].split()[-2:] == [f"{100 * probs[0]:.2f}%", "best"] and len(lines) == 4
 
 
 def test_to_win_falls_back_to_the_risk_strategies_and_says_so(cli: Any, game: Any,

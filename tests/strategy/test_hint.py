@@ -50,8 +50,9 @@ def test_second_use_reuses_the_table(cli: object) -> None:
     assert res.exit_code == 0 and res.stderr == ""
     lines = res.stdout.splitlines()
     assert lines[0] == "1 3 3 5 6, 2 rolls left (yahtzee, exact)"
-    assert lines[1].split() == ["keep", "3", "3", "251.4054", "best"]
-    assert len(lines) == 4
+    assert lines[1].split() == ["option", "expected", "vs", "best"]
+    assert lines[2].split() == ["keep", "3", "3", "251.4054", "best"]
+    assert len(lines) == 5
 
 
 def test_boxes_with_no_rolls_left(cli: object) -> None:

@@ -357,33 +357,61 @@ def _in_play(path: str, data: Any, games: int) -> None:
         fail(f"{path}: {which} is over; there is no game in play to advise", PROBLEM)
 
 
-def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
-    """A hint as text: the position, then each option with its value and regret (also `play`'s `?`)."""
-    rs = ev.rules
-    kind = ev.kind
-    who = f"{player}: " if player else ""
-    left = "no rolls left" if ev.rolls_left == 0 else f"{ev.rolls_left} roll{'s' if ev.rolls_left > 1 else ''} left"
-    lines = [f"{who}{' '.join(map(str, ev.dice))}, {left} ({rs.name}, {kind})"]
-    rows = []
-    for i, o in enumerate(ev.options if top is None else ev.options[:top]):
-        if o.keep is not None:
-            what = "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
-            if len(o.keep) == len(ev.dice):
-                what = "keep all (stop rolling)"
-                if ev.stop_box is not None and ev.stop_box.box is not None:
-                    what = f"keep all (stop rolling, then {rs.keys[ev.stop_box.box]}: {ev.stop_box.score})"
-        elif o.is_pass:
-            what = "pass"
-        else:
-            assert o.box is not None
-            col = f" (column {o.column + 1})" if rs.settings.columns > 1 else ""
-            bonus = f" +{o.bonus} bonus" if o.bonus else ""
-            what = f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
-        regret = "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")
-        rows.append((what, f"{o.value:.4f}", regret))
+def hint_layout(ev: "Evaluation", player: str | None, method: str, goal: str | None, headings: list[str],
+                rows: list[list[str]], notes: list[str] | None = None) -> list[str]:
+    """The one text layout of every hint (plain, --distribution, --risk, --target, --to-win, play's `?`):
+    the position with the method that valued it (and the goal, unless it is the expected score) on one
+    line; under headings, one row per option, best first: its name, the value it is ranked by, how far
+    that is from the best, then what the method adds; notes last. A script splits rows on two spaces."""
     from ..formats.render import table
 
-    return lines + table(rows, left={0, 2}, indent="  ")
+    who = f"{player}: " if player else ""
+    head = f"{who}{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({ev.rules.name}, {method}"
+    head += f"; {goal})" if goal else ")"
+    left = {0, 2} | {i for i, h in enumerate(headings) if h == "then play by"}
+    return [head, *table([headings, *rows], left=left, indent="  "), *(notes or [])]
+
+
+def option_label(ev: "Evaluation", o: Any, then_box: bool = True) -> str:
+    """An option as every hint names it: keep 3 3, keep all (stop rolling, then threes: 9), threes
+    (column 2): 9 +35 bonus, pass. `then_box`: name the box a stop leads to (known for expected-score
+    play; other goals may take another)."""
+    rs = ev.rules
+    if o.keep is not None:
+        if len(o.keep) == len(ev.dice):
+            if then_box and ev.stop_box is not None and ev.stop_box.box is not None:
+                return f"keep all (stop rolling, then {rs.keys[ev.stop_box.box]}: {ev.stop_box.score})"
+            return "keep all (stop rolling)"
+        return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
+    if o.is_pass:
+        return "pass"
+    assert o.box is not None
+    col = f" (column {o.column + 1})" if rs.settings.columns > 1 else ""
+    bonus = f" +{o.bonus} bonus" if o.bonus else ""
+    return f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
+
+
+def _behind(values: list[float], digits: int = 4) -> list[str]:
+    """The values' distance from the first (the best): best, -1.4684, 0.0000 (tie)."""
+    return ["best" if i == 0 else (f"-{values[0] - v:.{digits}f}" if round(values[0] - v, digits) > 0
+                                   else f"{0:.{digits}f} (tie)") for i, v in enumerate(values)]
+
+
+def _behind_chances(chances: list[float]) -> list[str]:
+    """Chances' distance from the first in percentage points, told apart as the chances are."""
+    from ..formats.render import percents
+
+    gaps = percents([max(chances[0] - c, 0.0) for c in chances])
+    return ["best" if i == 0 else ("0 pp (tie)" if g == "0%" else f"-{g[:-1]} pp") for i, g in enumerate(gaps)]
+
+
+def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
+    """A hint as text: every option (the best `top`) by expected final score (also `play`'s `?`)."""
+    shown = ev.options if top is None else ev.options[:top]
+    rows = [[option_label(ev, o), f"{o.value:.4f}",
+             "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")]
+            for i, o in enumerate(shown)]
+    return hint_layout(ev, player, ev.kind, None, ["option", "expected", "vs best"], rows)
 
 
 @app.command(short_help="The best keep or box for a position.", epilog=examples(
@@ -582,20 +610,12 @@ def _left(n: int) -> str:
     return "no rolls left" if n == 0 else f"{n} roll{'s' if n > 1 else ''} left"
 
 
-def _what(rs: "RuleSet", o: Any) -> str:
-    if o.keep is not None:
-        return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
-    if o.box is None:
-        return "pass"
-    bonus = f" +{o.bonus} bonus" if o.bonus else ""
-    return f"{rs.keys[o.box]}: {o.score}{bonus}"
-
-
 def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None,
              distribution: bool, target: int | None, risk: float | None, plot: Path | None = None) -> None:
     """hint --distribution / --target / --risk: exact chances of reaching a score from the position
     (play.hint.rank_by_risk, play.hint.play_for_target)."""
     from ..errors import NotExact
+    from ..formats.render import percents
     from ..play.hint import play_for_target, rank_by_risk
     from ..play.simulate import objective, risk_name
     from ..solver import distribution as D
@@ -604,7 +624,6 @@ def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top
                             "approximation": None}
     if who is not None:
         head["player"] = who
-    where = f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)}"
     try:
         if distribution or risk is not None:
             ranking = rank_by_risk(rs, column, ev, risk or 0.0, target, top, say=_say)
@@ -616,55 +635,80 @@ def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top
         fail(str(exc), PROBLEM)
     except OSError as exc:
         cache_unusable(exc)
-    if distribution or risk is not None:
-        theta, T = ranking.theta, ranking.target
-        goal = objective(risk_name(theta))
-        rec = {**head, "target": T, "risk": theta, "objective": goal, "options": []}
-        for o, c, v in ranking.ranked:
-            item = o.move_dict(rs)
-            item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
-                         "sd": round(c.dist.sd, 4)})
-            if distribution:
-                item["pmf"] = D.summary(c.dist)["pmf"]
-            rec["options"].append(item)
+    if not (distribution or risk is not None):
+        _play_for(out, ev, who, play, top, f"P(final >= {target})", f"maximise P(final >= {target})", "probability",
+                  {**head, "target": target, "objective": f"maximise P(final >= {target})"})
+        return
+    theta, T = ranking.theta, ranking.target
+    goal = objective(risk_name(theta))
+    rec = {**head, "target": T, "risk": theta, "objective": goal, "options": []}
+    for o, c, v in ranking.ranked:
+        item = o.move_dict(rs)
+        item.update({"value": round(v, 4), "probability": c.at_least(T), "median": c.dist.percentile(50),
+                     "sd": round(c.dist.sd, 4)})
         if distribution:
-            _plot_distribution(plot, [(_what(rs, o), item["pmf"]) for (o, _, _), item in
-                                      zip(ranking.ranked, rec["options"], strict=True)], T,
-                               f"{where} ({rs.name}, exact)")
-        out.record({"type": "hint", **rec})
-        label = "certainty equivalent" if theta else "expected"
-        names = [_what(rs, o) for o, _, _ in ranking.ranked]
-        w = max(len(n) for n in names + ["option"])
-        pw = len(f"P(final >= {T})")
-        lines = [f"{where} ({rs.name}, exact; {goal})",
-                 f"  {'option':<{w}}  {label:>{max(len(label), 10)}}  P(final >= {T})  median     SD"]
-        for item, name in zip(rec["options"], names, strict=True):
-            lines.append(f"  {name:<{w}}  {item['value']:>{max(len(label), 10)}.4f}  "
-                         f"{100 * item['probability']:>{pw - 1}.2f}%  {item['median']:>6}  {item['sd']:5.1f}")
-        out.text("\n".join(lines) + "\n")
-        return
+            item["pmf"] = D.summary(c.dist)["pmf"]
+        rec["options"].append(item)
+    names = [option_label(ev, o, then_box=not theta) for o, _, _ in ranking.ranked]
+    if distribution:
+        where = f"{' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)}"
+        _plot_distribution(plot, [(name, item["pmf"]) for name, item in zip(names, rec["options"], strict=True)], T,
+                           f"{where} ({rs.name}, exact)")
+    out.record({"type": "hint", **rec})
+    chances = percents([item["probability"] for item in rec["options"]])
+    gaps = _behind([v for _, _, v in ranking.ranked])
+    rows = [[name, f"{item['value']:.4f}", gap, chance, str(item["median"]), f"{item['sd']:.1f}"]
+            for name, item, gap, chance in zip(names, rec["options"], gaps, chances, strict=True)]
+    label = "certainty equivalent" if theta else "expected"
+    out.text("\n".join(hint_layout(ev, who, "exact", goal if theta else None,
+                                   ["option", label, "vs best", f"P(final >= {T})", "median", "SD"], rows)) + "\n")
+
+
+def _strategy(theta: float | None) -> str:
+    return "" if theta is None else "theta 0 (expected score)" if theta == 0 else f"theta {theta:g}"
+
+
+def _play_for(out: Output, ev: "Evaluation", who: str | None, play: Any, top: int | None, measure: str, goal: str,
+              key: str, head: dict[str, Any]) -> None:
+    """hint --target and --to-win, one record and one text layout: the options by `measure` (the chance
+    of the goal), each with the risk strategy to play on by where the risk strategies answer, and then
+    what each strategy's best option gives. `key`: the chance's name in --json."""
+    from ..formats.render import percents
+
+    rs = ev.rules
     p, best_theta, o = play.best
-    goal = f"maximise P(final >= {target})"
-    by_theta = [{"theta": th, **opt.move_dict(rs), "probability": pr} for th, opt, pr in play.by_theta]
     shown = play.ranked if top is None else play.ranked[:top]
-    out.record({"type": "hint", **head, "target": target, "objective": goal, "method": play.method,
-                "theta": best_theta, "best": {**o.move_dict(rs), "probability": p}, "by_theta": by_theta,
-                "options": [{**opt.move_dict(rs), "probability": v} for opt, v in shown]})
-    if play.method == "exact":
-        lines = [f"{where} ({rs.name}, exact; {goal}, exact play for the target)",
-                 f"  best: {_what(rs, o)}: P(final >= {target}) = {100 * p:.2f}%"]
-        lines += [f"    {100 * v:6.2f}%  {_what(rs, opt)}" for opt, v in shown]
-        out.text("\n".join(lines) + "\n")
-        return
-    expected = next(pr for th, _, pr in play.by_theta if th == 0.0)
-    lines = [f"{where} ({rs.name}, exact; {goal})",
-             f"  best: {_what(rs, o)}, then the risk strategy theta {best_theta:g}: "
-             f"P(final >= {target}) = {100 * p:.2f}%",
-             f"  (expected-score play: P = {100 * expected:.2f}%)",
-             "  by theta:"]
-    for th, opt, pr in play.by_theta:
-        lines.append(f"    {th:>6g}  {100 * pr:6.2f}%  {_what(rs, opt)}")
-    out.text("\n".join(lines) + "\n")
+    exact = play.method == "exact"
+    out.record({"type": "hint", **head, "method": play.method, "theta": best_theta,
+                "best": {**o.move_dict(rs), key: p},
+                "options": [{**opt.move_dict(rs), key: v, "theta": th}
+                            for (opt, v), th in zip(shown, play.thetas, strict=False)],
+                "by_theta": [{"theta": th, **opt.move_dict(rs), key: pr} for th, opt, pr in play.by_theta]})
+    values = [v for _, v in shown]
+    # every chance printed here (the rows and the strategies' note) told apart as one list
+    shown_pct = percents(values + [pr for _, _, pr in play.by_theta])
+    rows = [[option_label(ev, opt, then_box=False), pct, gap]
+            for (opt, _), pct, gap in zip(shown, shown_pct, _behind_chances(values), strict=False)]
+    headings = ["option", measure, "vs best"]
+    notes = []
+    if exact:
+        method = "exact"
+    else:
+        grid = ", ".join(f"{th:g}" for th, _, _ in play.by_theta)
+        method = f"best of the risk strategies (theta {grid})"
+        headings.append("then play by")
+        for row, th in zip(rows, play.thetas, strict=False):
+            row.append(_strategy(th))
+        each = shown_pct[len(values):]
+        options = {option_label(ev, opt, then_box=False) for _, opt, _ in play.by_theta}
+        if len(options) == 1:
+            notes.append(f"  each strategy's best option is {options.pop()}: " + ", ".join(
+                f"{_strategy(th)} {pct}" for (th, _, _), pct in zip(play.by_theta, each, strict=True)))
+        else:
+            notes.append("  each strategy's best option: " + "; ".join(
+                f"{_strategy(th)}: {option_label(ev, opt, then_box=False)} {pct}"
+                for (th, opt, _), pct in zip(play.by_theta, each, strict=True)))
+    out.text("\n".join(hint_layout(ev, who, method, goal, headings, rows, notes)) + "\n")
 
 
 def _say_method(play: Any) -> None:
@@ -707,20 +751,9 @@ def _to_win(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top:
         fail(str(exc), PROBLEM)
     except OSError as exc:
         cache_unusable(exc)
-    p, theta, o = play.best
-    names = ", ".join(n for n, _ in opponents)
-    goal = f"maximise the chance to win against {names}"
-    shown = play.ranked if top is None else play.ranked[:top]
-    out.record({"type": "hint", "rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left,
-                "exact": True, "approximation": None, "player": who, "opponents": [n for n, _ in opponents],
-                "objective": "maximise P(win)", "method": play.method, "theta": theta,
-                "best": {**o.move_dict(rs), "win_probability": p},
-                "options": [{**opt.move_dict(rs), "win_probability": v} for opt, v in shown],
-                "by_theta": [{"theta": th, **opt.move_dict(rs), "win_probability": pr}
-                             for th, opt, pr in play.by_theta]})
-    how = "exact play to win" if play.method == "exact" else f"the best risk strategy, theta {theta:g}"
-    lines = [f"{who}: {' '.join(map(str, ev.dice))}, {_left(ev.rolls_left)} ({rs.name}; {goal}, {how}; "
-             "a tie counts as a share)",
-             f"  best: {_what(rs, o)}: P(win) = {100 * p:.2f}%"]
-    lines += [f"    {100 * v:6.2f}%  {_what(rs, opt)}" for opt, v in shown]
-    out.text("\n".join(lines) + "\n")
+    names = [n for n, _ in opponents]
+    against = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    _play_for(out, ev, who, play, top, "P(win)", f"maximise P(win) against {against}; a tie counts as a share",
+              "win_probability", {"rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left,
+                                  "exact": True, "approximation": None, "player": who, "opponents": names,
+                                  "objective": "maximise P(win)"})

@@ -164,7 +164,8 @@ class TargetPlay:
     every option valued by exact play maximising E[u(final)] (solver.utility), `ranked` best first,
     theta None, by_theta empty. "risk_strategies": for each risk strategy theta of the cached grid
     (those the rules' scores allow), the option with the best exact chance when playing on by theta
-    (`by_theta`), and `ranked` the options of the best theta. `best`: (value, theta, option)."""
+    (`by_theta`), and `ranked` every option at its best theta (`thetas`, the first of equals), best
+    first. `best`: (value, theta, option), the first of `ranked`."""
 
     target: int
     by_theta: list[tuple[float, Any, float]]  # (theta, option, probability)
@@ -172,6 +173,7 @@ class TargetPlay:
     method: str = "risk_strategies"
     ranked: list[tuple[Any, float]] = field(default_factory=list)  # (option, value), best first
     seconds: float = 0.0  # the estimated time of exact play (one core), whichever method ran
+    thetas: list[float | None] = field(default_factory=list)  # by `ranked`: the strategy to play on by
 
 
 def _value(dist: Any, u: Any) -> float:
@@ -210,21 +212,22 @@ def play_for_utility(rules: R.RuleSet, column: R.Column, ev: Evaluation, u: Any,
         vals = utility.option_values(rules, column, ev.dice, ev.rolls_left, opts, u)
         order = sorted(range(len(opts)), key=lambda i: (-vals[i], i))
         ranked = [(opts[i], vals[i]) for i in order]
-        return TargetPlay(hi, [], (ranked[0][1], None, ranked[0][0]), "exact", ranked, seconds)
+        return TargetPlay(hi, [], (ranked[0][1], None, ranked[0][0]), "exact", ranked, seconds, [None] * len(ranked))
     grid = [t for t in D.THETA_GRID if abs(t) <= max_risk(rules)]  # those the rules' scores allow (0 always)
     by_theta: list[tuple[float, Any, float]] = []
-    best: tuple[float, float | None, Any] | None = None
-    ranked = []
+    own: list[tuple[float, float]] = []  # each option's best (value, theta): the first theta on ties
     for theta in grid:
         ch = positions.chances(rules, column, ev.dice, ev.rolls_left, opts, theta, hi if step else None, say=say)
         vals = [_value(c.dist, u) for c in ch]
         k = max(range(len(opts)), key=lambda i: (vals[i], -i))
         by_theta.append((theta, opts[k], vals[k]))
-        if best is None or vals[k] > best[0] + 1e-12:
-            best = (vals[k], theta, opts[k])
-            ranked = [(opts[i], vals[i]) for i in sorted(range(len(opts)), key=lambda i: (-vals[i], i))]
-    assert best is not None
-    return TargetPlay(hi, by_theta, best, "risk_strategies", ranked, seconds)
+        own = [(v, theta) for v in vals] if not own else [
+            (v, theta) if v > was[0] else was for v, was in zip(vals, own, strict=True)]
+    order = sorted(range(len(opts)), key=lambda i: (-own[i][0], grid.index(own[i][1]), i))
+    ranked = [(opts[i], own[i][0]) for i in order]
+    thetas: list[float | None] = [own[i][1] for i in order]
+    best = (ranked[0][1], thetas[0], ranked[0][0])
+    return TargetPlay(hi, by_theta, best, "risk_strategies", ranked, seconds, thetas)
 
 
 def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: int,
@@ -241,7 +244,7 @@ def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: 
         u = np.zeros(target + 1)
         u[target] = 1.0
     got = play_for_utility(rules, column, ev, u, say, exact, step=True)
-    return TargetPlay(target, got.by_theta, got.best, got.method, got.ranked, got.seconds)
+    return TargetPlay(target, got.by_theta, got.best, got.method, got.ranked, got.seconds, got.thetas)
 
 
 def play_to_win(rules: R.RuleSet, column: R.Column, ev: Evaluation, opponents: Sequence[Any],
