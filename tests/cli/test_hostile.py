@@ -462,3 +462,16 @@ def test_a_game_file_that_is_not_a_regular_file_is_refused(kind: str, tmp_path: 
         res = run(cmd, input="q\n")
         check(res, 1)
         assert res.stderr.count("\n") == 1 and "regular file" in res.stderr, (cmd, res.stderr)
+
+
+@given(theta=st.one_of(st.just(5e-324), st.just(-1e-320), st.floats(min_value=-1e-17, max_value=1e-17).filter(bool)))
+def test_an_option_s_certainty_equivalent_tends_to_its_mean(theta: float) -> None:
+    """The hint's certainty equivalent of a final-score distribution, in the same limit: its mean."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from yahtzee_cli.play.hint import certainty_equivalent
+
+    dist = SimpleNamespace(scores=np.array([0, 100, 250, 1575]), pmf=np.array([0.1, 0.5, 0.4, 0.0]))
+    assert certainty_equivalent(SimpleNamespace(dist=dist), theta) == pytest.approx(150.0, rel=1e-12)

@@ -127,9 +127,14 @@ def certainty_equivalent(chances: Any, theta: float) -> float:
 
     import numpy as np
 
+    from ..strategy.turn import NEGLIGIBLE_SPREAD
+
     d = chances.dist
     x = d.scores.astype(float)
-    ref = float(x[d.pmf > 0].max())
+    reached = x[d.pmf > 0]
+    ref = float(reached.max())
+    if abs(theta) * (ref - float(reached.min())) < NEGLIGIBLE_SPREAD:  # the limit, the mean (see ce_mean)
+        return float((d.pmf * x).sum() / d.pmf.sum())
     return ref + math.log(float((d.pmf * np.exp(theta * (x - ref))).sum())) / theta
 
 
