@@ -48,6 +48,9 @@ os.environ.pop("FORCE_COLOR", None)
 # Default rules come from the environment and a config file: tests see neither the user's.
 os.environ.pop("YAHTZEE_RULES", None)
 os.environ["YAHTZEE_CONFIG"] = os.path.join(tempfile.gettempdir(), "yahtzee-test-no-such-config.toml")
+# A wait over 2 s shows progress lines on stderr; on a loaded CI machine any command may wait that long, so
+# tests see none unless they ask (tests/cli/test_progress.py sets its own thresholds).
+os.environ["YAHTZEE_PROGRESS_AFTER"] = "3600"
 
 # Strategy tables built by tests go to one throw-away directory shared by the whole session (built
 # once, never written into the user's real cache); tests of the cache itself use their own.

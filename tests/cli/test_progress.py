@@ -116,11 +116,17 @@ def test_quiet_shows_no_progress(cli: Any, tmp_path: Path, slow_builds: None) ->
     assert _progress_lines(r.stderr) == [] and "done after" not in r.stderr and r.stdout == ""
 
 
-def test_a_short_wait_shows_nothing(cli: Any, tmp_path: Path) -> None:
+def test_a_short_wait_shows_nothing(cli: Any, tmp_path: Path, slow_builds: None,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build of under a second, at the default threshold (2 s): no line of progress."""
     rules = write_small_rules(tmp_path)
-    assert cli(["solve", "--rules", rules]).exit_code == 0  # (built, or read from the session's cache)
+    assert cli(["solve", "--rules", rules]).exit_code == 0  # (the kernels compiled, if no test did before)
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "another-cache"))
+    monkeypatch.delenv("YAHTZEE_PROGRESS_AFTER")
     r = cli(["solve", "--rules", rules])
-    assert r.exit_code == 0 and r.stderr == ""
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.startswith("yahtzee: building the custom strategy table (once")
+    assert r.stderr.count("\n") == 1
 
 
 def test_the_installed_script_shows_progress_in_a_pipe(yahtzee: list[str], tmp_path: Path) -> None:
