@@ -356,12 +356,17 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
 RECORD_BYTES = 64 << 20  # recorded play (for logs) held per chunk and seat, about
 
 
-def record_cap(rules: R.RuleSet) -> int:
+def record_cap(rules: R.RuleSet, seats: int = 1) -> int:
     """Most games a chunk may record: the recorded arrays (rolls and held dice of every turn, sized for
-    the longest possible game) stay under RECORD_BYTES."""
+    the longest possible game) stay under RECORD_BYTES; 1,000 at most where the logs are written line
+    by line in Python (matches, several columns), 20,000 where log_lines writes them (a chunk then
+    costs its start a thousandth as often)."""
+    from . import log_lines
+
     turns = rules.settings.columns * len(rules.boxes) * (1 if rules.settings.must_zero else 50)
     per_game = 2 * 8 * turns * R.most_rolls(rules, turns) * rules.dice
-    return max(1, min(1000, RECORD_BYTES // per_game))
+    most = 20_000 if log_lines.compiled(rules, seats) else 1000
+    return max(1, min(most, RECORD_BYTES // per_game))
 
 
 def chunk_plan(games: int, workers: int, record_limit: int | None = None,
@@ -495,7 +500,7 @@ def simulate(
     mode = "dask" if backend == "dask" else local_mode(strategies, n_workers, processes)
     at_once = n_workers if mode in ("dask", "processes") else 1
     jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names, run_games=games)
-            for first, n in chunk_plan(games, at_once, record_cap(rules) if record else None,
+            for first, n in chunk_plan(games, at_once, record_cap(rules, len(strategies)) if record else None,
                                        slow=any(s not in BUILTIN for s in strategies)))
     seats = [SeatSummary.empty(rules) for _ in strategies]
     report = Report(rules, strategies, seed, games, seats, names=names)
@@ -635,9 +640,14 @@ def game_logs(rules: R.RuleSet, names: Sequence[str], batches: Sequence[GameBatc
     each with the dice after every roll, the dice held before every reroll, the box (null for a pass),
     its 1-based column on multi-column sheets, and the score written. `meta` records the seed, the
     game's index and the strategies, so any game can be played again."""
-    from ..formats.logs import dump_line, log_document, turn_entry  # (only runs that record: ~90 ms to import)
+    from . import log_lines
 
     spec = rules_spec(rules)
+    if log_lines.applies(rules, batches, seed):
+        assert seed is not None
+        return log_lines.game_logs(spec, rules.keys, names[0], batches[0], seed, strategies)
+    from ..formats.logs import dump_line, log_document, turn_entry  # (only runs that record: ~90 ms to import)
+
     keys = rules.keys
     multi = rules.settings.columns > 1
     out = []

@@ -521,6 +521,18 @@ def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra
                 seen[s2] = True  # (threads may mark the same row at once: each writes True)
 
 
+@njit(cache=True, inline="always")
+def _roll_at(dice: np.ndarray, roll_at: np.ndarray) -> int:
+    """compiled.roll_of_dice by one small table: roll_at[sum of 7 ** (face - 1)] (tables' counts key)."""
+    key = 0
+    for k in range(dice.shape[0]):
+        key += SEVEN[dice[k]]
+    return int(roll_at[key])
+
+
+SEVEN = np.array([0, 1, 7, 49, 343, 2401, 16807], np.int64)  # 7 ** (face - 1) by face
+
+
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_value: float, out: Any, work: Any,
                log: Any, start: Any) -> None:
@@ -530,17 +542,18 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
     the rules allow them); a state outside the table, or one whose passes differ (a game near the turn
     cap), has its row made in `scratch` (row, bd) by move_row, as play_games would make it. The other
     arguments are play_games'."""
-    rowof, index, dec, table_pass, scratch = moves
+    rowof, index, dec, table_pass, scratch, roll_at = moves
     row_s, bd = scratch
     seed, first_game, seat = game
     nb, ybox = ra.nb, ra.ybox
     natural, joker, yroll = ra.natural, ra.joker, ra.yroll
-    subkeeps, keeps, keep_index, roll_of_keep = ra.subkeeps, ra.keeps, ra.keep_index, ra.roll_of_keep
+    subkeeps, keeps = ra.subkeeps, ra.keeps
     scores, ybonus, nturns_out = out
     cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw
-    dice, kept, cnt = work.dice, work.kept, work.cnt
+    dice, kept = work.dice, work.kept
     n = dice.shape[0]
     J = dec.shape[1] - 1
+    R = dec.shape[2]
     t = fut.t
     for g in range(scores.shape[0]):
         st = stream(seed, first_game + g, seat)
@@ -573,6 +586,12 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
             s = index[(mrow * 3 + yst[0] + 1) * (t + 1) + ucap] if mrow >= 0 else -1
             if s >= 0 and may_pass_turn == table_pass:
                 row = dec[s]
+                # the row's cache lines asked for at once: their misses overlap, where the three
+                # decisions of a turn would wait for one another
+                touch = 0
+                for i in range(0, (J + 1) * R, 64):
+                    touch += row[i // R, i % R]
+                work.cnt[0] = touch
             else:
                 u_now = usum[0]
                 move_row(row_s, cmask[0], ucap, yst[0], may_pass_turn, ra, fut, saved_value, work, bd)
@@ -584,7 +603,7 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                     log[0][g, turn, 0, k] = dice[k]
             used = np.int64(1)
             while used <= J:
-                r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
+                r = _roll_at(dice, roll_at)
                 slot = row[J - used, r]
                 if slot == STOP:
                     break
@@ -593,7 +612,7 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                 if log is not None:
                     compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
                 used += 1
-            r = compiled.roll_of_dice(dice, cnt, keep_index, roll_of_keep)
+            r = _roll_at(dice, roll_at)
             code = np.int64(row[J, r]) - 1
             bb_ = (code % (2 * nb)) // 2
             if log is not None:
