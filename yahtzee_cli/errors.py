@@ -266,6 +266,18 @@ class UnknownBox(KeeperError):
     exit_status = USAGE
 
 
+class SaveFailed(KeeperError):
+    """An entry that was legal but could not be saved (the disk full, the file or its folder no longer
+    writable, the file changed by another program): the file is as it was, and the entry is not made."""
+
+
+class NoGameInPlay(YahtzeeError):
+    """No game file named, and the library holds no game to take in its place (a usage error: name
+    the FILE, or start a game)."""
+
+    exit_status = USAGE
+
+
 class GameInProgress(KeeperError):
     """A new game refused because the game file holds a game still being played."""
 

@@ -257,8 +257,8 @@ def test_log_show_in_words(cli: Any, tmp_path: Path) -> None:
     assert r.stdout.splitlines() == [
         f"yahtzee, game 1 in {game}: turn 2, Ben to play.",
         "Rolls: 1 3 3 5 6 -> keep 3 3 -> 2 2 3 3 3  (roll 2 of 3, 1 left)",
-        "Boxes: ones 0  twos 4  threes 9  fours 0  fives 0  sixes 0  three_of_a_kind 13  four_of_a_kind 0  "
-        "full_house 25  small_straight 0  large_straight 0  yahtzee 0  chance 13",
+        "Boxes: Aces 0  Twos 4  Threes 9  Fours 0  Fives 0  Sixes 0  3 of a kind 13  4 of a kind 0  "
+        "Full house 25  Sm straight 0  Lg straight 0  Yahtzee 0  Chance 13",  # (as the sheet names them)
         "Standings: 1. Anna 50, 2. Ben 0",
         "Chances to win: Anna 75.8%, Ben 23.8%; a tie for first 0.4% (optimal play from here).",
     ]

@@ -212,8 +212,7 @@ class Session:
     # -- input
     def handle(self, line: str) -> list[str]:
         """One typed line; returns what to show. Refused entries answer with one line saying why."""
-        from ..errors import KeeperError, RuleRefused, RulesError
-        from ..play.gamefile import SaveFailed
+        from ..errors import KeeperError, RuleRefused, RulesError, SaveFailed
         from ..play.scorekeeper import dice_word
         from ..rules.engine import parse_dice
 

@@ -17,16 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, KeeperError, MissingFile
+from ..errors import InputError, KeeperError, MissingFile, SaveFailed
 from ..formats.logs import dump_line, iter_documents
 from ..formats.validate import check_document
 
 __all__ = ["GameFile", "SaveFailed", "check_writable", "locked", "read_games", "real_path"]
-
-
-class SaveFailed(KeeperError):
-    """An entry that was legal but could not be saved (the disk full, the file or its folder no longer
-    writable, the file changed by another program): the file is as it was, and the entry is not made."""
 
 
 _HELD: dict[str, tuple[int, int]] = {}  # folder -> (its locked fd, how many times this process holds it)

@@ -166,13 +166,6 @@ __all__ = ["ENV_LIBRARY", "Summary", "Where", "current_file", "files", "location
 START_GAME = "start one with: yahtzee log new --players A,B (or: yahtzee play)"
 
 
-class NoGameInPlay(errors.YahtzeeError):
-    """No game file named, and the library holds no game to take in its place (a usage error: name
-    the FILE, or start a game)."""
-
-    exit_status = errors.USAGE
-
-
 def game_in_play(folder: Path | None = None, *, over: bool = False) -> Path:
     """The game file a command means when none is named (`log add|set|end|show|undo`, `hint --log`,
     `replay`, `analyze`): the library's newest file (`current_file`) when its last game is the game
@@ -187,7 +180,7 @@ def game_in_play(folder: Path | None = None, *, over: bool = False) -> Path:
     folder = folder if folder is not None else location().path
     path = current_file(folder)
     if not path.is_file():
-        raise NoGameInPlay(f"no game file named, and the library ({folder}) holds no game; {START_GAME}")
+        raise errors.NoGameInPlay(f"no game file named, and the library ({folder}) holds no game; {START_GAME}")
     try:
         data = read_last_game(str(path)).data
         ended = is_abandoned(data)
@@ -195,12 +188,12 @@ def game_in_play(folder: Path | None = None, *, over: bool = False) -> Path:
     except (errors.YahtzeeError, ValueError, KeyError, TypeError):
         return path
     if ended:
-        raise NoGameInPlay(f"no game file named, and the library's last game (in {path}) was ended unfinished; "
+        raise errors.NoGameInPlay(f"no game file named, and the library's last game (in {path}) was ended unfinished; "
                            f"{START_GAME.replace('one', 'another')}")
     if finished and not over:
-        raise NoGameInPlay(f"no game file named, and the library's last game (in {path}) is over; "
+        raise errors.NoGameInPlay(f"no game file named, and the library's last game (in {path}) is over; "
                            f"{START_GAME.replace('one', 'another')}")
     return path
 
 
-__all__ += ["START_GAME", "NoGameInPlay", "game_in_play"]
+__all__ += ["START_GAME", "game_in_play"]
