@@ -5,6 +5,7 @@ that writing `--log-out` keeps up with the games."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ import orjson
 
 from ..solver.games import GameBatch
 from ..solver.jit import njit
+
+_buffers = threading.local()  # each thread's output buffer
 
 
 def _b(data: bytes) -> np.ndarray:
@@ -153,7 +156,9 @@ def game_logs(spec: Any, keys: Sequence[str], name: str, batch: GameBatch, seed:
     R, n = batch.rolls.shape[2], batch.rolls.shape[3]
     per_turn = len(turn_head) + 2 * R * (2 * n + 2) + 16 + int(key_at[-1]) + 24
     bound = G * (len(head) + len(meta_head) + len(tail) + 24 + T * per_turn)
-    out = np.empty(bound, dtype=np.uint8)
+    out = getattr(_buffers, "out", None)
+    if out is None or len(out) < bound:  # (kept: a fresh buffer a chunk cost more in page faults than the writing)
+        out = _buffers.out = np.empty(bound, dtype=np.uint8)
     parts = (_b(head), _b(turn_head), _b(b"".join(encoded) or b" "), key_at, _b(meta_head), _b(tail))
     size = _lines(out, batch.rolls, batch.held, batch.n_rolls, batch.box, batch.scores, batch.n_turns,
                   batch.first_game, parts)

@@ -400,11 +400,31 @@ def _results(jobs: Iterator[ChunkJob], workers: int, mode: str, scheduler: str |
     """The chunks' results in game order: in this process (inline, or threads inside each chunk), or
     on the workers of executors.ordered (spawned processes, every chunk in a worker: a bot that ends
     its process ends only that worker; or Dask)."""
-    if mode in ("inline", "threads"):
-        threads = workers if mode == "threads" else 1
-        return (run_chunk(dataclasses.replace(job, threads=threads)) for job in jobs)
+    if mode == "inline":
+        return (run_chunk(dataclasses.replace(job, threads=1)) for job in jobs)
+    if mode == "threads":
+        return _one_ahead(run_chunk, (dataclasses.replace(job, threads=workers) for job in jobs))
     return ordered(run_chunk, jobs, mode=mode, workers=workers, scheduler=scheduler, parent_works=False,
                    dask_processes=dask_processes)
+
+
+def _one_ahead(fn: Callable[[ChunkJob], ChunkResult], jobs: Iterator[ChunkJob]) -> Iterator[ChunkResult]:
+    """fn(job) for every job, in order, the next job started before a result is handed on: its games
+    play (the kernels release the GIL) while this one's summary is merged and its logs written."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)
+    running: Future[ChunkResult] | None = None
+    try:
+        for job in jobs:
+            nxt = pool.submit(fn, job)
+            if running is not None:
+                yield running.result()
+            running = nxt
+        if running is not None:
+            yield running.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- runs
