@@ -192,9 +192,9 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             raise StrategyError(f"strategy {strategy} is not available for {rules.name} yet ({exc})") from None
         except TooBig as exc:
             raise StrategyError(str(exc)) from None
-    for fut in futs.values():
-        from ..solver import moves
+    from ..solver import moves
 
+    for fut in futs.values():
         if moves.wanted(rules, fut, games):
             moves.get(rules, fut, say, progress)
     compiled = [s for s in dict.fromkeys(strategies) if s in futs or s == "random"]
@@ -202,8 +202,18 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         from ..solver import exact, jit, play_kernel
         from . import strategies as compiled_strategies
 
-        needed = [compiled_strategies._random_block if s == "random" else play_kernel.play_games for s in compiled]
-        args = [None if s == "random" else exact.play_args(rules, futs[s], record, games) for s in compiled]
+        needed: list[Any] = []
+        args: list[Any] = []
+        for s in compiled:
+            if s == "random":
+                needed.append(compiled_strategies._random_block)
+                args.append(None)
+            elif moves.for_run(rules, futs[s], games) is not None:  # games read from the move table
+                needed.append(play_kernel.play_moves)
+                args.append(None)
+            else:
+                needed.append(play_kernel.play_games)
+                args.append(exact.play_args(rules, futs[s], record, games))
         jit.note_compile(needed, "the simulator", say, args)
 
 
