@@ -104,11 +104,14 @@ def states(rules: RuleSet, fut: ValueToGo) -> tuple[Any, Any, Any, Any, Any]:
     out_u: list[Any] = []
     out_y: list[Any] = []
     n = 0
+    totals: dict[int, tuple[Any, Any]] = {}  # per set of filled upper boxes: (totals with a row, dead ones)
     for i, m in enumerate(masks.tolist()):
         sub = int(lay.sub_of[m])
-        live = lay.ulist[sub, : lay.ucount[sub]]
-        dead = lay.dlist[sub, : lay.dcount[sub]]
-        us = live if shared_dead else np.unique(np.concatenate([live, dead]))
+        if sub not in totals:
+            live = lay.ulist[sub, : lay.ucount[sub]]
+            dead = lay.dlist[sub, : lay.dcount[sub]]
+            totals[sub] = (live if shared_dead else np.unique(np.concatenate([live, dead])), dead)
+        us, dead = totals[sub]
         ys = ((0, 1) if fut.nyt == 2 else (0,)) if (m & lay.ybit) and lay.has_y else (-1,)
         for y in ys:
             k = len(us)
@@ -117,12 +120,12 @@ def states(rules: RuleSet, fut: ValueToGo) -> tuple[Any, Any, Any, Any, Any]:
             if shared_dead and len(dead):
                 index[base + dead] = n  # ulist[sub, 0] is the first dead total where there are others
             out_m.append(np.full(k, m, dtype=np.int64))
-            out_u.append(us.astype(np.int64))
+            out_u.append(us)
             out_y.append(np.full(k, y, dtype=np.int64))
             n += k
         if ys == (0,):
             index[(i * 3 + 2) * (t + 1): (i * 3 + 3) * (t + 1)] = index[(i * 3 + 1) * (t + 1): (i * 3 + 2) * (t + 1)]
-    return (np.concatenate(out_m), np.concatenate(out_u), np.concatenate(out_y), rowof, index)
+    return (np.concatenate(out_m), np.concatenate(out_u).astype(np.int64), np.concatenate(out_y), rowof, index)
 
 
 def _scratch(ra: Any, J: int) -> tuple[Any, Any]:
