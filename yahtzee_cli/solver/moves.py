@@ -321,6 +321,7 @@ def wanted(rules: RuleSet, fut: ValueToGo, run_games: int) -> bool:
 # --------------------------------------------------------------------------- play
 
 
+
 def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_game: int, n_games: int,
               seat: int = 0, record: bool = False, threads: int | None = None,
               start: Sequence[Column] | None = None) -> GameBatch:
@@ -340,13 +341,15 @@ def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_ga
     ra = inputs.ra
     roll_at = np.where(ra.keep_index >= 0, ra.roll_of_keep[ra.keep_index], -1).astype(np.int16)
 
+    # games of as many turns each (no passes) advance together (play_lockstep); else one by one
+    kernel = play_kernel.play_lockstep if rules.settings.must_zero else play_kernel.play_moves
+
     def games(g0: int, g1: int) -> None:
         part = (inputs.scores[g0:g1], inputs.ybonus[g0:g1], inputs.nturns[g0:g1])
         log = tuple(a[g0:g1] for a in inputs.log) if record else None
         moves = (mt.rowof, mt.index, mt.dec, mt.may_pass, _scratch(inputs.ra, J), roll_at)
-        play_kernel.play_moves((seed, first_game + g0, seat), inputs.ra, inputs.fut, moves, inputs.max_turns,
-                               inputs.saved_value, part, play_kernel.turn_work(inputs.ra, play_kernel.MAX_REROLLS),
-                               log, inputs.start)
+        kernel((seed, first_game + g0, seat), inputs.ra, inputs.fut, moves, inputs.max_turns, inputs.saved_value,
+               part, play_kernel.turn_work(inputs.ra, play_kernel.MAX_REROLLS), log, inputs.start)
 
     on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns

@@ -65,7 +65,7 @@ from .within_turn import (
 roll_dice: Any = jit.inner_copy(compiled.roll_dice)
 
 __all__ = ["FUTURE_HEURISTIC", "FUTURE_TABLE", "MAX_REROLLS", "STOP", "TurnWork", "fill_moves", "memo", "move_row",
-           "no_memo", "play_games", "play_moves", "roll_legal", "turn_work"]
+           "no_memo", "play_games", "play_lockstep", "play_moves", "roll_legal", "turn_work"]
 
 MAX_REROLLS = 64  # rerolls a turn's keep values are kept for (saved rolls beyond: as the 64th)
 
@@ -632,6 +632,129 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                 open_total -= 1
             turn += 1
         nturns_out[g] = turn
+
+
+LOCKSTEP = 128  # games play_lockstep advances together
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_value: float, out: Any,
+                  work: Any, log: Any, start: Any) -> None:
+    """play_moves for rules where every game has as many turns (must_zero: no passes), LOCKSTEP games
+    at a time turn by turn, each roll of the turn for all of them before the next: the table's rows
+    are looked up for a block of games in one loop, so their cache misses overlap instead of each
+    turn waiting for its own three. Every game draws from its own stream and reads the same rows as
+    play_moves, so the games are play_moves' (the arguments are its)."""
+    rowof, index, dec, table_pass, scratch, roll_at = moves
+    row_s, bd = scratch
+    seed, first_game, seat = game
+    nb, ybox = ra.nb, ra.ybox
+    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
+    subkeeps, keeps = ra.subkeeps, ra.keeps
+    scores, ybonus, nturns_out = out
+    n = work.dice.shape[0]
+    J = dec.shape[1] - 1
+    t = fut.t
+    G = scores.shape[0]
+    B = LOCKSTEP
+    st = np.empty(B, np.uint64)
+    cm = np.empty(B, np.int64)
+    us = np.empty(B, np.int64)
+    ys = np.empty(B, np.int64)
+    srow = np.empty(B, np.int64)  # the game's row this turn (-1: its own, in rows)
+    rows = np.empty((B, J + 1, dec.shape[2]), np.uint8)
+    dice = np.empty((B, n), np.int64)
+    kept = np.empty((B, n), np.int64)
+    rr = np.empty(B, np.int64)
+    used = np.empty(B, np.int64)
+    going = np.empty(B, np.bool_)
+    open0 = nb
+    turn0 = 0
+    if start is not None:
+        for b in range(nb):
+            if start[0][0, b] >= 0:
+                open0 -= 1
+                turn0 += 1
+    for g0 in range(0, G, B):
+        nbk = min(B, G - g0)
+        for i in range(nbk):
+            g = g0 + i
+            st[i] = stream(seed, first_game + g, seat)
+            cm[i] = 0
+            us[i] = 0
+            ys[i] = -1
+            ybonus[g, 0] = 0
+            for b in range(nb):
+                scores[g, 0, b] = -1
+            if start is not None:
+                ybonus[g, 0] = start[1][0]
+                for b in range(nb):
+                    v = start[0][0, b]
+                    if v >= 0:
+                        scores[g, 0, b] = v
+                        cm[i] |= 1 << b
+                        if ra.is_upper[b]:
+                            us[i] += v
+                        if b == ybox:
+                            ys[i] = 1 if v == ra.ypoints else 0
+        for k in range(open0):
+            turn = np.int64(turn0 + k)
+            may_pass_turn = (not ra.must_zero) and (max_turns - turn > open0 - k)
+            # the first roll of every game, and the row it reads
+            for i in range(nbk):
+                ucap = us[i] if us[i] < t else t
+                mrow = rowof[cm[i]]
+                s_ = index[(mrow * 3 + ys[i] + 1) * (t + 1) + ucap] if mrow >= 0 else -1
+                if s_ < 0 or may_pass_turn != table_pass:
+                    work.usum[0] = us[i]
+                    move_row(row_s, cm[i], ucap, ys[i], may_pass_turn, ra, fut, saved_value, work, bd)
+                    rows[i] = row_s
+                    s_ = -1
+                srow[i] = s_
+                st[i] = roll_dice(dice[i], kept[i], np.int64(0), st[i])
+                if log is not None:
+                    for d in range(n):
+                        log[0][g0 + i, turn, 0, d] = dice[i, d]
+                rr[i] = _roll_at(dice[i], roll_at)
+                used[i] = 1
+                going[i] = True
+            # each reroll of every game still rolling
+            for step in range(1, J + 1):
+                for i in range(nbk):
+                    if not going[i]:
+                        continue
+                    slot = dec[srow[i], J - step, rr[i]] if srow[i] >= 0 else rows[i, J - step, rr[i]]
+                    if slot == STOP:
+                        going[i] = False
+                        continue
+                    pos = keep_dice(kept[i], subkeeps[rr[i], slot], keeps)
+                    st[i] = roll_dice(dice[i], kept[i], np.int64(pos), st[i])
+                    if log is not None:
+                        compiled.record_reroll(log[1], log[0], g0 + i, turn, step, kept[i], pos, dice[i])
+                    rr[i] = _roll_at(dice[i], roll_at)
+                    used[i] = step + 1
+            # every game's box
+            for i in range(nbk):
+                g = g0 + i
+                r = rr[i]
+                code = (np.int64(dec[srow[i], J, r]) if srow[i] >= 0 else np.int64(rows[i, J, r])) - 1
+                bb_ = (code % (2 * nb)) // 2
+                if log is not None:
+                    log[2][g, turn] = used[i]
+                    log[3][g, turn] = 0
+                    log[4][g, turn] = bb_ if code >= 0 else -1
+                if code >= 0:
+                    bs = joker[r, bb_] if code % 2 else natural[r, bb_]
+                    bbon = extra_bonus_points(yroll[r], ys[i] == 1, ra.extra)
+                    scores[g, 0, bb_] = bs
+                    ybonus[g, 0] += bbon
+                    cm[i] |= 1 << bb_
+                    if ra.is_upper[bb_]:
+                        us[i] += bs
+                    if bb_ == ybox:
+                        ys[i] = 1 if bs == ra.ypoints else 0
+        for i in range(nbk):
+            nturns_out[g0 + i] = turn0 + open0
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
