@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -34,17 +35,29 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.2f}"
 
 
+# The command is started by a small launcher that reports its peak RSS: a child forked from this
+# process (which holds the tables built above) would count this process's memory as its own.
+LAUNCH = ("import resource, subprocess, sys; "
+          "code = subprocess.run(sys.argv[1:], stderr=subprocess.DEVNULL).returncode; "
+          "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(code)")
+
+
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, bytes, int, float]:
     """(seconds, stdout, peak RSS in KiB, CPU seconds) of one command."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    out = p.stdout.read() if p.stdout is not None else b""
-    _, status, usage = os.wait4(p.pid, 0)
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
+    out, err = p.communicate()
     seconds = time.perf_counter() - t0
-    if status != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({status})")
-    p.returncode = 0
-    return seconds, out, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - _spent[0]
+    _spent[0] += cpu
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode})")
+    return seconds, out, int(err.decode().strip() or 0), cpu
+
+
+_spent = [0.0]  # CPU seconds of the commands run so far (RUSAGE_CHILDREN adds them up)
 
 
 def sha(data: bytes) -> str:
