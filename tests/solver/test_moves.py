@@ -149,6 +149,29 @@ def test_the_cache_keeps_a_table_for_its_strategy_table_only(monkeypatch: pytest
     moves._tables.clear()
 
 
+def test_a_damaged_table_is_built_again_and_not_read_chunk_after_chunk(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    rules = _small()
+    fut = policy.value_to_go_for(rules, "optimal")
+    moves._tables.clear()
+    assert moves.get(rules, fut) is not None
+    path = tmp_path / f"moves-{rules.fingerprint}.tbl"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+    moves._tables.clear()
+    reads: list[int] = []
+    real = moves._from_file
+    monkeypatch.setattr(moves, "_from_file", lambda *a: reads.append(1) or real(*a))
+    assert moves.for_run(rules, fut, 10**6) is None and moves.for_run(rules, fut, 10**6) is None
+    assert len(reads) == 1
+    assert moves.get(rules, fut) is not None  # built again, and kept
+    assert moves.for_run(rules, fut, 10**6) is not None
+    moves._tables.clear()
+    moves._unusable.clear()
+
+
 def test_no_table_for_saved_rolls_or_columns() -> None:
     for rules in (R.preset("yahtzee", {"saved_rolls": True}), R.preset("triple-yahtzee")):
         fut = policy.value_to_go_for(rules, "greedy")

@@ -242,12 +242,14 @@ def _from_file(rules: RuleSet, fut: ValueToGo, digest: str) -> MoveTable:
 
 
 _tables: dict[tuple[Any, ...], MoveTable] = {}  # (one a process: it can be a GB)
+_unusable: set[tuple[Any, ...]] = set()  # tables found missing or damaged: not read again chunk after chunk
 _lock = threading.Lock()
 
 
-def cached(rules: RuleSet, fut: ValueToGo) -> MoveTable | None:
+def cached(rules: RuleSet, fut: ValueToGo, again: bool = False) -> MoveTable | None:
     """The move table of this value to go: in this process, or read from the cache; None when there
-    is none (or it is damaged or stale: built again by the next get())."""
+    is none (or it is damaged or stale: built again by the next get()). A table found unusable is
+    looked for again only when `again`."""
     key = _key(rules, fut)
     if key is None:
         return None
@@ -255,10 +257,14 @@ def cached(rules: RuleSet, fut: ValueToGo) -> MoveTable | None:
         mt = _tables.get(key)
         if mt is not None:
             return mt
+        if key in _unusable and not again:
+            return None
         try:
             mt = _from_file(rules, fut, key[-1])
         except (OSError, CorruptTable, KeyError, ValueError, TypeError):
+            _unusable.add(key)
             return None
+        _unusable.discard(key)
         _tables.clear()
         _tables[key] = mt
         return mt
@@ -273,14 +279,14 @@ def get(rules: RuleSet, fut: ValueToGo, say: Callable[[str], None] | None = None
     if not applies(rules, fut):
         return None
     progress = given(progress)
-    mt = cached(rules, fut)
+    mt = cached(rules, fut, again=True)
     if mt is not None:
         return mt
     key = _key(rules, fut)
     assert key is not None
     what = f"{rules.name} move table"
     with tablefile.building(_path(rules, fut), what, say) as waited:
-        mt = cached(rules, fut) if waited else None
+        mt = cached(rules, fut, again=True) if waited else None
         if mt is not None:
             return mt
         if say is not None:
@@ -301,6 +307,7 @@ def get(rules: RuleSet, fut: ValueToGo, say: Callable[[str], None] | None = None
     with _lock:
         _tables.clear()
         _tables[key] = mt
+        _unusable.discard(key)
     return mt
 
 
