@@ -36,7 +36,6 @@ VERSION = 1  # bump when the table's meaning changes
 USE_GAMES = 200_000  # runs of this many games play from a move table already built
 BUILD_GAMES = 1_000_000  # runs of this many games build it first (a few seconds, once)
 MOVE_BYTES = 1_200 << 20  # the largest table built: with the rest of a run, peak memory stays under 2 GB
-COPY_BYTES = 512 << 20  # tables up to this size are copied out of their file when read (see _from_file)
 
 
 @dataclass
@@ -230,10 +229,7 @@ def _from_file(rules: RuleSet, fut: ValueToGo, digest: str) -> MoveTable:
     if header.get("digest") != digest:
         raise CorruptTable("the cached move table was made from another strategy table")
     shape = tuple(int(d) for d in header["shape"])
-    dec = np.frombuffer(arrays["dec"], dtype=np.uint8).reshape(shape)
-    if dec.nbytes <= COPY_BYTES:  # out of the file's pages into the process's own: a tenth faster to play
-        dec = _read_only(dec)[0].copy()
-        dec.flags.writeable = False
+    dec = np.frombuffer(arrays["dec"], dtype=np.uint8).reshape(shape)  # (mapped: copying it gained nothing)
     rowof = np.frombuffer(arrays["rowof"], dtype=np.int32)
     index = np.frombuffer(arrays["index"], dtype=np.int32)
     meta: dict[str, Any] = {k: header[k] for k in ("states", "bytes") if k in header}
