@@ -21,6 +21,7 @@ from conftest import FIXTURES as FIX
 from conftest import simulated_logs
 
 from yahtzee_cli.formats.jsonio import loads
+from yahtzee_cli.formats.players import player_key
 from yahtzee_cli.play import analyze as A
 from yahtzee_cli.play.hint import hint
 from yahtzee_cli.rules import engine as R
@@ -260,14 +261,14 @@ def test_batch_totals_by_player_name(logs: dict[str, list[dict[str, Any]]], anal
         for d in analyzer.game(g, game=i + 1).decisions:
             per.setdefault(d.player, []).append(d)
     assert totals.games == len(games)
-    assert list(totals.players) == ["greedy", "Ann", "random"]
+    assert [p.name for p in totals.players.values()] == ["greedy", "Ann", "random"]  # (keyed as names match)
     for name, ds in per.items():
-        p = totals.players[name]
+        p = totals.players[player_key(name)]
         assert p.decisions == len(ds)
         assert p.loss == pytest.approx(math.fsum(d.regret for d in ds))
         want = sorted(ds, key=lambda d: (-d.regret, d.game, d.index, d.roll))[:5]
         assert [(d.game, d.index, d.roll, d.kind) for d in p.worst] == [(d.game, d.index, d.roll, d.kind) for d in want]
-    assert totals.players["greedy"].games == 3
+    assert totals.players[player_key("greedy")].games == 3
     s = A.totals_dict(totals)
     assert s["type"] == "summary" and s["games"] == 5 and s["exact"] is True
     assert [p["name"] for p in s["players"]] == ["greedy", "Ann", "random"]
