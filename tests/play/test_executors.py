@@ -114,3 +114,45 @@ def test_without_here_every_job_is_submitted() -> None:
                            iter(range(6)), 2, lambda job: job == 3))
     assert out == [0, -1, -2, 103, -4, -5]
     assert ran == [0, 1, 2, 4, 5]
+
+
+# A run whose jobs need only what the command has loaded (validation): the workers are forked copies
+# of it (they see a module global set before they started), and text still in stdout's buffer when
+# they start is written once (a forked worker flushes its copy of the buffer as it ends).
+FORKED = textwrap.dedent('''
+    import os, sys
+    import marked
+    from yahtzee_cli.play.executors import ordered
+
+    marked.MARK = "set here"
+    sys.stdout.write("head\\n")  # stdout is a pipe: this stays in the buffer
+    out = list(ordered(marked.where, iter(range(8)), mode="processes", workers=2, fork=True))
+    assert [job for job, _, _ in out] == list(range(8))
+    others = {mark for _, mark, pid in out if pid != os.getpid()}
+    sys.stdout.write(f"workers saw {sorted(others)}\\n")
+''')
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers are for Linux")
+def test_workers_are_forked_and_buffered_output_is_written_once(tmp_path: Path) -> None:
+    (tmp_path / "marked.py").write_text("import os, time\nMARK = None\n\n"
+                                        "def where(job):\n    time.sleep(0.02)\n    return job, MARK, os.getpid()\n")
+    (tmp_path / "run.py").write_text(FORKED)
+    done = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "head\nworkers saw ['set here']\n"
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    import threading
+
+    from yahtzee_cli.play import executors as E
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not E.can_fork()
+    finally:
+        stop.set()
+        thread.join()

@@ -36,8 +36,9 @@ def run_batch(fn: Callable[[Job], list[Done[R]]], sources: list[Source], *, work
     """What `fn` makes of each piece of the run's inputs (validation), in input order (see
     formats.batch)."""
     mode, n = _mode(sources, workers, backend, VALIDATE_PROCESS_BYTES)
+    # validation is plain Python on what this process has imported: workers may be forked copies
     return in_order(ordered(fn, plan(sources, CHUNK_BYTES), mode=mode, workers=n, scheduler=scheduler,
-                            local=local_job))
+                            local=local_job, fork=True))
 
 
 # --------------------------------------------------------------------------- replay
