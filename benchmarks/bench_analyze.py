@@ -2,6 +2,7 @@
 the compiled grading path side by side with the pure-Python one.
 
     python benchmarks/bench_analyze.py [--games 1000] [--pure-games 100] [--strategy greedy] [--rules yahtzee]
+    python benchmarks/bench_analyze.py --only-full --plain [--repeat 3]
 
 1. Makes sure the strategy table is cached (`yahtzee solve`; in $YAHTZEE_CACHE_DIR or the user
    cache dir) and writes benchmarks/out/analyze-<rules>-<strategy>-<games>.ndjson once (reused),
@@ -54,10 +55,11 @@ def generate(path: Path, games: int, rules: str, strategy: str) -> None:
     tmp.rename(path)
 
 
-def child(args: list[str]) -> tuple[float, float, int]:
-    """(wall s, CPU s, peak RSS KiB) of a `yahtzee ...` child on one core; output discarded."""
+def child(args: list[str], pin: bool = True) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS KiB) of a `yahtzee ...` child, on one core unless `pin` is off; output
+    discarded."""
     cmd = yahtzee(*args)
-    if shutil.which("taskset"):
+    if pin and shutil.which("taskset"):
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
@@ -78,6 +80,7 @@ def main() -> None:
     ap.add_argument("--full-games", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only-full", action="store_true", help="only part 5 (the command at full speed)")
+    ap.add_argument("--plain", action="store_true", help="part 5 in a plain run of the command (not pinned to a core)")
     ap.add_argument("--win-games", type=int, default=20)
     ap.add_argument("--only-win", action="store_true", help="only part 6 (win-probability costs)")
     args = ap.parse_args()
@@ -154,13 +157,15 @@ def full_speed(args: argparse.Namespace) -> None:
     path = OUT / f"analyze-{args.rules}-optimal-{args.full_games}.ndjson"
     generate(path, args.full_games, args.rules, "optimal")
     n = args.full_games
+    pin = not args.plain
     child(["analyze", str(path), "--json", "-w", "1"])  # the compiled grader loaded once (and cached)
     for form in (["--json"], []):
-        runs = [child(["analyze", str(path), *form, "-w", "1"]) for _ in range(args.repeat)]
+        runs = [child(["analyze", str(path), *form, "-w", "1"], pin) for _ in range(args.repeat)]
         wall, cpu, rss = min(runs, key=lambda r: r[1])
         rate = n / cpu
         command = " ".join(["yahtzee analyze FILE", *form, "-w 1"])
-        print(f"full speed, `{command}` (one core, output written): {n:,} optimal games in {cpu:.2f} s CPU, "
+        where = "one core" if pin else "plain run"
+        print(f"full speed, `{command}` ({where}, output written): {n:,} optimal games in {cpu:.2f} s CPU, "
               f"best of {args.repeat} ({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {rate:,.0f} games/s; "
               f"{rate / BOUND:.2f}x the bound of {BOUND:,.0f} games/s; {wall:.2f} s wall, "
               f"peak RSS {rss / 1024:.0f} MiB")
