@@ -30,6 +30,18 @@ SMALL_RULES = {
     "settings": {"upper_bonus_threshold": 30, "upper_bonus": 35},
 }
 
+# Four boxes, two of them upper with a bonus, and saved rolls: every state's value by brute force in
+# seconds (saved-rolls tests).
+SAVED_RULES = {
+    "boxes": [
+        {"key": "fives", "kind": "upper", "face": 5},
+        {"key": "sixes", "kind": "upper", "face": 6},
+        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
+        {"key": "chance", "kind": "chance"},
+    ],
+    "settings": {"upper_bonus_threshold": 20, "upper_bonus": 25, "saved_rolls": True},
+}
+
 
 def write_small_rules(directory: Path) -> str:
     """SMALL_RULES written as a rules file in `directory` (for --rules); its path."""

@@ -9,16 +9,9 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import SAVED_RULES
 
-TINY = {
-    "boxes": [
-        {"key": "fives", "kind": "upper", "face": 5},
-        {"key": "sixes", "kind": "upper", "face": 6},
-        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
-        {"key": "chance", "kind": "chance"},
-    ],
-    "settings": {"upper_bonus_threshold": 20, "upper_bonus": 25, "saved_rolls": True, "saved_rolls_cap": 2},
-}
+TINY = {**SAVED_RULES, "settings": {**SAVED_RULES["settings"], "saved_rolls_cap": 2}}
 DICE = ["1", "2", "3", "4", "5"]
 
 

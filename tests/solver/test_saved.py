@@ -12,21 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import SAVED_RULES
 
 from yahtzee_cli.errors import NotExact
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact, saved
 
-# Four boxes, two of them upper with a bonus: every state's value by brute force in seconds.
-TINY = {
-    "boxes": [
-        {"key": "fives", "kind": "upper", "face": 5},
-        {"key": "sixes", "kind": "upper", "face": 6},
-        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
-        {"key": "chance", "kind": "chance"},
-    ],
-    "settings": {"upper_bonus_threshold": 20, "upper_bonus": 25, "saved_rolls": True},
-}
+TINY = SAVED_RULES
 
 
 def tiny(cap: int | None) -> R.RuleSet:
