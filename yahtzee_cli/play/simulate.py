@@ -209,7 +209,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
                 needed.append(compiled_strategies._random_block)
                 args.append(None)
             elif moves.for_run(rules, futs[s], games) is not None:  # games read from the move table
-                needed.append(play_kernel.play_moves)
+                needed.append(moves.kernel(rules))
                 args.append(None)
             else:
                 needed.append(play_kernel.play_games)

@@ -193,18 +193,11 @@ def build(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] |
     if progress is not None:
         progress(S, S)
     seconds = time.perf_counter() - t0
+    from .exact import _read_only
+
     rowof, index, dec = _read_only(rowof, index, dec)
     return MoveTable(kind_of(fut), rules.fingerprint, key[-1], fut.t, may_pass, rowof, index, dec,
                      build_seconds=seconds, meta={"states": n, "bytes": int(dec.nbytes)})
-
-
-def _read_only(*arrays: Any) -> tuple[Any, ...]:
-    out = []
-    for a in arrays:
-        v = np.ascontiguousarray(a).view()
-        v.flags.writeable = False
-        out.append(v)
-    return tuple(out)
 
 
 # --------------------------------------------------------------------------- cache
@@ -325,6 +318,14 @@ def wanted(rules: RuleSet, fut: ValueToGo, run_games: int) -> bool:
 
 
 
+def kernel(rules: RuleSet) -> Any:
+    """The kernel that plays the rules' games from a move table: games of as many turns each (no
+    passes) advance together (play_lockstep); else one by one (play_moves)."""
+    from . import play_kernel
+
+    return play_kernel.play_lockstep if rules.settings.must_zero else play_kernel.play_moves
+
+
 def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_game: int, n_games: int,
               seat: int = 0, record: bool = False, threads: int | None = None,
               start: Sequence[Column] | None = None) -> GameBatch:
@@ -344,15 +345,14 @@ def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_ga
     ra = inputs.ra
     roll_at = np.where(ra.keep_index >= 0, ra.roll_of_keep[ra.keep_index], -1).astype(np.int16)
 
-    # games of as many turns each (no passes) advance together (play_lockstep); else one by one
-    kernel = play_kernel.play_lockstep if rules.settings.must_zero else play_kernel.play_moves
+    play = kernel(rules)
 
     def games(g0: int, g1: int) -> None:
         part = (inputs.scores[g0:g1], inputs.ybonus[g0:g1], inputs.nturns[g0:g1])
         log = tuple(a[g0:g1] for a in inputs.log) if record else None
         moves = (mt.rowof, mt.index, mt.dec, mt.may_pass, _scratch(inputs.ra, J), roll_at)
-        kernel((seed, first_game + g0, seat), inputs.ra, inputs.fut, moves, inputs.max_turns, inputs.saved_value,
-               part, play_kernel.turn_work(inputs.ra, play_kernel.MAX_REROLLS), log, inputs.start)
+        play((seed, first_game + g0, seat), inputs.ra, inputs.fut, moves, inputs.max_turns, inputs.saved_value,
+             part, play_kernel.turn_work(inputs.ra, play_kernel.MAX_REROLLS), log, inputs.start)
 
     on_threads(games, n_games, threads)
     scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns
