@@ -51,14 +51,14 @@ def folder_problem(path: Path, write: bool = False) -> str | None:
     except NotADirectoryError:
         return _parent_problem(path, write)
     except OSError as exc:  # a folder above it that cannot be searched, a loop of links, a long name
-        return f"cannot be reached: {_reason(exc)}"
+        return f"cannot be reached: {os_reason(exc)}"
     if not stat.S_ISDIR(st.st_mode):
         return "is a file, not a folder" if stat.S_ISREG(st.st_mode) else "is not a folder"
     try:
         with os.scandir(path) as found:
             next(found, None)
     except OSError as exc:
-        return f"cannot be read: {_reason(exc)}"
+        return f"cannot be read: {os_reason(exc)}"
     if write and not os.access(path, os.W_OK | os.X_OK):
         return "cannot be written: permission denied"
     return None
@@ -75,7 +75,7 @@ def _parent_problem(path: Path, write: bool) -> str | None:
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            return f"cannot be made: {above}: {_reason(exc)}"
+            return f"cannot be made: {above}: {os_reason(exc)}"
         if not stat.S_ISDIR(st.st_mode):
             return f"cannot be made: {above} is {'a file' if stat.S_ISREG(st.st_mode) else 'not a folder'}"
         if write and not os.access(above, os.W_OK | os.X_OK):
@@ -84,5 +84,6 @@ def _parent_problem(path: Path, write: bool) -> str | None:
     return None
 
 
-def _reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
+    """An OS error's reason in a sentence's words: 'permission denied'."""
     return (exc.strerror or str(exc)).lower()

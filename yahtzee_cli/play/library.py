@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import errors
 from ..errors import UnusableFolder
 from ..limits import MAX_LINE
-from ..paths import folder_problem, user_dir
+from ..paths import folder_problem, os_reason, user_dir
 
 ENV_LIBRARY = "YAHTZEE_LIBRARY"
 PATTERN = "games-*.ndjson"
@@ -104,7 +104,7 @@ def new_game_file(folder: Path) -> Path:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # (made meanwhile as a file, a full or read-only disk)
-            problem = f"cannot be made: {(exc.strerror or str(exc)).lower()}"
+            problem = f"cannot be made: {os_reason(exc)}"
     if problem is not None:
         where = _configured()
         raise unusable(where if where.path == folder else Where(folder, "the folder named"), problem)
@@ -131,7 +131,7 @@ def summary(where: Where | None = None) -> Summary:
         try:
             counted = _count(p)
         except OSError as exc:
-            failed.append(f"cannot read {p}: {(exc.strerror or str(exc)).lower()}")
+            failed.append(f"cannot read {p}: {os_reason(exc)}")
             continue
         found.append(p)
         games += counted[0]

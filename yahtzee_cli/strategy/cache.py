@@ -34,7 +34,7 @@ from typing import Any, Literal
 import orjson
 
 from ..errors import UnusableFolder
-from ..paths import folder_problem
+from ..paths import folder_problem, os_reason
 from . import tablefile
 from .prebuilt import DATA, SUFFIX
 
@@ -153,7 +153,7 @@ def _files(root: Path, budget: _Budget, folders: tuple[str, ...] = ()) -> Iterat
                 continue
             raise _unusable(root, folder_problem(root) or "is not a folder") from None
         except OSError as exc:
-            raise _unusable(here, f"cannot be read: {(exc.strerror or str(exc)).lower()}") from None
+            raise _unusable(here, f"cannot be read: {os_reason(exc)}") from None
     yield from sorted(found, key=lambda f: f[0])
 
 
@@ -375,10 +375,11 @@ def listing() -> Listing:
     UnusableFolder when a folder of it cannot be read. Only regular files are listed."""
     root, kernels = directory(), kernel_directory()
     budget = _Budget()
-    found = list(_files(root, budget, SUBFOLDERS))
+    own = kernels.parent == root
+    # (the kernels' own folder is walked once, below: not here too, against the same budget)
+    found = list(_files(root, budget, tuple(f for f in SUBFOLDERS if not (own and f == kernels.name))))
     read = _Reader()
     entries: list[Entry] = []
-    own = kernels.parent == root
     for rel, st in found:
         if own and rel.split(os.sep)[0] == kernels.name:
             continue  # listed below, as kernels
