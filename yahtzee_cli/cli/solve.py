@@ -408,9 +408,8 @@ def _behind_chances(chances: list[float]) -> list[str]:
 def hint_lines(ev: "Evaluation", top: int | None, player: str | None) -> list[str]:
     """A hint as text: every option (the best `top`) by expected final score (also `play`'s `?`)."""
     shown = ev.options if top is None else ev.options[:top]
-    rows = [[option_label(ev, o), f"{o.value:.4f}",
-             "best" if i == 0 else (f"-{o.regret:.4f}" if round(o.regret, 4) > 0 else "0.0000 (tie)")]
-            for i, o in enumerate(shown)]
+    rows = [[option_label(ev, o), f"{o.value:.4f}", gap]
+            for o, gap in zip(shown, _behind([o.value for o in shown]), strict=True)]
     return hint_layout(ev, player, ev.kind, None, ["option", "expected", "vs best"], rows)
 
 

@@ -52,9 +52,6 @@ class PlayerNames:
     def __contains__(self, key: object) -> bool:
         return key in self._first
 
-    def keys(self) -> list[str]:
-        return list(self._first)
-
     def spellings(self) -> list[str]:
         """Every player's shown name, in the order first met."""
         return list(self._first.values())
