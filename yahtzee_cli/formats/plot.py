@@ -9,17 +9,16 @@ Nothing to draw (no games) is a YahtzeeError naming the file left unwritten, nev
 
 from __future__ import annotations
 
-import contextlib
 import io
 import math
 import os
 import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PlotUnavailable, YahtzeeError
+from ..paths import write_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -144,37 +143,16 @@ def _save(fig: Figure, path: str | Path) -> Figure:
     finally:
         _pyplot().close(fig)
     check_plot_target(p)  # again: the command may have run for long, and a FIFO is never opened
+    target = _target(p)
     try:
-        _replace(_target(p), buf.getbuffer())
+        try:
+            mode: int | None = stat.S_IMODE(target.stat().st_mode)  # (a plot drawn again keeps its mode)
+        except FileNotFoundError:
+            mode = None
+        write_atomic(target, [buf.getvalue()], mode=mode, make_folder=False)
     except OSError as exc:
         raise YahtzeeError(f"cannot write the plot {str(p)!r}: {exc.strerror or exc}") from None  # (exit 1)
     return fig
-
-
-def _replace(target: Path, data: memoryview) -> None:
-    """`data` as the file `target`, atomically: a temporary file beside it, written whole and flushed to
-    disk, then renamed over it (keeping an existing file's permissions); removed when anything fails."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        try:
-            mode = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            fd = -1  # (closed by the file object from here)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _integers(axis: Any) -> None:

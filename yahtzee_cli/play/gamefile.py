@@ -135,7 +135,7 @@ class GameFile:
         """Write every game back, atomically, to where the file really is (a symlink's target), with
         the file's mode kept, under the folder's lock. KeeperError (exit 1) when it cannot be
         written; the file is then as it was."""
-        from ..strategy.tablefile import write_atomic
+        from ..paths import write_atomic
 
         games = [*self.earlier, *([self.game] if self.game is not None else [])]
         try:

@@ -31,6 +31,7 @@ import numpy.typing as npt
 import orjson
 
 from ..errors import CorruptTable, NotExact
+from ..paths import write_atomic
 from ..progress import given
 from ..rules.engine import RuleSet
 from ..strategy import tablefile
@@ -168,7 +169,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     fresh = (h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint
              or not data_p.exists() or data_p.stat().st_size != size or not masks_p.exists())
     if fresh:
-        tablefile.write_atomic(masks_p, [lay.masks.astype("<i8").tobytes()])
+        write_atomic(masks_p, [lay.masks.astype("<i8").tobytes()])
         with open(data_p, "wb") as fh:
             fh.truncate(size)
         h = {"kind": "saved", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
@@ -209,7 +210,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
         mm.flush()
         h["layers_done"] = sorted(done_layers | {layer})
         h["seconds"] = before + time.perf_counter() - t0
-        tablefile.write_atomic(head_p, [orjson.dumps(h)])
+        write_atomic(head_p, [orjson.dumps(h)])
         done_layers.add(layer)
         if hasattr(mmap, "MADV_DONTNEED"):  # finished pages are on disk: let them go (peak memory)
             mm.madvise(mmap.MADV_DONTNEED)
@@ -269,7 +270,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
         mean = float(W[0, lay.midx[0], 0])
         h.update(complete=True, mean=mean, seconds=before + time.perf_counter() - t0)
         mm.flush()
-        tablefile.write_atomic(head_p, [orjson.dumps(h)])
+        write_atomic(head_p, [orjson.dumps(h)])
     finally:
         if previous is not None:
             import signal

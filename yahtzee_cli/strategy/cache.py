@@ -47,7 +47,7 @@ SUBFOLDERS = ("verified", "numba")  # the only folders of the cache directory th
 # Names the toolbox gives its files (a file is its own only when its content agrees too, see _entry)
 _TABLE = re.compile(r"[A-Za-z0-9._+]+-[0-9a-f]{16}\.tbl")
 _SAVED = re.compile(r"saved-([0-9a-f]{16})\.(json|f32|masks)")
-_TEMPORARY = re.compile(r"(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")  # tablefile.write_atomic's
+_TEMPORARY = re.compile(r"(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")  # paths.write_atomic's
 _STAMP = re.compile(r"(.+\.tbl)\.[0-9a-f]{8}")
 _STAMP_FACTS = re.compile(rb"\n[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ -?[0-9]+")
 _KERNEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z0-9_.]+-[0-9]+\.py[0-9]+(\.[0-9]+)?\.(nbi|nbc)")
@@ -355,7 +355,7 @@ def _stamp_names(facts: bytes, table: str) -> bool:
 
 
 def _temporary_of_ours(path: Path, target: str, size: int) -> bool:
-    """A temporary file of tablefile.write_atomic's in the cache: named after a table or a saved-rolls
+    """A temporary file of paths.write_atomic's in the cache: named after a table or a saved-rolls
     file, and beginning as that file begins (a writer killed early may have left only the start)."""
     head = _head(path, 64) or b""
     if _TABLE.fullmatch(target):

@@ -36,7 +36,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from typing import Any
 import orjson
 
 from ..errors import CorruptTable, UnreadableTable
-from ..paths import user_dir
+from ..paths import user_dir, write_atomic
 
 MAGIC = b"YZTBL02\n"
 FORMAT = 2
@@ -176,46 +176,6 @@ def write(path: Path, header: Mapping[str, Any], arrays: Mapping[str, tuple[str,
     except OSError:  # an unwritable cache directory: this process still reads the table back
         _memory[path] = b"".join([*chunks, digest.digest()])
         raise
-
-
-def write_atomic(path: Path, chunks: Sequence[bytes], mode: int | None = None, make_folder: bool = True) -> None:
-    """Write a file so that a crash leaves either the old file or the new one, never a part: a
-    temporary file in the same directory, flushed to disk, then os.replace (and the directory synced).
-    The file gets the permissions the umask allows, like any file the user creates, or `mode` (a
-    game file keeps the mode it had: 0600 stays 0600). `make_folder`: create missing folders."""
-    import secrets
-
-    if make_folder:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    # os.open with 0o666 lets the umask decide (mkstemp would force 0600: unreadable in a shared cache)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                 0o600 if mode is not None else 0o666)
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            for chunk in chunks:
-                fh.write(chunk)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # the rename itself survives a power cut only once the directory is on disk
-        dfd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
 
 
 def _from_package(path: Path) -> bytes:
