@@ -219,18 +219,13 @@ class Session:
         text = line.strip()
         low = text.casefold()
         k = self.keeper
-        if self.confirm is not None:
-            typed, self.confirm = self.confirm, None
-            if low in ("y", "yes"):
-                try:
-                    return self._box(typed, confirmed=True)
-                except SaveFailed as exc:
-                    return self._unsaved(exc)
-                except (KeeperError, RulesError) as exc:
-                    return [self._style(f"Refused: {exc}.", "31")]
-            if low in ("", "n", "no"):
-                return [f"Not written: {typed} (the box's name or key writes it without asking)."]
         try:
+            if self.confirm is not None:
+                typed, self.confirm = self.confirm, None
+                if low in ("y", "yes"):
+                    return self._box(typed, confirmed=True)
+                if low in ("", "n", "no"):
+                    return [f"Not written: {typed} (the box's name or key writes it without asking)."]
             if low in ("q", "quit", "exit"):
                 self.done = True
                 return [f"Saved in {k.file.path}; continue with: yahtzee play --resume {k.file.path}"]

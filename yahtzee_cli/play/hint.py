@@ -7,7 +7,7 @@ Reading a stored table needs no numpy; only a missing or damaged one loads the s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import CorruptTable, PositionError
@@ -249,7 +249,7 @@ def play_for_target(rules: R.RuleSet, column: R.Column, ev: Evaluation, target: 
         u = np.zeros(target + 1)
         u[target] = 1.0
     got = play_for_utility(rules, column, ev, u, say, exact, step=True)
-    return TargetPlay(target, got.by_theta, got.best, got.method, got.ranked, got.seconds, got.thetas)
+    return replace(got, target=target)
 
 
 def play_to_win(rules: R.RuleSet, column: R.Column, ev: Evaluation, opponents: Sequence[Any],

@@ -304,9 +304,9 @@ def for_run(rules: RuleSet, fut: ValueToGo, run_games: int) -> MoveTable | None:
     """The move table a run of `run_games` games plays from: none below USE_GAMES (the play kernel's
     memo serves short runs), else the one in this process or the cache (get() builds it, which
     play.simulate.prepare asks for runs of BUILD_GAMES)."""
-    if run_games < USE_GAMES or _key(rules, fut) is None:
+    if run_games < USE_GAMES:
         return None
-    return cached(rules, fut)
+    return cached(rules, fut)  # (None too where the rules have no move table: no key)
 
 
 def wanted(rules: RuleSet, fut: ValueToGo, run_games: int) -> bool:
