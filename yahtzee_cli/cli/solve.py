@@ -549,7 +549,7 @@ def hint(
     if to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--to-win needs a one-column rule set with an exact table", USAGE)
-        opponents = _opponents(log, who)
+        opponents = _opponents(log, who, out.quiet)
     if distribution or target is not None or risk is not None or to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
             fail("--distribution, --target and --risk need a one-column rule set with an exact table", USAGE)
@@ -717,7 +717,7 @@ def _say_method(play: Any) -> None:
              "risk strategies answers (\"method\": \"risk_strategies\")")
 
 
-def _opponents(log: Path | None, who: str | None) -> list[tuple[str, Any]]:
+def _opponents(log: Path | None, who: str | None, quiet: bool) -> list[tuple[str, Any]]:
     """The other players of the --log game as (name, final-score pmf from where they stand): one line
     and exit 1 for a solo game."""
     from ..formats.logs import read_last_game
@@ -731,7 +731,7 @@ def _opponents(log: Path | None, who: str | None) -> list[tuple[str, Any]]:
     if not others:
         fail(f"--to-win: {who} plays alone in {log}; there is no one to beat (use --target)", PROBLEM)
     try:
-        with waiting("computing the other players' final-score distributions"):
+        with waiting("computing the other players' final-score distributions", quiet=quiet):
             return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
     except OSError as exc:
         cache_unusable(exc)

@@ -571,14 +571,12 @@ def _trusted(raw: bytes) -> bool:
 def _bad_document(index: int, first_line: int, exc: orjson.JSONDecodeError, raw: bytes) -> Document:
     """A game that is not JSON, at the line of its error (`raw` starts on input line `first_line`):
     the problem and the place reported with it name one line."""
-    problem = _syntax_problem(exc, first_line - 1, raw)
-    return Document(index, first_line + decode_error_at(exc.lineno, exc.colno, raw)[0] - 1, problem=problem)
-
-
-def _syntax_problem(exc: orjson.JSONDecodeError, line_offset: int, raw: bytes) -> Problem:
-    msg = exc.msg
     line, col = decode_error_at(exc.lineno, exc.colno, raw)
-    line += line_offset
+    line += first_line - 1
+    return Document(index, line, problem=_syntax_problem(exc.msg, line, col, raw))
+
+
+def _syntax_problem(msg: str, line: int, col: int, raw: bytes) -> Problem:
     if "UTF-8" in msg or "surrogates" in msg:
         return Problem("", f"line {line} is not valid UTF-8 text; save the file as UTF-8", ProblemCode.SYNTAX_ERROR)
     if "depth limit" in msg or "recursion" in msg:
