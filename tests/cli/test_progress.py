@@ -146,3 +146,21 @@ def test_the_installed_script_shows_progress_in_a_pipe(yahtzee: list[str], tmp_p
     assert "yahtzee: computing the custom early-game score distributions: " in r.stderr
     assert r.stderr.rstrip().splitlines()[-1].startswith("yahtzee: done after ")
     assert r.stdout.lower().startswith("a: sixes 18.") and "yahtzee:" not in r.stdout
+
+
+def test_no_thread_wakes_between_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ticker runs while a wait goes on and ends after it (a `play` session waits now and then and
+    idles in between), and the next wait starts it again."""
+    import threading
+
+    monkeypatch.setattr(P, "TICK", 0.01)
+
+    def ticking() -> bool:
+        return any(t.name == "yahtzee-progress" for t in threading.enumerate())
+
+    for _ in range(2):
+        with P.waiting("a wait", after=3600):
+            time.sleep(0.05)
+            assert ticking()
+        time.sleep(0.1)
+        assert not ticking()

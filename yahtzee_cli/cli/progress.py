@@ -203,16 +203,18 @@ _ticker: list[threading.Thread] = []
 
 
 def _tick() -> None:
-    """One thread for the process, started with its first wait: a wait costs no thread of its own (replay
-    waits once per game)."""
+    """One thread for the process while waits go on, started with the first: a wait costs no thread of
+    its own (replay waits once per game), and between waits (a whole `play` session) none wakes."""
     while True:
         time.sleep(TICK)
         with _shown:
-            if _active:
-                try:
-                    _active[-1].tick(time.monotonic())
-                except Exception:  # noqa: BLE001 (showing progress must never break the work waited for)
-                    pass
+            if not _active:
+                _ticker.clear()  # (under the lock a wait starts the ticker and joins _active under)
+                return
+            try:
+                _active[-1].tick(time.monotonic())
+            except Exception:  # noqa: BLE001 (showing progress must never break the work waited for)
+                pass
 
 
 @contextmanager
@@ -232,10 +234,11 @@ def waiting(label: str, quiet: bool = False, after: float | None = None,
 
     if noted not in NOTE_HEARD:
         NOTE_HEARD.append(noted)
-    if not _ticker and not quiet:
-        _ticker.append(threading.Thread(target=_tick, name="yahtzee-progress", daemon=True))
-        _ticker[0].start()
-    _active.append(w)
+    with _shown:
+        if not _ticker and not quiet:
+            _ticker.append(threading.Thread(target=_tick, name="yahtzee-progress", daemon=True))
+            _ticker[0].start()
+        _active.append(w)
     try:
         with reporting(w):
             yield w
