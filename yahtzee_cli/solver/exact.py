@@ -349,7 +349,9 @@ class _PlayInputs:
     """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
 
     def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool,
-                 start: Sequence[Column] | None = None) -> None:
+                 start: Sequence[Column] | None = None, dice_dtype: Any = np.int64) -> None:
+        """`dice_dtype`: of the recorded dice (int8 for solver.moves: an eighth of the memory to fill
+        and read; play_games records int64)."""
         s = rules.settings
         self.ra = ra = rule_arrays(rules, fut.nyt)
         nb = ra.nb
@@ -363,8 +365,8 @@ class _PlayInputs:
         self.nturns = np.zeros(n_games, dtype=np.int64)
         max_rolls = most_rolls(rules, max_turns) if record else 1
         rg, rt = (n_games, max_turns) if record else (1, 1)
-        self.log = (np.zeros((rg, rt, max_rolls, rules.dice), dtype=np.int64),  # rolls
-                    np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=np.int64),  # held
+        self.log = (np.zeros((rg, rt, max_rolls, rules.dice), dtype=dice_dtype),  # rolls
+                    np.zeros((rg, rt, max(max_rolls - 1, 1), rules.dice), dtype=dice_dtype),  # held
                     np.zeros((rg, rt), dtype=np.int64),  # n_rolls
                     np.zeros((rg, rt), dtype=np.int64),  # column
                     np.full((rg, rt), -1, dtype=np.int64))  # box
@@ -408,6 +410,25 @@ class _PlayInputs:
                 _memos.popitem(last=False)
         return m
 
+    def batch(self, rules: RuleSet, first_game: int, copy: bool = True) -> GameBatch:
+        """The games played, with their totals and (recorded) the dice and choices cut to the turns and
+        rolls used: copies, or with `copy` False views (a chunk's logs written and dropped at once)."""
+        from .totals import sheet_totals
+
+        scores, ybonus, nturns = self.scores, self.ybonus, self.nturns
+        totals, _ = sheet_totals(rules, scores, ybonus)
+        batch = GameBatch(first_game, scores, ybonus, totals)
+        if self.record:
+            n_games = len(nturns)
+            rolls_out, held_out, nrolls, col, box = self.log
+            t_used = max(int(nturns.max()) if n_games else 1, 1)
+            r_used = max(int(nrolls.max()) if n_games else 1, 1)
+            cut = [rolls_out[:, :t_used, :r_used], held_out[:, :t_used, : max(r_used - 1, 0)],
+                   nrolls[:, :t_used], col[:, :t_used], box[:, :t_used]]
+            batch.rolls, batch.held, batch.n_rolls, batch.column, batch.box = (a.copy() if copy else a for a in cut)
+            batch.n_turns = nturns
+        return batch
+
     def args(self, game: tuple[int, int, int], g0: int, g1: int, memo: tuple[Any, ...] | None) -> tuple[Any, ...]:
         """play_games' arguments for games g0..g1 - 1 of the batch (game: seed, first game, seat), with
         the memo (self.memo())."""
@@ -438,7 +459,7 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet);
     its decisions depend on the state alone, so the memo serves it too."""
     from . import play_kernel
-    from .totals import on_threads, sheet_totals
+    from .totals import on_threads
 
     inputs = _PlayInputs(rules, fut, n_games, record, start)
     memo = inputs.memo(inputs.wants_memo(n_games if run_games is None else max(run_games, n_games)))
@@ -448,17 +469,4 @@ def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_game
 
     with play_kernel.compiled_on_two_cores(inputs.args((seed, first_game, seat), 0, 0, memo), threads):
         on_threads(games, n_games, threads)
-    scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns
-    totals, _ = sheet_totals(rules, scores, ybonus)
-    batch = GameBatch(first_game, scores, ybonus, totals)
-    if record:
-        rolls_out, held_out, nrolls, col, box = inputs.log
-        t_used = max(int(nturns.max()) if n_games else 1, 1)
-        r_used = max(int(nrolls.max()) if n_games else 1, 1)
-        batch.rolls = rolls_out[:, :t_used, :r_used].copy()
-        batch.held = held_out[:, :t_used, : max(r_used - 1, 0)].copy()
-        batch.n_rolls = nrolls[:, :t_used].copy()
-        batch.column = col[:, :t_used].copy()
-        batch.box = box[:, :t_used].copy()
-        batch.n_turns = nturns
-    return batch
+    return inputs.batch(rules, first_game)

@@ -332,15 +332,9 @@ def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_ga
     """exact.play_with's games (the same, to the last die), every decision read from `mt`."""
     from . import play_kernel
     from .exact import _PlayInputs
-    from .totals import on_threads, sheet_totals
+    from .totals import on_threads
 
-    inputs = _PlayInputs(rules, fut, n_games, False, start)
-    if record:  # exact.play_with's recording, the dice as int8: an eighth of the memory to fill and read
-        rolls, held, n_rolls, column, box = _PlayInputs(rules, fut, 1, True).log
-        inputs.log = (np.zeros((n_games, *rolls.shape[1:]), np.int8), np.zeros((n_games, *held.shape[1:]), np.int8),
-                      np.zeros((n_games, *n_rolls.shape[1:]), np.int64),
-                      np.zeros((n_games, *column.shape[1:]), np.int64),
-                      np.full((n_games, *box.shape[1:]), -1, np.int64))
+    inputs = _PlayInputs(rules, fut, n_games, record, start, dice_dtype=np.int8)
     J = mt.dec.shape[1] - 1
     ra = inputs.ra
     roll_at = np.where(ra.keep_index >= 0, ra.roll_of_keep[ra.keep_index], -1).astype(np.int16)
@@ -355,20 +349,7 @@ def play_with(rules: RuleSet, fut: ValueToGo, mt: MoveTable, seed: int, first_ga
              part, play_kernel.turn_work(inputs.ra, play_kernel.MAX_REROLLS), log, inputs.start)
 
     on_threads(games, n_games, threads)
-    scores, ybonus, nturns = inputs.scores, inputs.ybonus, inputs.nturns
-    totals, _ = sheet_totals(rules, scores, ybonus)
-    batch = GameBatch(first_game, scores, ybonus, totals)
-    if record:  # (views, not exact.play_with's copies: a chunk's logs are written and dropped at once)
-        rolls_out, held_out, nrolls, col, box = inputs.log
-        t_used = max(int(nturns.max()) if n_games else 1, 1)
-        r_used = max(int(nrolls.max()) if n_games else 1, 1)
-        batch.rolls = rolls_out[:, :t_used, :r_used]
-        batch.held = held_out[:, :t_used, : max(r_used - 1, 0)]
-        batch.n_rolls = nrolls[:, :t_used]
-        batch.column = col[:, :t_used]
-        batch.box = box[:, :t_used]
-        batch.n_turns = nturns
-    return batch
+    return inputs.batch(rules, first_game, copy=False)
 
 
 __all__ = ["BUILD_GAMES", "USE_GAMES", "MoveTable", "applies", "build", "cached", "for_run", "get", "play_with",
