@@ -6,8 +6,8 @@ produces, written by one checkout and compared with another's.
 
 --python is the interpreter of the checkout to hash (default: this one); it runs `PY -m yahtzee_cli`
 with a cache directory of its own (--cache, default a new temporary one: every table is built, not
-loaded). What is hashed, each as the bytes of stdout, the exit status and every file the command
-a `solve` left in the cache:
+loaded). What is hashed, each as the bytes of stdout and the exit status, and of a `solve` every file
+it left in the cache:
 
 - `solve --rebuild --json` of every preset and of house rules that change the table (joker free or off, passes
   allowed, Maxi Yatzy without saved rolls), and a saved-rolls table of a small 5-dice sheet (cap 2);
@@ -170,7 +170,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--quick", action="store_true", help="100 to-win games instead of 1,000")
     ap.add_argument("--compare", type=Path, help="another run's --out: list what differs")
-    ap.add_argument("--only", help="only the items whose name contains this")
+    ap.add_argument("--only", nargs="+", help="only the items whose name contains one of these")
     a = ap.parse_args()
     cache = a.cache or Path(tempfile.mkdtemp(prefix="same-bytes-"))
     cache.mkdir(parents=True, exist_ok=True)
@@ -182,7 +182,7 @@ def main() -> None:
     hashes: dict[str, str] = {}
     if not a.compare or not a.out.exists():
         for name, args in items(a.quick, "saved.json"):
-            if a.only and a.only not in name:
+            if a.only and not any(part in name for part in a.only):
                 continue
             digest, took = run(a.python, args, cache, work)
             hashes[name] = digest
