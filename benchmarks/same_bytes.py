@@ -62,7 +62,9 @@ def items(quick: bool, saved_rules: str) -> list[tuple[str, list[str]]]:
         out.append((f"solve {preset}", ["solve", "--rules", preset, "--rebuild", "--json"]))
     for extra in (["--set", "joker=free"], ["--set", "joker=off"], ["--set", "must_zero=off"]):
         out.append((f"solve yahtzee {' '.join(extra)}", ["solve", *extra, "--rebuild", "--json"]))
-    out.append(("solve maxi no-save", ["solve", "--rules", "maxi-yatzy", "--set", "saved_rolls=off", "--rebuild", "--json"]))
+    out.append(
+        ("solve maxi no-save", ["solve", "--rules", "maxi-yatzy", "--set", "saved_rolls=off", "--rebuild", "--json"])
+    )
     out.append(("solve saved cap 2", ["solve", "--rules", saved_rules, "--rebuild", "--json"]))
     for preset in ("yahtzee", "yatzy"):
         out.append((f"distribution {preset}", ["solve", "--rules", preset, "--distribution", "--json"]))
