@@ -7,7 +7,7 @@ produces, written by one checkout and compared with another's.
 --python is the interpreter of the checkout to hash (default: this one); it runs `PY -m yahtzee_cli`
 with a cache directory of its own (--cache, default a new temporary one: every table is built, not
 loaded). What is hashed, each as the bytes of stdout and the exit status, and of a `solve` every file
-it left in the cache:
+it left in the cache, with times (keys naming seconds) and the cache folder's path made alike:
 
 - `solve --rebuild --json` of every preset and of house rules that change the table (joker free or off, passes
   allowed, Maxi Yatzy without saved rolls), and a saved-rolls table of a small 5-dice sheet (cap 2);
@@ -28,6 +28,8 @@ import argparse
 import hashlib
 import os
 import random
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -141,6 +143,21 @@ def hints(saved_rules: str) -> list[tuple[str, list[str]]]:
     return out[:50]
 
 
+# what differs between two runs of the same code: times, and the cache folder in the paths printed
+TIMES = re.compile(rb'"(\w*(?:seconds|elapsed)\w*)":\s*(?:-?[0-9.]+(?:[eE][+-]?[0-9]+)?|null)')
+TABLE_MAGIC = b"YZTBL02\n"
+
+
+def canonical(data: bytes, cache: Path) -> bytes:
+    """`data` with its times and cache paths made the same for every run; of a table file, its header
+    so made and its values (the trailing SHA-256 of the file, which covers the times, left out)."""
+    if data[:8] == TABLE_MAGIC and len(data) > 48:
+        n = struct.unpack("<Q", data[8:16])[0]
+        # (the header is padded with spaces to align the values: its length follows the times')
+        return canonical(data[16 : 16 + n].rstrip(b" "), cache) + data[16 + n : -32]
+    return TIMES.sub(rb'"\1":0', data).replace(str(cache).encode(), b"CACHE")
+
+
 def run(python: str, args: list[str], cache: Path, work: Path) -> tuple[str, float]:
     env = dict(os.environ, YAHTZEE_CACHE_DIR=str(cache), NO_COLOR="1", YAHTZEE_PROGRESS_AFTER="3600")
     env.pop("YAHTZEE_RULES", None)
@@ -149,7 +166,7 @@ def run(python: str, args: list[str], cache: Path, work: Path) -> tuple[str, flo
     done = subprocess.run([python, "-m", "yahtzee_cli", *args], capture_output=True, env=env, cwd=work)
     took = time.perf_counter() - t
     h = hashlib.sha256()
-    h.update(done.stdout)
+    h.update(canonical(done.stdout, cache))
     h.update(b"\0exit %d\0" % done.returncode)
     # the files a table build wrote are part of what it produced (other commands are hashed by their
     # output alone, so that --only may run an item without the builds before it)
@@ -157,9 +174,7 @@ def run(python: str, args: list[str], cache: Path, work: Path) -> tuple[str, flo
     for p in sorted(cache.glob("*")) if built else []:
         if p.is_file() and not p.name.endswith(".lock") and before.get(p) != p.stat().st_mtime_ns:
             h.update(p.name.encode() + b"\0")
-            with p.open("rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
+            h.update(canonical(p.read_bytes(), cache))
     if done.returncode not in (0, 1):
         print(f"  {' '.join(args)}: exit {done.returncode}: {done.stderr.decode()[-400:]}", file=sys.stderr)
     return h.hexdigest(), took
