@@ -246,9 +246,9 @@ def file_option(option: str) -> Iterator[None]:
 def cache_unusable(exc: OSError) -> NoReturn:
     """The one wording of a cache directory that cannot be used (not writable, full, an I/O error):
     one line naming it, exit 1."""
-    from ..strategy import tablefile
+    from ..store.artifact import unusable
 
-    fail(f"cannot use the cache directory {tablefile.cache_dir()}: {exc.strerror}", PROBLEM)
+    fail(unusable(exc), PROBLEM)
 
 
 def write_text(text: str) -> None:

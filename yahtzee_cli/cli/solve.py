@@ -179,7 +179,7 @@ def solve(
     if risk is not None:
         _risk_solve(out, rs, risk, distribution, target, rebuild, plot)
         return
-    from ..strategy import tablefile as cache
+    from ..store import tablefile as cache
     from ..strategy.choice import plan, solved_saved_rules
 
     start = time.perf_counter()

@@ -28,15 +28,18 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptTable, NotExact
+from ..errors import NotExact
 from ..progress import given
 from ..rules.engine import RuleSet, rolls_allowed
-from ..strategy import tablefile as cache
+from ..store import artifact as store
+from ..store import tablefile
+from ..store.kinds import DISTRIBUTION, RISK, theta_key
 from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
 from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
@@ -671,82 +674,55 @@ VERSION = 1  # bump when a distribution's or risk table's meaning changes
 THETA_GRID = (-0.02, 0.0, 0.02, 0.05)  # risk strategies `hint --target` chooses among
 
 
-def theta_key(theta: float) -> str:
-    """A cache-name-safe spelling of theta (0 is the expected-score table)."""
-    return "0" if theta == 0.0 else f"{theta:+.6g}".replace("+", "p").replace("-", "m")
-
-
-def theta_path(rules: RuleSet, prefix: str, theta: float) -> Any:
+def theta_path(rules: RuleSet, prefix: str, theta: float) -> Path:
     """The cache file of a table of `rules` kept per theta (distributions, risk tables, state pmfs)."""
-    return cache.table_path(rules.fingerprint, f"{prefix}{theta_key(theta)}")
+    return tablefile.table_path(rules.fingerprint, f"{prefix}{theta_key(theta)}")
 
 
-def read_theta_table(rules: RuleSet, prefix: str, theta: float, kind: str, version: int,
-                     what: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A table kept per theta (theta_path), CorruptTable unless it is of this `kind`, `version` and theta."""
-    header, arrays = cache.read(theta_path(rules, prefix, theta), rules.fingerprint)
-    if header.get("version") != version or header.get("kind") != kind or header.get("theta") != theta:
-        raise CorruptTable(f"the cached {what} is from another version")
-    return header, arrays
+def stored_distribution(rules: RuleSet, theta: float, build: Callable[[], Distribution] | None = None,
+                        ) -> store.Artifact[Distribution]:
+    """The score distribution of theta's strategy as the store keeps it (`build`: how it is made)."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Distribution:
+        pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
+        return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
+
+    def encode(d: Distribution) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "distribution", "version": VERSION, "fingerprint": rules.fingerprint,
+                  "rule_name": rules.name, "theta": d.meta.get("theta", 0.0), "lo": d.lo, "seconds": d.seconds}
+        return header, {"pmf": ("d", d.pmf.astype("<f8").tobytes())}
+
+    def unbuilt() -> Distribution:
+        raise AssertionError("a distribution read or written only")
+
+    what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
+    return store.Artifact(DISTRIBUTION, rules.fingerprint, what, decode, build or unbuilt, encode,
+                          theta_key(theta), {"version": VERSION, "theta": theta})
 
 
-def _dist_path(rules: RuleSet, theta: float) -> Any:
-    return theta_path(rules, "dist", theta)
+def stored_risk(rules: RuleSet, theta: float, progress: Callable[[int, int], None] | None = None,
+                ) -> store.Artifact[Table]:
+    """The risk table of theta as the store keeps it."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Table:
+        width = int(header["nyt"]) * (int(header["t"]) + 1)
+        masks = np.frombuffer(arrays["masks"], dtype=np.int64)
+        W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
+        return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]),
+                     int(header["nyt"]), masks, W, float(header["mean"]), float("nan"),
+                     float(header.get("build_seconds", 0.0)), {"theta": theta})
 
+    def encode(tab: Table) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "risk", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
+                  "theta": theta, "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
+                  "build_seconds": tab.build_seconds}
+        return header, {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": ("d", tab.W.astype("<f8").tobytes())}
 
-def _risk_path(rules: RuleSet, theta: float) -> Any:
-    return theta_path(rules, "risk", theta)
-
-
-def _read_dist(rules: RuleSet, theta: float) -> Distribution:
-    header, arrays = read_theta_table(rules, "dist", theta, "distribution", VERSION, "distribution")
-    pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
-    return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
-
-
-def _write_dist(rules: RuleSet, d: Distribution) -> None:
-    header = {"kind": "distribution", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "theta": d.meta.get("theta", 0.0), "lo": d.lo, "seconds": d.seconds}
-    cache.write(_dist_path(rules, float(header["theta"])), header, {"pmf": ("d", d.pmf.astype("<f8").tobytes())})
+    return store.Artifact(RISK, rules.fingerprint, f"{rules.name} risk table for theta {theta:g}", decode,
+                          lambda: risk_values(rules, theta, progress=progress), encode, theta_key(theta),
+                          {"version": VERSION, "theta": theta})
 
 
 def _read_risk(rules: RuleSet, theta: float) -> Table:
-    header, arrays = read_theta_table(rules, "risk", theta, "risk", VERSION, "risk table")
-    width = int(header["nyt"]) * (int(header["t"]) + 1)
-    masks = np.frombuffer(arrays["masks"], dtype=np.int64)
-    W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
-    return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]), int(header["nyt"]),
-                 masks, W, float(header["mean"]), float("nan"), float(header.get("build_seconds", 0.0)),
-                 {"theta": theta})
-
-
-def _write_risk(rules: RuleSet, tab: Table, theta: float) -> None:
-    header = {"kind": "risk", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
-              "theta": theta, "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
-              "build_seconds": tab.build_seconds}
-    cache.write(_risk_path(rules, theta), header, {"masks": ("q", tab.masks.astype("<i8").tobytes()),
-                                                   "W": ("d", tab.W.astype("<f8").tobytes())})
-
-
-def _cached(read: Callable[[], Any], build: Callable[[], Any], write: Callable[[Any], None], what: str,
-            say: Callable[[str], None] | None, rebuild: bool) -> tuple[Any, bool]:
-    if not rebuild:
-        try:
-            return read(), False
-        except FileNotFoundError:
-            pass
-        except (CorruptTable, KeyError, ValueError) as exc:
-            if say is not None:
-                say(f"warning: damaged {what} ignored ({exc}); rebuilding it")
-    if say is not None:
-        say(f"computing the {what} (once; cached in {cache.cache_dir()})")
-    obj = build()
-    try:
-        write(obj)
-    except OSError as exc:
-        if say is not None:
-            say(f"warning: cannot store the {what} in {cache.cache_dir()}: {exc.strerror}")
-    return obj, True
+    return store.read(stored_risk(rules, theta))
 
 
 def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | None = None, rebuild: bool = False,
@@ -758,11 +734,7 @@ def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | No
     if theta == 0.0:
         return get_table(rules, say, rebuild=rebuild, progress=progress)[0]
     check_size(rules)  # before any note that it is being made
-    tab, _ = _cached(lambda: _read_risk(rules, theta), lambda: risk_values(rules, theta, progress=progress),
-                     lambda tb: _write_risk(rules, tb, theta), f"{rules.name} risk table for theta {theta:g}", say,
-                     rebuild)
-    assert isinstance(tab, Table)
-    return tab
+    return store.get(stored_risk(rules, theta, progress), say, rebuild)[0]
 
 
 def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | None = None,
@@ -775,11 +747,7 @@ def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], No
         return final_distribution(rules, tab, theta, progress=progress)
 
     check_size(rules)  # before any note that it is being made
-    what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
-    d, built = _cached(lambda: _read_dist(rules, theta), build, lambda dd: _write_dist(rules, dd), what, say,
-                       rebuild)
-    assert isinstance(d, Distribution)
-    return d, built
+    return store.get(stored_distribution(rules, theta, build), say, rebuild)
 
 
 # --------------------------------------------------------------------------- from a position

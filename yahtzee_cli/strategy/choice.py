@@ -200,7 +200,7 @@ def saved_table_rules(rules: RuleSet) -> RuleSet | None:
     import orjson
 
     from ..rules.engine import MAX_SAVED_ROLLS_CAP
-    from . import tablefile
+    from ..store import tablefile
 
     if rules.settings.saved_rolls_cap is not None:
         candidates = [rules]
