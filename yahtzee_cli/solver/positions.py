@@ -1,7 +1,7 @@
 """Per-position distributions kept in the cache: from a turn-start position (filled boxes, Yahtzee
 lane, upper total) and a risk strategy theta, the pmf of the points still to come from every state
 one box further, under theta's policy. They are what the chances of every option of a hint at that
-position are made of (solver.distribution.position_chances' `rest`), whatever the dice, the rolls
+position are made of (solver.chances.position_chances' `rest`), whatever the dice, the rolls
 left or the target; computing them is a pass over every sheet ahead of the position (about 20 s of
 CPU from an empty sheet), reading them a few milliseconds.
 
@@ -188,11 +188,11 @@ def model_values(rules: RuleSet, theta: float, say: Callable[[str], None] | None
 
 def chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: Sequence[Any],
             theta: float = 0.0, target: int | None = None, say: Callable[[str], None] | None = None) -> list[Any]:
-    """solver.distribution.position_chances with the position's next states from the cache (computed
+    """solver.chances.position_chances with the position's next states from the cache (computed
     and stored on first use): the same answer, in milliseconds once the position is known."""
     from ..strategy.choice import effective_theta
     from ..strategy.sources import column_state
-    from .distribution import position_chances
+    from .chances import Known, position_chances
 
     theta = effective_theta(rules, theta)
     from .winning import _model
@@ -211,5 +211,5 @@ def chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int,
         return got[0](m2, y2, u2)
 
     # (the table's values load only past the answers position_chances gives at once: a target out of reach)
-    return position_chances(rules, column, dice, rolls_left, list(options), theta, target, say=say, rest=rest,
-                            mod=mod)
+    return position_chances(rules, column, dice, rolls_left, list(options), theta, target, say=say,
+                            known=Known(mod=mod, rest=rest))

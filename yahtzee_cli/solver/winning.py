@@ -223,7 +223,7 @@ def early(rules: RuleSet, say: Callable[[str], None] | None = None,
 def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
                 ) -> Callable[[int, int, int], FloatArray | None]:
     """rest(mask, y, u): the pmf of the points to come from a turn-start state of the early layers
-    (solver.distribution.position_chances' `rest`), None for a later state."""
+    (solver.chances.position_chances' `rest`), None for a later state."""
     def rest(m: int, y: int, u: int) -> FloatArray | None:
         if bin(m).count("1") >= EARLY_LAYERS:
             return None
