@@ -29,6 +29,7 @@ from ..errors import CorruptTable, TooBig, YahtzeeError
 from ..limits import cores
 from ..rules.engine import Column, RuleSet
 from ..store import tablefile
+from ..store.kinds import REGISTRY
 from .games import GameBatch
 from .value_to_go import ValueToGo
 
@@ -204,7 +205,7 @@ def build(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] |
 
 
 def _path(rules: RuleSet, fut: ValueToGo) -> Any:
-    return tablefile.table_path(rules.fingerprint, kind_of(fut))
+    return REGISTRY[kind_of(fut)].path(tablefile.cache_dir(), rules.fingerprint)
 
 
 def _to_file(rules: RuleSet, fut: ValueToGo, mt: MoveTable) -> None:
