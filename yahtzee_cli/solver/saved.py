@@ -69,8 +69,8 @@ def saved_reason(rules: RuleSet) -> str | None:
 
 def _paths(rules: RuleSet) -> tuple[Path, Path, Path]:
     """The values (float32), the header (JSON: what is done) and the masks (int64, by popcount)."""
-    values = SAVED.path(tablefile.cache_dir(), rules.fingerprint)
-    return values, values.with_suffix(".json"), values.with_suffix(".masks")
+    values, header, masks = SAVED.paths(tablefile.cache_dir(), rules.fingerprint)
+    return values, header, masks
 
 
 @dataclass
@@ -307,22 +307,17 @@ def _on_ctrl_c(stop: threading.Event) -> Any:
         return None
 
 
-def stored(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
+def stored(rules: RuleSet, say: Callable[[str], None] | None = None,
            progress: Progress | None = None) -> store.Artifact[SavedTable]:
     """The rule set's saved-rolls table as the store keeps it: read from its own files, which its
     build writes (and goes on writing after a stop), so the store writes nothing."""
-    def make() -> SavedTable:
-        if rebuild:
-            for p in _paths(rules):
-                p.unlink(missing_ok=True)
-        return build(rules, say, progress)
-
     def announce() -> str:
         return (f"building the {rules.title} strategy table with at most {rules.settings.saved_cap} saved rolls "
                 f"({about_minutes(build_minutes(rules))} on 2 cores, {build_gb(rules):.1f} GB; Ctrl-C keeps the "
                 f"finished layers, run again to go on; cached in {tablefile.cache_dir()})")
 
-    return store.Artifact(SAVED, rules.fingerprint, f"{rules.title} strategy table", None, make,
+    return store.Artifact(SAVED, rules.fingerprint, f"{rules.title} strategy table", None,
+                          lambda: build(rules, say, progress),
                           announce=announce, load=lambda: read(rules))
 
 
@@ -330,7 +325,7 @@ def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild:
               progress: Progress | None = None) -> tuple[SavedTable, bool]:
     """The rule set's saved-rolls table from the cache, built (or finished) when missing. Returns
     (table, built)."""
-    return store.get(stored(rules, say, rebuild, progress), say, rebuild)
+    return store.get(stored(rules, say, progress), say, rebuild)
 
 
 def _reserve(fd: int, size: int) -> None:

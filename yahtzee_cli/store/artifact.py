@@ -102,6 +102,9 @@ def _get(art: Artifact[T], say: Say, rebuild: bool) -> tuple[T, bool]:
             got = cached(art, None)
             if got is not None:
                 return got, False
+        if rebuild and art.encode is None:  # a build that stores itself goes on from its files: not a rebuild's
+            for path in art.kind.paths(tablefile.cache_dir(), art.fingerprint, art.key):
+                path.unlink(missing_ok=True)
         if say is not None:
             say(art.announce() if art.announce is not None else
                 f"computing the {art.what} (once; cached in {tablefile.cache_dir()})")

@@ -21,7 +21,8 @@ class Kind:
     """One kind of stored artifact. `name` is the header's "kind" (what the reader accepts), `prefix`
     starts its files' names, `suffix` ends them; `outdated` is the damage a header of another kind or
     version is reported as ("{path}" stands for the file); `locked`: one process builds it while the
-    others wait; `voice`: the words of its notes."""
+    others wait; `voice`: the words of its notes; `parts`: the suffixes of the other files of an
+    artifact kept in several (named as its first, with these suffixes instead)."""
 
     name: str
     prefix: str
@@ -29,6 +30,7 @@ class Kind:
     voice: Voice = "computed"
     locked: bool = True
     suffix: str = ".tbl"
+    parts: tuple[str, ...] = ()
 
     def file_name(self, fingerprint: str, key: str = "") -> str:
         return f"{self.prefix}{key}-{fingerprint}{self.suffix}"
@@ -36,11 +38,17 @@ class Kind:
     def path(self, folder: Path, fingerprint: str, key: str = "") -> Path:
         return folder / self.file_name(fingerprint, key)
 
+    def paths(self, folder: Path, fingerprint: str, key: str = "") -> list[Path]:
+        """Every file of one artifact: the one `path` names, then its parts."""
+        first = self.path(folder, fingerprint, key)
+        return [first, *(first.with_suffix(part) for part in self.parts)]
+
 
 EXACT = Kind("exact", "exact", "the cached table is from another solver version", "strategy")
 APPROX = Kind("approx", "approx", "{path} is not an approximate strategy", "strategy")
 # the saved-rolls table is three files (values, header, masks) named after its values' file
-SAVED = Kind("saved", "saved", "the saved-rolls table is from another version", "strategy", suffix=".f32")
+SAVED = Kind("saved", "saved", "the saved-rolls table is from another version", "strategy", suffix=".f32",
+             parts=(".json", ".masks"))
 DISTRIBUTION = Kind("distribution", "dist", "the cached distribution is from another version", locked=False)
 RISK = Kind("risk", "risk", "the cached risk table is from another version", locked=False)
 POSITION = Kind("position", "pos", "the cached position is from another version")

@@ -48,7 +48,7 @@ SUBFOLDERS = ("verified", "numba")  # the only folders of the cache directory th
 
 # Names the toolbox gives its files (a file is its own only when its content agrees too, see _entry):
 # tables as the registry of kinds names them (kinds.table_name), the saved-rolls table's three files
-_SAVED = re.compile(rf"{SAVED.prefix}-([0-9a-f]{{16}})\.(json|f32|masks)")
+_SAVED = re.compile(rf"{SAVED.prefix}-([0-9a-f]{{16}})\.({'|'.join(p[1:] for p in (SAVED.suffix, *SAVED.parts))})")
 _TEMPORARY = re.compile(r"(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")  # paths.write_atomic's
 _STAMP = re.compile(r"(.+\.tbl)\.[0-9a-f]{8}")
 _STAMP_FACTS = re.compile(rb"\n[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ -?[0-9]+")
