@@ -248,6 +248,11 @@ class CorruptTable(YahtzeeError):
     """A stored strategy table that is truncated, altered or not for this rule set."""
 
 
+class StaleStrategy(CorruptTable):
+    """A stored strategy that is whole but of a kind this version no longer plays (fitted otherwise by
+    an earlier one): made again, with the message as the note."""
+
+
 class UnreadableTable(CorruptTable):
     """A stored table this user may not read (another user's file in a shared cache, or an I/O error)."""
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import StaleStrategy
 from ..progress import given
 from ..rules import engine as R
 from ..rules.engine import RuleSet
@@ -75,7 +76,7 @@ def stored(rules: RuleSet, say: Callable[[str], None] | None = None) -> store.Ar
     """The approximate strategy of `rules` as the store keeps it: its header and arrays, as they are."""
     def decode(header: dict[str, Any], arrays: dict[str, Any]) -> Stored:
         if not fitted_for(rules, header, arrays):
-            raise store.Refit(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
+            raise StaleStrategy(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
         return header, arrays
 
     return store.Artifact(APPROX, rules.fingerprint, f"approximate {rules.name} strategy", decode,

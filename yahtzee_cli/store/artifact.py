@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..errors import CacheError, CorruptTable
+from ..errors import CacheError, CorruptTable, StaleStrategy
 from . import tablefile
 from .kinds import Kind
 
@@ -24,11 +24,6 @@ T = TypeVar("T")
 Say = Callable[[str], None] | None
 Header = Mapping[str, Any]
 Arrays = Mapping[str, Any]  # read: name -> memoryview; written: name -> (dtype, raw bytes)
-
-
-class Refit(Exception):
-    """A stored artifact that is whole but made for play this version no longer uses: built again, with
-    the exception's message as the note."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +55,7 @@ class Artifact(Generic[T]):
 
 def read(art: Artifact[T]) -> T:
     """The stored value: FileNotFoundError when there is none, CorruptTable when the file is damaged,
-    for another rule set, of another kind or version; Refit when it is of play no longer used."""
+    for another rule set, of another kind or version (StaleStrategy: of play no longer used)."""
     if art.load is not None:
         got = art.load()
         if got is None:
@@ -124,7 +119,7 @@ def cached(art: Artifact[T], say: Say = None) -> T | None:
         return read(art)
     except OSError:  # missing, or an unreadable cache directory: build it
         return None
-    except Refit as exc:
+    except StaleStrategy as exc:
         if say is not None:
             say(str(exc))
     except (CorruptTable, KeyError, ValueError) as exc:
