@@ -236,8 +236,21 @@ class PositionError(YahtzeeError):
     """A position that cannot be evaluated (wrong dice, full sheet, rolls left out of range)."""
 
 
+class CacheError(YahtzeeError):
+    """The cache directory cannot keep a table (not writable, full, an I/O error): one line naming
+    the directory and the system's reason, exit 1. The store raises it for any such failure while it
+    reads, builds or writes a table, so callers need no handler of their own for the cache."""
+
+    default_code = ProblemCode.UNREADABLE
+
+
 class CorruptTable(YahtzeeError):
     """A stored strategy table that is truncated, altered or not for this rule set."""
+
+
+class StaleStrategy(CorruptTable):
+    """A stored strategy that is whole but of a kind this version no longer plays (fitted otherwise by
+    an earlier one): made again, with the message as the note."""
 
 
 class UnreadableTable(CorruptTable):

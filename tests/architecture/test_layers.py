@@ -16,8 +16,8 @@ from conftest import REPO
 PKG = REPO / "yahtzee_cli"
 
 # What each layer may import (besides itself). Top to bottom: cli -> api -> play -> solver ->
-# strategy -> rules -> errors, text, limits, with formats beside strategy (both pure, neither needs
-# the other).
+# strategy -> store -> rules -> errors, text, limits, with formats beside strategy and store (all
+# pure, formats needs neither).
 BASE = {"errors", "text", "limits", "paths", "progress"}  # the bottom: every layer may use them
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
@@ -27,15 +27,17 @@ ALLOWED: dict[str, set[str]] = {
     "limits": {"errors"},
     "rules": BASE,
     "formats": BASE | {"rules"},
-    "strategy": BASE | {"rules"},
-    "solver": BASE | {"rules", "strategy"},
-    "play": BASE | {"rules", "formats", "strategy", "solver"},
-    "api": BASE | {"rules", "formats", "strategy", "solver", "play"},
+    "store": BASE | {"rules"},
+    "strategy": BASE | {"rules", "store"},
+    "solver": BASE | {"rules", "store", "strategy"},
+    "play": BASE | {"rules", "formats", "store", "strategy", "solver"},
+    "api": BASE | {"rules", "formats", "store", "strategy", "solver", "play"},
     "__init__": {"api", "errors"},
-    "cli": BASE | {"__init__", "rules", "formats", "strategy", "solver", "play", "api"},
+    "cli": BASE | {"__init__", "rules", "formats", "store", "strategy", "solver", "play", "api"},
     "__main__": {"cli"},
 }
-PURE = ("errors", "text", "limits", "paths", "progress", "rules", "formats", "strategy")  # never numpy or numba
+# never numpy or numba
+PURE = ("errors", "text", "limits", "paths", "progress", "rules", "formats", "store", "strategy")
 CORE = PURE + ("solver", "play", "api")  # never the CLI's libraries
 HEAVY = {"numpy", "numba"}
 CLI_ONLY = {"typer", "rich", "click"}

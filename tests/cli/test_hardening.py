@@ -269,7 +269,7 @@ def test_a_table_checked_once_is_checked_again_after_any_change(tmp_path, monkey
     size) made after that read is still caught."""
     import time
 
-    from yahtzee_cli.strategy import tablefile as cache
+    from yahtzee_cli.store import tablefile as cache
 
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "t.tbl"
@@ -287,7 +287,7 @@ def test_a_table_checked_once_is_checked_again_after_any_change(tmp_path, monkey
 
 
 def test_a_table_checksum_covers_its_header(tmp_path):
-    from yahtzee_cli.strategy import tablefile as cache
+    from yahtzee_cli.store import tablefile as cache
 
     path = tmp_path / "t.tbl"
     cache.write(path, {"fingerprint": "x", "mean": 254.5}, {"a": ("d", b"\0" * 16)})
@@ -322,7 +322,7 @@ def test_edited_tables_are_rebuilt_with_a_warning_in_every_command(cli, tmp_path
 
 
 def test_table_files_follow_the_umask_and_stale_temporaries_go(tmp_path):
-    from yahtzee_cli.strategy import tablefile as cache
+    from yahtzee_cli.store import tablefile as cache
 
     old = tmp_path / "exact-abc.tbl.123.deadbeef.tmp"
     old.write_bytes(b"half a table")
@@ -585,7 +585,7 @@ def test_an_unreadable_table_is_blamed_and_rebuilt(cli, tmp_path, own_cache, mon
     assert first.exit_code == 0, first.stderr
     expected = orjson.loads(first.stdout)["expected"]
     (table,) = own_cache.glob(f"{kind}-*.tbl")
-    from yahtzee_cli.strategy import tablefile as cache
+    from yahtzee_cli.store import tablefile as cache
 
     real_map = cache._map
 

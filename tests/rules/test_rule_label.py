@@ -29,7 +29,7 @@ def test_boxes_of_its_own_are_custom() -> None:
 
 def test_the_cache_and_stats_agree_with_the_rules() -> None:
     from yahtzee_cli.formats.stats import rules_label as stats_label
-    from yahtzee_cli.strategy.cache import rules_label as cache_label
+    from yahtzee_cli.store.listing import rules_label as cache_label
 
     rs = R.preset("kniffel", {"must_zero": False})
     assert cache_label(rs.name, rs.to_dict(), rs.fingerprint) == rs.label == "kniffel + must_zero=off"

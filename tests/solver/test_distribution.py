@@ -17,6 +17,7 @@ from conftest import write_small_rules
 
 from yahtzee_cli.play.hint import hint, risk_source
 from yahtzee_cli.rules.engine import Column, RuleSet, rules_from_data
+from yahtzee_cli.solver import chances as C
 from yahtzee_cli.solver import distribution as D
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.solver import policy
@@ -101,11 +102,11 @@ def test_position_chances_say_when_many_sheets_lie_ahead(small: RuleSet, monkeyp
     near the end of a game, nothing."""
     dice = (1, 3, 3, 5, 6)
     early, late = Column((None,) * 6), Column((3, 6, None, 12, 15, 18))
-    monkeypatch.setattr(D, "SAY_FROM_SHEETS", 4)
+    monkeypatch.setattr(C, "SAY_FROM_SHEETS", 4)
     for col, ahead in ((early, 63), (late, 0)):
         said: list[str] = []
         ev = hint(small, [col], dice, 1)
-        D.position_chances(small, col, dice, 1, ev.options[:1], say=said.append)
+        C.position_chances(small, col, dice, 1, ev.options[:1], say=said.append)
         notes = [m for m in said if m.startswith("computing")]
         assert notes == ([f"computing the exact final-score distributions from this position ({ahead} sheets ahead)"]
                          if ahead else [])
@@ -127,15 +128,15 @@ def test_position_chances_agree_with_hint_values(small: RuleSet) -> None:
     col = Column((None, None, 18, None, None, None))  # sixes: three of them
     dice = (1, 3, 3, 5, 6)
     ev = hint(small, [col], dice, 2)
-    ch = D.position_chances(small, col, dice, 2, ev.options[:4])
+    ch = C.position_chances(small, col, dice, 2, ev.options[:4])
     for o, c in zip(ev.options[:4], ch, strict=True):
         assert c.dist.pmf.sum() == pytest.approx(1.0, abs=1e-9)
         assert c.dist.mean == pytest.approx(o.value, abs=1e-9)
-    capped = D.position_chances(small, col, dice, 2, ev.options[:4], target=140)
+    capped = C.position_chances(small, col, dice, 2, ev.options[:4], target=140)
     for c, k in zip(ch, capped, strict=True):
         assert k.at_least(140) == pytest.approx(c.at_least(140), abs=1e-12)
     boxes = hint(small, [col], dice, 0)
-    for o, c in zip(boxes.options, D.position_chances(small, col, dice, 0, boxes.options), strict=True):
+    for o, c in zip(boxes.options, C.position_chances(small, col, dice, 0, boxes.options), strict=True):
         assert c.dist.mean == pytest.approx(o.value, abs=1e-9)
 
 
@@ -271,7 +272,7 @@ def test_analyze_risk_values_are_the_certainty_equivalents_of_the_exact_distribu
     src = risk_source(small, theta)
     for left in (2, 0):
         ev = hint(small, [col], dice, left, source=src)
-        ch = D.position_chances(small, col, dice, left, ev.options[:6], theta)
+        ch = C.position_chances(small, col, dice, left, ev.options[:6], theta)
         for o, c in zip(ev.options[:6], ch, strict=True):
             x = c.dist.scores.astype(float)
             ce = math.log(float((c.dist.pmf * np.exp(theta * x)).sum())) / theta

@@ -61,7 +61,7 @@ def test_a_kernel_another_process_is_compiling_is_waited_for(tmp_path: Path) -> 
     import sys
     import time
 
-    from yahtzee_cli.strategy import tablefile
+    from yahtzee_cli.store import tablefile
 
     (tmp_path / "kernel_mod.py").write_text(KERNEL_MODULE)
     proc = subprocess.Popen([sys.executable, "-m", "kernel_mod"], cwd=tmp_path, stdin=subprocess.PIPE,
@@ -85,7 +85,7 @@ def test_a_kernel_another_process_is_compiling_is_waited_for(tmp_path: Path) -> 
 def test_every_compile_of_a_package_kernel_holds_its_lock(monkeypatch: Any) -> None:
     """The lock is taken around numba's compile (also when another kernel's compile calls it), once
     per new signature, and not again for a signature already compiled."""
-    from yahtzee_cli.strategy import tablefile
+    from yahtzee_cli.store import tablefile
 
     taken: list[Path] = []
     real = tablefile.building

@@ -12,7 +12,7 @@ from conftest import SMALL_RULES
 
 from yahtzee_cli.play.hint import hint
 from yahtzee_cli.rules.engine import Column, RuleSet, rules_from_data
-from yahtzee_cli.solver import distribution as D
+from yahtzee_cli.solver import chances as C
 from yahtzee_cli.solver import positions
 
 
@@ -37,7 +37,7 @@ def test_cached_chances_are_the_computed_ones(small: RuleSet, tmp_path: Path, mo
     dice = (1, 3, 3, 5, 6)
     ev = hint(small, [col], dice, 2)
     opts = [o for o in ev.options if not o.is_pass]
-    want = D.position_chances(small, col, dice, 2, opts, theta)
+    want = C.position_chances(small, col, dice, 2, opts, theta)
     got = positions.chances(small, col, dice, 2, opts, theta)
     for w, g in zip(want, got, strict=True):
         assert np.abs(w.dist.pmf - g.dist.pmf).max() < 1e-12
@@ -46,7 +46,7 @@ def test_cached_chances_are_the_computed_ones(small: RuleSet, tmp_path: Path, mo
     monkeypatch.setattr(positions, "_memo", {})
     monkeypatch.setattr(positions, "_compute", lambda *a: pytest.fail("computed again"))
     again = positions.chances(small, col, dice, 2, opts, theta, target=120)
-    capped = D.position_chances(small, col, dice, 2, opts, theta, target=120)
+    capped = C.position_chances(small, col, dice, 2, opts, theta, target=120)
     for w, g in zip(capped, again, strict=True):
         assert g.at_least(120) == pytest.approx(w.at_least(120), abs=1e-12)
 

@@ -155,7 +155,7 @@ def test_the_weight_is_the_candidate_that_scores_most(approx_cache: Path, monkey
 def test_a_cached_heuristic_of_the_per_box_layout_is_prepared_again(approx_cache: Path) -> None:
     """A heuristic cached by an earlier version (one value per box, not per open count and box) is
     not read with the wrong shape, by the solver or by a hint: it is prepared again, with a note."""
-    from yahtzee_cli.strategy import tablefile
+    from yahtzee_cli.store import tablefile
 
     rules = mini_saved_rolls()
     approx.prepare(rules)
@@ -175,7 +175,7 @@ def test_a_cached_heuristic_of_the_per_box_layout_is_prepared_again(approx_cache
 def test_a_column_strategy_cached_without_its_weight_is_fitted_again(approx_cache: Path, cli) -> None:  # noqa: ANN001
     """A multi-column strategy cached by an earlier version (no weight, no levels) is not read as if
     it had them: hint and solve fit it again, with a note, and answer."""
-    from yahtzee_cli.strategy import tablefile
+    from yahtzee_cli.store import tablefile
 
     rules = R.preset("triple-yahtzee", {"column_multipliers": [1, 1, 2]})
     path = tablefile.table_path(rules.fingerprint, "approx")

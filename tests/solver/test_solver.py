@@ -19,8 +19,8 @@ from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact as solver
 from yahtzee_cli.solver import kernels, policy, rng
 from yahtzee_cli.solver.tables import rule_arrays, score_tables
+from yahtzee_cli.store import tablefile as cache
 from yahtzee_cli.strategy import choice
-from yahtzee_cli.strategy import tablefile as cache
 from yahtzee_cli.strategy import turn as position
 
 # Optimal solitaire expected final scores, to 7 decimals (published), with the SD of the final score

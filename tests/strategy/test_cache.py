@@ -1,4 +1,4 @@
-"""The cache directory's listing and cleaning (strategy/cache.py, `yahtzee cache`): every kind of file
+"""The cache directory's listing and cleaning (store/listing.py, `yahtzee cache`): every kind of file
 is recognised, stale locks and dead writers' temporaries go, locks held by a running process and fresh
 temporaries stay, and numba's shared folder keeps other programs' kernels."""
 
@@ -14,7 +14,8 @@ import pytest
 
 from yahtzee_cli.cli.cache_cmd import _size as cache_cmd_size
 from yahtzee_cli.rules.engine import preset
-from yahtzee_cli.strategy import cache, tablefile
+from yahtzee_cli.store import listing as cache
+from yahtzee_cli.store import tablefile
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ import orjson
 import pytest
 
 from yahtzee_cli.rules.engine import preset
-from yahtzee_cli.strategy import cache, tablefile
+from yahtzee_cli.store import listing as cache
+from yahtzee_cli.store import tablefile
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs, links and permissions")
 

@@ -8,7 +8,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from yahtzee_cli.strategy import cache
+from yahtzee_cli.store import listing as cache
 
 
 def test_a_lock_taken_after_the_listing_is_not_removed(tmp_path: Path) -> None:

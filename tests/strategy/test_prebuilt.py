@@ -1,4 +1,4 @@
-"""The strategy table shipped with the package for the default rules (yahtzee_cli/strategy/prebuilt.py): it is
+"""The strategy table shipped with the package for the default rules (yahtzee_cli/store/prebuilt.py): it is
 the table this solver builds, and a first hint in an empty cache uses it instead of building."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact as solver
-from yahtzee_cli.strategy import prebuilt
-from yahtzee_cli.strategy import tablefile as cache
+from yahtzee_cli.store import prebuilt
+from yahtzee_cli.store import tablefile as cache
 
 
 @pytest.fixture

@@ -243,14 +243,6 @@ def file_option(option: str) -> Iterator[None]:
         fail(f"{option}: {exc}", PROBLEM)
 
 
-def cache_unusable(exc: OSError) -> NoReturn:
-    """The one wording of a cache directory that cannot be used (not writable, full, an I/O error):
-    one line naming it, exit 1."""
-    from ..strategy import tablefile
-
-    fail(f"cannot use the cache directory {tablefile.cache_dir()}: {exc.strerror}", PROBLEM)
-
-
 def write_text(text: str) -> None:
     """Text output on stdout as it is given (line breaks included), escaped as `say` does."""
     from ..formats.output import write_text

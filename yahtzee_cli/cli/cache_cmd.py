@@ -1,5 +1,5 @@
 """`yahtzee cache where|list|clean`: the cache directory of strategy tables and compiled kernels
-(strategy/cache.py does the work)."""
+(store/listing.py does the work)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..formats.output import Output
 from .app import command_group, error, examples, fail, outputs, warn
 
 if TYPE_CHECKING:
-    from ..strategy.cache import Entry, Listing, Part
+    from ..store.listing import Entry, Listing, Part
 
 cache_app = command_group(
     "cache",
@@ -45,7 +45,7 @@ def _record(e: Entry) -> dict[str, object]:
     "yahtzee cache where", "du -sh \"$(yahtzee cache where)\""))
 def cache_where() -> None:
     """Print the cache directory ($YAHTZEE_CACHE_DIR, else the platform's user cache directory)."""
-    from ..strategy.cache import directory
+    from ..store.listing import directory
     from ..text import escape
 
     sys.stdout.write(f"{escape(str(directory()))}\n")  # (a name with ESC or a right-to-left override shown escaped)
@@ -60,7 +60,7 @@ def cache_list(json: bool = False, *, out: Output) -> None:
     kernels, lock files (stale unless a running process holds them), stamps of verified tables,
     temporary files, and "other" files the toolbox did not write (clean leaves them)."""
     from ..formats.render import text
-    from ..strategy.cache import listing
+    from ..store.listing import listing
 
     found = listing()
     _partial(found)
@@ -77,7 +77,7 @@ def cache_list(json: bool = False, *, out: Output) -> None:
 
 def _partial(found: Listing) -> None:
     if not found.complete:
-        from ..strategy.cache import MAX_ENTRIES
+        from ..store.listing import MAX_ENTRIES
 
         warn(f"the cache directory {found.directory} holds more than {MAX_ENTRIES:,} names: only the first "
              f"{MAX_ENTRIES:,} were looked at")
@@ -101,7 +101,7 @@ def cache_clean(
     temporary files and files the toolbox did not write (it removes a file only when its name and
     its content show it for its own). The tables shipped with the package stay in it: a first use copies them back at
     no cost; other tables are built and kernels compiled again on first use."""
-    from ..strategy.cache import clean
+    from ..store.listing import clean
 
     parts: list[Part] = []
     if tables:

@@ -18,7 +18,6 @@ from .app import (
     RulesOpt,
     SetOpt,
     app,
-    cache_unusable,
     examples,
     fail,
     file_option,
@@ -72,8 +71,6 @@ def _risk_solve(out: Output, rs: "RuleSet", theta: float, distribution: bool, ta
             d = get_distribution(rs, theta, _say, rebuild=rebuild)[0] if distribution else None
     except NotExact as exc:
         fail(f"--risk needs an exact table: {exc}", PROBLEM)
-    except OSError as exc:
-        cache_unusable(exc)
     goal = objective(risk_name(theta))
     rec: dict[str, Any] = {"rules": rs.record(), "exact": True, "approximation": None,
                            "risk": theta, "objective": goal, "certainty_equivalent": tab.mean,
@@ -179,7 +176,7 @@ def solve(
     if risk is not None:
         _risk_solve(out, rs, risk, distribution, target, rebuild, plot)
         return
-    from ..strategy import tablefile as cache
+    from ..store import tablefile as cache
     from ..strategy.choice import plan, solved_saved_rules
 
     start = time.perf_counter()
@@ -189,18 +186,15 @@ def solve(
         _saved_solve(out, rs, table_rules, rebuild, distribution, start)
         return
     tab = None
-    try:
-        with waiting(f"solving {rs.name}", quiet=out.quiet):
-            if p.exact:
-                from ..solver.exact import get_table
+    with waiting(f"solving {rs.name}", quiet=out.quiet):
+        if p.exact:
+            from ..solver.exact import get_table
 
-                tab, built = get_table(rs, _say, rebuild=rebuild)
-            else:
-                from ..solver import approx
+            tab, built = get_table(rs, _say, rebuild=rebuild)
+        else:
+            from ..solver import approx
 
-                info = approx.prepare(rs, _say, rebuild=rebuild)
-    except OSError as exc:
-        cache_unusable(exc)
+            info = approx.prepare(rs, _say, rebuild=rebuild)
     dist = None
     too_big = None  # the exact expected score stands; why there is no exact distribution
     if tab is not None and distribution:
@@ -214,11 +208,8 @@ def solve(
     if tab is not None and distribution and too_big is None:
         from ..solver.distribution import get_distribution
 
-        try:
-            with waiting(f"distribution of {rs.name}", quiet=out.quiet):
-                dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild)
-        except OSError as exc:
-            cache_unusable(exc)
+        with waiting(f"distribution of {rs.name}", quiet=out.quiet):
+            dist, dist_built = get_distribution(rs, 0.0, _say, rebuild=rebuild)
     elif too_big is not None:
         warn(f"no exact distribution: {too_big}")
     elif distribution:
@@ -284,8 +275,6 @@ def _saved_solve(out: Output, rs: "RuleSet", table_rules: "RuleSet", rebuild: bo
         fail(f"interrupted: {what}; the same command goes on from there", 130)
     except NotExact as exc:
         fail(str(exc), USAGE)
-    except OSError as exc:
-        cache_unusable(exc)
     cap = table_rules.settings.saved_cap
     rec: dict[str, Any] = {
         "rules": rs.record(), "exact": True, "approximation": None, "saved_rolls_cap": cap,
@@ -563,11 +552,8 @@ def hint(
         if risk is not None and target is not None and not distribution:
             fail("--target picks its own risk strategy; leave out --risk (or add --distribution)")
     saved_rolls_note(rs)
-    try:
-        with waiting("preparing the hint", quiet=out.quiet):
-            ev = evaluate(rs, columns, faces, left, n_saved, say=_say)
-    except OSError as exc:
-        cache_unusable(exc)
+    with waiting("preparing the hint", quiet=out.quiet):
+        ev = evaluate(rs, columns, faces, left, n_saved, say=_say)
     if to_win:
         with waiting("preparing the hint", quiet=out.quiet):
             _to_win(out, rs, columns[0], ev, top, who, opponents)
@@ -632,8 +618,6 @@ def _chances(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top
             _say_method(play)
     except NotExact as exc:
         fail(str(exc), PROBLEM)
-    except OSError as exc:
-        cache_unusable(exc)
     if not (distribution or risk is not None):
         _play_for(out, ev, who, play, top, f"P(final >= {target})", f"maximise P(final >= {target})", "probability",
                   {**head, "target": target, "objective": f"maximise P(final >= {target})"})
@@ -730,11 +714,8 @@ def _opponents(log: Path | None, who: str | None, quiet: bool) -> list[tuple[str
     others = [i for i, p in enumerate(rp.players) if p.name != who]
     if not others:
         fail(f"--to-win: {who} plays alone in {log}; there is no one to beat (use --target)", PROBLEM)
-    try:
-        with waiting("computing the other players' final-score distributions", quiet=quiet):
-            return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
-    except OSError as exc:
-        cache_unusable(exc)
+    with waiting("computing the other players' final-score distributions", quiet=quiet):
+        return [(rp.players[i].name, player_pmf(rp, i, _say)) for i in others]
 
 
 def _to_win(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top: int | None, who: str | None,
@@ -748,8 +729,6 @@ def _to_win(out: Output, rs: "RuleSet", column: "Column", ev: "Evaluation", top:
         _say_method(play)
     except NotExact as exc:
         fail(str(exc), PROBLEM)
-    except OSError as exc:
-        cache_unusable(exc)
     names = [n for n, _ in opponents]
     against = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     _play_for(out, ev, who, play, top, "P(win)", f"maximise P(win) against {against}; a tie counts as a share",

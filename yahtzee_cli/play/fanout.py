@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import GameError, ProblemCode, YahtzeeError
+from ..errors import CacheError, GameError, ProblemCode, YahtzeeError
 from ..formats.batch import CHUNK_BYTES, Done, Job, in_order, input_bytes, plan, run_job
 from ..formats.inputs import Game, Source, Unreadable, bad_game_record
 from ..limits import GRADE_PROCESS_BYTES, VALIDATE_PROCESS_BYTES
@@ -184,13 +184,15 @@ def _grade_one(analyzer: Any, item: Game | Unreadable, gj: GradeJob) -> Graded:
         return Graded(item.where, errors=tuple(f"{item.file}:{doc.line_of(p.path)}: game {doc.index}: {p}"
                                                for p in exc.problems),
                       record=bad_game_record(item.file, doc, exc.problems))
+    except CacheError as exc:  # the cache, not the game: no later game would fare better
+        return Graded(item.where, fatal=str(exc))
     except YahtzeeError as exc:
         return Graded(item.where, errors=(f"{item.where}: {exc}",),
                       record=bad_game_record(item.file, doc, [], ProblemCode.NOT_GRADABLE, str(exc)))
     except OSError as exc:
-        from ..strategy import tablefile
+        from ..store.artifact import unusable
 
-        return Graded(item.where, fatal=f"cannot use the cache directory {tablefile.cache_dir()}: {exc.strerror}")
+        return Graded(item.where, fatal=unusable(exc))
     return Graded(item.where, ga)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import CorruptTable, PositionError
 from ..rules import engine as R
-from ..strategy import tablefile
+from ..store import tablefile
 from ..strategy.choice import approximate_plan, fitted_for, plan
 from ..strategy.sources import HeuristicSource, SavedSource, Source, TableSource
 from ..strategy.turn import Evaluation, Turn

@@ -77,13 +77,13 @@ def player_pmf(rp: Replay, i: int, say: Say | None = None) -> Distribution:
     ip = rp.in_progress
     if ip is None or ip.player != i:
         return winning.final_pmf(rules, col, say)
-    from ..solver import distribution as D
+    from ..solver.chances import Known, position_chances
     from .hint import hint
 
     ev = hint(rules, [col], ip.dice, ip.rolls_left, ip.saved, say=say)
     best = next(o for o in ev.options if not o.is_pass)
-    return D.position_chances(rules, col, ev.dice, ev.rolls_left, [best], say=say,
-                              rest=winning.cached_rest(rules, say))[0].dist
+    return position_chances(rules, col, ev.dice, ev.rolls_left, [best], say=say,
+                            known=Known(rest=winning.cached_rest(rules, say)))[0].dist
 
 
 def beat_chance(rules: R.RuleSet, column: R.Column, score: int, say: Say | None = None) -> float | None:

@@ -5,7 +5,7 @@ are at that moment), each with the exact final-score pmf of optimal expected-sco
 (solver.winning). A final total s is worth u(s), the player's expected share of first place against
 them (alone on top 1, tied with k others 1 / (k + 1), else 0). Every option of the decision (each
 keep of the dice showing, every legal box, a pass) has an exact final-score pmf, the player playing on
-by the optimal expected-score policy after it (solver.distribution.position_chances), so its win
+by the optimal expected-score policy after it (solver.chances.position_chances), so its win
 chance is sum_s pmf[s] * u[s]. The decision's win cost is the best option's chance minus the chance
 after the move made: >= 0, and 0 when the move made is one of the best for winning (which need not
 be the best move in points: a player far behind may do better with a riskier move).
@@ -66,8 +66,8 @@ def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[Tu
     Analyzer's cached strategy.turn.Turn maker."""
     import numpy as np
 
-    from ..solver import distribution as D
     from ..solver import winning
+    from ..solver.chances import Known, position_chances
 
     rp = replay_game(data, until=until)
     n = len(rp.players)
@@ -93,7 +93,7 @@ def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[Tu
         def chances(dice: R.Dice, left: int, options: list[P.Choice], u: Any = u, rest: Any = rest,
                     col: R.Column = col) -> list[float]:
             moves = [o for o in options if not o.is_pass]
-            got = iter(D.position_chances(rules, col, dice, left, moves, say=say, rest=rest, mod=mod, W=W))
+            got = iter(position_chances(rules, col, dice, left, moves, say=say, known=Known(mod, W, rest)))
             vals = []
             for o in options:
                 dist = winning.final_pmf(rules, col, say, rest) if o.is_pass else next(got).dist

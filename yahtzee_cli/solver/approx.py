@@ -32,7 +32,7 @@ estimate F of each column's value to go at the next turn start:
   Yahtzee, where the exact answer is known, it shows how far it is from optimal (docs/strategy.md:
   "Approximate strategies"; benchmarks/bench_hint.py's approx_report).
 
-Parameters and simulated means are cached next to the exact tables (kind "approx").
+Parameters and simulated means are kept in the store next to the exact tables (kind "approx").
 """
 
 from __future__ import annotations
@@ -43,14 +43,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptTable
+from ..errors import StaleStrategy
 from ..progress import given
 from ..rules import engine as R
 from ..rules.engine import RuleSet
-from ..strategy import tablefile
+from ..store import artifact as store
+from ..store.kinds import APPROX
 from ..strategy.choice import approximate_plan, fitted_for, upper_lanes, yahtzee_lanes
 from . import value_to_go as vtg
-from .exact import get_table, nothing_cached, play_with
+from .exact import get_table, play_with
 from .value_to_go import ValueToGo
 
 FIT_GAMES = (2000, 4000, 8000, 8000, 8000)  # games of each self-play round: early ones move far, later ones refine
@@ -68,50 +69,32 @@ SCALE_CANDIDATES = (1.0, 0.9)
 SEED = 20240611
 
 
-def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+Stored = tuple[dict[str, Any], dict[str, Any]]  # the header and arrays of the stored strategy
+
+
+def stored(rules: RuleSet, say: Callable[[str], None] | None = None) -> store.Artifact[Stored]:
+    """The approximate strategy of `rules` as the store keeps it: its header and arrays, as they are."""
+    def decode(header: dict[str, Any], arrays: dict[str, Any]) -> Stored:
+        if not fitted_for(rules, header, arrays):
+            raise StaleStrategy(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
+        return header, arrays
+
+    return store.Artifact(APPROX, rules.fingerprint, f"approximate {rules.name} strategy", decode,
+                          lambda: _build(rules, say), lambda got: got,
+                          announce=lambda: f"preparing the approximate {rules.name} strategy (once{store.cached_in()})")
+
+
+def _read(rules: RuleSet, say: Callable[[str], None] | None = None) -> Stored | None:
     """The cached approximate strategy, or None when there is none or it is damaged (said to `say`)."""
-    path = tablefile.table_path(rules.fingerprint, "approx")
-    try:
-        got = tablefile.read(path, rules.fingerprint)
-    except FileNotFoundError:
-        return None
-    except CorruptTable as exc:
-        if say is not None:
-            say(tablefile.ignored(exc))
-        return None
-    if got[0].get("kind") != "approx":
-        if say is not None:
-            say(f"warning: damaged strategy table ignored ({path} is not an approximate strategy); "
-                "rebuilding it")
-        return None
-    if not fitted_for(rules, *got):
-        if say is not None:
-            say(f"the cached approximate {rules.name} strategy is of another kind; preparing it again")
-        return None
-    return got
+    return store.cached(stored(rules), say)
 
 
 def prepare(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False) -> dict[str, Any]:
     """Make (or load) the approximate strategy of `rules` and its simulated mean and SD."""
-    path = tablefile.table_path(rules.fingerprint, "approx")
     vtg.check_memory(rules)  # refuse rules too big for this machine before any note or work
-    got = None if rebuild else _read(rules, say)
-    if got is None:
-        with tablefile.building(path, f"approximate {rules.name} strategy", say) as waited:
-            if waited and not rebuild:  # the process waited for has likely stored it
-                got = _read(rules)
-            if got is None:
-                if say is not None:
-                    where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-                    say(f"preparing the approximate {rules.name} strategy (once{where})")
-                header, arrays = _build(rules, say)
-                try:
-                    tablefile.write(path, header, arrays)
-                except OSError as exc:  # kept in memory by tablefile.write: this run still has it
-                    if say is not None:
-                        say(nothing_cached(exc))
-                got = tablefile.read(path, rules.fingerprint)
-    header = got[0]
+    art = stored(rules, say)
+    header = store.get(art, say, rebuild)[0][0]
+    path = art.path
     return {"mean": header["mean"], "sd": header["sd"], "games": header["games"], "strategy": header["strategy"],
             "why": header["why"], "path": str(path) if path.exists() else None}
 

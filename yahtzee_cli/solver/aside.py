@@ -71,7 +71,7 @@ def start_first(kernel: str, cores: int) -> None:
     import os
     from pathlib import Path
 
-    from ..strategy.tablefile import cache_dir
+    from ..store.tablefile import cache_dir
 
     if _waiting is not None or cores < 2:
         return

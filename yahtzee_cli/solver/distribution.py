@@ -28,18 +28,20 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptTable, NotExact
+from ..errors import NotExact
 from ..progress import given
 from ..rules.engine import RuleSet, rolls_allowed
-from ..strategy import tablefile as cache
+from ..store import artifact as store
+from ..store import tablefile
+from ..store.kinds import DISTRIBUTION, RISK, theta_key
 from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
 from ..strategy.choice import effective_theta, exact_reason, exact_states
-from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
 from .exact import Layout, Table, layout
@@ -462,9 +464,6 @@ class Model:
         return turn_work(self.ra, self.J)
 
 
-SAY_FROM_SHEETS = 1000  # position_chances says it is computing from this many sheets ahead (about a second)
-
-
 def check_size(rules: RuleSet) -> None:
     """NotExact when the rule set's exact table is too large for distributions and risk tables."""
     states = exact_states(rules)
@@ -671,82 +670,55 @@ VERSION = 1  # bump when a distribution's or risk table's meaning changes
 THETA_GRID = (-0.02, 0.0, 0.02, 0.05)  # risk strategies `hint --target` chooses among
 
 
-def theta_key(theta: float) -> str:
-    """A cache-name-safe spelling of theta (0 is the expected-score table)."""
-    return "0" if theta == 0.0 else f"{theta:+.6g}".replace("+", "p").replace("-", "m")
-
-
-def theta_path(rules: RuleSet, prefix: str, theta: float) -> Any:
+def theta_path(rules: RuleSet, prefix: str, theta: float) -> Path:
     """The cache file of a table of `rules` kept per theta (distributions, risk tables, state pmfs)."""
-    return cache.table_path(rules.fingerprint, f"{prefix}{theta_key(theta)}")
+    return tablefile.table_path(rules.fingerprint, f"{prefix}{theta_key(theta)}")
 
 
-def read_theta_table(rules: RuleSet, prefix: str, theta: float, kind: str, version: int,
-                     what: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A table kept per theta (theta_path), CorruptTable unless it is of this `kind`, `version` and theta."""
-    header, arrays = cache.read(theta_path(rules, prefix, theta), rules.fingerprint)
-    if header.get("version") != version or header.get("kind") != kind or header.get("theta") != theta:
-        raise CorruptTable(f"the cached {what} is from another version")
-    return header, arrays
+def stored_distribution(rules: RuleSet, theta: float, build: Callable[[], Distribution] | None = None,
+                        ) -> store.Artifact[Distribution]:
+    """The score distribution of theta's strategy as the store keeps it (`build`: how it is made)."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Distribution:
+        pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
+        return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
+
+    def encode(d: Distribution) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "distribution", "version": VERSION, "fingerprint": rules.fingerprint,
+                  "rule_name": rules.name, "theta": d.meta.get("theta", 0.0), "lo": d.lo, "seconds": d.seconds}
+        return header, {"pmf": ("d", d.pmf.astype("<f8").tobytes())}
+
+    def unbuilt() -> Distribution:
+        raise AssertionError("a distribution read or written only")
+
+    what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
+    return store.Artifact(DISTRIBUTION, rules.fingerprint, what, decode, build or unbuilt, encode,
+                          theta_key(theta), {"version": VERSION, "theta": theta})
 
 
-def _dist_path(rules: RuleSet, theta: float) -> Any:
-    return theta_path(rules, "dist", theta)
+def stored_risk(rules: RuleSet, theta: float, progress: Callable[[int, int], None] | None = None,
+                ) -> store.Artifact[Table]:
+    """The risk table of theta as the store keeps it."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Table:
+        width = int(header["nyt"]) * (int(header["t"]) + 1)
+        masks = np.frombuffer(arrays["masks"], dtype=np.int64)
+        W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
+        return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]),
+                     int(header["nyt"]), masks, W, float(header["mean"]), float("nan"),
+                     float(header.get("build_seconds", 0.0)), {"theta": theta})
 
+    def encode(tab: Table) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "risk", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
+                  "theta": theta, "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
+                  "build_seconds": tab.build_seconds}
+        return header, {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": ("d", tab.W.astype("<f8").tobytes())}
 
-def _risk_path(rules: RuleSet, theta: float) -> Any:
-    return theta_path(rules, "risk", theta)
-
-
-def _read_dist(rules: RuleSet, theta: float) -> Distribution:
-    header, arrays = read_theta_table(rules, "dist", theta, "distribution", VERSION, "distribution")
-    pmf = np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
-    return Distribution(pmf, int(header["lo"]), float(header.get("seconds", 0.0)), {"theta": theta})
-
-
-def _write_dist(rules: RuleSet, d: Distribution) -> None:
-    header = {"kind": "distribution", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "theta": d.meta.get("theta", 0.0), "lo": d.lo, "seconds": d.seconds}
-    cache.write(_dist_path(rules, float(header["theta"])), header, {"pmf": ("d", d.pmf.astype("<f8").tobytes())})
+    return store.Artifact(RISK, rules.fingerprint, f"{rules.name} risk table for theta {theta:g}", decode,
+                          lambda: risk_values(rules, theta, progress=progress), encode, theta_key(theta),
+                          {"version": VERSION, "theta": theta})
 
 
 def _read_risk(rules: RuleSet, theta: float) -> Table:
-    header, arrays = read_theta_table(rules, "risk", theta, "risk", VERSION, "risk table")
-    width = int(header["nyt"]) * (int(header["t"]) + 1)
-    masks = np.frombuffer(arrays["masks"], dtype=np.int64)
-    W = np.frombuffer(arrays["W"], dtype=np.float64).reshape(len(masks), width)
-    return Table(header["fingerprint"], header["rule_name"], int(header["nb"]), int(header["t"]), int(header["nyt"]),
-                 masks, W, float(header["mean"]), float("nan"), float(header.get("build_seconds", 0.0)),
-                 {"theta": theta})
-
-
-def _write_risk(rules: RuleSet, tab: Table, theta: float) -> None:
-    header = {"kind": "risk", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
-              "theta": theta, "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
-              "build_seconds": tab.build_seconds}
-    cache.write(_risk_path(rules, theta), header, {"masks": ("q", tab.masks.astype("<i8").tobytes()),
-                                                   "W": ("d", tab.W.astype("<f8").tobytes())})
-
-
-def _cached(read: Callable[[], Any], build: Callable[[], Any], write: Callable[[Any], None], what: str,
-            say: Callable[[str], None] | None, rebuild: bool) -> tuple[Any, bool]:
-    if not rebuild:
-        try:
-            return read(), False
-        except FileNotFoundError:
-            pass
-        except (CorruptTable, KeyError, ValueError) as exc:
-            if say is not None:
-                say(f"warning: damaged {what} ignored ({exc}); rebuilding it")
-    if say is not None:
-        say(f"computing the {what} (once; cached in {cache.cache_dir()})")
-    obj = build()
-    try:
-        write(obj)
-    except OSError as exc:
-        if say is not None:
-            say(f"warning: cannot store the {what} in {cache.cache_dir()}: {exc.strerror}")
-    return obj, True
+    return store.read(stored_risk(rules, theta))
 
 
 def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | None = None, rebuild: bool = False,
@@ -758,11 +730,7 @@ def get_risk_table(rules: RuleSet, theta: float, say: Callable[[str], None] | No
     if theta == 0.0:
         return get_table(rules, say, rebuild=rebuild, progress=progress)[0]
     check_size(rules)  # before any note that it is being made
-    tab, _ = _cached(lambda: _read_risk(rules, theta), lambda: risk_values(rules, theta, progress=progress),
-                     lambda tb: _write_risk(rules, tb, theta), f"{rules.name} risk table for theta {theta:g}", say,
-                     rebuild)
-    assert isinstance(tab, Table)
-    return tab
+    return store.get(stored_risk(rules, theta, progress), say, rebuild)[0]
 
 
 def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | None = None,
@@ -775,161 +743,7 @@ def get_distribution(rules: RuleSet, theta: float = 0.0, say: Callable[[str], No
         return final_distribution(rules, tab, theta, progress=progress)
 
     check_size(rules)  # before any note that it is being made
-    what = f"{rules.name} score distribution" + (f" for theta {theta:g}" if theta else "")
-    d, built = _cached(lambda: _read_dist(rules, theta), build, lambda dd: _write_dist(rules, dd), what, say,
-                       rebuild)
-    assert isinstance(d, Distribution)
-    return d, built
-
-
-# --------------------------------------------------------------------------- from a position
-
-
-@dataclass
-class OptionChance:
-    """One option of a position and the final score it leads to under the policy (pmf from `lo`;
-    with a target, the last cell holds P(final >= target))."""
-
-    keep: tuple[int, ...] | None
-    box: int | None
-    score: int
-    bonus: int
-    dist: Distribution
-
-    def at_least(self, x: int) -> float:
-        return self.dist.at_least(x)
-
-
-def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: list[Any],
-                     theta: float = 0.0, target: int | None = None, tab: Table | None = None,
-                     say: Callable[[str], None] | None = None,
-                     rest: Callable[[int, int, int], FloatArray | None] | None = None,
-                     mod: Model | None = None, W: FloatArray | None = None) -> list[OptionChance]:
-    """The final-score distribution of each option (position.Choice: a keep or a box) of a one-column
-    position, playing on by the policy of theta's table. With `target`, only P(final >= target) is
-    exact (scores from the target up are lumped), which is much less work. `rest(mask, y, u)`: the
-    uncapped pmf of the points to come from a next state under theta's policy when already known (a
-    cache), else None.
-    `mod`, `W`: the rule set's model and the table's values in its order, when the caller keeps them."""
-    from .tables import counts_key
-
-    theta = effective_theta(rules, theta)
-    if mod is None:
-        mod = model(rules)
-    lay = mod.lay
-    st = column_state(rules, column)
-    base = raw_points(rules, column)
-    m = st.mask
-    y = 1 if st.yfull and lay.nyt == 2 else 0
-    u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
-    p0 = bin(m).count("1")
-    rest_max = int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])
-    if target is not None and not base < target <= base + rest_max:
-        # beyond the best reachable total the chance is 0, at or below the points written it is 1:
-        # answered at once, whatever the option
-        sure = np.zeros(base + rest_max + 2)
-        sure[base if target <= base else base + rest_max] = 1.0
-        return [OptionChance(o.keep, None, 0, 0, Distribution(sure, 0, 0.0, {"theta": theta})) if o.keep is not None
-                else OptionChance(None, int(o.box), int(o.score), int(o.bonus), Distribution(sure, 0, 0.0,
-                                                                                           {"theta": theta}))
-                for o in options]
-    if W is None:
-        W = _lay_values(mod, tab if tab is not None else get_risk_table(rules, theta, say))
-    ties = solver_ties_for(rules, theta)
-    cap = None if target is None else target - base
-    tp1 = lay.t + 1
-
-    def next_state(b: int, v: int) -> tuple[int, int, int]:
-        m2 = m | (1 << b)
-        y2 = y if lay.yn[b, v] < 0 else int(lay.yn[b, v])
-        if lay.yn[b, v] >= 0 and lay.nyt != 2:
-            y2 = 0
-        return m2, y2, int(mod.eff[lay.sub_of[m2], min(u + int(lay.du[b, v]), lay.t)])
-
-    # the next states' pmfs from `rest` when it knows every one (then no pass is run)
-    known: dict[tuple[int, int], FloatArray] | None = {} if rest is not None else None
-    if known is not None and rest is not None:
-        for b in range(lay.nb):
-            for v in range(int(lay.nvar[b]) if not m >> b & 1 else 0):
-                h = rest(*next_state(b, v))
-                if h is None:
-                    known = None
-                    break
-                known[(b, v)] = h
-            if known is None:
-                break
-    if known is None:
-        if say is not None:  # the sheets still ahead, each valued in turn: seconds from an early position
-            from .jit import note_compile
-
-            note_compile([_pmf_layer, _option], "the exact distribution's kernels", say)
-            ahead = int(np.count_nonzero((lay.masks[int(lay.layer_ptr[p0 + 1]):] & m) == m))
-            if ahead >= SAY_FROM_SHEETS:
-                say(f"computing the exact final-score distributions from this position ({ahead:,} sheets ahead)")
-        states, H, sid = _pass_layers(mod, W, theta, cap, ties, within=m, stop_layer=p0 + 1)
-    d = lay.scores.dice
-    vmax = lay.du.shape[1]
-    hi = base + rest_max if cap is None else base + cap  # (the lumped bin: at most one past the best total)
-    out: list[OptionChance] = []
-
-    def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
-        if known is not None:
-            return known[(b, v)], len(known[(b, v)])
-        m2, y2, u2 = next_state(b, v)
-        j = int(sid[lay.midx[m2], y2 * tp1 + u2])
-        o, L = int(states["off"][j]), int(states["length"][j])
-        return H[o: o + L], L
-
-    def add(pmf: FloatArray, p: float, b: int, v: int, pts: int) -> None:
-        h, L = rest_of(b, v)
-        start = base + pts
-        if cap is None:
-            pmf[start: start + L] += p * h
-            return
-        lin = max(min(L, base + cap - start), 0)
-        pmf[start: start + lin] += p * h[:lin]
-        pmf[base + cap] += p * float(h[lin:].sum())
-
-    for opt in options:
-        pmf = np.zeros(hi + 1)
-        if opt.keep is not None:
-            counts = [0] * 6
-            for f in opt.keep:
-                counts[f - 1] += 1
-            k = int(d.keep_index[counts_key(counts)])
-            work = mod.work()
-            q = _option(m, y, u, theta, mod.future(W), mod.ra, work, ties, mod.J, (np.int64(k), np.int64(rolls_left)))
-            Pfin, slot, pts = work.Pfin, work.slot, work.pts
-            scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
-            acc: dict[tuple[int, int], float] = {}
-            for r in np.nonzero(Pfin)[0].tolist():
-                if slot[r] >= 0:
-                    key = (int(slot[r]), int(pts[r]))
-                    acc[key] = acc.get(key, 0.0) + float(Pfin[r]) * scale
-            # a pass (must_zero off) comes back to this position: the rest is scaled up to match
-            for (sl, pt), p in acc.items():
-                add(pmf, p, sl // vmax, sl % vmax, pt)
-            out.append(OptionChance(opt.keep, None, 0, 0, Distribution(pmf, 0, 0.0, {"theta": theta})))
-        elif opt.box is not None:
-            b = int(opt.box)
-            v = _variant(lay, b, int(opt.score))
-            add(pmf, 1.0, b, v, int(opt.score) + int(opt.bonus))
-            out.append(OptionChance(None, b, int(opt.score), int(opt.bonus), Distribution(pmf, 0, 0.0,
-                                                                                         {"theta": theta})))
-    return out
-
-
-def _variant(lay: Layout, b: int, score: int) -> int:
-    """The next-state variant a score written in box b makes (tables.box_variants' numbering)."""
-    sc = lay.scores
-    if lay.nvar[b] == 1:
-        return 0
-    if b == sc.yahtzee_box:
-        return 1 if score == sc.yahtzee_points else 0
-    for v in range(int(lay.nvar[b])):
-        if int(lay.du[b, v]) == score:
-            return v
-    raise ValueError(f"box {b} cannot hold {score}")
+    return store.get(stored_distribution(rules, theta, build), say, rebuild)
 
 
 # --------------------------------------------------------------------------- risk play

@@ -1,7 +1,7 @@
 """Exact optimal-strategy solver: the table of expected remaining scores of every turn-start state.
 
 `build(rules)` runs the compiled backward induction (solver.kernels) over the rules module's score
-tables and returns a `Table`; `get_table` stores it in the table file (strategy.tablefile) keyed by
+tables and returns a `Table`; `get_table` keeps it in the store (store.artifact, kind "exact") keyed by
 `RuleSet.fingerprint`. Which rule sets have one is strategy.choice's answer. Position values (hint,
 replay --analyze) are in strategy.turn and never need numba.
 """
@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import CorruptTable, NotExact
+from ..errors import NotExact
 from ..rules.engine import Column, RuleSet, box_values, most_rolls, rolls_allowed
-from ..strategy import tablefile
+from ..store import artifact as store
+from ..store.kinds import EXACT
 from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
 from ..strategy.sources import upper_set
 from .games import GameBatch
@@ -230,15 +231,14 @@ def build(rules: RuleSet, moments: bool = True, nchunks: int = 16, lane_cap: int
 VERSION = 1  # bump when the table's meaning changes
 
 
-def _to_file(rules: RuleSet, tab: Table) -> None:
+def _encode(rules: RuleSet, tab: Table) -> tuple[dict[str, Any], dict[str, tuple[str, bytes]]]:
     header = {
         "kind": "exact", "version": VERSION, "fingerprint": tab.fingerprint, "rule_name": tab.rule_name,
         "rules": rules.to_dict(), "nb": tab.nb, "t": tab.t, "nyt": tab.nyt, "mean": tab.mean,
         "sd": tab.sd if math.isfinite(tab.sd) else None, "build_seconds": tab.build_seconds, **tab.meta,
     }
     W = ("f", tab.W.astype("<f4").tobytes()) if stored_as_float32(tab.W) else ("d", tab.W.astype("<f8").tobytes())
-    arrays = {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": W}
-    tablefile.write(tablefile.table_path(tab.fingerprint), header, arrays)
+    return header, {"masks": ("q", tab.masks.astype("<i8").tobytes()), "W": W}
 
 
 FLOAT32_CELLS = 1 << 24  # tables of more cells (over 128 MB as float64) are stored as float32 ...
@@ -252,10 +252,7 @@ def stored_as_float32(W: Any) -> bool:
     return bool(W.size > FLOAT32_CELLS and float(np.abs(W).max(initial=0.0)) < FLOAT32_BELOW)
 
 
-def _from_file(rules: RuleSet) -> Table:
-    header, arrays = tablefile.read(tablefile.table_path(rules.fingerprint), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != "exact":
-        raise CorruptTable("the cached table is from another solver version")
+def _decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Table:
     width = int(header["nyt"]) * (int(header["t"]) + 1)
     masks = np.frombuffer(arrays["masks"], dtype=np.int64)
     # float32 tables (stored_as_float32) are widened once: the kernels read float64
@@ -267,49 +264,32 @@ def _from_file(rules: RuleSet) -> Table:
                  float(header.get("build_seconds", 0.0)), meta)
 
 
+def stored(rules: RuleSet, progress: Callable[[int, int], None] | None = None) -> store.Artifact[Table]:
+    """The rule set's exact table as the store keeps it."""
+    def announce() -> str:
+        states = exact_states(rules)
+        size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
+        return f"building the {rules.title} strategy table ({size}once{store.cached_in()})"
+
+    return store.Artifact(EXACT, rules.fingerprint, f"{rules.title} strategy table", _decode,
+                          lambda: build(rules, progress=progress), lambda tab: _encode(rules, tab),
+                          expect={"version": VERSION}, announce=announce)
+
+
+def _to_file(rules: RuleSet, tab: Table) -> None:
+    store.write(stored(rules), tab)
+
+
+def _from_file(rules: RuleSet) -> Table:
+    return store.read(stored(rules))
+
+
 def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
               progress: Callable[[int, int], None] | None = None) -> tuple[Table, bool]:
     """The rule set's exact table from the cache, built and stored when missing or damaged.
 
     Returns (table, built). `say` receives the notes for stderr (building, damaged file)."""
-    if not rebuild:
-        tab = _cached(rules, say)
-        if tab is not None:
-            return tab, False
-    with tablefile.building(tablefile.table_path(rules.fingerprint), f"{rules.title} strategy table", say) as waited:
-        if waited and not rebuild:  # the process waited for has likely stored it
-            tab = _cached(rules, None)
-            if tab is not None:
-                return tab, False
-        if say is not None:
-            where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-            states = exact_states(rules)
-            size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
-            say(f"building the {rules.title} strategy table ({size}once{where})")
-        tab = build(rules, progress=progress)
-        try:
-            _to_file(rules, tab)
-        except OSError as exc:
-            if say is not None:
-                say(nothing_cached(exc))
-    return tab, True
-
-
-def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> Table | None:
-    """The table from the cache, or None: missing, unreadable (built again) or damaged (with a note)."""
-    try:
-        return _from_file(rules)
-    except OSError:  # missing, or an unreadable cache directory: build it
-        return None
-    except (CorruptTable, KeyError, ValueError) as exc:
-        if say is not None:
-            say(tablefile.ignored(exc))
-        return None
-
-
-def nothing_cached(exc: OSError) -> str:
-    """The one warning when a table cannot be stored: the answer stands, it is just not kept."""
-    return f"warning: nothing cached ({tablefile.cache_dir()}: {exc.strerror or exc}); built again next time"
+    return store.get(stored(rules, progress), say, rebuild)
 
 
 # --------------------------------------------------------------------------- play

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numba
 from numba.core import caching
 
-from ..strategy import tablefile as table_cache
+from ..store import tablefile as table_cache
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # yahtzee_cli: kernels live in solver/ and play/
 F = TypeVar("F", bound=Callable[..., Any])

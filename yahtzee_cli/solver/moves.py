@@ -10,7 +10,7 @@ table's cells), so a table never serves another strategy.
 
 Rule sets with several columns, saved rolls or more than MOVE_BYTES of decisions have none (the
 play kernel and its memo play them). A table is built on first use by a run of BUILD_GAMES games or
-more, with progress, and cached like the strategy tables (strategy.tablefile, kind "moves" for the
+more, with progress, and cached like the strategy tables (store.tablefile, kind "moves" for the
 optimal strategy, "gmoves" for greedy); runs of USE_GAMES or more read a cached one.
 """
 
@@ -28,7 +28,8 @@ import numpy as np
 from ..errors import CorruptTable, TooBig, YahtzeeError
 from ..limits import cores
 from ..rules.engine import Column, RuleSet
-from ..strategy import tablefile
+from ..store import tablefile
+from ..store.kinds import REGISTRY
 from .games import GameBatch
 from .value_to_go import ValueToGo
 
@@ -204,7 +205,7 @@ def build(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] |
 
 
 def _path(rules: RuleSet, fut: ValueToGo) -> Any:
-    return tablefile.table_path(rules.fingerprint, kind_of(fut))
+    return REGISTRY[kind_of(fut)].path(tablefile.cache_dir(), rules.fingerprint)
 
 
 def _to_file(rules: RuleSet, fut: ValueToGo, mt: MoveTable) -> None:
@@ -290,7 +291,7 @@ def get(rules: RuleSet, fut: ValueToGo, say: Callable[[str], None] | None = None
             _to_file(rules, fut, mt)
         except OSError as exc:
             if say is not None:
-                from .exact import nothing_cached
+                from ..store.artifact import nothing_cached
 
                 say(nothing_cached(exc))
     with _lock:

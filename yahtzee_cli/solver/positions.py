@@ -1,12 +1,12 @@
 """Per-position distributions kept in the cache: from a turn-start position (filled boxes, Yahtzee
 lane, upper total) and a risk strategy theta, the pmf of the points still to come from every state
 one box further, under theta's policy. They are what the chances of every option of a hint at that
-position are made of (solver.distribution.position_chances' `rest`), whatever the dice, the rolls
+position are made of (solver.chances.position_chances' `rest`), whatever the dice, the rolls
 left or the target; computing them is a pass over every sheet ahead of the position (about 20 s of
 CPU from an empty sheet), reading them a few milliseconds.
 
 Positions with many sheets ahead (CACHE_FROM_SHEETS) are stored, one file per rule set, position
-and theta, written atomically and checksummed like the strategy tables (strategy.tablefile), built
+and theta, kept in the store like the strategy tables (store.artifact, kind "position"), built
 once under a lock when several processes want the same one. Later positions are computed every
 time (a fraction of a second) and kept for the process only.
 """
@@ -23,7 +23,8 @@ import numpy.typing as npt
 from ..errors import CorruptTable
 from ..progress import given
 from ..rules.engine import RuleSet
-from ..strategy import tablefile as cache
+from ..store import artifact as store
+from ..store.kinds import POSITION, theta_key
 from .winning import state_key
 
 if TYPE_CHECKING:
@@ -39,10 +40,43 @@ CACHE_FROM_SHEETS = 500  # positions with at least this many sheets ahead are st
 _memo: dict[tuple[str, float, int, int, int], dict[int, FloatArray]] = {}
 
 
-def _path(rules: RuleSet, theta: float, m: int, y: int, u: int) -> Path:
-    from .distribution import theta_key
+def stored(rules: RuleSet, theta: float, state: tuple[int, int, int],
+           build: Callable[[], dict[int, FloatArray]] | None = None, sheets: int = 0,
+           ) -> store.Artifact[dict[int, FloatArray]]:
+    """The position `state` (mask, Yahtzee lane, standing upper total) under theta as the store keeps
+    it: the pmfs of the next states by their keys (`build`: how they are computed over the `sheets`
+    ahead)."""
+    m, y, u = state
 
-    return cache.table_path(rules.fingerprint, f"pos{theta_key(theta)}.{m}.{y}.{u}")
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> dict[int, FloatArray]:
+        key = np.frombuffer(arrays["key"], dtype=np.int64)
+        length = np.frombuffer(arrays["length"], dtype=np.int64)
+        data = np.frombuffer(arrays["data"], dtype=np.float64)
+        if int(length.sum()) != len(data) or len(key) != len(length):
+            raise CorruptTable("the cached position's arrays do not fit together")
+        off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+        return {int(k): data[o: o + n] for k, o, n in zip(key.tolist(), off.tolist(), length.tolist(), strict=True)}
+
+    def encode(got: dict[int, FloatArray]) -> tuple[dict[str, Any], dict[str, Any]]:
+        keys = sorted(got)
+        header = {"kind": "position", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+                  "theta": theta, "state": [m, y, u]}
+        return header, {"key": ("q", np.array(keys, dtype="<i8").tobytes()),
+                        "length": ("q", np.array([len(got[k]) for k in keys], dtype="<i8").tobytes()),
+                        "data": ("d", np.concatenate([got[k] for k in keys]).astype("<f8").tobytes()
+                                 if keys else b"")}
+
+    def unbuilt() -> dict[int, FloatArray]:
+        raise AssertionError("a position read only")
+
+    what = f"{rules.name} distributions of the {sheets:,} sheets ahead of this position" + (
+        f" for theta {theta:g}" if theta else "")
+    return store.Artifact(POSITION, rules.fingerprint, what, decode, build or unbuilt, encode,
+                          f"{theta_key(theta)}.{m}.{y}.{u}", {"version": VERSION, "theta": theta, "state": [m, y, u]})
+
+
+def _path(rules: RuleSet, theta: float, m: int, y: int, u: int) -> Path:
+    return stored(rules, theta, (m, y, u)).path
 
 
 def next_states(mod: Model, m: int, y: int, u: int) -> list[tuple[int, int, int]]:
@@ -77,28 +111,7 @@ def _compute(rules: RuleSet, mod: Model, W: FloatArray, theta: float, m: int, y:
 
 
 def _read(rules: RuleSet, theta: float, m: int, y: int, u: int) -> dict[int, FloatArray]:
-    header, arrays = cache.read(_path(rules, theta, m, y, u), rules.fingerprint)
-    if (header.get("version") != VERSION or header.get("kind") != "position" or header.get("theta") != theta
-            or header.get("state") != [m, y, u]):
-        raise CorruptTable("the cached position is from another version")
-    key = np.frombuffer(arrays["key"], dtype=np.int64)
-    length = np.frombuffer(arrays["length"], dtype=np.int64)
-    data = np.frombuffer(arrays["data"], dtype=np.float64)
-    if int(length.sum()) != len(data) or len(key) != len(length):
-        raise CorruptTable("the cached position's arrays do not fit together")
-    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    return {int(k): data[o: o + n] for k, o, n in zip(key.tolist(), off.tolist(), length.tolist(), strict=True)}
-
-
-def _write(rules: RuleSet, theta: float, m: int, y: int, u: int, got: dict[int, FloatArray]) -> None:
-    keys = sorted(got)
-    header = {"kind": "position", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "theta": theta, "state": [m, y, u]}
-    cache.write(_path(rules, theta, m, y, u), header,
-                {"key": ("q", np.array(keys, dtype="<i8").tobytes()),
-                 "length": ("q", np.array([len(got[k]) for k in keys], dtype="<i8").tobytes()),
-                 "data": ("d", np.concatenate([got[k] for k in keys]).astype("<f8").tobytes()
-                          if keys else b"")})
+    return store.read(stored(rules, theta, (m, y, u)))
 
 
 def ahead(mod: Model, m: int) -> int:
@@ -132,24 +145,8 @@ def _load_or_build(rules: RuleSet, mod: Model, values: Callable[[], FloatArray],
     n_ahead = ahead(mod, m)
     if n_ahead < CACHE_FROM_SHEETS:
         return _compute(rules, mod, values(), theta, m, y, u)
-    path = _path(rules, theta, m, y, u)
-
-    def read() -> dict[int, FloatArray]:
-        return _read(rules, theta, m, y, u)
-
-    try:
-        return read()
-    except (OSError, CorruptTable, KeyError, ValueError):
-        pass
-    from .distribution import _cached
-
-    what = f"{rules.name} distributions of the {n_ahead:,} sheets ahead of this position" + (
-        f" for theta {theta:g}" if theta else "")
-    with cache.building(path, what, say):  # (a process that waited reads what the other stored)
-        got, _ = _cached(read, lambda: _compute(rules, mod, values(), theta, m, y, u),
-                         lambda g: _write(rules, theta, m, y, u, g), what, say, False)
-    assert isinstance(got, dict)
-    return got
+    return store.get(stored(rules, theta, (m, y, u), lambda: _compute(rules, mod, values(), theta, m, y, u),
+                            n_ahead), say)[0]
 
 
 def start_state(mod: Model) -> tuple[int, int, int]:
@@ -159,7 +156,7 @@ def start_state(mod: Model) -> tuple[int, int, int]:
 
 def start_path(rules: RuleSet, theta: float) -> Path:
     """The cache file of the empty sheet's position under theta (what the package ships for the default
-    rules, next to their risk tables: strategy.prebuilt)."""
+    rules, next to their risk tables: store.prebuilt)."""
     from .winning import _model
 
     return _path(rules, theta, *start_state(_model(rules)))
@@ -191,11 +188,11 @@ def model_values(rules: RuleSet, theta: float, say: Callable[[str], None] | None
 
 def chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int, options: Sequence[Any],
             theta: float = 0.0, target: int | None = None, say: Callable[[str], None] | None = None) -> list[Any]:
-    """solver.distribution.position_chances with the position's next states from the cache (computed
+    """solver.chances.position_chances with the position's next states from the cache (computed
     and stored on first use): the same answer, in milliseconds once the position is known."""
     from ..strategy.choice import effective_theta
     from ..strategy.sources import column_state
-    from .distribution import position_chances
+    from .chances import Known, position_chances
 
     theta = effective_theta(rules, theta)
     from .winning import _model
@@ -214,5 +211,5 @@ def chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int,
         return got[0](m2, y2, u2)
 
     # (the table's values load only past the answers position_chances gives at once: a target out of reach)
-    return position_chances(rules, column, dice, rolls_left, list(options), theta, target, say=say, rest=rest,
-                            mod=mod)
+    return position_chances(rules, column, dice, rolls_left, list(options), theta, target, say=say,
+                            known=Known(mod=mod, rest=rest))

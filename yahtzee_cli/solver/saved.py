@@ -34,7 +34,9 @@ from ..errors import CorruptTable, NotExact
 from ..paths import write_atomic
 from ..progress import given
 from ..rules.engine import RuleSet
-from ..strategy import tablefile
+from ..store import artifact as store
+from ..store import tablefile
+from ..store.kinds import SAVED
 from ..strategy.choice import exact_reason
 from .games import GameBatch
 
@@ -67,8 +69,8 @@ def saved_reason(rules: RuleSet) -> str | None:
 
 def _paths(rules: RuleSet) -> tuple[Path, Path, Path]:
     """The values (float32), the header (JSON: what is done) and the masks (int64, by popcount)."""
-    base = tablefile.cache_dir() / f"saved-{rules.fingerprint}"
-    return Path(f"{base}.f32"), Path(f"{base}.json"), Path(f"{base}.masks")
+    values, header, masks = SAVED.paths(tablefile.cache_dir(), rules.fingerprint)
+    return values, header, masks
 
 
 @dataclass
@@ -305,28 +307,25 @@ def _on_ctrl_c(stop: threading.Event) -> Any:
         return None
 
 
+def stored(rules: RuleSet, say: Callable[[str], None] | None = None,
+           progress: Progress | None = None) -> store.Artifact[SavedTable]:
+    """The rule set's saved-rolls table as the store keeps it: read from its own files, which its
+    build writes (and goes on writing after a stop), so the store writes nothing."""
+    def announce() -> str:
+        return (f"building the {rules.title} strategy table with at most {rules.settings.saved_cap} saved rolls "
+                f"({about_minutes(build_minutes(rules))} on 2 cores, {build_gb(rules):.1f} GB; Ctrl-C keeps the "
+                f"finished layers, run again to go on; cached in {tablefile.cache_dir()})")
+
+    return store.Artifact(SAVED, rules.fingerprint, f"{rules.title} strategy table", None,
+                          lambda: build(rules, say, progress),
+                          announce=announce, load=lambda: read(rules))
+
+
 def get_table(rules: RuleSet, say: Callable[[str], None] | None = None, rebuild: bool = False,
               progress: Progress | None = None) -> tuple[SavedTable, bool]:
     """The rule set's saved-rolls table from the cache, built (or finished) when missing. Returns
     (table, built)."""
-    if not rebuild:
-        tab = _cached(rules, say)
-        if tab is not None:
-            return tab, False
-    data_p = _paths(rules)[0]
-    with tablefile.building(data_p, f"{rules.title} strategy table", say) as waited:
-        if waited and not rebuild:
-            tab = _cached(rules, None)
-            if tab is not None:
-                return tab, False
-        if rebuild:
-            for p in _paths(rules):
-                p.unlink(missing_ok=True)
-        if say is not None:
-            say(f"building the {rules.title} strategy table with at most {rules.settings.saved_cap} saved rolls "
-                f"({about_minutes(build_minutes(rules))} on 2 cores, {build_gb(rules):.1f} GB; Ctrl-C keeps the "
-                f"finished layers, run again to go on; cached in {tablefile.cache_dir()})")
-        return build(rules, say, progress), True
+    return store.get(stored(rules, say, progress), say, rebuild)
 
 
 def _reserve(fd: int, size: int) -> None:
@@ -343,15 +342,6 @@ def _reserve(fd: int, size: int) -> None:
             raise OSError(errno.ENOSPC, why) from exc
         if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # a file system without it: write sparse
             raise
-
-
-def _cached(rules: RuleSet, say: Callable[[str], None] | None) -> SavedTable | None:
-    try:
-        return read(rules)
-    except CorruptTable as exc:
-        if say is not None:
-            say(tablefile.ignored(exc))
-        return None
 
 
 # --------------------------------------------------------------------------- play

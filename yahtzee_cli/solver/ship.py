@@ -1,4 +1,4 @@
-"""Regenerates the tables shipped with the package (strategy/prebuilt.py reads them):
+"""Regenerates the tables shipped with the package (store/prebuilt.py reads them):
 
     python -m yahtzee_cli.solver.ship           # everything: strategy tables, fitted weights, risk tables, positions
     python -m yahtzee_cli.solver.ship --risk    # only the risk tables, the empty sheet's positions and distribution
@@ -31,8 +31,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def tables() -> None:
     from ..rules.engine import preset
-    from ..strategy import tablefile as cache
-    from ..strategy.prebuilt import APPROX_PRESETS, DATA, PRESETS, SUFFIX
+    from ..store import artifact as store
+    from ..store.prebuilt import APPROX_PRESETS, DATA, PRESETS, SUFFIX
     from . import approx
     from . import exact as solver
 
@@ -41,19 +41,20 @@ def tables() -> None:
     for name in PRESETS:
         rules = preset(name)
         tab = solver.build(rules)
-        solver._to_file(rules, tab)
-        pack(cache.table_path(rules.fingerprint))
+        art = solver.stored(rules)
+        store.write(art, tab)
+        pack(art.path)
     for name in APPROX_PRESETS:  # fitted on the exact tables just built
         rules = preset(name)
         approx.prepare(rules, rebuild=True)
-        pack(cache.table_path(rules.fingerprint, "approx"))
+        pack(approx.stored(rules).path)
 
 
 def risk() -> None:
     """The risk tables of THETA_GRID, the empty sheet's position under each theta (0 included) and the
     score distribution of optimal play."""
     from ..rules.engine import preset
-    from ..strategy.prebuilt import DATA, RISK_PRESETS, SUFFIX
+    from ..store.prebuilt import DATA, RISK_PRESETS, SUFFIX
     from . import distribution as D
     from . import positions
 
@@ -66,7 +67,7 @@ def risk() -> None:
         for theta in shipped_thetas(rules):
             if theta != 0.0:
                 D.get_risk_table(rules, theta, rebuild=True)
-                pack(D.theta_path(rules, "risk", theta))
+                pack(D.stored_risk(rules, theta).path)
             pack(positions.prepare_start(rules, theta))
         start_distribution(rules)
 
@@ -77,7 +78,7 @@ def start_distribution(rules: RuleSet) -> None:
     from . import distribution as D
 
     D.get_distribution(rules, 0.0, rebuild=True)
-    pack(D.theta_path(rules, "dist", 0.0))
+    pack(D.stored_distribution(rules, 0.0).path)
 
 
 def shipped_thetas(rules: RuleSet) -> list[float]:
@@ -91,7 +92,7 @@ def shipped_thetas(rules: RuleSet) -> list[float]:
 def pack(path: Path) -> None:
     import gzip
 
-    from ..strategy.prebuilt import DATA, SUFFIX
+    from ..store.prebuilt import DATA, SUFFIX
 
     packed = DATA / f"{path.name}{SUFFIX}"
     packed.write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))

@@ -5,8 +5,8 @@ play) instead of a pass over the sheets ahead of each position.
 
 One pass of solver.distribution over the whole table (about 30 s of CPU for Yahtzee) keeps every
 state's pmf with its negligible ends cut off (cells below CUT), as float32: about 110 MB for Yahtzee's
-360,000 states. Stored in the cache, one file per rule set and theta, written atomically and
-checksummed like the strategy tables, built once under a lock when several processes want it.
+360,000 states. Kept in the store (kind "state_pmfs"), one file per rule set and theta, like the
+strategy tables, built once under a lock when several processes want it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import numpy.typing as npt
 from ..errors import CorruptTable
 from ..progress import given
 from ..rules.engine import Column, RuleSet
-from ..strategy import tablefile as cache
+from ..store import artifact as store
+from ..store.kinds import STATE_PMFS, theta_key
 from ..strategy.sources import column_state
 from .winning import state_key
 
@@ -66,35 +67,29 @@ class StatePmfs:
 _memo: dict[tuple[str, float], StatePmfs] = {}
 
 
-def _path(rules: RuleSet, theta: float) -> Any:
-    from .distribution import theta_path
+def stored(rules: RuleSet, theta: float, say: Callable[[str], None] | None = None) -> store.Artifact[StatePmfs]:
+    """Every state's pmf under theta's strategy as the store keeps it."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> StatePmfs:
+        key = np.frombuffer(arrays["key"], dtype=np.int64)
+        length = np.frombuffer(arrays["length"], dtype=np.int64)
+        data = np.frombuffer(arrays["data"], dtype=np.float32)
+        if int(length.sum()) != len(data):
+            raise CorruptTable("the cached state distributions' arrays do not fit together")
+        off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+        return StatePmfs(theta, key, np.frombuffer(arrays["lo"], dtype=np.int64), off, length, data,
+                         int(header["width"]), int(header["t"]), int(header["nyt"]),
+                         np.frombuffer(arrays["eff"], dtype=np.int16))
 
-    return theta_path(rules, "states", theta)
+    def encode(s: StatePmfs) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "state_pmfs", "version": VERSION, "fingerprint": rules.fingerprint,
+                  "rule_name": rules.name, "theta": s.theta, "width": s.width, "t": s.t, "nyt": s.nyt}
+        return header, {"eff": ("h", s.eff.astype("<i2").tobytes()), "key": ("q", s.key.astype("<i8").tobytes()),
+                        "lo": ("q", s.lo.astype("<i8").tobytes()), "length": ("q", s.length.astype("<i8").tobytes()),
+                        "data": ("f", s.data.astype("<f4").tobytes())}
 
-
-def _read(rules: RuleSet, theta: float) -> StatePmfs:
-    from .distribution import read_theta_table
-
-    header, arrays = read_theta_table(rules, "states", theta, "state_pmfs", VERSION, "state distributions")
-    key = np.frombuffer(arrays["key"], dtype=np.int64)
-    length = np.frombuffer(arrays["length"], dtype=np.int64)
-    data = np.frombuffer(arrays["data"], dtype=np.float32)
-    if int(length.sum()) != len(data):
-        raise CorruptTable("the cached state distributions' arrays do not fit together")
-    off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    return StatePmfs(theta, key, np.frombuffer(arrays["lo"], dtype=np.int64), off, length, data,
-                     int(header["width"]), int(header["t"]), int(header["nyt"]),
-                     np.frombuffer(arrays["eff"], dtype=np.int16))
-
-
-def _write(rules: RuleSet, s: StatePmfs) -> None:
-    header = {"kind": "state_pmfs", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "theta": s.theta, "width": s.width, "t": s.t, "nyt": s.nyt}
-    cache.write(_path(rules, s.theta), header, {"eff": ("h", s.eff.astype("<i2").tobytes()),
-                                                "key": ("q", s.key.astype("<i8").tobytes()),
-                                                "lo": ("q", s.lo.astype("<i8").tobytes()),
-                                                "length": ("q", s.length.astype("<i8").tobytes()),
-                                                "data": ("f", s.data.astype("<f4").tobytes())})
+    what = f"{rules.name} score distributions of every position" + (f" for theta {theta:g}" if theta else "")
+    return store.Artifact(STATE_PMFS, rules.fingerprint, what, decode, lambda: _build(rules, theta, say), encode,
+                          theta_key(theta), {"version": VERSION, "theta": theta})
 
 
 def _build(rules: RuleSet, theta: float, say: Callable[[str], None] | None) -> StatePmfs:
@@ -140,15 +135,5 @@ def state_pmfs(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | 
     model(rules)  # NotExact before anything is read or built
     s = _memo.get((rules.fingerprint, theta))
     if s is None:
-        try:
-            got = _read(rules, theta)
-        except (OSError, CorruptTable, KeyError, ValueError):
-            from .distribution import _cached
-
-            what = f"{rules.name} score distributions of every position" + (f" for theta {theta:g}" if theta else "")
-            with cache.building(_path(rules, theta), what, say):
-                got, _ = _cached(lambda: _read(rules, theta), lambda: _build(rules, theta, say),
-                                 lambda x: _write(rules, x), what, say, False)
-        assert isinstance(got, StatePmfs)
-        s = _memo[(rules.fingerprint, theta)] = got
+        s = _memo[(rules.fingerprint, theta)] = store.get(stored(rules, theta, say), say)[0]
     return s

@@ -31,7 +31,8 @@ import numpy.typing as npt
 from ..errors import CorruptTable
 from ..progress import given
 from ..rules.engine import Column, RuleSet
-from ..strategy import tablefile as cache
+from ..store import artifact as store
+from ..store.kinds import EARLY
 from ..strategy.sources import column_state, raw_points
 from .pmf import Distribution
 
@@ -115,28 +116,25 @@ def model_values(rules: RuleSet, say: Callable[[str], None] | None = None) -> tu
     return _model(rules), _values(rules, say)
 
 
-def _path(rules: RuleSet) -> Any:
-    return cache.table_path(rules.fingerprint, "early")
+def stored(rules: RuleSet, say: Callable[[str], None] | None = None,
+           progress: Callable[[int, int], None] | None = None) -> store.Artifact[_Early]:
+    """The early layers' pmfs of the rule set as the store keeps them."""
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> _Early:
+        return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
+                      np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32),
+                      int(header["width"]), int(header["t"]), int(header["nyt"]),
+                      np.frombuffer(arrays["eff"], dtype=np.int16))
 
+    def encode(e: _Early) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": "early", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
+                  "layers": EARLY_LAYERS, "width": e.width, "t": e.t, "nyt": e.nyt}
+        return header, {"eff": ("h", e.eff.astype("<i2").tobytes()), "key": ("q", e.key.astype("<i8").tobytes()),
+                        "off": ("q", e.off.astype("<i8").tobytes()), "length": ("q", e.length.astype("<i8").tobytes()),
+                        "data": ("f", e.data.astype("<f4").tobytes())}
 
-def _read(rules: RuleSet) -> _Early:
-    header, arrays = cache.read(_path(rules), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != "early" or header.get("layers") != EARLY_LAYERS:
-        raise CorruptTable("the cached early-game distributions are from another version")
-    return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
-                  np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32),
-                  int(header["width"]), int(header["t"]), int(header["nyt"]),
-                  np.frombuffer(arrays["eff"], dtype=np.int16))
-
-
-def _write(rules: RuleSet, e: _Early) -> None:
-    header = {"kind": "early", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-              "layers": EARLY_LAYERS, "width": e.width, "t": e.t, "nyt": e.nyt}
-    cache.write(_path(rules), header, {"eff": ("h", e.eff.astype("<i2").tobytes()),
-                                       "key": ("q", e.key.astype("<i8").tobytes()),
-                                       "off": ("q", e.off.astype("<i8").tobytes()),
-                                       "length": ("q", e.length.astype("<i8").tobytes()),
-                                       "data": ("f", e.data.astype("<f4").tobytes())})
+    return store.Artifact(EARLY, rules.fingerprint, f"{rules.name} early-game score distributions", decode,
+                          lambda: _build(rules, say, given(progress)), encode,
+                          expect={"version": VERSION, "layers": EARLY_LAYERS})
 
 
 def _build(rules: RuleSet, say: Callable[[str], None] | None,
@@ -177,17 +175,16 @@ def _store_start(rules: RuleSet, H: FloatArray) -> None:
     """Keep the empty sheet's pmf of the points to come, as the distribution pass made it, and store it
     as the rule set's score distribution (what solver.distribution.final_distribution computes) unless
     it is stored already."""
-    from .distribution import _read_dist, _write_dist
+    from .distribution import stored_distribution
 
     pmf = np.array(H, dtype=np.float64)
     nz = np.nonzero(pmf)[0]
     pmf = pmf[: int(nz[-1]) + 1 if len(nz) else 1]  # (as final_distribution trims it)
     _start_memo[rules.fingerprint] = pmf
-    try:
-        _read_dist(rules, 0.0)
-    except (OSError, CorruptTable, KeyError, ValueError):
+    art = stored_distribution(rules, 0.0)
+    if store.cached(art) is None:
         try:
-            _write_dist(rules, Distribution(pmf, 0, 0.0, {"theta": 0.0}))
+            store.write(art, Distribution(pmf, 0, 0.0, {"theta": 0.0}))
         except OSError:
             pass
 
@@ -199,11 +196,12 @@ def start_pmf(rules: RuleSet, say: Callable[[str], None] | None = None) -> Float
     got = _start_memo.get(rules.fingerprint)
     if got is not None:
         return got
-    from .distribution import _read_dist, get_distribution
+    from .distribution import get_distribution, stored_distribution
 
-    try:
-        got = _read_dist(rules, 0.0).pmf
-    except (OSError, CorruptTable, KeyError, ValueError):
+    stored_pmf = store.cached(stored_distribution(rules, 0.0))
+    if stored_pmf is not None:
+        got = stored_pmf.pmf
+    else:
         if rules.fingerprint not in _early_memo:
             early(rules, say)  # (built now, it stores the distribution: one pass for both)
         got = _start_memo.get(rules.fingerprint)
@@ -218,24 +216,14 @@ def early(rules: RuleSet, say: Callable[[str], None] | None = None,
     """The early layers' pmfs of the rule set, from the cache (computed and stored once)."""
     e = _early_memo.get(rules.fingerprint)
     if e is None:
-        try:
-            got = _read(rules)
-        except (OSError, CorruptTable, KeyError, ValueError):
-            from .distribution import _cached
-
-            what = f"{rules.name} early-game score distributions"
-            with cache.building(_path(rules), what, say):  # (a process that waited reads what the other stored)
-                got, _ = _cached(lambda: _read(rules), lambda: _build(rules, say, given(progress)),
-                                 lambda x: _write(rules, x), what, say, False)
-        assert isinstance(got, _Early)
-        e = _early_memo[rules.fingerprint] = got
+        e = _early_memo[rules.fingerprint] = store.get(stored(rules, say, progress), say)[0]
     return e
 
 
 def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
                 ) -> Callable[[int, int, int], FloatArray | None]:
     """rest(mask, y, u): the pmf of the points to come from a turn-start state of the early layers
-    (solver.distribution.position_chances' `rest`), None for a later state."""
+    (solver.chances.position_chances' `rest`), None for a later state."""
     def rest(m: int, y: int, u: int) -> FloatArray | None:
         if bin(m).count("1") >= EARLY_LAYERS:
             return None

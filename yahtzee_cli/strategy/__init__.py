@@ -1,3 +1,3 @@
 """How a position is valued, without numpy: the exact-or-approximate choice (choice), keeps, value
-sources, the values of a turn (turn) and the strategy-table file (tablefile). Imports only errors and
-rules, so a hint from a stored table starts fast."""
+sources and the values of a turn (turn). Imports only errors, rules and the store (for the cache
+directory), so a hint from a stored table starts fast."""

@@ -200,7 +200,8 @@ def saved_table_rules(rules: RuleSet) -> RuleSet | None:
     import orjson
 
     from ..rules.engine import MAX_SAVED_ROLLS_CAP
-    from . import tablefile
+    from ..store import tablefile
+    from ..store.kinds import SAVED
 
     if rules.settings.saved_rolls_cap is not None:
         candidates = [rules]
@@ -211,7 +212,7 @@ def saved_table_rules(rules: RuleSet) -> RuleSet | None:
             _capped_variants[rules.fingerprint] = candidates
     cache = tablefile.cache_dir()
     for r in candidates:
-        head = cache / f"saved-{r.fingerprint}.json"
+        head = SAVED.paths(cache, r.fingerprint)[1]  # (the header says whether it is finished)
         try:
             if orjson.loads(head.read_bytes()).get("complete"):
                 return r

@@ -1,12 +1,13 @@
 """What the cache directory holds, and cleaning it (`yahtzee cache`).
 
-The directory (tablefile.cache_dir) holds strategy tables (`exact-*.tbl`, `approx-*.tbl`), score
-distributions and risk tables (`dist*-*.tbl`, `risk*-*.tbl`), the move tables of long simulations
-(`moves-*.tbl`, `gmoves-*.tbl`), saved-rolls tables (`saved-*.json`, its
+The directory (tablefile.cache_dir) holds the artifacts of the kinds the store registers (kinds.py):
+strategy tables (`exact-*.tbl`, `approx-*.tbl`), score distributions and risk tables (`dist*-*.tbl`,
+`risk*-*.tbl`), positions' and states' distributions (`pos*-*.tbl`, `states*-*.tbl`, `early-*.tbl`), the
+move tables of long simulations (`moves-*.tbl`, `gmoves-*.tbl`), saved-rolls tables (`saved-*.json`, its
 header, with `saved-*.f32` and `saved-*.masks`), the stamps of verified tables (`verified/`), compiled
-kernels (`numba/`, or $NUMBA_CACHE_DIR when set), the lock files that let one process build a table
-or compile a kernel while others wait (`*.lock`), and temporary files of writers that were killed
-before they finished (`*.tmp`).
+kernels (`numba/`, or $NUMBA_CACHE_DIR when set), the lock files that let one process build a table or
+compile a kernel while others wait (`*.lock`), and temporary files of writers that were killed before
+they finished (`*.tmp`).
 
 Everything in it can be made again: a table is rebuilt (or copied from the package, for the tables
 shipped with it) and a kernel recompiled on first use. Cleaning never removes a lock that a running
@@ -36,6 +37,7 @@ import orjson
 from ..errors import UnusableFolder
 from ..paths import folder_problem, os_reason
 from . import tablefile
+from .kinds import SAVED, table_name
 from .prebuilt import DATA, SUFFIX
 
 Kind = Literal["table", "saved", "kernel", "lock", "stamp", "temporary", "other"]
@@ -44,9 +46,9 @@ Part = Literal["tables", "kernels"]  # what `clean` may be limited to
 MAX_ENTRIES = 100_000  # names looked at in one listing: a cache folder pointed at a big tree stays quick
 SUBFOLDERS = ("verified", "numba")  # the only folders of the cache directory the toolbox makes
 
-# Names the toolbox gives its files (a file is its own only when its content agrees too, see _entry)
-_TABLE = re.compile(r"[A-Za-z0-9._+]+-[0-9a-f]{16}\.tbl")
-_SAVED = re.compile(r"saved-([0-9a-f]{16})\.(json|f32|masks)")
+# Names the toolbox gives its files (a file is its own only when its content agrees too, see _entry):
+# tables as the registry of kinds names them (kinds.table_name), the saved-rolls table's three files
+_SAVED = re.compile(rf"{SAVED.prefix}-([0-9a-f]{{16}})\.({'|'.join(p[1:] for p in (SAVED.suffix, *SAVED.parts))})")
 _TEMPORARY = re.compile(r"(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")  # paths.write_atomic's
 _STAMP = re.compile(r"(.+\.tbl)\.[0-9a-f]{8}")
 _STAMP_FACTS = re.compile(rb"\n[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ -?[0-9]+")
@@ -219,7 +221,7 @@ def _saved_header(path: Path, fingerprint: str) -> dict[str, Any] | None:
         header = orjson.loads(data) if data is not None else None
     except orjson.JSONDecodeError:
         return None
-    if isinstance(header, dict) and header.get("kind") == "saved" and header.get("fingerprint") == fingerprint:
+    if isinstance(header, dict) and header.get("kind") == SAVED.name and header.get("fingerprint") == fingerprint:
         return header
     return None
 
@@ -319,7 +321,7 @@ def _entry(root: Path, rel: str, st: os.stat_result, part: Part, read: _Reader) 
     if name.endswith(".lock"):
         owner = name[: -len(".lock")]
         saved = _SAVED.fullmatch(owner)
-        if st.st_size == 0 and (_TABLE.fullmatch(owner) or (saved and saved.group(2) == "f32")):
+        if st.st_size == 0 and (table_name(owner) or (saved and saved.group(2) == "f32")):
             return Entry(root, rel, "lock", 0, part, in_use=_held(full))
         return other()
     m = _TEMPORARY.fullmatch(name)
@@ -335,7 +337,7 @@ def _entry(root: Path, rel: str, st: os.stat_result, part: Part, read: _Reader) 
             return other()
         return Entry(root, rel, "saved", st.st_size, part, rules=rules_label(header.get("rule_name"),
                      header.get("rules"), m.group(1)), in_use=m.group(1) in read.building)
-    if _TABLE.fullmatch(name):
+    if table_name(name):
         header = _table_header(full)
         if header is None:
             return other()
@@ -358,7 +360,7 @@ def _temporary_of_ours(path: Path, target: str, size: int) -> bool:
     """A temporary file of paths.write_atomic's in the cache: named after a table or a saved-rolls
     file, and beginning as that file begins (a writer killed early may have left only the start)."""
     head = _head(path, 64) or b""
-    if _TABLE.fullmatch(target):
+    if table_name(target):
         start = tablefile.MAGIC
     elif (m := _SAVED.fullmatch(target)) is not None:
         if m.group(2) == "json":
