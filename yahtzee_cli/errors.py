@@ -337,3 +337,29 @@ class SchedulerError(SimulationError):
     protocol): a usage error, found in bounded time."""
 
     exit_status = USAGE
+
+
+class BadRequest(YahtzeeError):
+    """A request that cannot be served as asked: options that do not go together, a value outside what
+    the position or the rule set allows (a usage error; the message says what would be valid). The
+    command-line front ends word these after the options they take."""
+
+    exit_status = USAGE
+
+
+class CacheUnusable(YahtzeeError):
+    """The cache directory cannot be used (not writable, full, an I/O error): the message names it."""
+
+    def __init__(self, folder: object, reason: str | None) -> None:
+        super().__init__(f"cannot use the cache directory {folder}: {reason}")
+
+
+class CannotWrite(YahtzeeError):
+    """An output file that cannot be written (a folder not writable, a disk full)."""
+
+
+class Interrupted(YahtzeeError):
+    """Long work stopped by the user (Ctrl-C); the message says what was kept. Exit status 130, a
+    shell's for SIGINT."""
+
+    exit_status = 130
