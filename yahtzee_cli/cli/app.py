@@ -8,7 +8,6 @@ numpy, the solver) stay inside the commands that need them, so start-up stays ne
 import functools
 import importlib
 import inspect
-import os
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
@@ -146,7 +145,12 @@ class _Group(TyperGroup):
         except BrokenPipeError:
             raise PipeClosed() from None
         except YahtzeeError as exc:
-            fail(str(exc), exc.exit_status)
+            fail(exc.worded(flag), exc.exit_status)
+
+
+def flag(option: str) -> str:
+    """An option of a library request as the command line spells it: rolls_left is --rolls-left."""
+    return "--" + option.replace("_", "-")
 
 
 app = typer.Typer(
@@ -380,17 +384,6 @@ def outputs(silences: "Quiet" = "text") -> Callable[[F], F]:
         return command  # type: ignore[return-value]
 
     return decorate
-
-
-def color_enabled() -> bool:
-    return "NO_COLOR" not in os.environ
-
-
-def console(stderr: bool = False) -> Any:
-    """A rich Console for people; honours NO_COLOR (rich does) and never colours pipes."""
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, no_color=not color_enabled())
 
 
 def progress_wanted() -> bool:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ..errors import USAGE, YahtzeeError
-from .app import fail, warn
+from .app import fail, flag, warn
 
 T = TypeVar("T")
 
@@ -58,7 +58,7 @@ def run_errors() -> Iterator[None]:
     try:
         yield
     except YahtzeeError as exc:
-        fail(str(exc), exc.exit_status)
+        fail(exc.worded(flag), exc.exit_status)
     except KeyboardInterrupt:
         fail("interrupted", 130)
 

@@ -17,10 +17,10 @@ import typer
 from ..errors import PROBLEM, USAGE
 from ..limits import MAX_LINE
 from ..text import escape, escape_lines
-from .app import RulesOpt, SetOpt, app, color_enabled, examples, fail, saved
+from .app import RulesOpt, SetOpt, app, examples, fail, saved
 from .files import split_players
 from .session import Session
-from .styled import Styled
+from .styled import Styled, color_enabled
 
 if TYPE_CHECKING:
     pass

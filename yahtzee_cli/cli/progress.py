@@ -159,7 +159,7 @@ class Waiting:
     def _start_bar(self) -> None:
         from rich.progress import BarColumn, Progress, TextColumn
 
-        from .app import console
+        from .styled import console
 
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=BAR),
                             TextColumn("{task.fields[count]}"), TextColumn("{task.fields[waited]}"),

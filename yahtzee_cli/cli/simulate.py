@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import PROBLEM
 from ..formats.output import Output
 from .app import (
     PlotOpt,
@@ -16,7 +15,6 @@ from .app import (
     SetOpt,
     app,
     examples,
-    fail,
     get_rules,
     note,
     outputs,
@@ -144,7 +142,7 @@ def _print_report(sim: Simulation, out: Output, log_out: str | None, *, timed: b
     if timed and report.seconds > 0:
         note(f"{report.games:,} games in {report.seconds:.1f} s ({report.games / report.seconds:,.0f} games/s)")
     if sim.log_error is not None:
-        fail(sim.log_error, PROBLEM)
+        raise sim.log_error
     if report.interrupted:
         warn(f"interrupted: the summary covers the {report.games:,} games finished of {report.games_requested:,}")
         raise typer.Exit(INTERRUPTED)

@@ -1,7 +1,11 @@
-"""A line of text with its colours kept apart from it (`Styled`), so that it can be escaped and
-concatenated as plain text, and coloured only when shown."""
+"""Colour for people: whether it is on (NO_COLOR), a rich console, and a line of text with its colours
+kept apart from it (`Styled`), so that it can be escaped and concatenated as plain text, and coloured
+only when shown."""
 
 from __future__ import annotations
+
+import os
+from typing import Any
 
 from ..text import escape_lines
 
@@ -44,3 +48,14 @@ class Styled(str):
 
 def _spans_of(text: str, shift: int) -> tuple[tuple[int, int, str], ...]:
     return tuple((a + shift, b + shift, c) for a, b, c in text.spans) if isinstance(text, Styled) else ()
+
+
+def color_enabled() -> bool:
+    return "NO_COLOR" not in os.environ
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich Console for people; honours NO_COLOR (rich does) and never colours pipes."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, no_color=not color_enabled())

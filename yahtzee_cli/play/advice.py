@@ -84,11 +84,11 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
     of each long step as it starts."""
     if req.to_win:
         if req.log is None:
-            raise BadRequest("--to-win needs the game: give it with --log FILE (the other players' sheets are the "
-                             "opponents)")
+            raise BadRequest("{to_win} needs the game: give it with {log} FILE (the other players' sheets are the "
+                             "opponents)", options=("to_win", "log"))
         if req.distribution or req.target is not None or req.risk is not None or req.beat is not None:
-            raise BadRequest("--to-win ranks the options by the chance to win; leave out --distribution, --target, "
-                             "--risk and --beat")
+            raise BadRequest("{to_win} ranks the options by the chance to win; leave out {distribution}, {target}, "
+                             "{risk} and {beat}", options=("to_win", "distribution", "target", "risk", "beat"))
     if req.beat is not None:
         return _poker(req)
     check_plot(req.plot, req.distribution)
@@ -96,12 +96,12 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
     if pos is not None and pos.finished:
         raise PositionError(f"{pos.player}'s sheet is full: the game is over")
     if req.saved is not None and not rs.settings.saved_rolls:
-        raise BadRequest(f"--saved counts rolls saved from earlier turns, which {rs.name} has none of "
-                         "(saved_rolls=off); leave it out or add --set saved_rolls=on")
+        raise BadRequest(f"{{saved}} counts rolls saved from earlier turns, which {rs.name} has none of "
+                         "(saved_rolls=off); leave it out or add {set} saved_rolls=on", options=("saved", "set"))
     n_saved = req.saved if req.saved is not None else (pos.saved if pos is not None else 0)
     if rs.settings.saved_rolls and n_saved > rs.settings.saved_cap:
-        raise BadRequest(f"--saved takes 0-{rs.settings.saved_cap} here (saved_rolls_cap={rs.settings.saved_cap}), "
-                         f"got {n_saved}")
+        raise BadRequest(f"{{saved}} takes 0-{rs.settings.saved_cap} here (saved_rolls_cap={rs.settings.saved_cap}), "
+                         f"got {n_saved}", options=("saved",))
     from ..rules.engine import parse_dice, rolls_allowed
     from ..strategy.choice import plan
 
@@ -117,31 +117,35 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
         raise BadRequest("give the dice (the position has no turn in progress)")
     if not 0 <= left <= allowed:
         choices = "2|1|0" if allowed == 2 else f"0-{allowed}"
-        raise BadRequest(f"--rolls-left takes {choices} here, got {left}")
+        raise BadRequest(f"{{rolls_left}} takes {choices} here, got {left}", options=("rolls_left",))
     rs.check_dice(faces)
     theta = risk_theta(rs, req.risk)
     if not rs.settings.must_zero and (req.target is not None or req.to_win or theta):
-        raise BadRequest("--target, --to-win and --risk need must_zero on (a pass would repeat a turn, which the "
-                         "risk strategies and exact play for a score leave out); --distribution works without")
+        raise BadRequest("{target}, {to_win} and {risk} need must_zero on (a pass would repeat a turn, which the "
+                         "risk strategies and exact play for a score leave out); {distribution} works without",
+                         options=("target", "to_win", "risk", "distribution"))
     opponents: list[tuple[str, Any]] = []
     if req.to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
-            raise BadRequest("--to-win needs a one-column rule set with an exact table")
+            raise BadRequest("{to_win} needs a one-column rule set with an exact table", options=("to_win",))
         assert req.log is not None
         opponents = _opponents(req.log, who, say, stage)
     chances = req.distribution or req.target is not None or theta is not None
     if chances or req.to_win:
         if rs.settings.columns != 1 or not plan(rs).exact:
-            raise BadRequest("--distribution, --target and --risk need a one-column rule set with an exact table")
+            raise BadRequest("{distribution}, {target} and {risk} need a one-column rule set with an exact table",
+                             options=("distribution", "target", "risk"))
         from ..errors import NotExact
         from ..solver.distribution import check_size
 
         try:
             check_size(rs)
         except NotExact as exc:
-            raise BadRequest(f"--distribution, --target and --risk: {exc}") from None
+            raise BadRequest("{distribution}, {target} and {risk}: " + str(exc),
+                             options=("distribution", "target", "risk")) from None
         if theta is not None and req.target is not None and not req.distribution:
-            raise BadRequest("--target picks its own risk strategy; leave out --risk (or add --distribution)")
+            raise BadRequest("{target} picks its own risk strategy; leave out {risk} (or add {distribution})",
+                             options=("target", "risk", "distribution"))
     from .hint import hint as evaluate
     from .hint import saved_rolls_advice
 
@@ -170,13 +174,14 @@ def _poker(req: HintRequest) -> Advice:
     """hint --beat: every keep of a poker-dice hand ranked by the exact chance that the final hand beats
     the hand given (then ties it)."""
     if req.rules or req.sets or req.sheet or req.log or req.player or req.saved is not None:
-        raise BadRequest("--beat is poker dice, played without a score sheet: leave out --rules, --set, --sheet, "
-                         "--log, --player and --saved")
+        raise BadRequest("{beat} is poker dice, played without a score sheet: leave out {rules}, {set}, {sheet}, "
+                         "{log}, {player} and {saved}",
+                         options=("beat", "rules", "set", "sheet", "log", "player", "saved"))
     if not req.dice:
-        raise BadRequest("give the dice showing, e.g. yahtzee hint 13356 --beat 44422")
+        raise BadRequest("give the dice showing, e.g. yahtzee hint 13356 {beat} 44422", options=("beat",))
     if req.distribution or req.target is not None or req.risk is not None:
-        raise BadRequest("--beat ranks keeps by the chance of beating a hand; leave out --distribution, --target "
-                         "and --risk")
+        raise BadRequest("{beat} ranks keeps by the chance of beating a hand; leave out {distribution}, {target} "
+                         "and {risk}", options=("beat", "distribution", "target", "risk"))
     assert req.beat is not None
     from ..rules.engine import parse_dice
     from ..rules.poker import keep_chances, rank_hand
@@ -204,17 +209,17 @@ class _Worded(PositionError):
 
 @contextmanager
 def _reading(option: str) -> Iterator[None]:
-    """Reading the game file an option names (--sheet, --log): a missing file is worded as every command
-    words one, a bad --set is --set's usage error, anything else wrong with the file is the option's
-    problem."""
+    """Reading the game file an option names ("sheet", "log"): a missing file is worded as every command
+    words one, a bad setting is the settings' usage error, anything else wrong with the file is the
+    option's problem."""
     try:
         yield
     except (MissingFile, _Worded):
         raise
     except RulesError as exc:
-        raise RulesError(f"--set: {exc}", code=exc.code) from None
+        raise RulesError("{set}: " + str(exc), code=exc.code, options=("set",)) from None
     except YahtzeeError as exc:
-        raise InputError(f"{option}: {exc}", code=exc.code) from None
+        raise InputError(f"{{{option}}}: {exc}", code=exc.code, options=(option,)) from None
 
 
 def _position(req: HintRequest) -> tuple[RuleSet, list[Column], str | None, Position | None]:
@@ -223,15 +228,16 @@ def _position(req: HintRequest) -> tuple[RuleSet, list[Column], str | None, Posi
 
     if req.sheet is None and req.log is None:
         if req.player is not None:
-            raise BadRequest("--player goes with --log (or a sheet with several players)")
+            raise BadRequest("{player} goes with {log} (or a sheet with several players)", options=("player", "log"))
         from ..formats.config import rules_for
 
         rs = rules_for(req.rules, req.sets)
         return rs, [Column.empty(rs) for _ in range(rs.settings.columns)], None, None
     if req.sheet is not None and req.log is not None:
-        raise BadRequest("give --sheet or --log, not both")
+        raise BadRequest("give {sheet} or {log}, not both", options=("sheet", "log"))
     if req.rules is not None:
-        raise BadRequest("--sheet/--log name their own rules; leave out --rules (change settings with --set)")
+        raise BadRequest("{sheet}/{log} name their own rules; leave out {rules} (change settings with {set})",
+                         options=("sheet", "log", "rules", "set"))
     from ..errors import GameError
     from ..formats.logs import read_file, read_last_game
     from ..formats.replay import position_from_log, position_from_sheet
@@ -239,7 +245,7 @@ def _position(req: HintRequest) -> tuple[RuleSet, list[Column], str | None, Posi
 
     overrides = dict(parse_setting(s) for s in req.sets)
     path = str(req.sheet if req.sheet is not None else req.log)
-    opt = "--sheet" if req.sheet is not None else "--log"
+    opt = "sheet" if req.sheet is not None else "log"
     where: str | None = None  # a game that is not valid, where validate says it is: file:LINE: game N
     with _reading(opt):
         if req.sheet is not None:
@@ -252,9 +258,9 @@ def _position(req: HintRequest) -> tuple[RuleSet, list[Column], str | None, Posi
             except GameError as exc:
                 first = exc.problems[0] if exc.problems else None
                 line = doc.line_of(first.path) if first is not None else doc.line
-                where = f"{opt}: {'<stdin>' if path == '-' else path}:{line}: game {doc.index}: {first or exc}"
+                where = f"{'<stdin>' if path == '-' else path}:{line}: game {doc.index}: {first or exc}"
     if where is not None:
-        raise InputError(where)
+        raise InputError(f"{{{opt}}}: {where}", options=(opt,))
     return pos.rules, list(pos.columns), pos.player, pos
 
 
@@ -364,11 +370,12 @@ def _opponents(log: Path, who: str | None, say: Say | None, stage: Stage | None)
     from ..formats.replay import replay_game
     from .odds import player_pmf
 
-    with _reading("--log"):
+    with _reading("log"):
         rp = replay_game(read_last_game(str(log)).data)
     others = [i for i, p in enumerate(rp.players) if p.name != who]
     if not others:
-        raise PositionError(f"--to-win: {who} plays alone in {log}; there is no one to beat (use --target)")
+        raise PositionError(f"{{to_win}}: {who} plays alone in {log}; there is no one to beat (use {{target}})",
+                            options=("to_win", "target"))
     if stage is not None:
         stage("computing the other players' final-score distributions")
     with using_cache():

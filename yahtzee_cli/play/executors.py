@@ -402,10 +402,10 @@ def check_workers(workers: int | None, backend: str, scheduler: str | None) -> N
     from ..limits import WORKERS_PER_CORE, max_workers
 
     if workers is not None and not 1 <= workers <= max_workers():
-        raise BadRequest(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
-                         f"{WORKERS_PER_CORE} workers per core), got {workers}")
+        raise BadRequest(f"{{workers}} must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+                         f"{WORKERS_PER_CORE} workers per core), got {workers}", options=("workers",))
     if scheduler is not None and backend != "dask":
-        raise BadRequest("--scheduler needs --backend dask")
+        raise BadRequest("{scheduler} needs {backend} dask", options=("scheduler", "backend"))
     if backend == "dask":  # without the extra, one line and nothing on stdout
         need_dask()
     if scheduler is not None:  # a wrong address is one line and nothing on stdout

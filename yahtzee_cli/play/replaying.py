@@ -100,7 +100,8 @@ class Replaying:
         at = (item.file, doc.line, doc.index)
         if done.poker:
             if self.overrides or self.req.until is not None:
-                raise BadRequest("a poker-dice match has no house-rule settings or turns: leave out --set and --until")
+                raise BadRequest("a poker-dice match has no house-rule settings or turns: leave out {set} and {until}",
+                                 options=("set", "until"))
             match, problems = done.match, done.problems
             if match is None or problems:
                 return self._invalid(item, problems)
@@ -111,9 +112,9 @@ class Replaying:
             return Shown({"type": "game", **head, **match.as_dict()}, counted, ranked, match.over, at, item.where,
                          render_match(match) if full_text else "", "")
         if done.rules_error is not None:
-            raise BadRequest(f"--set: {done.rules_error}")
+            raise BadRequest("{set}: " + done.rules_error, options=("set",))
         if done.until_error is not None:
-            raise BadRequest(f"--until: {done.until_error}")
+            raise BadRequest("{until}: " + done.until_error, options=("until",))
         rp = done.replay
         if rp is None:  # not a valid game
             return self._invalid(item, done.problems)

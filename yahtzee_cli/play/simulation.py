@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadRequest, MissingFile, SimulationError, StrategyError
+from ..errors import BadRequest, CannotWrite, MissingFile, SimulationError, StrategyError
 
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
@@ -45,15 +45,15 @@ class SimulationRequest:
 @dataclass(frozen=True)
 class Simulation:
     """A finished (or interrupted) run: its report, as a JSON `record`, per-seat `rows` (SEAT_COLUMNS),
-    the `text` for people and its one-`line` summary; `log_error`: the line saying the logs could not
-    all be written (None when they were, or were not asked for)."""
+    the `text` for people and its one-`line` summary; `log_error`: why the logs could not all be
+    written, and what the file holds (None when they were, or were not asked for)."""
 
     report: Report
     record: dict[str, Any]
     rows: list[list[Any]]
     text: str
     line: str
-    log_error: str | None = None
+    log_error: CannotWrite | None = None
 
 
 def seats(rules: RuleSet, req: SimulationRequest) -> list[str]:
@@ -63,24 +63,26 @@ def seats(rules: RuleSet, req: SimulationRequest) -> list[str]:
 
     strategy, players = req.strategy, req.players
     if strategy is not None and players is not None:
-        raise BadRequest("give --strategy or --players, not both")
+        raise BadRequest("give {strategy} or {players}, not both", options=("strategy", "players"))
     if req.risk is not None:
         if players is not None or (strategy is not None and strategy.strip().lower() != "optimal"):
-            raise BadRequest("--risk plays the risk strategy alone; for a match give seats as risk=THETA in "
-                             "--players")
+            raise BadRequest("{risk} plays the risk strategy alone; for a match give seats as risk=THETA in "
+                             "{players}", options=("risk", "players"))
         strategy = f"risk={req.risk!r}"
     names = players.split(",") if players is not None else [strategy if strategy is not None else "optimal"]
     if any(not n.strip() for n in names):
         if players is None:
-            raise BadRequest("--strategy needs a name: optimal, greedy, random, or module:function")
-        raise BadRequest("--players needs strategy names separated by commas, e.g. optimal,greedy")
+            raise BadRequest("{strategy} needs a name: optimal, greedy, random, or module:function",
+                             options=("strategy",))
+        raise BadRequest("{players} needs strategy names separated by commas, e.g. optimal,greedy",
+                         options=("players",))
     try:
         out = [check_strategy(n, rules) for n in names]
     except StrategyError as exc:
         raise BadRequest(str(exc)) from None
     if out == ["to-win"]:
-        raise BadRequest("to-win plays against the other seats of a match: give it in --players with at least one "
-                         "other seat, e.g. --players to-win,optimal")
+        raise BadRequest("to-win plays against the other seats of a match: give it in {players} with at least one "
+                         "other seat, e.g. {players} to-win,optimal", options=("players",))
     return out
 
 
@@ -91,12 +93,14 @@ def check(req: SimulationRequest) -> None:
     from .simulate import MAX_SEED
 
     if not 1 <= req.games <= MAX_GAMES:
-        raise BadRequest(f"--games must be a whole number from 1 to {MAX_GAMES:,}, got {req.games}")
+        raise BadRequest(f"{{games}} must be a whole number from 1 to {MAX_GAMES:,}, got {req.games}",
+                         options=("games",))
     if req.seed is not None and not 0 <= req.seed <= MAX_SEED:
-        raise BadRequest(f"--seed must be a whole number from 0 to {MAX_SEED}, got {req.seed}")
+        raise BadRequest(f"{{seed}} must be a whole number from 0 to {MAX_SEED}, got {req.seed}", options=("seed",))
     check_workers(req.workers, req.backend, req.scheduler)
     if req.rows and req.log_out == "-":
-        raise BadRequest("--json/--csv and --log-out - both want stdout; write the logs to a file")
+        raise BadRequest("{json}/{csv} and {log_out} - both want stdout; write the logs to a file",
+                         options=("json", "csv", "log_out"))
     if req.log_out not in (None, "-") and not os.path.isdir(os.path.dirname(req.log_out) or "."):
         raise MissingFile(os.path.dirname(req.log_out))
 
@@ -166,8 +170,8 @@ def run(rules: RuleSet, req: SimulationRequest, say: Say | None = None, progress
             log_file.close(keep=completed)
     if failure is not None:
         if log_file is not None:  # what the file holds once the run stopped mid-way
-            failure += f"; --log-out {req.log_out} {log_file.holds()}"
-        raise SimulationError(failure)
+            failure += f"; {{log_out}} {req.log_out} {log_file.holds()}"
+        raise SimulationError(failure, options=("log_out",) if log_file is not None else ())
     if req.plot is not None:  # (an interrupted run still draws the games it played)
         from ..formats.plot import simulate_figure
 
@@ -179,8 +183,8 @@ def run(rules: RuleSet, req: SimulationRequest, say: Say | None = None, progress
     data = report.to_dict()
     log_error = None
     if log_file is not None and log_file.error is not None:
-        log_error = (f"--log-out {req.log_out}: {log_file.error}; it {log_file.holds()} (the summary covers every "
-                     "game played)")
+        log_error = CannotWrite(f"{{log_out}} {req.log_out}: {log_file.error}; it {log_file.holds()} (the summary "
+                                "covers every game played)", options=("log_out",))
     return Simulation(report, {"type": "simulation", **data}, seat_rows(data), simulation_text(data, rules.name),
                       summary_line(data, rules.name), log_error)
 

@@ -80,7 +80,7 @@ def risk_theta(rules: RuleSet, risk: float | None) -> float | None:
     try:
         return effective_theta(rules, risk) or None
     except RiskError as exc:
-        raise RiskError(f"--risk: {exc}") from None
+        raise RiskError("{risk}: " + str(exc), options=("risk",)) from None
 
 
 def check_plot(plot: Path | None, distribution: bool) -> None:
@@ -88,7 +88,8 @@ def check_plot(plot: Path | None, distribution: bool) -> None:
     if plot is None:
         return
     if not distribution:
-        raise BadRequest("--plot draws the distribution of the final score: add --distribution")
+        raise BadRequest("{plot} draws the distribution of the final score: add {distribution}",
+                         options=("plot", "distribution"))
     from ..formats.plot import check_plot_target
 
     check_plot_target(plot)
@@ -236,7 +237,7 @@ def _risk_solve(rules: RuleSet, theta: float, o: SolveOptions, say: Say | None, 
             tab = get_risk_table(rules, theta, say, rebuild=o.rebuild)
             d = get_distribution(rules, theta, say, rebuild=o.rebuild)[0] if o.distribution else None
     except NotExact as exc:
-        raise NotExact(f"--risk needs an exact table: {exc}") from None
+        raise NotExact("{risk} needs an exact table: " + str(exc), options=("risk",)) from None
     goal = objective(risk_name(theta))
     rec: dict[str, Any] = {"rules": rules.record(), "exact": True, "approximation": None,
                            "risk": theta, "objective": goal, "certainty_equivalent": tab.mean,
