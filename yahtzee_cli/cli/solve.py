@@ -48,3 +48,5 @@ def solve(
     out.record(solution.record)
     out.table(SOLVE_CSV_HEAD, [solution.row])
     out.text("\n".join(solution.lines) + "\n")
+    if solution.advice is not None:
+        note(solution.advice)

@@ -55,6 +55,7 @@ class Solution:
     record: dict[str, Any] = field(default_factory=dict)
     row: list[Any] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    advice: str | None = None  # rules with saved rolls played approximately: how to build their exact table
 
 
 @contextmanager
@@ -144,13 +145,12 @@ def solve(rules: RuleSet, options: SolveOptions | None = None, say: Say | None =
     if not p.exact:
         if o.distribution and say is not None:
             say("warning: no exact table for these rules, so no exact distribution (simulate shows a sampled one)")
-        sol = _approximate(rules, info, p.strategy, p.why, o.risk, time.perf_counter() - start)
+        from dataclasses import replace
+
         from .hint import saved_rolls_advice
 
-        advice = saved_rolls_advice(rules)
-        if advice is not None and say is not None:
-            say(advice)
-        return sol
+        sol = _approximate(rules, info, p.strategy, p.why, o.risk, time.perf_counter() - start)
+        return replace(sol, advice=saved_rolls_advice(rules))
     dist = dist_built = None
     too_big = None  # the exact expected score stands; why there is no exact distribution
     if o.distribution:
