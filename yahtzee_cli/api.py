@@ -9,9 +9,9 @@ act on are errors.YahtzeeError subclasses."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .play.solving import Solution, SolveOptions
 from .rules.engine import Column, RuleSet, load_rules, score_roll
 
 if TYPE_CHECKING:
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from .play.simulate import Report
     from .strategy.turn import Evaluation
 
-__all__ = ["Column", "RuleSet", "Solution", "analyze", "hint", "load_rules", "replay", "score_roll", "simulate",
-           "solve", "validate"]
+__all__ = ["Column", "RuleSet", "Solution", "SolveOptions", "analyze", "hint", "load_rules", "replay", "score_roll",
+           "simulate", "solve", "validate"]
 
 Say = Callable[[str], None]
 
@@ -42,39 +42,13 @@ def replay(data: Mapping[str, Any], *, overrides: Mapping[str, Any] | None = Non
     return replay_game(data, overrides=overrides, until=until)
 
 
-@dataclass(frozen=True)
-class Solution:
-    """What optimal play scores on a rule set: exactly (from its exact table) or approximately (the
-    simulated mean of the labelled approximate strategy, and `why` there is no exact table)."""
+def solve(rules: RuleSet, say: Say | None = None, *, options: SolveOptions | None = None,
+          stage: Callable[[str], None] | None = None) -> Solution:
+    """Build (once; stored after that) the rule set's optimal strategy and report its expected score
+    (`options`: rebuild, the exact distribution, a risk strategy; `stage` hears each long step's name)."""
+    from .play.solving import solve as run
 
-    rules: RuleSet
-    exact: bool
-    expected: float
-    sd: float
-    strategy: str  # "exact", "columns", "heuristic" or "saved" (strategy.choice)
-    why: str | None = None
-
-
-def solve(rules: RuleSet, say: Say | None = None) -> Solution:
-    """Build (once; stored after that) the rule set's optimal strategy and report its expected score."""
-    from .strategy.choice import plan, solved_saved_rules
-
-    p = plan(rules)
-    table_rules = solved_saved_rules(rules, p)
-    if table_rules is not None:  # NotExact when capped rules can have no table
-        from .solver import saved
-
-        stab, _ = saved.get_table(table_rules, say)
-        return Solution(rules, True, stab.mean, float("nan"), "saved")
-    if p.exact:
-        from .solver.exact import get_table
-
-        tab, _ = get_table(rules, say)
-        return Solution(rules, True, tab.mean, tab.sd, p.strategy)
-    from .solver import approx
-
-    info = approx.prepare(rules, say)
-    return Solution(rules, False, float(info["mean"]), float(info["sd"]), p.strategy, p.why)
+    return run(rules, options, say, stage)
 
 
 def hint(rules: RuleSet, columns: Sequence[Column], dice: Sequence[int], rolls_left: int, saved: int = 0,

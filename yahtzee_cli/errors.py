@@ -9,7 +9,7 @@ problem found in the input (an invalid game, an illegal move, an unreadable file
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -164,9 +164,22 @@ class YahtzeeError(ValueError):
     exit_status: int = PROBLEM
     default_code: ProblemCode = ProblemCode.INVALID_VALUE
 
-    def __init__(self, *args: object, code: ProblemCode | None = None) -> None:
+    def __init__(self, *args: object, code: ProblemCode | None = None, options: Sequence[str] = ()) -> None:
         super().__init__(*args)
         self.code: ProblemCode = code if code is not None else self.default_code
+        self.options: tuple[str, ...] = tuple(options)
+
+    def __str__(self) -> str:
+        return self.worded(lambda key: key.replace("_", " "))
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with each option of the request it names (`{key}` in it, for each key of
+        `options`) as `name(key)`: the library's words are the key itself ("rolls left"), a front end
+        names its own way of giving that option (`--rolls-left`)."""
+        text = super().__str__()
+        for key in self.options:
+            text = text.replace("{" + key + "}", name(key))
+        return text
 
 
 class RulesError(YahtzeeError):
@@ -176,8 +189,9 @@ class RulesError(YahtzeeError):
 
     exit_status = USAGE
 
-    def __init__(self, *args: object, code: ProblemCode | None = None, in_settings: bool = False) -> None:
-        super().__init__(*args, code=code)
+    def __init__(self, *args: object, code: ProblemCode | None = None, in_settings: bool = False,
+                 options: Sequence[str] = ()) -> None:
+        super().__init__(*args, code=code, options=options)
         self.in_settings = in_settings
 
 
@@ -350,3 +364,22 @@ class SchedulerError(SimulationError):
     protocol): a usage error, found in bounded time."""
 
     exit_status = USAGE
+
+
+class BadRequest(YahtzeeError):
+    """A request that cannot be served as asked: options that do not go together, a value outside what
+    the position or the rule set allows (a usage error; the message says what would be valid, naming
+    the request's options as `options` says, for a front end to word them as it takes them)."""
+
+    exit_status = USAGE
+
+
+class CannotWrite(YahtzeeError):
+    """An output file that cannot be written (a folder not writable, a disk full)."""
+
+
+class Interrupted(YahtzeeError):
+    """Long work stopped by the user (Ctrl-C); the message says what was kept. Exit status 130, a
+    shell's for SIGINT."""
+
+    exit_status = 130

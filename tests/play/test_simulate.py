@@ -554,8 +554,8 @@ def test_ctrl_c_prints_the_summary_of_finished_games(tmp_path: Path, workers: st
 
 
 def test_report_of_no_finished_game_has_nulls_not_nan() -> None:
-    from yahtzee_cli.cli.simulate import render
     from yahtzee_cli.formats.jsonio import dumps
+    from yahtzee_cli.play.report import simulation_text as render
 
     rules = R.preset("yahtzee")
     for seats in (("random",), ("random", "greedy")):

@@ -6,6 +6,7 @@ import errno
 import gc
 import os
 import sys
+from collections.abc import Callable
 
 from ..errors import TooBig
 from ..text import escape
@@ -26,6 +27,17 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+def on_stderr(write: Callable[[], None]) -> bool:
+    """Run `write`, a line on stderr for whoever watches the work; False when stderr is gone (closed, its
+    reader away), so the work goes on unseen."""
+    try:
+        write()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def output_error(exc: OSError) -> int | None:

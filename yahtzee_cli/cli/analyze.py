@@ -32,7 +32,7 @@ from .batch import (
     run_errors,
     workers_option,
 )
-from .log_cmd import GameFilesArg, game_files
+from .files import GameFilesArg, game_files
 from .progress import waiting
 
 UntilOpt = Annotated[

@@ -8,8 +8,6 @@ numpy, the solver) stay inside the commands that need them, so start-up stays ne
 import functools
 import importlib
 import inspect
-import os
-import re
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
@@ -38,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("stats", "Records over played games."),
     "library": ("stats", "Where played games are kept."),
     "simulate": ("simulate", "Simulate games with a strategy."),
-    "hint": ("solve", "Rank the options of a position."),
+    "hint": ("hint", "Rank the options of a position."),
     "solve": ("solve", "Build the optimal-strategy table."),
     "rules": ("rules_cmd", "List the presets or show a rule set."),
     "schema": ("schema", "Print the JSON Schema of a file format."),
@@ -129,7 +127,9 @@ class _Group(TyperGroup):
                 exc.show()  # type: ignore[attr-defined]
                 code = USAGE
             else:
-                error(usage_message(exc, list(sys.argv[1:] if args is None else args)))
+                from .usage import usage_message
+
+                error(usage_message(exc, list(sys.argv[1:] if args is None else args), COMMANDS))
                 code = int(getattr(exc, "exit_code", USAGE))
         except typer.Abort:
             error("interrupted")
@@ -145,7 +145,12 @@ class _Group(TyperGroup):
         except BrokenPipeError:
             raise PipeClosed() from None
         except YahtzeeError as exc:
-            fail(str(exc), exc.exit_status)
+            fail(exc.worded(flag), exc.exit_status)
+
+
+def flag(option: str) -> str:
+    """An option of a library request as the command line spells it: rolls_left is --rolls-left."""
+    return "--" + option.replace("_", "-")
 
 
 app = typer.Typer(
@@ -243,21 +248,6 @@ def file_option(option: str) -> Iterator[None]:
         fail(f"{option}: {exc}", PROBLEM)
 
 
-def write_text(text: str) -> None:
-    """Text output on stdout as it is given (line breaks included), escaped as `say` does."""
-    from ..formats.output import write_text
-
-    write_text(text)
-
-
-def say(text: object = "") -> None:
-    """Text output on stdout, a line (or several): every character that could drive the terminal (a file
-    or player name with ESC or a right-to-left override) is shown escaped (text.escape)."""
-    from ..formats.output import write_text
-
-    write_text(f"{text}\n", flush=True)
-
-
 def warn(message: str) -> None:
     """A warning on stderr: the run goes on, but something is not as asked (`yahtzee: warning: ...`)."""
     from ..text import escape
@@ -277,103 +267,6 @@ def note(message: str, heard: bool = True) -> None:
     for hear in NOTE_HEARD if heard else ():
         hear(message)
     sys.stderr.write(f"yahtzee: {escape(message)}\n")
-
-def _param_name(param: Any) -> str:
-    """A parameter as messages name it: an option by its long name (--games), an argument by its
-    metavar (DICE)."""
-    opts = list(getattr(param, "opts", None) or [])
-    if getattr(param, "param_type_name", "") == "argument":
-        return str(getattr(param, "metavar", None) or (opts[0] if opts else "argument").upper())
-    return next((o for o in opts if o.startswith("--")), opts[0] if opts else "option")
-
-
-def _wanted(err: dict[str, Any], param: Any) -> tuple[str, list[str]]:
-    """What a value must be, from the error Typer met converting it, and the valid words if any."""
-    kind = str(err.get("type", ""))
-    low, high = getattr(param, "min", None), getattr(param, "max", None)
-    span = (f" from {low} to {high}" if low is not None and high is not None else f" of at least {low}"
-            if low is not None else f" of at most {high}" if high is not None else "")
-    if kind.startswith("int_"):
-        return f"takes a whole number{span}", []
-    if kind.startswith(("float_", "finite_number")):
-        return f"takes a number{span}", []
-    if kind.startswith("bool_"):
-        return "takes true or false", ["true", "false"]
-    if kind.startswith(("greater_than", "less_than")):
-        return (f"takes a value{span}" if span else "is out of range"), []
-    match = re.search(r"is not one of (.*?)\.?$", str(err.get("msg", "")))
-    if match:
-        choices = re.findall(r"'([^']*)'", match.group(1))
-        return "takes " + (", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else "".join(choices)), \
-            choices
-    return "takes another value", []
-
-
-def _commands_with(option: str, ctx: Any) -> list[str]:
-    """The commands (`log add` for a sub-command) that have `option`."""
-    root = ctx.find_root().command
-    found = []
-    for name in COMMANDS:
-        cmd = root.commands[name]
-        subs = [(f"{name} {s}", c) for s, c in getattr(cmd, "commands", {}).items()] or [(name, cmd)]
-        found += [label for label, c in subs if any(option in getattr(p, "opts", ()) for p in c.params)]
-    return found
-
-
-def usage_message(exc: Exception, args: list[str]) -> str:
-    """A usage error met reading the command line, in the tool's own words: what is wrong, what would
-    be valid (or a "did you mean"), and where to read more. Typer words these its own way, and
-    converts values with pydantic ("Input should be a valid integer, ..."), which no user should read."""
-    from ..text import did_you_mean, quote
-
-    ctx = getattr(exc, "ctx", None)
-    if ctx is not None:
-        path = str(ctx.command_path)
-    else:  # the parser's own errors carry no context: the command is the first words given
-        given = ["yahtzee", *(args[:1] if args[:1] and args[0] in COMMANDS else [])]
-        if given[1:] == ["log"] and len(args) > 1 and not args[1].startswith("-"):
-            given.append(args[1])
-        path = " ".join(given)
-    see = f" (see '{path} --help')"
-    text = str(getattr(exc, "message", "") or exc).rstrip(".")
-    param = getattr(exc, "param", None)
-    kind = type(exc).__name__
-    if kind == "NoSuchOption" and ctx is not None:
-        name = str(getattr(exc, "option_name", text))
-        here = [o for p in ctx.command.params for o in getattr(p, "opts", ()) if o.startswith("-")]
-        close = did_you_mean(name, [*here, "--help"], strip="-")
-        others = [c for c in _commands_with(name, ctx) if f"yahtzee {c}" != path] if not close else []
-        if others:
-            return f"{path} has no option {name}; {', '.join(others)} {'has' if len(others) == 1 else 'have'} it{see}"
-        return f"{path} has no option {name}{close}{see}"
-    match = re.match(r"No such command '(.*?)'", text)
-    if match and ctx is not None:
-        commands = list(ctx.command.list_commands(ctx))
-        name = match.group(1)
-        return f"{path} has no command {quote(name)}{did_you_mean(name, commands)}; commands: {', '.join(commands)}"
-    if kind == "MissingParameter" and param is not None:
-        return f"{path} needs {_param_name(param)}{see}"
-    if kind == "BadParameter" and param is not None:
-        cause: Any = exc.__cause__
-        errors: list[Any] = cause.errors() if callable(getattr(cause, "errors", None)) else []  # pydantic's, via Typer
-        if errors:
-            words, choices = _wanted(errors[0], param)
-            value = str(errors[0].get("input", ""))
-            return f"{_param_name(param)} {words}, got {quote(value)}{did_you_mean(value, choices)}{see}"
-        detail = re.sub(r"^Invalid value for [^:]*: ", "", text)
-        return f"{_param_name(param)}: {detail[:1].lower() + detail[1:]}{see}"
-    match = re.match(r"Option '(.*?)' requires an argument", text)
-    if match:
-        return f"{match.group(1)} needs a value{see}"
-    match = re.match(r"Option '(.*?)' does not take a value", text)
-    if match:
-        return f"{match.group(1)} is a switch: it takes no value{see}"
-    match = re.match(r"Got unexpected extra arguments? \((.*)\)", text)
-    if match:
-        return f"{path} does not take {quote(match.group(1))}{see}"
-    return f"{text[:1].lower() + text[1:]}{see}"
-
-
 
 def _complete_presets(incomplete: str) -> list[str]:
     from ..rules.engine import preset_names
@@ -443,13 +336,9 @@ RiskOpt = Annotated[
 ]
 def get_rules(rules: str | None, sets: list[str] | None) -> "RuleSet":
     """The rule set of --rules and --set; without --rules, the defaults ($YAHTZEE_RULES, config file)."""
-    from ..rules.engine import load_rules
+    from ..formats.config import rules_for
 
-    if rules is not None:
-        return load_rules(rules, sets or ())
-    from ..formats.config import load_default_rules
-
-    return load_default_rules(sets or ())
+    return rules_for(rules, sets or ())
 
 
 def write_json(obj: Any, *, indent: bool = False, finite: bool = False) -> None:
@@ -497,38 +386,6 @@ def outputs(silences: "Quiet" = "text") -> Callable[[F], F]:
     return decorate
 
 
-def color_enabled() -> bool:
-    return "NO_COLOR" not in os.environ
-
-
-def console(stderr: bool = False) -> Any:
-    """A rich Console for people; honours NO_COLOR (rich does) and never colours pipes."""
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, no_color=not color_enabled())
-
-
 def progress_wanted() -> bool:
     """Progress bars only when stderr is a terminal."""
     return sys.stderr.isatty()
-
-
-def saved_rolls_note(rs: "RuleSet") -> None:
-    """For rules with saved rolls played by the heuristic (no exact table built): how to build the exact
-    one, and about how long it takes (a command never starts that build unasked)."""
-    if not rs.settings.saved_rolls:
-        return
-    from ..strategy.choice import capped, plan
-
-    if plan(rs).strategy != "heuristic":
-        return
-    from ..solver.saved import DEFAULT_CAP, about_minutes, build_gb, build_minutes, saved_reason
-
-    cap = rs.settings.saved_rolls_cap
-    target = capped(rs, DEFAULT_CAP) if cap is None else rs
-    if saved_reason(target) is None:
-        k = "K" if cap is None else str(cap)
-        note(f"{rs.name} with saved rolls is played by a fitted heuristic until its exact table is built: "
-             f"yahtzee solve --rules {rs.name} --set saved_rolls_cap={k} "
-             f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores and "
-             f"{build_gb(target):.1f} GB of disk, once)")

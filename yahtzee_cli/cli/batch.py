@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ..errors import USAGE, YahtzeeError
-from .app import fail, warn
+from .app import fail, flag, warn
 
 T = TypeVar("T")
 
@@ -58,29 +58,16 @@ def run_errors() -> Iterator[None]:
     try:
         yield
     except YahtzeeError as exc:
-        fail(str(exc), exc.exit_status)
+        fail(exc.worded(flag), exc.exit_status)
     except KeyboardInterrupt:
         fail("interrupted", 130)
 
 
 def check_workers(workers: int | None, backend: Backend, scheduler: str | None) -> None:
     """--workers within what this machine allows; --scheduler only with --backend dask."""
-    from ..limits import WORKERS_PER_CORE, cores, max_workers
+    from ..play.executors import check_workers
 
-    if workers is not None and not 1 <= workers <= max_workers():
-        fail(f"--workers must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
-             f"{WORKERS_PER_CORE} workers per core), got {workers}")
-    if scheduler is not None and backend is not Backend.dask:
-        fail("--scheduler needs --backend dask")
-    if backend is Backend.dask:  # before any output: without the extra, one line and nothing on stdout
-        from ..play.executors import need_dask
-
-        need_dask()
-    if scheduler is not None:  # before any output: a wrong address is one line and nothing on stdout
-        from ..play.executors import check_scheduler
-
-        check_scheduler(scheduler)
-
+    check_workers(workers, backend.value, scheduler)
 
 
 def peek_batch(docs: Iterator[T]) -> tuple[bool, Iterator[T]]:

@@ -42,33 +42,3 @@ def poker(
         rows.append([s.player + 1, " ".join(map(str, s.hand.dice)), s.hand.category.replace("_", " "), s.rank])
     label = "tie between players" if len(winners) > 1 else "winner: player"
     out.text(text(rows, left={1, 2}) + f"{label} {', '.join(map(str, winners))}\n")
-
-
-def poker_hint(dice: list[str], beat: str, rolls_left: int | None, top: int | None, out: Output) -> None:
-    """`yahtzee hint DICE --beat HAND`: every keep of a poker-dice hand ranked by the exact chance
-    that the final hand beats HAND (then ties it)."""
-    from ..rules.poker import keep_chances, rank_hand
-
-    left = 2 if rolls_left is None else rolls_left
-    faces = parse_dice(dice)
-    target = rank_hand(parse_dice([beat]))
-    chances = keep_chances(faces, target.dice, left)
-    shown = chances[:top] if top else chances
-    out.record({
-        "type": "hint",
-        "dice": sorted(faces),
-        "beat": {"dice": list(target.dice), "category": target.category},
-        "rolls_left": left,
-        "keeps": [{"keep": list(c.keep), "reroll": 5 - len(c.keep), "win": float(c.win), "win_exact": str(c.win),
-                   "tie": float(c.tie), "tie_exact": str(c.tie)} for c in shown],
-    })
-    lines = [f"beat {' '.join(map(str, target.dice))} ({target.category.replace('_', ' ')}), "
-             f"{left} roll{'s' if left != 1 else ''} left"]
-    from ..formats.render import table
-
-    rows = [("keep", "win", "tie")]
-    for c in shown:
-        keep = " ".join(map(str, c.keep)) if len(c.keep) < 5 else f"{' '.join(map(str, c.keep))} (stop)"
-        rows.append((keep or "(reroll all)", f"{float(c.win):.2%} ({c.win})", f"{float(c.tie):.2%}"))
-    lines += table(rows, indent="  ")
-    out.say("\n".join(lines))

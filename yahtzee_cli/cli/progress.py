@@ -150,19 +150,16 @@ class Waiting:
             self.next_line = now + min(max(self.every, waited / 12), max(LONGEST, self.every))
 
     def _say(self, text: str) -> None:
+        from . import on_stderr
         from .app import note
 
-        try:
-            note(text, heard=False)
-            sys.stderr.flush()
-        except (OSError, ValueError):  # stderr gone: the wait goes on unseen
-            return
-        self.lines += 1
+        if on_stderr(lambda: note(text, heard=False)):
+            self.lines += 1
 
     def _start_bar(self) -> None:
         from rich.progress import BarColumn, Progress, TextColumn
 
-        from .app import console
+        from .styled import console
 
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=BAR),
                             TextColumn("{task.fields[count]}"), TextColumn("{task.fields[waited]}"),

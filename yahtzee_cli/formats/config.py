@@ -163,3 +163,13 @@ def library_setting() -> tuple[Path, Path] | None:
         raise RulesError(f"config file {path}: [library] takes one key, path = \"FOLDER\"")
     folder = Path(section["path"]).expanduser()
     return (folder if folder.is_absolute() else path.parent / folder), path
+
+
+def rules_for(rules: str | None, sets: Sequence[str] = ()) -> RuleSet:
+    """The rule set named (a preset or a rules file) with `sets` on top; without a name, the defaults
+    ($YAHTZEE_RULES, else the config file's, else yahtzee)."""
+    from ..rules.engine import load_rules
+
+    if rules is not None:
+        return load_rules(rules, sets)
+    return load_default_rules(sets)

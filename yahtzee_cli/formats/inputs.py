@@ -33,6 +33,15 @@ class Source:
     code: ProblemCode | None = None
 
 
+def stdin_is_data() -> bool:
+    """Whether stdin is a pipe, a file or a socket (data waiting to be read), not a terminal or nothing."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no real stdin (closed, or replaced in-process)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
 def expand(paths: Sequence[str], skipped: list[tuple[str, str]] | None = None) -> list[Source]:
     """The inputs in order: a directory becomes its *.json and *.ndjson files (at any depth, sorted by
     path); a path that does not exist is kept as a Source with an error. What a directory walk passes

@@ -393,3 +393,20 @@ def quiet_dask() -> Iterator[None]:
             h.setLevel(level)
 
 
+
+
+def check_workers(workers: int | None, backend: str, scheduler: str | None) -> None:
+    """--workers within what this machine allows; --scheduler only with --backend dask, and answering;
+    the dask extra installed for it (BadRequest, MissingExtra, SchedulerError), all before any work."""
+    from ..errors import BadRequest
+    from ..limits import WORKERS_PER_CORE, max_workers
+
+    if workers is not None and not 1 <= workers <= max_workers():
+        raise BadRequest(f"{{workers}} must be from 1 to {max_workers()} on this machine ({cores()} cores, at most "
+                         f"{WORKERS_PER_CORE} workers per core), got {workers}", options=("workers",))
+    if scheduler is not None and backend != "dask":
+        raise BadRequest("{scheduler} needs {backend} dask", options=("scheduler", "backend"))
+    if backend == "dask":  # without the extra, one line and nothing on stdout
+        need_dask()
+    if scheduler is not None:  # a wrong address is one line and nothing on stdout
+        check_scheduler(scheduler)

@@ -48,6 +48,28 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
                            float(fitted["saved_value"]))
 
 
+def saved_rolls_advice(rules: R.RuleSet) -> str | None:
+    """For rules with saved rolls played by the heuristic (no exact table built): how to build the exact
+    one, and about how long it takes (nothing starts that build unasked). None for other rules."""
+    if not rules.settings.saved_rolls:
+        return None
+    from ..strategy.choice import capped
+
+    if plan(rules).strategy != "heuristic":
+        return None
+    from ..solver.saved import DEFAULT_CAP, about_minutes, build_gb, build_minutes, saved_reason
+
+    cap = rules.settings.saved_rolls_cap
+    target = capped(rules, DEFAULT_CAP) if cap is None else rules
+    if saved_reason(target) is not None:
+        return None
+    k = "K" if cap is None else str(cap)
+    return (f"{rules.name} with saved rolls is played by a fitted heuristic until its exact table is built: "
+            f"yahtzee solve --rules {rules.name} --set saved_rolls_cap={k} "
+            f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores and "
+            f"{build_gb(target):.1f} GB of disk, once)")
+
+
 def risk_source(rules: R.RuleSet, theta: float, say: Say | None = None) -> Source:
     """The risk table of theta (solver.distribution.get_risk_table, built on first use) as a value
     source: values are certainty equivalents log E[exp(theta * rest)] / theta of the points still to
@@ -144,8 +166,8 @@ def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: floa
     by certainty equivalent (the best `top`); with theta 0 the hint's best `top` (3 by default) by
     expected value. `target`: the score the chances are read at (default: a round score near the best
     option's median). NotExact when the rules have no exact distribution."""
-    from ..solver import distribution as D
     from ..solver import positions
+    from .report import round_target
 
     opts = [o for o in ev.options if not o.is_pass]
     picked = opts if theta != 0.0 else opts[: top or 3]
@@ -156,7 +178,7 @@ def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: floa
         ranked = [(o, c, v) for v, o, c in scored][: top or len(scored)]
     else:
         ranked = [(o, c, o.value) for o, c in zip(picked, chances, strict=True)]
-    t = target if target is not None else D.round_target(ranked[0][1].dist.percentile(50))
+    t = target if target is not None else round_target(ranked[0][1].dist.percentile(50))
     return RiskRanking(t, theta, ranked)
 
 

@@ -69,7 +69,6 @@ from .within_turn import (
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 WHOLE_TURN = (np.int64(-1), np.int64(0))  # _turn's start for a whole turn (np.int64s, never literals: one compile)
 NO_CLAMP = (0.0, 0.0, False)  # within_turn.box_choice's clamp: a column's own value
 
@@ -787,45 +786,3 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
         batch.box = box
         batch.n_turns = np.full(n_games, nt, dtype=np.int64)
     return batch
-
-
-# --------------------------------------------------------------------------- presentation
-
-
-def round_target(x: float) -> int:
-    """A round score near x (a multiple of 10) for P(final >= T) when no target is given."""
-    return int(round(x / 10.0)) * 10
-
-
-def thresholds(d: Distribution) -> list[int]:
-    """Round thresholds across the likely range (multiples of 50 between the 5th and 99th percentile)."""
-    lo, hi = d.percentile(5), d.percentile(99)
-    out = list(range((lo + 49) // 50 * 50, hi + 1, 50))
-    return out or [round_target(d.percentile(50))]
-
-
-def summary(d: Distribution, targets: list[int] | None = None) -> dict[str, Any]:
-    """The JSON shape of a distribution: pmf pairs (zero cells left out), percentiles, P(>= x)."""
-    ts = thresholds(d) if targets is None else targets
-    nz = np.nonzero(d.pmf)[0]
-    return {
-        "mean": d.mean, "sd": d.sd,
-        "percentiles": {str(q): d.percentile(q) for q in PERCENTILES},
-        "at_least": {str(x): d.at_least(x) for x in ts},
-        "pmf": [[int(d.lo + i), float(d.pmf[i])] for i in nz.tolist()],
-    }
-
-
-def histogram_lines(d: Distribution, bar: int = 50, max_bins: int = 30) -> list[str]:
-    """A terminal histogram of the likely range (0.1st to 99.9th percentile), bins of 5, 10, 20 or 50."""
-    lo, hi = d.percentile(0.1), d.percentile(99.9)
-    width = next((w for w in (5, 10, 20, 50, 100) if (hi - lo) // w + 1 <= max_bins), 100)
-    start = lo // width * width
-    rows = []
-    for a in range(start, hi + 1, width):
-        i0, i1 = max(a - d.lo, 0), max(min(a + width - d.lo, len(d.pmf)), 0)
-        rows.append((f"{a}-{a + width - 1}", float(d.pmf[i0:i1].sum())))
-    from ..text import histogram
-
-    return histogram(f"final score (bins of {width}, P in %):", [(label, f"{100 * p:5.2f}", p) for label, p in rows],
-                     bar=bar)
