@@ -41,10 +41,10 @@ from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
 from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.sources import column_state, raw_points
 from ..strategy.turn import PASS_COST
-from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
+from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
 from .jit import INNER, njit
-from .play_kernel import TurnWork, turn_work
+from .play_kernel import TurnWork, keep_by_values, new_sheet, play_turn, turn_work, write_box
 from .pmf import Distribution
 from .rng import stream
 from .tables import RuleArrays
@@ -57,7 +57,6 @@ from .within_turn import (
     box_max,
     column_final,
     keep_choice,
-    keep_dice,
     keep_values,
     next_box,
     next_values,
@@ -356,10 +355,11 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any, record: bool,
+def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any,
           log: Any) -> None:
-    """Play games ch, ch + nch, ... of one column by theta's policy (risk play; the dice convention of
-    solver.policy.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first).
+    """Play games ch, ch + nch, ... of one column by theta's policy (risk play) with the play kernel's
+    game loop (play_kernel.play_turn, write_box; the dice convention of solver.policy.play: game g of
+    seat s rolls rng.stream(seed, g, s), kept dice sorted first).
 
     Parameters
     ----------
@@ -369,65 +369,31 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
         As `_turn`.
     out : (int64[G, 1, B], int64[G, 1])
         Written: the games' scores and extra bonuses.
-    record : bool
-        Write `log`: (rolls, held, n_rolls, box), the dice of each roll, the dice held before each
-        reroll and the box, as play_kernel.play_games.
+    log : None or (rolls, held, n_rolls, column, box)
+        Written: the dice of each roll, the dice held before each reroll, the rolls used and the box,
+        as play_kernel.play_games records them (None: nothing recorded).
     """
     seed, first_game, seat = game
-    scores, ybonus = out
-    rolls_out, held_out, nrolls_out, box_out = log
-    Y = work.Y
-    dice, kept, cnt = work.dice, work.kept, work.cnt
-    NV, EJ = work.NV[0], work.EJ
-    yn, nyt, t, nb, ybit = ra.yn, fut.nyt, fut.t, ra.nb, (1 << ra.ybox) if ra.has_y else 0
-    g_n = scores.shape[0]
+    Y, NV = work.Y, work.NV[0]
+    cmask, usum, yst = work.cmask, work.usum, work.yst
+    sheet = (cmask, usum, yst, work.colraw)
+    values = (work.EJ, Y.reshape((1, Y.shape[0])), 0.0)  # stopping is worth Y (play_kernel.keep_by_values)
+    nyt, t, nb = fut.nyt, fut.t, ra.nb
     vmax = ra.du.shape[1]
-    n = dice.shape[0]
     full = (1 << nb) - 1
-    for g in range(ch, g_n, nch):
+    for g in range(ch, out[0].shape[0], nch):
         st = stream(seed, first_game + g, seat)
-        m = 0
-        y = 0
-        usum = 0
-        ybonus[g, 0] = 0
-        for b in range(nb):
-            scores[g, 0, b] = -1
-        for _turn_no in range(nb):
-            u = usum if usum < t else t
-            _turn(m, y, u, theta, fut, ra, work, False, False, J, WHOLE_TURN)
-            st = roll_dice(dice, kept, 0, st)
-            if record:
-                for k in range(n):
-                    rolls_out[g, _turn_no, 0, k] = dice[k]
-            used = 1
-            while used <= J:
-                r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-                j = J + 1 - used
-                bk = keep_choice(r, EJ[j - 1], Y[r], ra.subkeeps, ra.nsub)
-                if bk < 0:
-                    break
-                pos = keep_dice(kept, bk, ra.keeps)
-                st = roll_dice(dice, kept, pos, st)
-                if record:
-                    record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
-                used += 1
-            r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-            bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+        new_sheet(g, out, sheet, 0, None, ra)
+        for turn in range(nb):
+            m = cmask[0]
+            y = 1 if yst[0] == 1 and nyt == 2 else 0
+            _turn(m, y, usum[0] if usum[0] < t else t, theta, fut, ra, work, False, False, J, WHOLE_TURN)
+            st, used, r = play_turn(st, J + 1, J, keep_by_values, values, work, ra, None, log, (g, turn))
+            bits, fullv = roll_legal(full & ~m, yst[0] >= 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
                                      ra.fill0, ra.lower_bits)
             bon = extra_bonus_points(ra.yroll[r], y == 1, ra.extra)
-            sl, sc, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
-            b = sl // vmax
-            v = sl % vmax
-            scores[g, 0, b] = sc
-            ybonus[g, 0] += bon
-            if record:
-                nrolls_out[g, _turn_no] = used
-                box_out[g, _turn_no] = b
-            m |= 1 << b
-            if ra.is_upper[b]:
-                usum += sc
-            if yn[b, v] >= 0:
-                y = yn[b, v] if nyt == 2 else 0
+            sl, _, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
+            write_box((sl // vmax) * 2 + (1 if fullv else 0), r, g, out, sheet, 0, ra, log, turn, used)
 
 
 def _on_chunks(kernel: Any, n: int, nchunks: int, args: Callable[[], tuple[Any, ...]],
@@ -957,11 +923,12 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     rolls_out = np.zeros((rg, rt, rr, rules.dice), dtype=np.int64)
     held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
     nrolls = np.zeros((rg, rt), dtype=np.int64)
+    column = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
     fut = mod.future(W)
+    log = (rolls_out, held_out, nrolls, column, box) if record else None
     _on_chunks(_play, n_games, 64, lambda: ((seed, first_game, seat), theta, fut, mod.ra, mod.work(), mod.J,
-                                            (scores, ybonus), record, (rolls_out, held_out, nrolls, box)),
-               threads=threads)
+                                            (scores, ybonus), log), threads=threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
@@ -969,7 +936,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
         batch.rolls = rolls_out[:, :, :r_used].copy()
         batch.held = held_out[:, :, : max(r_used - 1, 0)].copy()
         batch.n_rolls = nrolls
-        batch.column = np.zeros((n_games, nt), dtype=np.int64)
+        batch.column = column
         batch.box = box
         batch.n_turns = np.full(n_games, nt, dtype=np.int64)
     return batch
