@@ -53,6 +53,7 @@ from .within_turn import (
     FUTURE_TABLE,
     NEG,
     Future,
+    best_sub_lanes,
     box_choice,
     box_max,
     column_final,
@@ -146,7 +147,7 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    keep_values(Y, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(Y.reshape((1, R)), EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J
@@ -172,18 +173,14 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         for k in range(K):
             Pk[k] = 0.0
         if solver_ties:
-            # the table build's choice (within_turn.best_sub_lanes): every keep of a roll, the roll itself worth V_{j-1}
+            # the table build's choice (within_turn.best_sub_lanes, carrying the keep chosen): every
+            # keep of a roll, the roll itself worth V_{j-1}
             for k in range(K):
                 M[k] = EJ[j - 1, k]
                 A[k] = k
-            for k in range(1, K):
-                for f in range(6):
-                    d = drop_die[k, f]
-                    if d >= 0 and M[d] > M[k]:
-                        M[k] = M[d]
-                        A[k] = A[d]
+            best_sub_lanes(M.reshape((K, 1)), A.reshape((K, 1)), A.reshape((K, 1)), 1, drop_die, 1)
             for r in range(R):
-                Pk[A[keep_of_roll[r]]] += P[r]
+                Pk[int(A[keep_of_roll[r]])] += P[r]
         else:
             for r in range(R):
                 pr = P[r]

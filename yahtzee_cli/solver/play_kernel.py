@@ -55,7 +55,6 @@ from .within_turn import (
     keep_choices,
     keep_dice,
     keep_values,
-    keep_values_saved,
     next_values,
     roll_legal,
     state_value,
@@ -79,7 +78,7 @@ class TurnWork(NamedTuple):
         them, the box pass's), where the dice are, where the turn ends
     nzc, nzr [R]     a placement of the roll scores (in a column, anywhere)
     slot, pts [R]    the (box, variant) slot each final roll is written in (-1 a pass), the points
-    E, Pk, M [K]; A [K]  keep values, keep probabilities, best sub-keeps (value, keep)
+    E, Pk, M, A [K]  keep values, keep probabilities, best sub-keeps (value, keep)
     EJ [J, K]        the keep values with j rolls left
     NV [C, nslot]    per column, the value of the state each (box, variant) leads to
     Fcur, colraw [C]  a column's value to go and its points written
@@ -127,7 +126,7 @@ def turn_work(ra: Any, stages: int) -> TurnWork:
         return np.empty(k, np.int64)
 
     return TurnWork(f(R), f(R), f(R), f(R), f(R), f(R), np.zeros(R, np.bool_), np.zeros(R, np.bool_), i(R), i(R),
-                    f(K), f(K), f(K), i(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
+                    f(K), f(K), f(K), f(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
                     i(C), i(C), i(C), i(n), i(n), i(6))
 
 
@@ -482,7 +481,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             if not hit:
                 best12 = _sheet_next_values(work, fut, ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, may_pass_turn, best12, ra)
-                keep_values(Vfinal, EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+                keep_values(values[1], EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, ra)
@@ -568,7 +567,8 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
     else:
         best12 = _sheet_next_values(work, fut, ra)
     final_values(work.Vfinal, work, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
-    keep_values(work.Vfinal, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(work.Vfinal.reshape((1, work.Vfinal.shape[0])), work.EJ, work.E, J, saved_value, ra.keep_of_roll,
+                ra.add_die, ra.drop_self, False)
     box_codes(bd, work.Vc, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
     subkeeps, nsub, Vfinal = ra.subkeeps, ra.nsub, work.Vfinal
     # within_turn.keep_choice's loop, keeping the place of the first best keep, not the keep; both
@@ -794,7 +794,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
     game with at most K saved rolls. Each turn values its final rolls once per stock that stopping can
     leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
-    its keeps from those (keep_values_saved), and writes its box by the values of the stock it stops
+    its keeps from those (within_turn.keep_values), and writes its box by the values of the stock it stops
     with; rolls saved beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they
     count as K.
 
@@ -836,7 +836,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                 base = mult * work.Fcur[0]
                 for r in range(R):
                     FS[s, r] = Vfinal[r] + base
-            keep_values_saved(FS, K, EJ, E, J, ra.keep_of_roll, ra.add_die, ra.drop_self)
+            keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
             st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
             left = budget - used
             s = left if left < K else K
@@ -881,8 +881,8 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     ours: list[Job] = [
         (_sheet_next_values, (W, typeof(fut), R)),
         (box_code, (i8, NV, cm, ys, b1, best12, R)),
-        (keep_values, (vec, typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll), typeof(ra.add_die),
-                       typeof(ra.drop_self), types.literal(False))),
+        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
+                       typeof(ra.add_die), typeof(ra.drop_self), types.literal(False))),
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),
