@@ -76,14 +76,13 @@ NO_CLAMP = (0.0, 0.0, False)  # within_turn.box_choice's clamp: a column's own v
 
 
 @njit(**INNER)
-def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, solver_ties: bool, allow_pass: bool,
-          J: int, start: Any) -> tuple[float, float]:
+def _turn(state: Any, theta: float, fut: Any, ra: Any, work: Any, play: Any, start: Any) -> tuple[float, float]:
     """The policy of state (m, y, u) on the values fut.W (theta = 0: expected scores; else CE values).
 
     Parameters
     ----------
-    m, y, u : int
-        The state: filled boxes, the Yahtzee lane, the capped upper total.
+    state : (int, int, int)
+        (m, y, u): filled boxes, the Yahtzee lane, the capped upper total.
     theta : float
         0 for expected scores; else the risk parameter of the certainty equivalents in fut.W.
     fut : within_turn.Future
@@ -94,6 +93,8 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         Scratch, and written: Y (value of each final roll, in the domain keeps compare), EJ (keep
         values, j rolls left), Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax +
         variant of the box chosen (-1: pass) and pts[r] (points written with the extra bonus).
+    play : (bool, bool, int)
+        (solver_ties, allow_pass, J), the policy's conventions:
     solver_ties : bool
         Break ties as the solver's backward induction does (values absolute; a keep ties to the
         larger keep, keeping every die may wait for a later roll), so the distribution's moments are
@@ -111,6 +112,8 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
     -------
     (P(pass), the state's value under this policy: expected remaining score or CE)
     """
+    m, y, u = state
+    solver_ties, allow_pass, J = play
     NV, Vc, nzc, Y, EJ, E = work.NV[0], work.Vc, work.nzc, work.Y, work.EJ, work.E
     P, Pk, Pfin, slot, pts, M, A, Y2 = work.P, work.Pk, work.Pfin, work.slot, work.pts, work.M, work.A, work.Y2
     start_keep, start_j = start
@@ -253,7 +256,7 @@ def _option(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, 
     """Where the turn ends (work.Pfin, slot, pts as in `_turn`) after keeping start[0] with start[1]
     rolls left and playing on by the policy; returns P(pass). Parameters as `_turn`'s (passes allowed
     where the rules allow them: not ra.must_zero)."""
-    q, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, not ra.must_zero, J, start)
+    q, _ = _turn((m, y, u), theta, fut, ra, work, (solver_ties, not ra.must_zero, J), start)
     return q
 
 
@@ -265,13 +268,13 @@ def _risk_layer(c: int, nch: int, states: Any, theta: float, fut: Any, ra: Any, 
     `_turn`'s (no passes: risk tables need must_zero on)."""
     smask, sy, su = states
     for i in range(c, smask.shape[0], nch):
-        _, val = _turn(smask[i], sy[i], su[i], theta, fut, ra, work, solver_ties, False, J, WHOLE_TURN)
+        _, val = _turn((smask[i], sy[i], su[i]), theta, fut, ra, work, (solver_ties, False, J), WHOLE_TURN)
         out[i] = val
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any, ra: Any, work: Any, J: int,
-               solver_ties: bool, allow_pass: bool) -> None:
+def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any, ra: Any, work: Any,
+               play: Any) -> None:
     """The pmf of the remaining points of the states c, c + nch, ... of `states` (masks, y lanes, upper
     totals), from the next layer's.
 
@@ -285,7 +288,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
         len_next; sid_next[row, lane]: a state's index in that layer); eff[upper set, u] the total
         standing for u; sub_of; cell `cap` holds P(remaining >= cap); max_pts the most points a
         turn writes in one box.
-    theta, fut, ra, work, J, solver_ties, allow_pass
+    theta, fut, ra, work, play
         As `_turn`.
     """
     smask, sy, su = states
@@ -303,7 +306,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
         m = smask[i]
         y = sy[i]
         u = su[i]
-        qpass, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, allow_pass, J, WHOLE_TURN)
+        qpass, _ = _turn((m, y, u), theta, fut, ra, work, play, WHOLE_TURN)
         # gather the turn's outcomes (slot, points)
         nt = 0
         for r in range(R):
@@ -384,7 +387,7 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
         for turn in range(nb):
             m = cmask[0]
             y = 1 if yst[0] == 1 and nyt == 2 else 0
-            _turn(m, y, usum[0] if usum[0] < t else t, theta, fut, ra, work, False, False, J, WHOLE_TURN)
+            _turn((m, y, usum[0] if usum[0] < t else t), theta, fut, ra, work, (False, False, J), WHOLE_TURN)
             st, used, r = play_turn(st, J + 1, J, keep_by_values, values, work, ra, None, log, (g, turn))
             bits, fullv = roll_legal(full & ~m, yst[0] >= 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
                                      ra.fill0, ra.lower_bits)
@@ -542,7 +545,7 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         def pmf_args(states: Any = (sm2, sy2, su2),
                      pmfs: Any = (off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, max_pts),
                      ) -> tuple[Any, ...]:
-            return states, pmfs, theta, fut, mod.ra, mod.work(), mod.J, solver_ties, allow_pass
+            return states, pmfs, theta, fut, mod.ra, mod.work(), (solver_ties, allow_pass, mod.J)
 
         _on_chunks(_pmf_layer, len(sm2), 64, pmf_args)
         sid = np.full((len(lay.masks), width), -1, dtype=np.int64)

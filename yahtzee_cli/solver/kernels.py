@@ -294,7 +294,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
-                W: np.ndarray, W2: np.ndarray, work: Any, FK: np.ndarray) -> None:
+                W: np.ndarray, W2: np.ndarray, work: Any) -> None:
     """solve_chunk with saved rolls: fill W[s] (expected remaining score with s rolls saved, s = 0..K)
     for chunk `c` of `nch` of one popcount layer's masks.
 
@@ -306,11 +306,11 @@ def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
         (float32: the table file mapped in memory).
     W2 : float64[1, 1]
         Unused (no second moments with saved rolls).
-    work : within_turn.LaneWork
-        The thread's working arrays (moments and passes off).
-    FK : float64[R, cap]
-        The thread's final-roll values at K or more rolls left.
+    work : (within_turn.LaneWork, float64[R, cap])
+        The thread's working arrays (moments and passes off) and FK, its final-roll values at K or
+        more rolls left.
     """
+    work, FK = work
     start, end = span
     cap = work.E.shape[1]
     j = start + c

@@ -3,7 +3,9 @@
 A worker is a Python thread running `play_games` (nogil) on its own games; the turn itself (final-roll
 values, keep values, keep and box decisions) is within_turn's, whose helpers compile as ordinary
 functions, once each. Only the play kernel and what it calls are compiled by `simulate` (the strategy
-table comes shipped or cached).
+table comes shipped or cached). Every compiled player plays through the one game loop below
+(new_sheet, play_turn, write_box): play_games, play_saved_games (exact saved-rolls tables), play_moves
+and play_lockstep (a move table's decisions) and distribution's risk play.
 
 `play_games(game, ra, fut, max_turns, saved_value, out, work, log, start, memo)` (built by
 solver.exact.play_with; every array read-only except `out`, `work`, `log` and `memo`):
@@ -609,10 +611,12 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra: Any, fut: Any, saved_value: float,
-               dec: np.ndarray, work: Any, bd: np.ndarray, seen: np.ndarray) -> None:
+               rows: Any, work: Any, bd: np.ndarray) -> None:
     """The rows `todo` of a move table, and the rows of the states their boxes lead to marked in `seen`
     (the table keeps only those its play reaches). states = (masks, upper totals, Yahtzee boxes) per
-    row; find = (rowof, index) as play_moves takes them."""
+    row; find = (rowof, index) as play_moves takes them; rows = (dec, seen): the table's rows
+    (uint8[states, J + 1, R], written) and the marks (bool[states])."""
+    dec, seen = rows
     masks, us, ys = states
     rowof, index = find
     nb, t = ra.nb, fut.t

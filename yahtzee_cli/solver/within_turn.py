@@ -905,7 +905,7 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W:
     for blk in range(0, nl, 8):
         nbk = min(8, nl - blk)
         for i in range(nbk):
-            lane_values(off + blk + i, blk + i, i, sub, m, (any_bits, bbits, bfull, nspec), lay, ra, W, W2, work)
+            lane_values((off + blk + i, blk + i, i), sub, m, (any_bits, bbits, bfull, nspec), lay, ra, W, W2, work)
         # transpose the block into the full-keep rows: E[keep_of_roll[r], lane]
         L0 = off + blk
         for r in range(R):
@@ -943,19 +943,16 @@ def _box_max2(V: np.ndarray, V2: np.ndarray, sb: np.ndarray, vb: np.ndarray, NVl
 
 
 @njit(cache=True, inline="always")
-def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
-                W2: np.ndarray, work: Any) -> None:
+def lane_values(at: Any, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
+                work: Any) -> None:
     """Final-roll values of one lane (y, u) of mask m: work.V[i, r] (V2: second moments, Qb: the pass
     taken).
 
     Parameters
     ----------
-    L : int
-        The lane's index in work (lu, ly, X).
-    lane : int
-        Its index among the mask's lanes (y * ucount[sub] + the index of u).
-    i : int
-        Its row in V, V2, Qb.
+    at : (int, int, int)
+        (L, lane, i): the lane's index in work (lu, ly, X), its index among the mask's lanes
+        (y * ucount[sub] + the index of u), its row in V, V2, Qb.
     sub, m : int
         The mask's set of filled upper boxes, the mask.
     sets : (int, int, bool, int)
@@ -964,6 +961,7 @@ def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any
     lay, ra, W, W2, work
         As lane_final_values.
     """
+    L, lane, i = at
     any_bits, bbits, bfull, nspec = sets
     moments = work.moments
     NVl, NVl2 = work.NVl, work.NVl2
