@@ -43,10 +43,10 @@ from ..store.kinds import DISTRIBUTION, RISK, theta_key
 from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
 from ..strategy.choice import effective_theta, exact_reason, exact_states
 from ..strategy.turn import PASS_COST
-from .compiled import extra_bonus_points, record_reroll, roll_dice, roll_of_dice
+from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
 from .jit import INNER, njit
-from .play_kernel import TurnWork, turn_work
+from .play_kernel import TurnWork, keep_by_values, new_sheet, play_turn, turn_work, write_box
 from .pmf import Distribution
 from .rng import stream
 from .tables import RuleArrays
@@ -55,11 +55,11 @@ from .within_turn import (
     FUTURE_TABLE,
     NEG,
     Future,
+    best_sub_lanes,
     box_choice,
     box_max,
     column_final,
     keep_choice,
-    keep_dice,
     keep_values,
     next_box,
     next_values,
@@ -77,14 +77,13 @@ NO_CLAMP = (0.0, 0.0, False)  # within_turn.box_choice's clamp: a column's own v
 
 
 @njit(**INNER)
-def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, solver_ties: bool, allow_pass: bool,
-          J: int, start: Any) -> tuple[float, float]:
+def _turn(state: Any, theta: float, fut: Any, ra: Any, work: Any, play: Any, start: Any) -> tuple[float, float]:
     """The policy of state (m, y, u) on the values fut.W (theta = 0: expected scores; else CE values).
 
     Parameters
     ----------
-    m, y, u : int
-        The state: filled boxes, the Yahtzee lane, the capped upper total.
+    state : (int, int, int)
+        (m, y, u): filled boxes, the Yahtzee lane, the capped upper total.
     theta : float
         0 for expected scores; else the risk parameter of the certainty equivalents in fut.W.
     fut : within_turn.Future
@@ -95,6 +94,8 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         Scratch, and written: Y (value of each final roll, in the domain keeps compare), EJ (keep
         values, j rolls left), Pfin[r] (probability the turn ends on roll r), slot[r] = box * vmax +
         variant of the box chosen (-1: pass) and pts[r] (points written with the extra bonus).
+    play : (bool, bool, int)
+        (solver_ties, allow_pass, J), the policy's conventions:
     solver_ties : bool
         Break ties as the solver's backward induction does (values absolute; a keep ties to the
         larger keep, keeping every die may wait for a later roll), so the distribution's moments are
@@ -112,6 +113,8 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
     -------
     (P(pass), the state's value under this policy: expected remaining score or CE)
     """
+    m, y, u = state
+    solver_ties, allow_pass, J = play
     NV, Vc, nzc, Y, EJ, E = work.NV[0], work.Vc, work.nzc, work.Y, work.EJ, work.E
     P, Pk, Pfin, slot, pts, M, A, Y2 = work.P, work.Pk, work.Pfin, work.slot, work.pts, work.M, work.A, work.Y2
     start_keep, start_j = start
@@ -148,7 +151,7 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    keep_values(Y, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(Y.reshape((1, R)), EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J
@@ -174,18 +177,14 @@ def _turn(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, so
         for k in range(K):
             Pk[k] = 0.0
         if solver_ties:
-            # the table build's choice (within_turn.best_sub_lanes): every keep of a roll, the roll itself worth V_{j-1}
+            # the table build's choice (within_turn.best_sub_lanes, carrying the keep chosen): every
+            # keep of a roll, the roll itself worth V_{j-1}
             for k in range(K):
                 M[k] = EJ[j - 1, k]
                 A[k] = k
-            for k in range(1, K):
-                for f in range(6):
-                    d = drop_die[k, f]
-                    if d >= 0 and M[d] > M[k]:
-                        M[k] = M[d]
-                        A[k] = A[d]
+            best_sub_lanes(M.reshape((K, 1)), A.reshape((K, 1)), A.reshape((K, 1)), 1, drop_die, 1)
             for r in range(R):
-                Pk[A[keep_of_roll[r]]] += P[r]
+                Pk[int(A[keep_of_roll[r]])] += P[r]
         else:
             for r in range(R):
                 pr = P[r]
@@ -258,7 +257,7 @@ def _option(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, 
     """Where the turn ends (work.Pfin, slot, pts as in `_turn`) after keeping start[0] with start[1]
     rolls left and playing on by the policy; returns P(pass). Parameters as `_turn`'s (passes allowed
     where the rules allow them: not ra.must_zero)."""
-    q, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, not ra.must_zero, J, start)
+    q, _ = _turn((m, y, u), theta, fut, ra, work, (solver_ties, not ra.must_zero, J), start)
     return q
 
 
@@ -270,13 +269,13 @@ def _risk_layer(c: int, nch: int, states: Any, theta: float, fut: Any, ra: Any, 
     `_turn`'s (no passes: risk tables need must_zero on)."""
     smask, sy, su = states
     for i in range(c, smask.shape[0], nch):
-        _, val = _turn(smask[i], sy[i], su[i], theta, fut, ra, work, solver_ties, False, J, WHOLE_TURN)
+        _, val = _turn((smask[i], sy[i], su[i]), theta, fut, ra, work, (solver_ties, False, J), WHOLE_TURN)
         out[i] = val
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any, ra: Any, work: Any, J: int,
-               solver_ties: bool, allow_pass: bool) -> None:
+def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any, ra: Any, work: Any,
+               play: Any) -> None:
     """The pmf of the remaining points of the states c, c + nch, ... of `states` (masks, y lanes, upper
     totals), from the next layer's.
 
@@ -290,7 +289,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
         len_next; sid_next[row, lane]: a state's index in that layer); eff[upper set, u] the total
         standing for u; sub_of; cell `cap` holds P(remaining >= cap); max_pts the most points a
         turn writes in one box.
-    theta, fut, ra, work, J, solver_ties, allow_pass
+    theta, fut, ra, work, play
         As `_turn`.
     """
     smask, sy, su = states
@@ -308,7 +307,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
         m = smask[i]
         y = sy[i]
         u = su[i]
-        qpass, _ = _turn(m, y, u, theta, fut, ra, work, solver_ties, allow_pass, J, WHOLE_TURN)
+        qpass, _ = _turn((m, y, u), theta, fut, ra, work, play, WHOLE_TURN)
         # gather the turn's outcomes (slot, points)
         nt = 0
         for r in range(R):
@@ -357,10 +356,11 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any, record: bool,
+def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any,
           log: Any) -> None:
-    """Play games ch, ch + nch, ... of one column by theta's policy (risk play; the dice convention of
-    solver.policy.play: game g of seat s rolls rng.stream(seed, g, s), kept dice sorted first).
+    """Play games ch, ch + nch, ... of one column by theta's policy (risk play) with the play kernel's
+    game loop (play_kernel.play_turn, write_box; the dice convention of solver.policy.play: game g of
+    seat s rolls rng.stream(seed, g, s), kept dice sorted first).
 
     Parameters
     ----------
@@ -370,65 +370,31 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
         As `_turn`.
     out : (int64[G, 1, B], int64[G, 1])
         Written: the games' scores and extra bonuses.
-    record : bool
-        Write `log`: (rolls, held, n_rolls, box), the dice of each roll, the dice held before each
-        reroll and the box, as play_kernel.play_games.
+    log : None or (rolls, held, n_rolls, column, box)
+        Written: the dice of each roll, the dice held before each reroll, the rolls used and the box,
+        as play_kernel.play_games records them (None: nothing recorded).
     """
     seed, first_game, seat = game
-    scores, ybonus = out
-    rolls_out, held_out, nrolls_out, box_out = log
-    Y = work.Y
-    dice, kept, cnt = work.dice, work.kept, work.cnt
-    NV, EJ = work.NV[0], work.EJ
-    yn, nyt, t, nb, ybit = ra.yn, fut.nyt, fut.t, ra.nb, (1 << ra.ybox) if ra.has_y else 0
-    g_n = scores.shape[0]
+    Y, NV = work.Y, work.NV[0]
+    cmask, usum, yst = work.cmask, work.usum, work.yst
+    sheet = (cmask, usum, yst, work.colraw)
+    values = (work.EJ, Y.reshape((1, Y.shape[0])), 0.0)  # stopping is worth Y (play_kernel.keep_by_values)
+    nyt, t, nb = fut.nyt, fut.t, ra.nb
     vmax = ra.du.shape[1]
-    n = dice.shape[0]
     full = (1 << nb) - 1
-    for g in range(ch, g_n, nch):
+    for g in range(ch, out[0].shape[0], nch):
         st = stream(seed, first_game + g, seat)
-        m = 0
-        y = 0
-        usum = 0
-        ybonus[g, 0] = 0
-        for b in range(nb):
-            scores[g, 0, b] = -1
-        for _turn_no in range(nb):
-            u = usum if usum < t else t
-            _turn(m, y, u, theta, fut, ra, work, False, False, J, WHOLE_TURN)
-            st = roll_dice(dice, kept, 0, st)
-            if record:
-                for k in range(n):
-                    rolls_out[g, _turn_no, 0, k] = dice[k]
-            used = 1
-            while used <= J:
-                r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-                j = J + 1 - used
-                bk = keep_choice(r, EJ[j - 1], Y[r], ra.subkeeps, ra.nsub)
-                if bk < 0:
-                    break
-                pos = keep_dice(kept, bk, ra.keeps)
-                st = roll_dice(dice, kept, pos, st)
-                if record:
-                    record_reroll(held_out, rolls_out, g, _turn_no, used, kept, pos, dice)
-                used += 1
-            r = roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-            bits, fullv = roll_legal(full & ~m, (m & ybit) != 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+        new_sheet(g, out, sheet, 0, None, ra)
+        for turn in range(nb):
+            m = cmask[0]
+            y = 1 if yst[0] == 1 and nyt == 2 else 0
+            _turn((m, y, usum[0] if usum[0] < t else t), theta, fut, ra, work, (False, False, J), WHOLE_TURN)
+            st, used, r = play_turn(st, J + 1, J, keep_by_values, values, work, ra, None, log, (g, turn))
+            bits, fullv = roll_legal(full & ~m, yst[0] >= 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
                                      ra.fill0, ra.lower_bits)
             bon = extra_bonus_points(ra.yroll[r], y == 1, ra.extra)
-            sl, sc, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
-            b = sl // vmax
-            v = sl % vmax
-            scores[g, 0, b] = sc
-            ybonus[g, 0] += bon
-            if record:
-                nrolls_out[g, _turn_no] = used
-                box_out[g, _turn_no] = b
-            m |= 1 << b
-            if ra.is_upper[b]:
-                usum += sc
-            if yn[b, v] >= 0:
-                y = yn[b, v] if nyt == 2 else 0
+            sl, _, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
+            write_box((sl // vmax) * 2 + (1 if fullv else 0), r, g, out, sheet, 0, ra, log, turn, used)
 
 
 def _on_chunks(kernel: Any, n: int, nchunks: int, args: Callable[[], tuple[Any, ...]],
@@ -577,7 +543,7 @@ def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solve
         def pmf_args(states: Any = (sm2, sy2, su2),
                      pmfs: Any = (off2, length2, H2, H, sid, off, length, mod.eff, lay.sub_of, capv, max_pts),
                      ) -> tuple[Any, ...]:
-            return states, pmfs, theta, fut, mod.ra, mod.work(), mod.J, solver_ties, allow_pass
+            return states, pmfs, theta, fut, mod.ra, mod.work(), (solver_ties, allow_pass, mod.J)
 
         _on_chunks(_pmf_layer, len(sm2), 64, pmf_args)
         sid = np.full((len(lay.masks), width), -1, dtype=np.int64)
@@ -770,11 +736,12 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
     rolls_out = np.zeros((rg, rt, rr, rules.dice), dtype=np.int64)
     held_out = np.zeros((rg, rt, max(rr - 1, 1), rules.dice), dtype=np.int64)
     nrolls = np.zeros((rg, rt), dtype=np.int64)
+    column = np.zeros((rg, rt), dtype=np.int64)
     box = np.full((rg, rt), -1, dtype=np.int64)
     fut = mod.future(W)
+    log = (rolls_out, held_out, nrolls, column, box) if record else None
     _on_chunks(_play, n_games, 64, lambda: ((seed, first_game, seat), theta, fut, mod.ra, mod.work(), mod.J,
-                                            (scores, ybonus), record, (rolls_out, held_out, nrolls, box)),
-               threads=threads)
+                                            (scores, ybonus), log), threads=threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if record:
@@ -782,7 +749,7 @@ def play_risk(rules: RuleSet, theta: float, seed: int, first_game: int, n_games:
         batch.rolls = rolls_out[:, :, :r_used].copy()
         batch.held = held_out[:, :, : max(r_used - 1, 0)].copy()
         batch.n_rolls = nrolls
-        batch.column = np.zeros((n_games, nt), dtype=np.int64)
+        batch.column = column
         batch.box = box
         batch.n_turns = np.full(n_games, nt, dtype=np.int64)
     return batch

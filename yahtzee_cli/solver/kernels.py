@@ -148,6 +148,21 @@ def _share_dead_totals(order: np.ndarray, j0: int, j1: int, step: int, lay: Any,
                     W2[row, y * tp1 + lay.dlist[sub, i]] = v2
 
 
+
+@njit(cache=True, inline="always")
+def _first_roll_mean(acc: np.ndarray, E: np.ndarray, ra: Any, n: int) -> None:
+    """acc[lane] = the mean over first rolls r of E[keep_of_roll[r], lane] (a turn's value from its
+    rolls' values), lanes 0..n-1, summed in roll order."""
+    keep_of_roll, roll_prob = ra.keep_of_roll, ra.roll_prob
+    for lane in range(n):
+        acc[lane] = 0.0
+    for r in range(keep_of_roll.shape[0]):
+        kr = keep_of_roll[r]
+        p = roll_prob[r]
+        for lane in range(n):
+            acc[lane] += p * E[kr, lane]
+
+
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
                  W2: np.ndarray, work: Any) -> None:
@@ -156,8 +171,6 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     moments, allow_pass = work.moments, work.allow_pass
     E, S, Q, X, acc, acc2, pacc = work.E, work.S, work.Q, work.X, work.acc, work.acc2, work.pacc
     lu, ly, lrow = work.lu, work.ly, work.lrow
-    keep_of_roll, roll_prob = ra.keep_of_roll, ra.roll_prob
-    R = ra.natT.shape[1]
     tp1 = lay.t + 1
     n = _batch_rows(order, j0, j1, step, lay, lrow)
     for lane in range(n):
@@ -166,21 +179,11 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     while True:
         _batch_final_values(order, j0, j1, step, lay, ra, W, W2, work)
         keep_stages_lanes(work, ra, n)
-        for lane in range(n):
-            acc[lane] = 0.0
-            acc2[lane] = 0.0
-            pacc[lane] = 0.0
-        for r in range(R):
-            kr = keep_of_roll[r]
-            p = roll_prob[r]
-            for lane in range(n):
-                acc[lane] += p * E[kr, lane]
-            if moments:
-                for lane in range(n):
-                    acc2[lane] += p * S[kr, lane]
-            if allow_pass:
-                for lane in range(n):
-                    pacc[lane] += p * Q[kr, lane]
+        _first_roll_mean(acc, E, ra, n)
+        if moments:
+            _first_roll_mean(acc2, S, ra, n)
+        if allow_pass:
+            _first_roll_mean(pacc, Q, ra, n)
         if not allow_pass:
             break
         # Newton on the pass value: X = T(X) is convex piecewise linear in X with slope pacc < 1
@@ -257,7 +260,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     A turn begun with s saved rolls has s + 3 rolls, so its value is the mean over first rolls of
     V_{s+2}: levels 0..K + 2, of which levels K.. share F_K."""
     E, acc, lu, ly, lrow = work.E, work.acc, work.lu, work.ly, work.lrow
-    keep_of_roll, roll_prob, add_die, drop_die = ra.keep_of_roll, ra.roll_prob, ra.add_die, ra.drop_die
+    keep_of_roll, add_die, drop_die = ra.keep_of_roll, ra.add_die, ra.drop_die
     R = ra.natT.shape[1]
     first_full = add_die.shape[0] - R
     K = W.shape[0] - 1
@@ -281,13 +284,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         if level > 0:
             best_sub_lanes(E, E, E, 0, drop_die, n)
         if level >= 2:
-            for lane in range(n):
-                acc[lane] = 0.0
-            for r in range(R):
-                kr = keep_of_roll[r]
-                p = roll_prob[r]
-                for lane in range(n):
-                    acc[lane] += p * E[kr, lane]
+            _first_roll_mean(acc, E, ra, n)
             s = level - 2
             for lane in range(n):
                 W[s, lrow[lane], ly[lane] * tp1 + lu[lane]] = acc[lane]
@@ -297,7 +294,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
-                W: np.ndarray, W2: np.ndarray, work: Any, FK: np.ndarray) -> None:
+                W: np.ndarray, W2: np.ndarray, work: Any) -> None:
     """solve_chunk with saved rolls: fill W[s] (expected remaining score with s rolls saved, s = 0..K)
     for chunk `c` of `nch` of one popcount layer's masks.
 
@@ -309,11 +306,11 @@ def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
         (float32: the table file mapped in memory).
     W2 : float64[1, 1]
         Unused (no second moments with saved rolls).
-    work : within_turn.LaneWork
-        The thread's working arrays (moments and passes off).
-    FK : float64[R, cap]
-        The thread's final-roll values at K or more rolls left.
+    work : (within_turn.LaneWork, float64[R, cap])
+        The thread's working arrays (moments and passes off) and FK, its final-roll values at K or
+        more rolls left.
     """
+    work, FK = work
     start, end = span
     cap = work.E.shape[1]
     j = start + c

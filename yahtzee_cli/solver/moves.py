@@ -168,8 +168,8 @@ def build(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] |
     def piece(todo: Any) -> int:
         work = play_kernel.turn_work(ra, play_kernel.MAX_REROLLS)
         _, bd = _scratch(ra, J)
-        play_kernel.fill_moves(todo, (sm, su, sy), (rowof, index), may_pass, ra, f, inputs.saved_value, dec, work,
-                               bd, seen)
+        play_kernel.fill_moves(todo, (sm, su, sy), (rowof, index), may_pass, ra, f, inputs.saved_value, (dec, seen),
+                               work, bd)
         return len(todo)
 
     piece(np.zeros(0, np.int64))  # compiles (or loads) the kernel once, before the threads start

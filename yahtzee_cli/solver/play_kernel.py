@@ -3,7 +3,9 @@
 A worker is a Python thread running `play_games` (nogil) on its own games; the turn itself (final-roll
 values, keep values, keep and box decisions) is within_turn's, whose helpers compile as ordinary
 functions, once each. Only the play kernel and what it calls are compiled by `simulate` (the strategy
-table comes shipped or cached).
+table comes shipped or cached). Every compiled player plays through the one game loop below
+(new_sheet, play_turn, write_box): play_games, play_saved_games (exact saved-rolls tables), play_moves
+and play_lockstep (a move table's decisions) and distribution's risk play.
 
 `play_games(game, ra, fut, max_turns, saved_value, out, work, log, start, memo)` (built by
 solver.exact.play_with; every array read-only except `out`, `work`, `log` and `memo`):
@@ -47,6 +49,7 @@ from .within_turn import (
     FUTURE_TABLE,
     NEG,
     Future,
+    Int,
     box_code,
     box_codes,
     final_values,
@@ -54,7 +57,6 @@ from .within_turn import (
     keep_choices,
     keep_dice,
     keep_values,
-    keep_values_saved,
     next_values,
     roll_legal,
     state_value,
@@ -78,7 +80,7 @@ class TurnWork(NamedTuple):
         them, the box pass's), where the dice are, where the turn ends
     nzc, nzr [R]     a placement of the roll scores (in a column, anywhere)
     slot, pts [R]    the (box, variant) slot each final roll is written in (-1 a pass), the points
-    E, Pk, M [K]; A [K]  keep values, keep probabilities, best sub-keeps (value, keep)
+    E, Pk, M, A [K]  keep values, keep probabilities, best sub-keeps (value, keep)
     EJ [J, K]        the keep values with j rolls left
     NV [C, nslot]    per column, the value of the state each (box, variant) leads to
     Fcur, colraw [C]  a column's value to go and its points written
@@ -126,7 +128,7 @@ def turn_work(ra: Any, stages: int) -> TurnWork:
         return np.empty(k, np.int64)
 
     return TurnWork(f(R), f(R), f(R), f(R), f(R), f(R), np.zeros(R, np.bool_), np.zeros(R, np.bool_), i(R), i(R),
-                    f(K), f(K), f(K), i(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
+                    f(K), f(K), f(K), f(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
                     i(C), i(C), i(C), i(n), i(n), i(6))
 
 
@@ -255,6 +257,187 @@ def _sheet_next_values(work: Any, fut: Any, ra: Any) -> tuple[float, float, int]
     return best1, best2, arg1
 
 
+# --------------------------------------------------------------------------- the game loop
+#
+# Every compiled player (play_games, play_saved_games, play_moves, play_lockstep and
+# distribution._play) plays its games with these: new_sheet before a game, play_turn for a turn's dice
+# and write_box for its box. They differ only in where a turn's decisions come from: keep values
+# (keep_by_values), a memo's or move table's decisions (keep_remembered, keep_by_row), box values.
+# Inlined (each is a few lines run every turn), so a kernel compiles them with its own arguments' types
+# and numba drops what a None argument leaves unused.
+
+
+@njit(cache=True, inline="always")
+def new_sheet(g: int, out: Any, sheet: Any, c0: int, start: Any, ra: Any) -> tuple[int, Any]:
+    """Game g's sheet before its first turn: every column empty, or start's boxes and bonuses.
+    Returns (boxes open, turns played: an np.int64, as record_reroll is compiled for).
+
+    Parameters
+    ----------
+    g : int
+        The game (its row in out).
+    out : (scores, ybonus, ...)
+        The games' scores [G, C, B] (-1 open) and extra bonuses [G, C]: game g's written.
+    sheet : (cmask, usum, yst, colraw)
+        Per column its filled boxes, upper total, Yahtzee box (-1 open, 0 a zero, 1 full points) and
+        points written: columns c0 .. c0 + C - 1 written.
+    c0 : int
+        The game's first column in sheet (play_lockstep keeps a block of games' sheets side by side).
+    start : None or (int64[C, B] scores with -1 open, int64[C] extra bonuses)
+        The sheet every game goes on from (None: an empty one; numba drops that code).
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    """
+    scores, ybonus = out[0], out[1]
+    cmask, usum, yst, colraw = sheet
+    nb = ra.nb
+    open_total = ra.n_cols * nb
+    turn = np.int64(0)  # not a literal 0, which would compile record_reroll a second time
+    for c in range(ra.n_cols):
+        cmask[c0 + c] = 0
+        usum[c0 + c] = 0
+        yst[c0 + c] = -1
+        colraw[c0 + c] = 0.0
+        ybonus[g, c] = 0
+        for b in range(nb):
+            scores[g, c, b] = -1
+    if start is not None:  # every game goes on from the same sheet: its boxes, its bonuses
+        for c in range(ra.n_cols):
+            ybonus[g, c] = start[1][c]
+            colraw[c0 + c] = start[1][c]
+            for b in range(nb):
+                v = start[0][c, b]
+                if v >= 0:
+                    scores[g, c, b] = v
+                    cmask[c0 + c] |= 1 << b
+                    colraw[c0 + c] += v
+                    open_total -= 1
+                    turn += 1
+                    if ra.is_upper[b]:
+                        usum[c0 + c] += v
+                    if b == ra.ybox:
+                        yst[c0 + c] = 1 if v == ra.ypoints else 0
+    return open_total, turn
+
+
+@njit(cache=True, inline="always")
+def keep_by_values(src: Any, r: int, j: int, jj: int, ra: Any) -> int:
+    """The keep of roll r with j rolls left by the keep values (within_turn.keep_choice), -1 to stop:
+    src = (EJ [J, K] keep values, S [L + 1, R] the final-roll values with min(j, L) rolls saved,
+    sv the value of each roll saved for later); stopping is worth S[min(j, L), r] + sv * j; jj =
+    min(j, J)."""
+    EJ, S, sv = src
+    top = S.shape[0] - 1
+    return keep_choice(r, EJ[jj - 1], S[j if j < top else top, r] + sv * j, ra.subkeeps, ra.nsub)
+
+
+@njit(cache=True, inline="always")
+def keep_remembered(src: Any, r: int, j: int, jj: int, ra: Any) -> int:
+    """keep_by_values, read from a memo row where the state has one: src = (memo keeps [rows, J, R],
+    the state's row or -1, keep_by_values' src)."""
+    keeps, row, values = src
+    if row >= 0:
+        return int(keeps[row, jj - 1, r])
+    return keep_by_values(values, r, j, jj, ra)
+
+
+@njit(cache=True, inline="always")
+def keep_by_row(src: Any, r: int, j: int, jj: int, ra: Any) -> int:
+    """The keep of roll r read from a move-table row (src: uint8[J + 1, R], STOP to stop)."""
+    slot = src[jj - 1, r]
+    return -1 if slot == STOP else ra.subkeeps[r, slot]
+
+
+@njit(cache=True, inline="always")
+def roll_index(dice: np.ndarray, cnt: np.ndarray, ra: Any, roll_at: Any) -> int:
+    """The roll the dice show: by _roll_at's table when there is one (roll_at not None), else by
+    compiled.roll_of_dice."""
+    if roll_at is not None:
+        return _roll_at(dice, roll_at)
+    return compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
+
+
+@njit(cache=True, inline="always")
+def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, ra: Any, roll_at: Any, log: Any,
+              at: Any) -> tuple[Any, Int, int]:
+    """One turn's dice: the first roll, then a reroll of whatever keep_of(src, r, j, jj, ra) keeps
+    from roll r with j rolls left (jj = min(j, J)) until it stops (-1) or the rolls run out. Dice: see
+    solver.policy.play. Returns (the stream's state, rolls used, the final roll).
+
+    Parameters
+    ----------
+    st : uint64
+        The game's dice stream (rng.stream).
+    budget : int
+        Rolls this turn may use (the first included).
+    J : int
+        Stages of keep values the keep source has.
+    keep_of, src
+        The keep source: keep_by_values, keep_remembered or keep_by_row, and what it reads.
+    work : TurnWork
+        dice, kept, cnt: scratch.
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    roll_at : None or int16 array
+        roll_index's table.
+    log : None or (rolls, held, n_rolls, column, box)
+        The games' dice, written for game g, turn `turn` (None: nothing recorded).
+    at : (int, int)
+        (g, turn): the game and its turn.
+    """
+    g, turn = at
+    dice, kept, cnt = work.dice, work.kept, work.cnt
+    st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
+    if log is not None:
+        for k in range(dice.shape[0]):
+            log[0][g, turn, 0, k] = dice[k]
+    used = np.int64(1)
+    while used < budget:
+        r = roll_index(dice, cnt, ra, roll_at)
+        j = budget - used
+        d = keep_of(src, r, j, j if j <= J else J, ra)
+        if d < 0:
+            break
+        pos = keep_dice(kept, d, ra.keeps)
+        st = roll_dice(dice, kept, np.int64(pos), st)
+        if log is not None:
+            compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
+        used += 1
+    return st, used, roll_index(dice, cnt, ra, roll_at)
+
+
+@njit(cache=True, inline="always")
+def write_box(code: Int, r: int, g: int, out: Any, sheet: Any, c0: int, ra: Any, log: Any, turn: Int,
+              used: Int) -> int:
+    """Final roll r written by box code `code` (within_turn.box_code: (column * nb + box) * 2 + 1 for a
+    joker's full value; -1 a pass) in game g: its score and extra bonus in out, the column's state in
+    sheet (as new_sheet's, the game's columns from c0), the turn's rolls and box in log (None:
+    nothing recorded). Returns the boxes written: 1, or 0 for a pass."""
+    nb = ra.nb
+    bc = -1 if code < 0 else code // (2 * nb)
+    b = (code % (2 * nb)) // 2
+    if log is not None:
+        log[2][g, turn] = used
+        log[3][g, turn] = bc if bc >= 0 else 0
+        log[4][g, turn] = b if bc >= 0 else -1
+    if bc < 0:
+        return 0
+    cmask, usum, yst, colraw = sheet
+    c = c0 + bc
+    bs = ra.joker[r, b] if code % 2 else ra.natural[r, b]
+    bbon = extra_bonus_points(ra.yroll[r], yst[c] == 1, ra.extra)
+    out[0][g, bc, b] = bs
+    out[1][g, bc] += bbon
+    colraw[c] += bs + bbon
+    cmask[c] |= 1 << b
+    if ra.is_upper[b]:
+        usum[c] += bs
+    if b == ra.ybox:
+        yst[c] = 1 if bs == ra.ypoints else 0
+    return 1
+
+
+
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float, out: Any, work: Any,
                log: Any, start: Any, memo: Any) -> None:
@@ -265,47 +448,20 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     F(now)) when columns add up; with add_columns off, the best weighted column estimate
     max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.policy.play."""
     seed, first_game, seat = game
-    n_cols, nb, ybox = ra.n_cols, ra.nb, ra.ybox
-    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
-    scores, ybonus, nturns_out = out
-    g_n = scores.shape[0]
+    nb = ra.nb
+    nturns_out = out[2]
     # scratch, sized by turn_work(): allocated by the caller, as every numpy allocation here would be
     # one more function for numba to compile on a first run
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
-    cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw  # yst: -1 open, 0 zero, 1 full points
-    dice, kept, cnt = work.dice, work.kept, work.cnt
-    n = dice.shape[0]
+    cmask, usum, yst = work.cmask, work.usum, work.yst  # yst: -1 open, 0 zero, 1 full points
+    sheet = (cmask, usum, yst, work.colraw)
+    values = (EJ, Vfinal.reshape((1, Vfinal.shape[0])), saved_value)  # (keep_by_values' source)
     jmax = EJ.shape[0]
     best12 = (NEG, NEG, -1)
-    for g in range(g_n):
+    for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
-        for c in range(n_cols):
-            cmask[c] = 0
-            usum[c] = 0
-            yst[c] = -1
-            colraw[c] = 0.0
-            ybonus[g, c] = 0
-            for b in range(nb):
-                scores[g, c, b] = -1
+        open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
         saved = 0
-        turn = np.int64(0)  # not a literal 0, which would compile record_reroll a second time
-        open_total = n_cols * nb
-        if start is not None:  # every game goes on from the same sheet: its boxes, its bonuses
-            for c in range(n_cols):
-                ybonus[g, c] = start[1][c]
-                colraw[c] = start[1][c]
-                for b in range(nb):
-                    v = start[0][c, b]
-                    if v >= 0:
-                        scores[g, c, b] = v
-                        cmask[c] |= 1 << b
-                        colraw[c] += v
-                        open_total -= 1
-                        turn += 1
-                        if ra.is_upper[b]:
-                            usum[c] += v
-                        if b == ybox:
-                            yst[c] = 1 if v == ra.ypoints else 0
         while open_total > 0:
             may_pass_turn = (not ra.must_zero) and (max_turns - turn > open_total)
             budget = roll_budget(ra.saved_rolls, saved)
@@ -327,63 +483,27 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             if not hit:
                 best12 = _sheet_next_values(work, fut, ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, may_pass_turn, best12, ra)
-                keep_values(Vfinal, EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+                keep_values(values[1], EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, ra)
                         box_codes(memo[4][mr], work.Vc, work.NV, cmask, yst, may_pass_turn, best12, ra)
                         atomic.store(memo[1], slot, mr + 1)  # published: other threads read the row from now
             # ---- the turn itself
-            st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
-            if log is not None:
-                for k in range(n):
-                    log[0][g, turn, 0, k] = dice[k]
-            used = np.int64(1)
-            while used < budget:
-                r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-                j = budget - used
-                jj = j if j <= J else J
-                d = -2  # not known yet
-                if memo is not None:  # nested, not `and`: numba drops the branch only for the None test
-                    if mr >= 0:
-                        d = int(memo[3][mr, jj - 1, r])
-                if d == -2:
-                    d = keep_choice(r, EJ[jj - 1], Vfinal[r] + saved_value * j, ra.subkeeps, ra.nsub)
-                if d < 0:
-                    break
-                pos = keep_dice(kept, d, ra.keeps)
-                st = roll_dice(dice, kept, np.int64(pos), st)
-                if log is not None:
-                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
-                used += 1
+            if memo is not None:  # (numba compiles only one of the two)
+                st, used, r = play_turn(st, budget, J, keep_remembered, (memo[3], mr, values), work, ra, None, log,
+                                        (g, turn))
+            else:
+                st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
             saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
             # ---- choose the box (or pass)
-            r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
             code = -2  # not known yet
-            if memo is not None:
+            if memo is not None:  # nested, not `and`: numba drops the branch only for the None test
                 if mr >= 0:
                     code = int(memo[4][mr, r])
             if code == -2:
                 code = box_code(r, work.NV, cmask, yst, may_pass_turn, best12, ra)
-            bc = -1 if code < 0 else code // (2 * nb)
-            bb_ = (code % (2 * nb)) // 2
-            bfull = code % 2
-            if log is not None:
-                log[2][g, turn] = used
-                log[3][g, turn] = bc if bc >= 0 else 0
-                log[4][g, turn] = bb_ if bc >= 0 else -1
-            if bc >= 0:
-                bs = joker[r, bb_] if bfull else natural[r, bb_]
-                bbon = extra_bonus_points(yroll[r], yst[bc] == 1, ra.extra)
-                scores[g, bc, bb_] = bs
-                ybonus[g, bc] += bbon
-                colraw[bc] += bs + bbon
-                cmask[bc] |= 1 << bb_
-                if ra.is_upper[bb_]:
-                    usum[bc] += bs
-                if bb_ == ybox:
-                    yst[bc] = 1 if bs == ra.ypoints else 0
-                open_total -= 1
+            open_total -= write_box(code, r, g, out, sheet, 0, ra, log, turn, used)
             turn += 1
         nturns_out[g] = turn
 
@@ -449,7 +569,8 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
     else:
         best12 = _sheet_next_values(work, fut, ra)
     final_values(work.Vfinal, work, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
-    keep_values(work.Vfinal, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(work.Vfinal.reshape((1, work.Vfinal.shape[0])), work.EJ, work.E, J, saved_value, ra.keep_of_roll,
+                ra.add_die, ra.drop_self, False)
     box_codes(bd, work.Vc, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
     subkeeps, nsub, Vfinal = ra.subkeeps, ra.nsub, work.Vfinal
     # within_turn.keep_choice's loop, keeping the place of the first best keep, not the keep; both
@@ -490,10 +611,12 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra: Any, fut: Any, saved_value: float,
-               dec: np.ndarray, work: Any, bd: np.ndarray, seen: np.ndarray) -> None:
+               rows: Any, work: Any, bd: np.ndarray) -> None:
     """The rows `todo` of a move table, and the rows of the states their boxes lead to marked in `seen`
     (the table keeps only those its play reaches). states = (masks, upper totals, Yahtzee boxes) per
-    row; find = (rowof, index) as play_moves takes them."""
+    row; find = (rowof, index) as play_moves takes them; rows = (dec, seen): the table's rows
+    (uint8[states, J + 1, R], written) and the marks (bool[states])."""
+    dec, seen = rows
     masks, us, ys = states
     rowof, index = find
     nb, t = ra.nb, fut.t
@@ -545,40 +668,15 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
     rowof, index, dec, table_pass, scratch, roll_at = moves
     row_s, bd = scratch
     seed, first_game, seat = game
-    nb, ybox = ra.nb, ra.ybox
-    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
-    subkeeps, keeps = ra.subkeeps, ra.keeps
-    scores, ybonus, nturns_out = out
-    cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw
-    dice, kept = work.dice, work.kept
-    n = dice.shape[0]
+    nturns_out = out[2]
+    cmask, usum, yst = work.cmask, work.usum, work.yst
+    sheet = (cmask, usum, yst, work.colraw)
     J = dec.shape[1] - 1
     R = dec.shape[2]
     t = fut.t
-    for g in range(scores.shape[0]):
+    for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
-        cmask[0] = 0
-        usum[0] = 0
-        yst[0] = -1
-        colraw[0] = 0.0
-        ybonus[g, 0] = 0
-        for b in range(nb):
-            scores[g, 0, b] = -1
-        turn = np.int64(0)
-        open_total = nb
-        if start is not None:
-            ybonus[g, 0] = start[1][0]
-            for b in range(nb):
-                v = start[0][0, b]
-                if v >= 0:
-                    scores[g, 0, b] = v
-                    cmask[0] |= 1 << b
-                    open_total -= 1
-                    turn += 1
-                    if ra.is_upper[b]:
-                        usum[0] += v
-                    if b == ybox:
-                        yst[0] = 1 if v == ra.ypoints else 0
+        open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
         while open_total > 0:
             may_pass_turn = (not ra.must_zero) and (max_turns - turn > open_total)
             ucap = usum[0] if usum[0] < t else t
@@ -597,39 +695,8 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                 move_row(row_s, cmask[0], ucap, yst[0], may_pass_turn, ra, fut, saved_value, work, bd)
                 usum[0] = u_now
                 row = row_s
-            st = roll_dice(dice, kept, np.int64(0), st)
-            if log is not None:
-                for k in range(n):
-                    log[0][g, turn, 0, k] = dice[k]
-            used = np.int64(1)
-            while used <= J:
-                r = _roll_at(dice, roll_at)
-                slot = row[J - used, r]
-                if slot == STOP:
-                    break
-                pos = keep_dice(kept, subkeeps[r, slot], keeps)
-                st = roll_dice(dice, kept, np.int64(pos), st)
-                if log is not None:
-                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
-                used += 1
-            r = _roll_at(dice, roll_at)
-            code = np.int64(row[J, r]) - 1
-            bb_ = (code % (2 * nb)) // 2
-            if log is not None:
-                log[2][g, turn] = used
-                log[3][g, turn] = 0
-                log[4][g, turn] = bb_ if code >= 0 else -1
-            if code >= 0:
-                bs = joker[r, bb_] if code % 2 else natural[r, bb_]
-                bbon = extra_bonus_points(yroll[r], yst[0] == 1, ra.extra)
-                scores[g, 0, bb_] = bs
-                ybonus[g, 0] += bbon
-                cmask[0] |= 1 << bb_
-                if ra.is_upper[bb_]:
-                    usum[0] += bs
-                if bb_ == ybox:
-                    yst[0] = 1 if bs == ra.ypoints else 0
-                open_total -= 1
+            st, used, r = play_turn(st, J + 1, J, keep_by_row, row, work, ra, roll_at, log, (g, turn))
+            open_total -= write_box(np.int64(row[J, r]) - 1, r, g, out, sheet, 0, ra, log, turn, used)
             turn += 1
         nturns_out[g] = turn
 
@@ -648,19 +715,19 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
     rowof, index, dec, table_pass, scratch, roll_at = moves
     row_s, bd = scratch
     seed, first_game, seat = game
-    nb, ybox = ra.nb, ra.ybox
-    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
+    nb = ra.nb
     subkeeps, keeps = ra.subkeeps, ra.keeps
-    scores, ybonus, nturns_out = out
+    nturns_out = out[2]
     n = work.dice.shape[0]
     J = dec.shape[1] - 1
     t = fut.t
-    G = scores.shape[0]
+    G = nturns_out.shape[0]
     B = LOCKSTEP
     st = np.empty(B, np.uint64)
-    cm = np.empty(B, np.int64)
+    cm = np.empty(B, np.int64)  # the block's sheets side by side (game g0 + i: column i)
     us = np.empty(B, np.int64)
     ys = np.empty(B, np.int64)
+    sheet = (cm, us, ys, np.empty(B))
     srow = np.empty(B, np.int64)  # the game's row this turn (-1: its own, in rows)
     rows = np.empty((B, J + 1, dec.shape[2]), np.uint8)
     dice = np.empty((B, n), np.int64)
@@ -678,25 +745,8 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
     for g0 in range(0, G, B):
         nbk = min(B, G - g0)
         for i in range(nbk):
-            g = g0 + i
-            st[i] = stream(seed, first_game + g, seat)
-            cm[i] = 0
-            us[i] = 0
-            ys[i] = -1
-            ybonus[g, 0] = 0
-            for b in range(nb):
-                scores[g, 0, b] = -1
-            if start is not None:
-                ybonus[g, 0] = start[1][0]
-                for b in range(nb):
-                    v = start[0][0, b]
-                    if v >= 0:
-                        scores[g, 0, b] = v
-                        cm[i] |= 1 << b
-                        if ra.is_upper[b]:
-                            us[i] += v
-                        if b == ybox:
-                            ys[i] = 1 if v == ra.ypoints else 0
+            st[i] = stream(seed, first_game + g0 + i, seat)
+            new_sheet(g0 + i, out, sheet, i, start, ra)
         for k in range(open0):
             turn = np.int64(turn0 + k)
             may_pass_turn = (not ra.must_zero) and (max_turns - turn > open0 - k)
@@ -735,24 +785,9 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
                     used[i] = step + 1
             # every game's box
             for i in range(nbk):
-                g = g0 + i
                 r = rr[i]
                 code = (np.int64(dec[srow[i], J, r]) if srow[i] >= 0 else np.int64(rows[i, J, r])) - 1
-                bb_ = (code % (2 * nb)) // 2
-                if log is not None:
-                    log[2][g, turn] = used[i]
-                    log[3][g, turn] = 0
-                    log[4][g, turn] = bb_ if code >= 0 else -1
-                if code >= 0:
-                    bs = joker[r, bb_] if code % 2 else natural[r, bb_]
-                    bbon = extra_bonus_points(yroll[r], ys[i] == 1, ra.extra)
-                    scores[g, 0, bb_] = bs
-                    ybonus[g, 0] += bbon
-                    cm[i] |= 1 << bb_
-                    if ra.is_upper[bb_]:
-                        us[i] += bs
-                    if bb_ == ybox:
-                        ys[i] = 1 if bs == ra.ypoints else 0
+                write_box(code, r, g0 + i, out, sheet, i, ra, log, turn, used[i])
         for i in range(nbk):
             nturns_out[g0 + i] = turn0 + open0
 
@@ -763,7 +798,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
     game with at most K saved rolls. Each turn values its final rolls once per stock that stopping can
     leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
-    its keeps from those (keep_values_saved), and writes its box by the values of the stock it stops
+    its keeps from those (within_turn.keep_values), and writes its box by the values of the stock it stops
     with; rolls saved beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they
     count as K.
 
@@ -779,29 +814,20 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
         Scratch: the final-roll values by stock (absolute: points written plus value to go).
     """
     seed, first_game, seat = game
-    nb, ybox = ra.nb, ra.ybox
-    natural, joker, yroll = ra.natural, ra.joker, ra.yroll
-    scores, ybonus, nturns_out = out
+    nturns_out = out[2]
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
-    cmask, usum, yst, colraw = work.cmask, work.usum, work.yst, work.colraw
-    dice, kept, cnt = work.dice, work.kept, work.cnt
-    n = dice.shape[0]
+    cmask, yst = work.cmask, work.yst
+    sheet = (cmask, work.usum, yst, work.colraw)
+    values = (EJ, FS, 0.0)  # stopping with j rolls left: FS[min(j, K)] (keep_by_values)
     K = W3.shape[0] - 1
     R = Vfinal.shape[0]
     jmax = EJ.shape[0]
     mult = ra.mult[0]
-    for g in range(scores.shape[0]):
+    for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
-        cmask[0] = 0
-        usum[0] = 0
-        yst[0] = -1
-        colraw[0] = 0.0
-        ybonus[g, 0] = 0
-        for b in range(nb):
-            scores[g, 0, b] = -1
+        _, turn = new_sheet(g, out, sheet, 0, None, ra)
         saved = 0
-        turn = np.int64(0)
-        for _t in range(nb):
+        for _t in range(ra.nb):
             budget = roll_budget(ra.saved_rolls, saved)
             J = budget - 1
             if J > jmax:
@@ -814,48 +840,14 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                 base = mult * work.Fcur[0]
                 for r in range(R):
                     FS[s, r] = Vfinal[r] + base
-            keep_values_saved(FS, K, EJ, E, J, ra.keep_of_roll, ra.add_die, ra.drop_self)
-            st = roll_dice(dice, kept, np.int64(0), st)
-            if log is not None:
-                for k in range(n):
-                    log[0][g, turn, 0, k] = dice[k]
-            used = np.int64(1)
-            while used < budget:
-                r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-                j = budget - used
-                jj = j if j <= J else J
-                lv = j if j < K else K
-                d = keep_choice(r, EJ[jj - 1], FS[lv, r], ra.subkeeps, ra.nsub)
-                if d < 0:
-                    break
-                pos = keep_dice(kept, d, ra.keeps)
-                st = roll_dice(dice, kept, np.int64(pos), st)
-                if log is not None:
-                    compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
-                used += 1
+            keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+            st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
             left = budget - used
             s = left if left < K else K
             fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
             best12 = _sheet_next_values(work, fs, ra)
             saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
-            r = compiled.roll_of_dice(dice, cnt, ra.keep_index, ra.roll_of_keep)
-            code = box_code(r, work.NV, cmask, yst, False, best12, ra)
-            bb_ = (code % (2 * nb)) // 2
-            bfull = code % 2
-            if log is not None:
-                log[2][g, turn] = used
-                log[3][g, turn] = 0
-                log[4][g, turn] = bb_
-            bs = joker[r, bb_] if bfull else natural[r, bb_]
-            bbon = extra_bonus_points(yroll[r], yst[0] == 1, ra.extra)
-            scores[g, 0, bb_] = bs
-            ybonus[g, 0] += bbon
-            colraw[0] += bs + bbon
-            cmask[0] |= 1 << bb_
-            if ra.is_upper[bb_]:
-                usum[0] += bs
-            if bb_ == ybox:
-                yst[0] = 1 if bs == ra.ypoints else 0
+            write_box(box_code(r, work.NV, cmask, yst, False, best12, ra), r, g, out, sheet, 0, ra, log, turn, used)
             turn += 1
         nturns_out[g] = turn
 
@@ -893,8 +885,8 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     ours: list[Job] = [
         (_sheet_next_values, (W, typeof(fut), R)),
         (box_code, (i8, NV, cm, ys, b1, best12, R)),
-        (keep_values, (vec, typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll), typeof(ra.add_die),
-                       typeof(ra.drop_self), types.literal(False))),
+        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
+                       typeof(ra.add_die), typeof(ra.drop_self), types.literal(False))),
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),

@@ -242,7 +242,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                         work = local.work = (lane_work(lay.arrays, cap, False, False, 2),
                                              np.empty((lay.arrays.natT.shape[1], cap)))
                     kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, lay.state, lay.arrays, mapped[0],
-                                        W2, work[0], work[1])
+                                        W2, work)
                     lanes = int(n_lanes[start + c:end:nch].sum())
                     if progress is not None and lanes:
                         with lock:

@@ -26,8 +26,8 @@ import numpy.typing as npt
 from ..errors import NotExact
 from ..rules.engine import Column, RuleSet
 from ..strategy.sources import column_state, raw_points
-from .compiled import extra_bonus_points, joker_full_value, joker_now, legal_bits
 from .jit import njit
+from .within_turn import keep_stages_stopping, shifted_final
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -37,107 +37,29 @@ OPS_PER_SECOND = 1.6e10  # what `cost` counts, per second of one core (measured 
 
 
 @njit(cache=True, nogil=True)
-def _turn(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, J: int, F: Any, G: Any, A: Any, M: Any, B: Any,
-          box_val: Any, want_boxes: bool, r_pos: int) -> None:  # pragma: no cover - compiled
-    """One turn from state (mask m, Yahtzee lane y) on the next states' vectors Vn[j, x].
-
-    Writes F[r, x] (the best box for final roll r), G[j, k, x] (keep k's value, its reroll followed
-    by j more rolls allowed), B[r, x] (the best of roll r with J rerolls left: the first roll's
-    outcomes) and, with want_boxes, box_val[b, x] (roll r_pos written in box b; -1 where illegal).
-    nxt_i[b, v]: the index in Vn of the state box b (variant v) leads to."""
-    R = ra.natT.shape[1]
-    K = ra.add_die.shape[0]
-    first_full = K - R
-    X = Vn.shape[1]
-    nb = ra.nb
-    full = (1 << nb) - 1
-    open_ = full & ~m
-    ybit = (1 << ra.ybox) if ra.has_y else 0
-    yfilled = (m & ybit) != 0
-    for r in range(R):
-        yr = ra.yroll[r]
-        jk = joker_now(ra.joker_code, ra.has_y, yfilled, yr)
-        bits = legal_bits(open_, ra.fill0, jk and ra.joker_code == 1, ra.own_bit[r], ra.lower_bits)
-        fullv = joker_full_value(jk, open_, ra.own_bit[r])
-        bon = extra_bonus_points(yr, y == 1, ra.extra)
-        for x in range(X):
-            F[r, x] = -1.0
-        if want_boxes and r == r_pos:
-            for b in range(nb):
-                for x in range(X):
-                    box_val[b, x] = -1.0
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            b = 0
-            while (1 << b) != low:
-                b += 1
-            if fullv:
-                sc = ra.joker[r, b]
-                v = ra.var_jok[r, b]
-            else:
-                sc = ra.natural[r, b]
-                v = ra.var_nat[r, b]
-            pts = sc + bon
-            j = nxt_i[b, v]
-            for x in range(X):
-                xx = x + pts
-                if xx > X - 1:
-                    xx = X - 1
-                val = Vn[j, xx]
-                if val > F[r, x]:
-                    F[r, x] = val
-                if want_boxes and r == r_pos:
-                    box_val[b, x] = val
-    # B_0 = F; then G_{j} from B_j, B_{j+1} from G_j and F
-    for r in range(R):
-        for x in range(X):
-            B[r, x] = F[r, x]
-    sixth = 1.0 / 6.0
-    for j in range(J):
-        # A[k]: keep k's value when its reroll leaves j more rolls: full keeps from B_j, smaller ones averaged
-        for k in range(first_full, K):
-            r = ra.roll_of_keep[k]
-            for x in range(X):
-                A[k, x] = B[r, x]
-        for k in range(first_full - 1, -1, -1):
-            for x in range(X):
-                s = 0.0
-                for f in range(6):
-                    s += A[ra.add_die[k, f], x]
-                A[k, x] = s * sixth
-        for k in range(first_full):
-            for x in range(X):
-                G[j, k, x] = A[k, x]
-        # B_{j+1}[r]: stop (F[r]) or the best proper keep of r, through the drop-a-die lattice
-        for k in range(K):
-            if k >= first_full:
-                r = ra.roll_of_keep[k]
-                for x in range(X):
-                    M[k, x] = F[r, x]
-            else:
-                for x in range(X):
-                    M[k, x] = A[k, x]
-        for k in range(1, K):
-            for f in range(6):
-                d = ra.drop_die[k, f]
-                if d >= 0:
-                    for x in range(X):
-                        if M[d, x] > M[k, x]:
-                            M[k, x] = M[d, x]
-        for r in range(R):
-            kk = ra.keep_of_roll[r]
-            for x in range(X):
-                B[r, x] = M[kk, x]
+def _turn(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, J: int, work: Any,
+          r_pos: int) -> None:  # pragma: no cover - compiled
+    """One turn from state (mask m, Yahtzee lane y) on the next states' vectors Vn[j, x]
+    (within_turn.shifted_final, then within_turn.keep_stages_stopping with the points gained x as
+    lanes): work = (F, G, E, B, box_val) written: F[r, x] the best box for final roll r, G[j, k, x]
+    keep k's value (its reroll followed by j more rolls allowed), B[r, x] the best of roll r with J
+    rerolls left (the first roll's outcomes), box_val[b, x] roll r_pos written in box b (r_pos -1:
+    none); E scratch."""
+    F, G, E, B, box_val = work
+    shifted_final(m, y, Vn, nxt_i, ra, F, box_val, r_pos)
+    keep_stages_stopping(F, G, E, B, ra, J)
 
 
 @njit(cache=True, nogil=True)
-def _solve(sm: Any, sy: Any, su: Any, nxt: Any, V: Any, Uf: Any, ra: Any, J: int, t: int, ubonus: int,
+def _solve(states: Any, nxt: Any, V: Any, Uf: Any, ra: Any, J: int, bonus: Any,
            work: Any) -> None:  # pragma: no cover - compiled
-    """V[i] for the states i = n - 1 .. 1 (in that order, every next state's index above its own;
-    state 0, the position, is left to the caller): a full column's u of the points gained plus the
-    upper bonus, any other's the average of its first roll's outcomes."""
-    F, G, A, M, B, box_val = work
+    """V[i] for the states i = n - 1 .. 1 of states = (masks, Yahtzee lanes, upper totals) (in that
+    order, every next state's index above its own; state 0, the position, is left to the caller): a
+    full column's u of the points gained plus the upper bonus (bonus = (the threshold t, the bonus)),
+    any other's the average of its first roll's outcomes (work: _turn's)."""
+    sm, sy, su = states
+    t, ubonus = bonus
+    B = work[3]
     n = sm.shape[0]
     X = V.shape[1]
     R = ra.natT.shape[1]
@@ -149,7 +71,7 @@ def _solve(sm: Any, sy: Any, su: Any, nxt: Any, V: Any, Uf: Any, ra: Any, J: int
                 xx = x + add
                 V[i, x] = Uf[xx if xx < X else X - 1]
             continue
-        _turn(sm[i], sy[i], V, nxt[i], ra, J, F, G, A, M, B, box_val, False, -1)
+        _turn(sm[i], sy[i], V, nxt[i], ra, J, work, -1)
         for x in range(X):
             V[i, x] = 0.0
         for r in range(R):
@@ -252,8 +174,8 @@ class Solved:
         showing) with these dice and rolls left, under the play that maximises it from there."""
         ra = self.mod.ra
         r_pos = int(ra.roll_of_keep[self.keep_of(dice)])
-        F, G, A, M, B, box_val = self.work
-        _turn(self.m, self.y, self.V, self.nxt[0], ra, self.mod.J, F, G, A, M, B, box_val, True, r_pos)
+        F, G, _, _, box_val = self.work
+        _turn(self.m, self.y, self.V, self.nxt[0], ra, self.mod.J, self.work, r_pos)
         out: list[float] = []
         for o in options:
             if o.keep is not None:
@@ -282,10 +204,9 @@ def solve(rules: RuleSet, column: Column, u: FloatArray) -> Solved:
     R = ra.natT.shape[1]
     K = ra.add_die.shape[0]
     J = mod.J
-    work = (np.empty((R, X)), np.empty((max(J, 1), K, X)), np.empty((K, X)), np.empty((K, X)), np.empty((R, X)),
-            np.empty((ra.nb, X)))
+    work = (np.empty((R, X)), np.empty((max(J, 1), K, X)), np.empty((K, X)), np.empty((R, X)), np.empty((ra.nb, X)))
     V = np.zeros((len(sm), X))
-    _solve(sm, sy, su, nxt, V, Uf, ra, J, lay.t, max(rules.settings.upper_bonus, 0), work)
+    _solve((sm, sy, su), nxt, V, Uf, ra, J, (lay.t, max(rules.settings.upper_bonus, 0)), work)
     return Solved(rules, mod, m, y, V, nxt, work)
 
 

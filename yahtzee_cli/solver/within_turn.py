@@ -10,11 +10,15 @@ turn (Verhoeff's):
 
 * final-roll values: V0[r] = the best box for the final roll r, max over its legal boxes of score
   plus the value of the state it leads to (`column_final` for one state; `lane_final_values` for
-  the table build's lanes, with the second moment and the pass probability carried along);
+  the table build's lanes, with the second moment and the pass probability carried along;
+  `shifted_final` for an objective over the final score, over the points gained);
 * keep values: for each roll left j = 1, 2: E_j[k] = the mean of E over the keeps one die larger
   ("add one die", a full keep is worth V_{j-1} of that roll) and V_j[r] = max over the sub-keeps of r
-  ("drop one die": M[k] = max(E[k], max_f M[k - f]) in increasing keep size) (`keep_values`;
-  `expect_lanes` and `best_sub_lanes` for the build);
+  ("drop one die": M[k] = max(E[k], max_f M[k - f]) in increasing keep size), stopping on r worth
+  what the objective says (`keep_values`, whose stopping values are an input: the final-roll values
+  plus saved rolls, or by the stock of saved rolls a stop leaves); over a trailing lane axis
+  `expect_lanes` and `best_sub_lanes`, staged by `keep_stages_lanes` (the build) and
+  `keep_stages_stopping` (over the points gained);
 * decisions: the keep of a roll (`keep_choice`: the first best proper keep in
   tables.proper_subkeeps' order; stopping wins ties) and its box (`box_code`, `box_codes`,
   `box_slots`: the first best box in sheet order; a pass charged strategy.turn.PASS_COST).
@@ -293,15 +297,20 @@ def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfu
 
 
 @njit(**INNER)
-def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, keep_of_roll: np.ndarray,
+def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, keep_of_roll: np.ndarray,
                 add_die: np.ndarray, drop_die: np.ndarray, turn_mean: bool) -> None:
     """Keep values of one state: EJ[j - 1, k] = the value of keeping k with j rolls left (j = 1..J),
-    from the final-roll values (the scalar form of expect_lanes / best_sub_lanes).
+    from what stopping is worth (the scalar form of expect_lanes / best_sub_lanes). Stopping on roll
+    r with j rolls unused is worth S[min(j, L), r] + saved_value * j (L = S.shape[0] - 1): with L = 0
+    the final-roll values plus a value per roll saved for later (0 without saved rolls); with an exact
+    saved-rolls table (saved_value 0) the final-roll values with that many rolls saved for the next
+    turn (play_kernel.play_saved_games).
 
     Parameters
     ----------
-    Vfinal : float64[R]
-        The final-roll values (column_final).
+    S : float64[L + 1, R]
+        The value of stopping on each roll by the rolls it saves (capped at L): row 0, the final
+        roll's (column_final; a 1-D array reshaped to one row).
     EJ : float64[J, K]
         Written: the keep values.
     E : float64[K]
@@ -317,12 +326,13 @@ def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved
         Average the six faces as strategy.turn.Turn does (the sum divided by 6.0: the grader, whose
         values agree with Turn's to the last bit), not as the table build does (times 1 / 6).
     """
-    R = Vfinal.shape[0]
+    R = S.shape[1]
+    L = S.shape[0] - 1
     K = add_die.shape[0]
     first_full = K - R
     sixth = 1.0 / 6.0
     for r in range(R):
-        E[keep_of_roll[r]] = Vfinal[r]
+        E[keep_of_roll[r]] = S[0, r]
     for j in range(1, J + 1):
         if turn_mean:
             for k in range(first_full - 1, -1, -1):
@@ -341,52 +351,10 @@ def keep_values(Vfinal: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved
                     e = E[drop_die[k, f]]
                     m = e if e > m else m
                 E[k] = m
+            lv = j if j < L else L
             for r in range(R):
                 kr = keep_of_roll[r]
-                stop = Vfinal[r] + saved_value * j
-                if stop > E[kr]:
-                    E[kr] = stop
-
-
-@njit(**INNER)
-def keep_values_saved(FS: np.ndarray, K: int, EJ: np.ndarray, E: np.ndarray, J: int, keep_of_roll: np.ndarray,
-                      add_die: np.ndarray, drop_die: np.ndarray) -> None:
-    """keep_values with an exact saved-rolls table: stopping with j rolls unused is worth FS[min(j, K)]
-    (the final-roll values with that many rolls saved for the next turn) instead of Vfinal plus a
-    value per saved roll.
-
-    Parameters
-    ----------
-    FS : float64[K + 1, R]
-        The final-roll values by the stock stopping leaves (levels above J unused).
-    K : int
-        The table's cap on saved rolls.
-    EJ, E, J, keep_of_roll, add_die, drop_die
-        As keep_values'.
-    """
-    R = FS.shape[1]
-    NK = add_die.shape[0]
-    first_full = NK - R
-    sixth = 1.0 / 6.0
-    for r in range(R):
-        E[keep_of_roll[r]] = FS[0, r]
-    for j in range(1, J + 1):
-        for k in range(first_full - 1, -1, -1):
-            E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
-                    + E[add_die[k, 5]]) * sixth
-        for k in range(NK):
-            EJ[j - 1, k] = E[k]
-        if j < J:
-            for k in range(1, NK):
-                m = E[k]
-                for f in range(6):
-                    e = E[drop_die[k, f]]
-                    m = e if e > m else m
-                E[k] = m
-            lv = j if j < K else K
-            for r in range(R):
-                kr = keep_of_roll[r]
-                stop = FS[lv, r]
+                stop = S[lv, r] + saved_value * j
                 if stop > E[kr]:
                     E[kr] = stop
 
@@ -937,7 +905,7 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W:
     for blk in range(0, nl, 8):
         nbk = min(8, nl - blk)
         for i in range(nbk):
-            lane_values(off + blk + i, blk + i, i, sub, m, (any_bits, bbits, bfull, nspec), lay, ra, W, W2, work)
+            lane_values((off + blk + i, blk + i, i), sub, m, (any_bits, bbits, bfull, nspec), lay, ra, W, W2, work)
         # transpose the block into the full-keep rows: E[keep_of_roll[r], lane]
         L0 = off + blk
         for r in range(R):
@@ -975,19 +943,16 @@ def _box_max2(V: np.ndarray, V2: np.ndarray, sb: np.ndarray, vb: np.ndarray, NVl
 
 
 @njit(cache=True, inline="always")
-def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
-                W2: np.ndarray, work: Any) -> None:
+def lane_values(at: Any, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
+                work: Any) -> None:
     """Final-roll values of one lane (y, u) of mask m: work.V[i, r] (V2: second moments, Qb: the pass
     taken).
 
     Parameters
     ----------
-    L : int
-        The lane's index in work (lu, ly, X).
-    lane : int
-        Its index among the mask's lanes (y * ucount[sub] + the index of u).
-    i : int
-        Its row in V, V2, Qb.
+    at : (int, int, int)
+        (L, lane, i): the lane's index in work (lu, ly, X), its index among the mask's lanes
+        (y * ucount[sub] + the index of u), its row in V, V2, Qb.
     sub, m : int
         The mask's set of filled upper boxes, the mask.
     sets : (int, int, bool, int)
@@ -996,6 +961,7 @@ def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any
     lay, ra, W, W2, work
         As lane_final_values.
     """
+    L, lane, i = at
     any_bits, bbits, bfull, nspec = sets
     moments = work.moments
     NVl, NVl2 = work.NVl, work.NVl2
@@ -1051,6 +1017,129 @@ def lane_values(L: Int, lane: int, i: int, sub: int, m: int, sets: Any, lay: Any
                 V2[r] = 0.0
                 q = 1.0
             Qr[r] = q
+
+
+# --------------------------------------------------------------------------- over the final score
+#
+# An objective over the final score (solver.utility: a target's probability, a share of first place)
+# values each state by a vector over the points gained so far, the trailing lane axis of the keep
+# stages: its final-roll values shift the next states' vectors by the points written (shifted_final);
+# its keep stages weigh stopping afresh at every stage (keep_stages_stopping).
+
+
+@njit(**INNER)
+def shifted_final(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, F: Any, box_val: Any,
+                  r_pos: int) -> None:
+    """Final-roll values of an objective over the final score (solver.utility: E[u(final total)]) in
+    state (mask m, Yahtzee lane y), over the points x gained so far: F[r, x] = the best box for final
+    roll r, max over its legal boxes of the next state's vector shifted by the points written,
+    Vn[nxt_i[b, v], min(x + points, X - 1)]; with r_pos >= 0, also box_val[b, x] (roll r_pos written
+    in box b; -1 where illegal).
+
+    Parameters
+    ----------
+    m, y : int
+        The state: filled boxes, Yahtzee lane.
+    Vn : float64[states, X]
+        The states' vectors (those of m's next states read).
+    nxt_i : int64[B, vmax]
+        The index in Vn of the state box b (variant v) leads to.
+    ra : tables.RuleArrays
+        The rule set's arrays.
+    F : float64[R, X]
+        Written.
+    box_val : float64[B, X]
+        Written when r_pos >= 0.
+    r_pos : int
+        The roll showing (Solved.values), or -1.
+    """
+    R = ra.natT.shape[1]
+    X = Vn.shape[1]
+    nb = ra.nb
+    full = (1 << nb) - 1
+    open_ = full & ~m
+    ybit = (1 << ra.ybox) if ra.has_y else 0
+    yfilled = (m & ybit) != 0
+    for r in range(R):
+        yr = ra.yroll[r]
+        jk = joker_now(ra.joker_code, ra.has_y, yfilled, yr)
+        bits = legal_bits(open_, ra.fill0, jk and ra.joker_code == 1, ra.own_bit[r], ra.lower_bits)
+        fullv = joker_full_value(jk, open_, ra.own_bit[r])
+        bon = extra_bonus_points(yr, y == 1, ra.extra)
+        for x in range(X):
+            F[r, x] = -1.0
+        if r == r_pos:
+            for b in range(nb):
+                for x in range(X):
+                    box_val[b, x] = -1.0
+        while bits:
+            bits, b = next_box(bits)
+            if fullv:
+                sc = ra.joker[r, b]
+                v = ra.var_jok[r, b]
+            else:
+                sc = ra.natural[r, b]
+                v = ra.var_nat[r, b]
+            pts = sc + bon
+            j = nxt_i[b, v]
+            for x in range(X):
+                xx = x + pts
+                if xx > X - 1:
+                    xx = X - 1
+                val = Vn[j, xx]
+                if val > F[r, x]:
+                    F[r, x] = val
+                if r == r_pos:
+                    box_val[b, x] = val
+
+
+@njit(**INNER)
+def keep_stages_stopping(F: np.ndarray, G: np.ndarray, E: np.ndarray, B: np.ndarray, ra: Any, J: int) -> None:
+    """The keep stages of a turn over lanes x (a trailing axis: solver.utility's points gained) whose
+    every stage weighs stopping on roll r at F[r] afresh (the best of a roll with j + 1 rerolls left
+    is max(F, its best proper keep), not max(its best with j, ...) as in keep_stages_lanes): with
+    j = 0..J - 1, G[j, k] = keep k's value when its reroll leaves j more rolls; B[r] the best of roll
+    r with J rerolls left. expect_lanes and best_sub_lanes over the lanes.
+
+    Parameters
+    ----------
+    F : float64[R, X]
+        The value of stopping on each final roll.
+    G : float64[J, K, X]
+        Written: keep values (the keeps smaller than a full roll).
+    E : float64[K, X]
+        Scratch.
+    B : float64[R, X]
+        Written.
+    ra : tables.RuleArrays
+        The rule set's arrays (add_die, drop_die, keep_of_roll, roll_of_keep).
+    J : int
+        Rerolls.
+    """
+    R, X = F.shape
+    K = ra.add_die.shape[0]
+    first_full = K - R
+    for r in range(R):
+        for x in range(X):
+            B[r, x] = F[r, x]
+    for j in range(J):
+        for k in range(first_full, K):  # a full keep is worth its roll's best with j more rolls
+            r = ra.roll_of_keep[k]
+            for x in range(X):
+                E[k, x] = B[r, x]
+        expect_lanes(E, first_full, ra.add_die, X)
+        for k in range(first_full):
+            for x in range(X):
+                G[j, k, x] = E[k, x]
+        for k in range(first_full, K):  # stopping
+            r = ra.roll_of_keep[k]
+            for x in range(X):
+                E[k, x] = F[r, x]
+        best_sub_lanes(E, E, E, 0, ra.drop_die, X)
+        for r in range(R):
+            kr = ra.keep_of_roll[r]
+            for x in range(X):
+                B[r, x] = E[kr, x]
 
 
 # --------------------------------------------------------------------------- Turn's arithmetic
