@@ -6,14 +6,13 @@ on this one, alternately, each figure with its ratio.
 The baseline is another checkout of the project installed (`pip install -e '.[dev,bench]'`) in its own
 virtual environment; --before-python is that environment's interpreter, --after-python this one's
 (default: the interpreter running this script). Each side runs its own checkout's bench_solve.py,
-bench_simulate.py, bench_analyze.py and bench_distribution.py (the checkout its interpreter imports
-yahtzee_cli from: a script may use options the other side lacks), with its `yahtzee` first on PATH
-and caches of its own (YAHTZEE_CACHE_DIR and NUMBA_CACHE_DIR
-under --cache, kept between rounds: compiled kernels and built tables are loaded, as a user's second
-run would). --rounds rounds; in each, every script runs for one side then the other (the first side
-alternates from round to round), so load on the machine falls on both sides alike. Each figure is
-the best over the rounds (the least time, the most games per second). A side's run that fails stops
-the comparison.
+bench_simulate.py, bench_analyze.py, bench_distribution.py and bench_hint.py --target (the checkout its
+interpreter imports yahtzee_cli from: a script may use options the other side lacks), with its `yahtzee`
+first on PATH and caches of its own (YAHTZEE_CACHE_DIR and NUMBA_CACHE_DIR under --cache, kept between
+rounds: compiled kernels and built tables are loaded, as a user's second run would). --rounds rounds; in
+each, every script runs for one side then the other (the first side alternates from round to round), so
+load on the machine falls on both sides alike. Each figure is the best over the rounds (the least time,
+the most games per second). A side's run that fails stops the comparison.
 
 Printed per figure: before, after, and the after side's cost relative to before (after / before for
 times, before / after for rates: above 1 the after side is slower); "WORSE" marks a cost above
@@ -25,7 +24,7 @@ at most 1.5) for the after side, unless --no-first-run.
 Extra arguments to a script: --solve-args, --simulate-args, --analyze-args, --distribution-args
 (one string each, e.g. --simulate-args="--games 20000 --repeat 1"; defaults: the scripts' own, with
 --games 0 for bench_distribution: the simulated cross-check is a test of the distribution, not its
-speed). --only solve simulate ...: those scripts alone.
+speed; --target --runs 3 for bench_hint). --only solve simulate ...: those scripts alone.
 """
 
 from __future__ import annotations
@@ -100,8 +99,16 @@ FIGURES = [
     Figure("distribution yatzy: CPU", "bench_distribution.py", r"^yatzy: distribution in .* wall, " + NUM
            + " s CPU", "s"),
     Figure("distribution yatzy: wall", "bench_distribution.py", r"^yatzy: distribution in " + NUM + " s wall", "s"),
+    Figure("hint --target: cold", "bench_hint.py", r"^\s+yahtzee hint .*--target \d+ cold\s+" + NUM + " s", "s"),
+    Figure("hint --target: warm", "bench_hint.py", r"^\s+yahtzee hint .*--target \d+ warm\s+" + NUM + " s", "s"),
+    Figure("hint --to-win: cold", "bench_hint.py", r"^\s+hint .*--to-win, game start, cold\s+" + NUM + " s", "s"),
+    Figure("hint --to-win: warm", "bench_hint.py", r"^\s+hint .*--to-win, game start, warm\s+" + NUM + " s", "s"),
+    Figure("hint --to-win: three boxes left", "bench_hint.py", r"^\s+hint .*--to-win, three boxes left\s+" + NUM
+           + " s", "s"),
+    Figure("(control) yatzy-solver build, hint", "bench_hint.py", r"^\s+yatzy-solver cold build .*?\s" + NUM + " s",
+           "s"),
 ]
-SCRIPTS = ["bench_solve.py", "bench_simulate.py", "bench_analyze.py", "bench_distribution.py"]
+SCRIPTS = ["bench_solve.py", "bench_simulate.py", "bench_analyze.py", "bench_distribution.py", "bench_hint.py"]
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,8 @@ def main() -> None:
     ap.add_argument("--no-first-run", action="store_true", help="skip bench_first_run.py")
     for script in SCRIPTS:
         key = script.removeprefix("bench_").removesuffix(".py")
-        ap.add_argument(f"--{key}-args", default="--games 0" if key == "distribution" else "")
+        default = {"distribution": "--games 0", "hint": "--target --runs 3"}.get(key, "")
+        ap.add_argument(f"--{key}-args", default=default)
     args = ap.parse_args()
     args.only = [f"bench_{k}.py" for k in args.only]
     sides = [Side("before", args.before_python.absolute(), args.cache / "before"),

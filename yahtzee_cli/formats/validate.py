@@ -45,6 +45,11 @@ _TURN_KEYS = frozenset({"player", "rolls", "held", "column", "box", "score", "bo
 # --------------------------------------------------------------------------- per-rule-set tables
 
 
+def _faces(dice: tuple[Any, ...]) -> bool:
+    """Every die a face 1-6, as an int (a bool is not a die)."""
+    return all(type(d) is int and 1 <= d <= 6 for d in dice)
+
+
 class _Tables:
     """Lookups derived once per RuleSet: canonical (sorted) dice by raw tuple, sub-multisets of each
     roll (for held dice), box indices by written name, and the values each box can hold."""
@@ -123,11 +128,8 @@ class _Tables:
         """Sorted dice for a raw roll, or None when it is not `n` faces 1-6 (ints, not bools)."""
         key = tuple(raw)
         got = self.canon.get(key)
-        if got is not None:
-            return got
-        if len(key) != self.n or not all(type(d) is int and 1 <= d <= 6 for d in key):
-            return None
-        got = self.canon[key] = tuple(sorted(key))
+        if got is None and len(key) == self.n and _faces(key):
+            got = self.canon[key] = tuple(sorted(key))
         return got
 
     def pack(self, raw: Any) -> int | None:
@@ -136,7 +138,7 @@ class _Tables:
         got = self.dice_key.get(key)
         if got is not None:
             return got
-        if len(key) > self.n or not all(type(v) is int and 1 <= v <= 6 for v in key):
+        if len(key) > self.n or not _faces(key):
             return None
         packed: int = sum(1 << 4 * (v - 1) for v in key)
         if len(key) == self.n:

@@ -690,17 +690,27 @@ def _yahtzee_boxes(german: bool = False) -> tuple[Box, ...]:
     return tuple(upper + lower)
 
 
+def _scandinavian_top() -> list[Box]:
+    """The upper section, one pair and two pairs: how Yatzy and Maxi Yatzy sheets both begin."""
+    return _upper(_EN_UPPER, _UPPER_ALIASES) + [
+        _box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
+        _box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
+    ]
+
+
+def _of_a_kind(aliases: dict[int, tuple[str, ...]]) -> list[Box]:
+    """Scandinavian n-of-a-kind boxes (n: their aliases), scoring the n matching dice."""
+    words = {3: "three", 4: "four", 5: "five"}
+    return [_box(key=f"{words[n]}_of_a_kind", name=f"{words[n].capitalize()} of a kind", kind="kind", n=n,
+                 scoring="matching", aliases=a) for n, a in aliases.items()]
+
+
 @cache  # presets sharing a sheet share its (frozen) boxes: fewer built at import
 def _yatzy_boxes() -> tuple[Box, ...]:
     return tuple(
-        _upper(_EN_UPPER, _UPPER_ALIASES)
+        _scandinavian_top()
         + [
-            _box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
-            _box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
-            _box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
-                aliases=("3k", "3oak")),
-            _box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
-                aliases=("4k", "4oak")),
+            *_of_a_kind({3: ("3k", "3oak"), 4: ("4k", "4oak")}),
             _box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
                 aliases=("ss", "small")),
             _box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
@@ -718,17 +728,10 @@ def _maxi_boxes() -> tuple[Box, ...]:
     # matching dice; full house is a 3+2 scoring those five dice (the sixth die does not count);
     # castle (3+3) and tower (4+2) use all six dice.
     return tuple(
-        _upper(_EN_UPPER, _UPPER_ALIASES)
+        _scandinavian_top()
         + [
-            _box(key="one_pair", name="One pair", kind="kind", n=2, scoring="matching", aliases=("pair", "1p")),
-            _box(key="two_pairs", name="Two pairs", kind="pairs", n=2, aliases=("two_pair", "2p")),
             _box(key="three_pairs", name="Three pairs", kind="pairs", n=3, aliases=("3p",)),
-            _box(key="three_of_a_kind", name="Three of a kind", kind="kind", n=3, scoring="matching",
-                aliases=("3k",)),
-            _box(key="four_of_a_kind", name="Four of a kind", kind="kind", n=4, scoring="matching",
-                aliases=("4k",)),
-            _box(key="five_of_a_kind", name="Five of a kind", kind="kind", n=5, scoring="matching",
-                aliases=("5k",)),
+            *_of_a_kind({3: ("3k",), 4: ("4k",), 5: ("5k",)}),
             _box(key="small_straight", name="Small straight", kind="straight", length=5, start=1, points=15,
                 aliases=("ss",)),
             _box(key="large_straight", name="Large straight", kind="straight", length=5, start=2, points=20,
