@@ -23,13 +23,10 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)  # the percentiles a distributi
 # --------------------------------------------------------------------------- distributions
 
 
-def round_target(x: float) -> int:
-    """A round score near x (a multiple of 10) for P(final >= T) when no target is given."""
-    return int(round(x / 10.0)) * 10
-
-
 def thresholds(d: Distribution) -> list[int]:
     """Round thresholds across the likely range (multiples of 50 between the 5th and 99th percentile)."""
+    from .hint import round_target
+
     lo, hi = d.percentile(5), d.percentile(99)
     out = list(range((lo + 49) // 50 * 50, hi + 1, 50))
     return out or [round_target(d.percentile(50))]
