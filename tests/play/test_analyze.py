@@ -23,6 +23,7 @@ from conftest import simulated_logs
 from yahtzee_cli.formats.jsonio import loads
 from yahtzee_cli.formats.players import player_key
 from yahtzee_cli.play import analyze as A
+from yahtzee_cli.play import report as T
 from yahtzee_cli.play.hint import hint
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.strategy import turn as P
@@ -201,7 +202,7 @@ def test_keeping_every_die_and_rolling_again_is_no_stop(analyzer: A.Analyzer) ->
         assert keep.made.keep == tuple(dice) and keep.made.value == pytest.approx(one_fewer)
         assert keep.regret == pytest.approx(251.40544182696922 - one_fewer)
         assert keep.best.keep == (3, 3)
-        assert "keep all, reroll none" in A.render_game(analyzer.game(data), verbose=True)
+        assert "keep all, reroll none" in T.render_game(analyzer.game(data), verbose=True)
 
 
 def test_in_progress_and_until(analyzer: A.Analyzer) -> None:
@@ -235,10 +236,10 @@ def test_approximate_rules_are_labelled(analyzer: A.Analyzer) -> None:
         assert d.made.column == t["column"] - 1 and d.made.box == R.preset("triple-yahtzee").box_index(t["box"])
     out = A.game_dict(ga)
     assert out["exact"] is False and "column" in out["decisions"][-1]["made"]
-    assert f"APPROXIMATE optimal play ({ga.source})" in A.render_game(ga)
+    assert f"APPROXIMATE optimal play ({ga.source})" in T.render_game(ga)
     totals = A.Totals()
     totals.add(ga)
-    assert A.totals_dict(totals)["exact"] is False and "APPROXIMATE" in A.render_totals(totals)
+    assert A.totals_dict(totals)["exact"] is False and "APPROXIMATE" in T.render_totals(totals)
 
 
 def test_sheets_cannot_be_analyzed(analyzer: A.Analyzer) -> None:
@@ -422,9 +423,9 @@ def test_decision_dict_and_move_text() -> None:
     d = A.Decision(rules, 4, "X", 3, 1, "keep", (1, 3, 3, 5, 6), 2, choice, choice, 0.0)
     out = A.decision_dict(d)
     assert (out["turn"], out["path"], out["decision"], out["regret"]) == (5, "/turns/4", "keep", 0.0)
-    assert A.move_text(rules, P.Choice(1.0, keep=()), 5) == "reroll all"
-    assert A.move_text(rules, P.Choice(1.0, keep=(1, 2, 3, 4, 5)), 5) == "stop (keep all)"
-    assert A.move_text(rules, P.Choice(1.0, is_pass=True), 5) == "pass"
-    assert A.move_text(rules, P.Choice(1.0, box=11, score=50, bonus=100), 5) == "yahtzee 50 +100"
+    assert T.move_text(rules, P.Choice(1.0, keep=()), 5) == "reroll all"
+    assert T.move_text(rules, P.Choice(1.0, keep=(1, 2, 3, 4, 5)), 5) == "stop (keep all)"
+    assert T.move_text(rules, P.Choice(1.0, is_pass=True), 5) == "pass"
+    assert T.move_text(rules, P.Choice(1.0, box=11, score=50, bonus=100), 5) == "yahtzee 50 +100"
     empty = A.GameAnalysis(rules, True, "exact table", [A.PlayerSummary("X")], [], 0, False)
-    assert "X: no decisions yet" in A.render_game(empty)
+    assert "X: no decisions yet" in T.render_game(empty)

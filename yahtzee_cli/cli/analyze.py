@@ -106,6 +106,7 @@ def run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose: 
 def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose: bool, risk: float | None,
                  workers: int | None, backend: str, scheduler: str | None, plot: Path | None, wins: bool) -> None:
     from ..play import analyze as A
+    from ..play import report as T
     from ..play.fanout import grade
 
     totals = A.Totals()
@@ -148,14 +149,14 @@ def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose:
             out.record(record, finite=True)  # (every number of a grading is checked where it is made)
             out.table(A.LOSS_HEAD, partial(A.loss_rows, ga))
             if not batch:
-                out.say(partial(A.render_game, ga, verbose=verbose))
+                out.say(partial(T.render_game, ga, verbose=verbose))
             elif verbose:
                 out.say(partial(_headed, ga, g.where, shown > 1))
             shown_so_far.update(shown, None, label="analyzing", unit="games")
     totals.problems = failed
     out.record(A.totals_dict(totals), finite=True)  # a stream always ends with its totals
     if batch:
-        out.say(lambda: ("\n" if verbose and shown else "") + A.render_totals(totals))
+        out.say(lambda: ("\n" if verbose and shown else "") + T.render_totals(totals))
     out.flush()
     if plot is not None:
         from ..formats.plot import analyze_figure
@@ -168,9 +169,9 @@ def _run_analyze(sources: list[Any], out: Output, *, until: int | None, verbose:
 
 def _headed(ga: Any, where: str, gap: bool) -> str:
     """A game of a batch in full (-v): its place, then every decision."""
-    from ..play import analyze as A
+    from ..play.report import render_game
 
-    return f"{chr(10) if gap else ''}== {where} ==\n{A.render_game(ga, verbose=True)}"
+    return f"{chr(10) if gap else ''}== {where} ==\n{render_game(ga, verbose=True)}"
 
 
 PLOT_GAMES = 6  # panels of `analyze --plot` (the first games of a batch)

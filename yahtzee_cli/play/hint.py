@@ -160,6 +160,11 @@ def certainty_equivalent(chances: Any, theta: float) -> float:
     return ref + math.log(float((d.pmf * np.exp(theta * (x - ref))).sum())) / theta
 
 
+def round_target(x: float) -> int:
+    """A round score near x (a multiple of 10) for P(final >= T) when no target is given."""
+    return int(round(x / 10.0)) * 10
+
+
 def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: float, target: int | None,
                  top: int | None, say: Say | None = None) -> RiskRanking:
     """The exact chances of the options of `ev` (passes left out): with theta != 0 every option, ranked
@@ -167,7 +172,6 @@ def rank_by_risk(rules: R.RuleSet, column: R.Column, ev: Evaluation, theta: floa
     expected value. `target`: the score the chances are read at (default: a round score near the best
     option's median). NotExact when the rules have no exact distribution."""
     from ..solver import positions
-    from .report import round_target
 
     opts = [o for o in ev.options if not o.is_pass]
     picked = opts if theta != 0.0 else opts[: top or 3]

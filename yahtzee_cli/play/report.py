@@ -1,5 +1,5 @@
 """The one place the engine's results become text for people: final-score distributions (their JSON
-summary too, beside the text), histograms, hints of every kind and simulation reports.
+summary too, beside the text), histograms, hints of every kind, simulation reports and graded games.
 
 Tables go through formats.render.table and histograms through text.histogram, so every command's text
 reads the same; nothing here computes, and nothing loads numpy (a hint from a stored table stays light)."""
@@ -9,8 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..rules.engine import RuleSet
     from ..solver.pmf import Distribution
-    from ..strategy.turn import Evaluation
+    from ..strategy.turn import Choice, Evaluation
+    from .analyze import Decision, GameAnalysis, PlayerSummary, Totals
+    from .luck import Moment
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)  # the percentiles a distribution is summarised by
 
@@ -18,13 +23,10 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)  # the percentiles a distributi
 # --------------------------------------------------------------------------- distributions
 
 
-def round_target(x: float) -> int:
-    """A round score near x (a multiple of 10) for P(final >= T) when no target is given."""
-    return int(round(x / 10.0)) * 10
-
-
 def thresholds(d: Distribution) -> list[int]:
     """Round thresholds across the likely range (multiples of 50 between the 5th and 99th percentile)."""
+    from .hint import round_target
+
     lo, hi = d.percentile(5), d.percentile(99)
     out = list(range((lo + 49) // 50 * 50, hi + 1, 50))
     return out or [round_target(d.percentile(50))]
@@ -290,3 +292,160 @@ SEAT_COLUMNS = ("seat", "player", "strategy", "exact", "wins", "ties", "win_rate
 def seat_rows(data: dict[str, Any]) -> list[list[Any]]:
     """`simulate --csv`: one row per seat with its headline figures (SEAT_COLUMNS)."""
     return [[str(s[c]).lower() if isinstance(s[c], bool) else s[c] for c in SEAT_COLUMNS] for s in data["seats"]]
+
+
+# --------------------------------------------------------------------------- analyses
+
+
+def move_text(rules: RuleSet, c: Choice, n_dice: int, rolled: bool = False) -> str:
+    """A move in words: "keep 3 3", "reroll all", "stop (keep all)", "full_house 25", "pass".
+    `rolled`: the move was a keep followed by a reroll (a keep of every die is then no stop)."""
+    if c.keep is not None:
+        if len(c.keep) == n_dice:
+            return "keep all, reroll none" if rolled else "stop (keep all)"
+        return "keep " + " ".join(map(str, c.keep)) if c.keep else "reroll all"
+    if c.is_pass:
+        return "pass"
+    assert c.box is not None
+    col = f" (column {c.column + 1})" if rules.settings.columns > 1 else ""
+    bonus = f" +{c.bonus}" if c.bonus else ""
+    return f"{rules.keys[c.box]}{col} {c.score}{bonus}"
+
+
+def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
+    from ..formats.render import table
+
+    head = (["Where"] if game else []) + ["Turn", "Round", "Roll"] + (["Player"] if player else []) + [
+        "Dice", "Made", "Value", "Best", "Value", "Loss"]
+    rows = [head]
+    left = {len(head) - 6, len(head) - 5, len(head) - 3} | ({len(head) - 7} if player else set()) | (
+        {0} if game else set())
+    for d in ds:
+        n = len(d.dice)
+        made = move_text(d.rules, d.made, n, rolled=d.kind == "keep") + (" *" if d.inferred else "")
+        where = f"{d.file}:{d.line}: game {d.game}" if d.file else str(d.game)
+        rows.append(([where] if game else []) + [str(d.index + 1), str(d.round), str(d.roll)]
+                    + ([d.player] if player else [])
+                    + [" ".join(map(str, d.dice)), made, f"{d.made.value:.4f}", move_text(d.rules, d.best, n),
+                       f"{d.best.value:.4f}", f"{d.regret:.4f}"])
+    return table(rows, left=left, indent="  ")
+
+
+def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = None) -> str:
+    if theta is not None:
+        from .analyze import objective_dict
+
+        goal = objective_dict(theta)["objective"]
+        return f"{rules_name}: graded against the risk strategy theta {theta:g} ({goal}; {source})"
+    if exact:
+        return f"{rules_name}: graded against optimal play ({source})"  # "exact table", or with its saved-rolls cap
+    return (f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses, luck and turning "
+            "points are estimates, and there are no win chances (no exact score distributions)")
+
+
+def _values_line(theta: float | None) -> str:
+    if theta:
+        return ("Values are certainty equivalents of the final score, log E[exp(theta * final)] / theta, playing on "
+                "by that strategy; loss = best - made.")
+    return "Values are expected final scores (solitaire optimal play from there); loss = best - made."
+
+
+LUCK_LINE = ("At start + luck - loss = total: a roll's luck is the value after it (best move) minus the value "
+             "before it (the move made).")
+
+
+WIN_LINE = ("Win chance lost: per decision, the chance to win after the best move for winning minus after the "
+            "move made, against the opponents' sheets at that moment (a tie for first counts as a share).")
+
+
+def win_text(w: float | None) -> str:
+    """Win probability lost, in percentage points ("-" where there are no win chances)."""
+    return "-" if w is None else f"{100 * w:.2f} pp"
+
+
+def turning_text(m: Moment | None) -> str:
+    """A turning point in words: "turn 7 roll 1: luck +21.5446" or "turn 19 roll 1: loss 34.2996"."""
+    if m is None:
+        return "-"
+    what = f"luck {m.points:+.4f}" if m.kind == "roll" else f"loss {-m.points:.4f}"
+    return f"turn {m.index + 1} roll {m.roll}: {what}"
+
+
+INFERRED_NOTE = ("* keep inferred: the log has no held dice, so the keep is taken as the dice common to "
+                 "the two rolls; box choices are graded exactly")
+
+
+def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = None) -> str:
+    """A graded game as text: per player the total expected loss, decisions and the worst five
+    (turn, round, roll, move made, best move, both values); every decision with `verbose`."""
+    from ..formats.render import table
+
+    rules = ga.rules
+    lines = []
+    if title:
+        lines.append(title)
+    lines.append(_kind_line(ga.exact, ga.source, rules.name, ga.theta))
+    lines.append(_values_line(ga.theta))
+    lines.append(LUCK_LINE)
+    rows = [["Player", "At start", "Luck", "CE loss" if ga.theta else "Expected loss",
+             "Total" if ga.game_over else "Expected now", "Decisions", "Inferred keeps", "Turning point"]]
+    wins = any(p.win_cost is not None for p in ga.players)
+    if wins:
+        rows[0].insert(5, "Win chance lost")
+    for p in ga.players:
+        rows.append([p.name, f"{p.start:.4f}", f"{p.luck:+.4f}", f"{p.loss:.4f}", f"{p.end:.4f}", str(p.decisions),
+                     str(p.inferred), turning_text(p.turning)])
+        if wins:
+            rows[-1].insert(5, win_text(p.win_cost))
+    lines.extend(table(rows, left={0, len(rows[0]) - 1}, indent="  "))
+    if wins:
+        lines.append(WIN_LINE)
+    any_inferred = any(p.inferred for p in ga.players)
+    for p in ga.players:
+        lines.extend(_worst_lines(p, game=False))
+    if verbose and ga.decisions:
+        lines.append("")
+        lines.append("Every decision:")
+        lines.extend(_decision_rows(ga.decisions, player=len(ga.players) > 1, game=False))
+    if any_inferred:
+        lines.append("")
+        lines.append(INFERRED_NOTE)
+    return "\n".join(lines)
+
+
+def _worst_lines(p: PlayerSummary, game: bool) -> list[str]:
+    """A player's worst decisions (with their game number when `game`), after a blank line."""
+    worst = [d for d in p.worst if d.regret > 0]
+    if not worst:
+        return ["", f"{p.name}: " + ("every decision was optimal" if p.decisions else "no decisions yet")]
+    return ["", f"{p.name}: worst decision{'s' if len(worst) > 1 else ''}",
+            *_decision_rows(worst, player=False, game=game)]
+
+
+def render_totals(t: Totals) -> str:
+    """Batch totals as text: per player (by name) games, total and per-game expected loss, decisions,
+    and the five worst decisions over all games (with their game number)."""
+    from ..formats.render import table
+
+    lines = [f"{t.games} game{'s' if t.games != 1 else ''} graded"]
+    for rs, exact, src in t.sources.values():
+        lines.append(_kind_line(exact, src, rs.name, t.theta))
+    if t.theta:
+        lines.append(_values_line(t.theta))
+    rows = [["Player", "Games", "CE loss" if t.theta else "Expected loss", "Per game", "Luck", "Luck per game",
+             "Decisions", "Inferred keeps"]]
+    for p in t.players.values():
+        rows.append([p.name, str(p.games), f"{p.loss:.4f}", f"{p.loss / p.games:.4f}" if p.games else "0",
+                     f"{p.luck:+.4f}", f"{p.luck / p.games:+.4f}" if p.games else "0",
+                     str(p.decisions), str(p.inferred)])
+    if any(p.win_cost is not None for p in t.players.values()):
+        rows[0].append("Win chance lost")
+        for row, p in zip(rows[1:], t.players.values(), strict=True):
+            row.append(win_text(p.win_cost))
+    lines.extend(table(rows, indent="  "))
+    for p in t.players.values():
+        lines.extend(_worst_lines(p, game=True))
+    if any(p.inferred for p in t.players.values()):
+        lines.append("")
+        lines.append(INFERRED_NOTE)
+    return "\n".join(lines)
