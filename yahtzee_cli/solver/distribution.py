@@ -151,7 +151,7 @@ def _turn(state: Any, theta: float, fut: Any, ra: Any, work: Any, play: Any, sta
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    keep_values(Y.reshape((1, R)), EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(work.YS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J
@@ -375,10 +375,10 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
         as play_kernel.play_games records them (None: nothing recorded).
     """
     seed, first_game, seat = game
-    Y, NV = work.Y, work.NV[0]
+    NV = work.NV[0]
     cmask, usum, yst = work.cmask, work.usum, work.yst
     sheet = (cmask, usum, yst, work.colraw)
-    values = (work.EJ, Y.reshape((1, Y.shape[0])), 0.0)  # stopping is worth Y (play_kernel.keep_by_values)
+    values = (work.EJ, work.YS, 0.0)  # stopping is worth Y (play_kernel.keep_by_values; Y is YS[0])
     nyt, t, nb = fut.nyt, fut.t, ra.nb
     vmax = ra.du.shape[1]
     full = (1 << nb) - 1

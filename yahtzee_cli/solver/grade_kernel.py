@@ -124,8 +124,7 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
         else:
             if turn_final_values(cols_t, base, ra, fut, pw):
                 return 1
-            keep_values(final.reshape((1, R)), EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_self,
-                        True)
+            keep_values(pw.stops, EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_self, True)
             if key >= 0 and (slot >= 0 or memo_count[0] < memo_final.shape[0]):
                 if slot < 0:
                     slot = memo_count[0]

@@ -86,6 +86,8 @@ class TurnWork(NamedTuple):
     Fcur, colraw [C]  a column's value to go and its points written
     cmask, usum, yst [C]  a column's filled boxes, upper total and Yahtzee box (-1 open, 0, 1 full)
     dice, kept [n]; cnt [6]  the dice, those kept, face counts
+    VS, YS [1, R]    Vfinal and Y as one-row arrays (they are their row 0): the stopping values
+        within_turn.keep_values and keep_by_values take, without a reshape to compile
     """
 
     Vfinal: Any
@@ -112,6 +114,8 @@ class TurnWork(NamedTuple):
     dice: Any
     kept: Any
     cnt: Any
+    VS: Any
+    YS: Any
 
 
 def turn_work(ra: Any, stages: int) -> TurnWork:
@@ -127,9 +131,10 @@ def turn_work(ra: Any, stages: int) -> TurnWork:
     def i(k: int) -> Any:
         return np.empty(k, np.int64)
 
-    return TurnWork(f(R), f(R), f(R), f(R), f(R), f(R), np.zeros(R, np.bool_), np.zeros(R, np.bool_), i(R), i(R),
+    VS, YS = f(1, R), f(1, R)
+    return TurnWork(VS[0], f(R), YS[0], f(R), f(R), f(R), np.zeros(R, np.bool_), np.zeros(R, np.bool_), i(R), i(R),
                     f(K), f(K), f(K), f(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
-                    i(C), i(C), i(C), i(n), i(n), i(6))
+                    i(C), i(C), i(C), i(n), i(n), i(6), VS, YS)
 
 
 MEMO_STATES = 1 << 17  # most turn-start states the memo keeps decisions for
@@ -392,8 +397,10 @@ def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, r
         for k in range(dice.shape[0]):
             log[0][g, turn, 0, k] = dice[k]
     used = np.int64(1)
-    while used < budget:
+    while True:  # (one call site of roll_index: each inlined call is more to compile)
         r = roll_index(dice, cnt, ra, roll_at)
+        if used >= budget:
+            break
         j = budget - used
         d = keep_of(src, r, j, j if j <= J else J, ra)
         if d < 0:
@@ -403,7 +410,7 @@ def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, r
         if log is not None:
             compiled.record_reroll(log[1], log[0], g, turn, used, kept, pos, dice)
         used += 1
-    return st, used, roll_index(dice, cnt, ra, roll_at)
+    return st, used, r
 
 
 @njit(cache=True, inline="always")
@@ -455,7 +462,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
     cmask, usum, yst = work.cmask, work.usum, work.yst  # yst: -1 open, 0 zero, 1 full points
     sheet = (cmask, usum, yst, work.colraw)
-    values = (EJ, Vfinal.reshape((1, Vfinal.shape[0])), saved_value)  # (keep_by_values' source)
+    values = (EJ, work.VS, saved_value)  # (keep_by_values' source: stopping on r is worth Vfinal[r] + ...)
     jmax = EJ.shape[0]
     best12 = (NEG, NEG, -1)
     for g in range(nturns_out.shape[0]):
@@ -569,8 +576,7 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
     else:
         best12 = _sheet_next_values(work, fut, ra)
     final_values(work.Vfinal, work, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
-    keep_values(work.Vfinal.reshape((1, work.Vfinal.shape[0])), work.EJ, work.E, J, saved_value, ra.keep_of_roll,
-                ra.add_die, ra.drop_self, False)
+    keep_values(work.VS, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
     box_codes(bd, work.Vc, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
     subkeeps, nsub, Vfinal = ra.subkeeps, ra.nsub, work.Vfinal
     # within_turn.keep_choice's loop, keeping the place of the first best keep, not the keep; both
@@ -872,11 +878,16 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
         # small ones first, done before this process needs them (roll_legal by box_code, which would
-        # otherwise wait for final_values' compile of it), then the largest
+        # otherwise wait for final_values' compile of it), then the largest in the order play_games
+        # asks for them; box_code and keep_values here, as play_games' own compile (its game loop
+        # inlined) is the longer part of this process's
         (roll_legal, (i8, b1, i8, typeof(ra.yroll), typeof(ra.own_bit), i8, b1, i8, i8)),
         (rng_stream, (i8, i8, i8)),
         (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
+        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
+                       typeof(ra.add_die), typeof(ra.drop_self), types.literal(False))),
+        (box_code, (i8, NV, cm, ys, b1, best12, R)),
         # the totals, needed only after the games (solver.totals.sheet_totals' call)
         (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
                          i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
@@ -884,9 +895,6 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     ]
     ours: list[Job] = [
         (_sheet_next_values, (W, typeof(fut), R)),
-        (box_code, (i8, NV, cm, ys, b1, best12, R)),
-        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
-                       typeof(ra.add_die), typeof(ra.drop_self), types.literal(False))),
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),

@@ -1167,6 +1167,7 @@ class PositionWork(NamedTuple):
     opt_v [C * B], opt_i [C * B, 4]  one roll's legal placements: value; column, box, score, bonus
     E [K], EJ [J, K]    keep values (scratch; with j rolls left)
     sub [6]             face counts (turn_best_keep's odometer)
+    stops [1, R]        final as one row (it is row 0): keep_values' stopping values
     """
 
     fcur: Any
@@ -1180,15 +1181,17 @@ class PositionWork(NamedTuple):
     E: Any
     EJ: Any
     sub: Any
+    stops: Any
 
 
 def position_work(ra: Any, stages: int) -> PositionWork:
     """A PositionWork for the rule set's arrays `ra`, with keep values for `stages` rolls left."""
     C, B = ra.n_cols, ra.nb
     R, K = ra.natT.shape[1], ra.add_die.shape[0]
+    stops = np.empty((1, R))
     return PositionWork(np.empty(C), np.empty(C), np.empty((C, B), np.int64), np.empty((C, B), np.int64),
-                        np.empty(R), np.empty(R, np.bool_), np.empty(C * B), np.empty((C * B, 4), np.int64),
-                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(6, np.int64))
+                        stops[0], np.empty(R, np.bool_), np.empty(C * B), np.empty((C * B, 4), np.int64),
+                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(6, np.int64), stops)
 
 
 @njit(cache=True, inline="always")
