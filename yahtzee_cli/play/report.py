@@ -107,12 +107,7 @@ def option_label(ev: Evaluation, o: Any, then_box: bool = True) -> str:
                 return f"keep all (stop rolling, then {rs.keys[ev.stop_box.box]}: {ev.stop_box.score})"
             return "keep all (stop rolling)"
         return "keep " + (" ".join(map(str, o.keep)) if o.keep else "nothing (reroll all)")
-    if o.is_pass:
-        return "pass"
-    assert o.box is not None
-    col = f" (column {o.column + 1})" if rs.settings.columns > 1 else ""
-    bonus = f" +{o.bonus} bonus" if o.bonus else ""
-    return f"{rs.keys[o.box]}{col}: {o.score}{bonus}"
+    return _box_text(rs, o, ": ", " bonus")
 
 
 def behind(values: list[float], digits: int = 4) -> list[str]:
@@ -304,12 +299,18 @@ def move_text(rules: RuleSet, c: Choice, n_dice: int, rolled: bool = False) -> s
         if len(c.keep) == n_dice:
             return "keep all, reroll none" if rolled else "stop (keep all)"
         return "keep " + " ".join(map(str, c.keep)) if c.keep else "reroll all"
+    return _box_text(rules, c, " ", "")
+
+
+def _box_text(rules: RuleSet, c: Choice, between: str, bonus_word: str) -> str:
+    """A box option (or a pass) in words: the box, its column on a sheet of several, `between`, the
+    score and the extra bonus (hints say "threes: 9 +100 bonus", analyses "threes 9 +100")."""
     if c.is_pass:
         return "pass"
     assert c.box is not None
     col = f" (column {c.column + 1})" if rules.settings.columns > 1 else ""
-    bonus = f" +{c.bonus}" if c.bonus else ""
-    return f"{rules.keys[c.box]}{col} {c.score}{bonus}"
+    bonus = f" +{c.bonus}{bonus_word}" if c.bonus else ""
+    return f"{rules.keys[c.box]}{col}{between}{c.score}{bonus}"
 
 
 def _decision_rows(ds: Sequence[Decision], *, player: bool, game: bool) -> list[str]:
