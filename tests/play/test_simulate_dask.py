@@ -16,10 +16,10 @@ def test_dask_local_cluster_matches_local_backend() -> None:
     local = S.simulate(rules, ["random", "random"], 2500, 31, workers=1)
     logs_local: list[bytes] = []
     S.simulate(rules, ["random"], 300, 31, workers=1, log_sink=logs_local.append)
-    on_dask = S.simulate(rules, ["random", "random"], 2500, 31, workers=2, backend="dask", dask_processes=False)
+    on_dask = S.simulate(rules, ["random", "random"], 2500, 31, workers=2, backend="dask", processes=False)
     assert on_dask.to_dict() == local.to_dict()
     logs_dask: list[bytes] = []
-    S.simulate(rules, ["random"], 300, 31, workers=2, backend="dask", dask_processes=False,
+    S.simulate(rules, ["random"], 300, 31, workers=2, backend="dask", processes=False,
                log_sink=logs_dask.append)
     assert b"".join(logs_dask) == b"".join(logs_local)
 

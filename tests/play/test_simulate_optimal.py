@@ -92,7 +92,7 @@ def test_optimal_results_identical_whatever_workers_and_backend(monkeypatch: pyt
     monkeypatch.setattr(S, "chunk_plan", odd_plan)
     odd = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2).to_dict()
     on_dask = S.simulate(rules, ["optimal", "greedy"], 1500, 77, workers=2, backend="dask",
-                         dask_processes=False).to_dict()
+                         processes=False).to_dict()
     assert len(plans) == 2 and len(plans[0]) == 41  # 40 chunks of 37 and one of 20
     assert odd == one and on_dask == one
     for seat, strategy in enumerate(("optimal", "greedy")):

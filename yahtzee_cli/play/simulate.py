@@ -497,7 +497,6 @@ def simulate(
     workers: int | None = None,
     backend: str = "local",
     scheduler: str | None = None,
-    dask_processes: bool = True,
     processes: bool | None = None,
     log_sink: Callable[[bytes], None] | None = None,
     on_progress: Callable[[int], None] | None = None,
@@ -507,7 +506,8 @@ def simulate(
     workers: local parallelism (default: every core; 1 runs in-process) or Dask workers of the local
     cluster started when `backend="dask"` and no `scheduler` is given. Locally, compiled strategies
     run on `workers` threads in this process and user strategies in `workers` spawned processes
-    (see local_mode; `processes=True/False` forces one). No choice changes the results. `log_sink` receives NDJSON game
+    (see local_mode; `processes=True/False` forces one); the local Dask cluster's workers are processes
+    unless `processes=False`. No choice changes the results. `log_sink` receives NDJSON game
     logs, chunk by chunk in game order. `on_progress(games_done)` after each chunk. A KeyboardInterrupt
     (Ctrl-C, or raised by on_progress/log_sink) stops the run: the report covers the finished chunks."""
     strategies = tuple(check_strategy(s, rules) for s in strategies)
@@ -538,7 +538,7 @@ def simulate(
     waiting: dict[int, bytes] = {}
     sizes: dict[int, int] = {}
     next_log = 0
-    results = _results(jobs, n_workers, mode, scheduler, dask_processes)
+    results = _results(jobs, n_workers, mode, scheduler, processes is not False)
     try:
         for res in results:
             # one assignment: a Ctrl-C landing here leaves every seat counting the same chunks
