@@ -877,11 +877,10 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     vec, ivec = typeof(work.Vfinal), typeof(work.dice)
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
-        # small ones first, done before this process needs them (roll_legal by box_code, which would
-        # otherwise wait for final_values' compile of it), then the largest in the order play_games
-        # asks for them; box_code and keep_values here, as play_games' own compile (its game loop
-        # inlined) is the longer part of this process's
-        (roll_legal, (i8, b1, i8, typeof(ra.yroll), typeof(ra.own_bit), i8, b1, i8, i8)),
+        # small ones first, done before this process needs them, then the largest in the order
+        # play_games asks for them; box_code and keep_values here, as play_games' own compile (its game
+        # loop inlined) is the longer part of this process's (roll_legal, which only those here call, is
+        # compiled with final_values)
         (rng_stream, (i8, i8, i8)),
         (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
