@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadRequest, InputError, MissingFile, PositionError, RulesError, YahtzeeError
-from .solving import check_plot, plot_distribution, risk_theta, using_cache
+from ..store.artifact import using_cache
+from .solving import check_plot, plot_distribution, risk_theta
 
 if TYPE_CHECKING:
     from ..formats.replay import Position

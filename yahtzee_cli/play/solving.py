@@ -8,13 +8,13 @@ Options are named as `yahtzee solve` names them, and so are the messages of the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadRequest, CacheError, Interrupted, NotExact, RiskError
+from ..errors import BadRequest, Interrupted, NotExact, RiskError
+from ..store.artifact import using_cache
 
 if TYPE_CHECKING:
     from ..rules.engine import RuleSet
@@ -56,18 +56,6 @@ class Solution:
     row: list[Any] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     advice: str | None = None  # rules with saved rolls played approximately: how to build their exact table
-
-
-@contextmanager
-def using_cache() -> Iterator[None]:
-    """Work that reads or writes the cache: an OSError from it (not writable, full, an I/O error) is the
-    store's CacheError, naming the directory."""
-    try:
-        yield
-    except OSError as exc:
-        from ..store.artifact import unusable
-
-        raise CacheError(unusable(exc)) from None
 
 
 def risk_theta(rules: RuleSet, risk: float | None) -> float | None:

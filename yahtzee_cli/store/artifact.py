@@ -81,8 +81,16 @@ def get(art: Artifact[T], say: Say = None, rebuild: bool = False) -> tuple[T, bo
     """The artifact from the cache, built and stored when missing, damaged or outdated (always when
     `rebuild`); (value, built). `say` receives the notes for stderr. CacheError when the cache
     directory cannot be used."""
-    try:
+    with using_cache():
         return _get(art, say, rebuild)
+
+
+@contextmanager
+def using_cache() -> Iterator[None]:
+    """Work that reads or writes the cache: an OSError from it (not writable, full, an I/O error) is
+    CacheError, naming the directory."""
+    try:
+        yield
     except OSError as exc:
         raise CacheError(unusable(exc)) from exc
 
