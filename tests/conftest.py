@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,21 +33,11 @@ SMALL_RULES = {
 
 # Four boxes, two of them upper with a bonus, and saved rolls: every state's value by brute force in
 # seconds (saved-rolls tests).
-SAVED_RULES = {
-    "boxes": [
-        {"key": "fives", "kind": "upper", "face": 5},
-        {"key": "sixes", "kind": "upper", "face": 6},
-        {"key": "three_of_a_kind", "kind": "kind", "n": 3},
-        {"key": "chance", "kind": "chance"},
-    ],
-    "settings": {"upper_bonus_threshold": 20, "upper_bonus": 25, "saved_rolls": True},
-}
+SAVED_RULES = orjson.loads((FIXTURES / "rules" / "saved-small.json").read_bytes())
 
 
 def write_small_rules(directory: Path) -> str:
     """SMALL_RULES written as a rules file in `directory` (for --rules); its path."""
-    import orjson
-
     path = directory / "small.json"
     path.write_bytes(orjson.dumps(SMALL_RULES))
     return str(path)
