@@ -66,7 +66,7 @@ def test_a_bug_is_not_reported_as_bad_input(cli, monkeypatch: pytest.MonkeyPatch
         raise ValueError("an internal bug")
 
     monkeypatch.setattr(replay, "position_from_data", broken)
-    r = cli(["score", "1", "2", "3", "4", "5", "--sheet", str(REPO / "fixtures" / "sheets" / "seed-002.json")])
+    r = cli(["score", "1", "2", "3", "4", "5", "--sheet", str(REPO / "fixtures" / "sheets" / "anna-and-ben.json")])
     assert isinstance(r.exception, ValueError) and not isinstance(r.exception, YahtzeeError)
     assert "an internal bug" not in r.stderr
 

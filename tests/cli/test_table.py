@@ -173,7 +173,7 @@ def test_score_sheet_names_the_column_that_earns_the_extra_bonus(cli: Any, tmp_p
 
 
 def test_validate_sums_with_a_wrong_bonus_box_add_up(cli: Any, tmp_path: Path, fixtures_dir: Path) -> None:
-    data = json.loads((fixtures_dir / "sheets/seed-002-with-totals.json").read_text())
+    data = json.loads((fixtures_dir / "sheets/anna-and-ben-with-totals.json").read_text())
     boxes = data["players"][0]["boxes"]
     boxes["Yahtzee bonus"] = 150  # not a multiple of 100; the sheet's totals were written with 100
     path = tmp_path / "sheet.json"

@@ -205,7 +205,7 @@ def test_the_codes_of_whole_inputs(tmp_path: Path, cli: Any, monkeypatch: pytest
     from yahtzee_cli.formats.inputs import Source, expand
     from yahtzee_cli.play.fanout import grade
 
-    sources = [Source("sheet", str(FIXTURES / "sheets/seed-002.json")), *expand([str(tmp_path / "gone.json")])]
+    sources = [Source("sheet", str(FIXTURES / "sheets/anna-and-ben.json")), *expand([str(tmp_path / "gone.json")])]
     graded = list(grade(sources, until=None, theta=None, keep_decisions=False, workers=None, backend="local",
                         scheduler=None, wins=False))
     assert [(g.record["code"], g.record["line"]) for g in graded if g.record is not None] == [

@@ -44,9 +44,9 @@ def totals(path: str, **kw: object) -> dict[str, int]:
     [
         ("logs/yahtzee-perfect.json", {"Perfect": 1575}),  # the theoretical maximum of Hasbro's rules
         ("logs/yatzy-perfect.json", {"Perfect": 374}),  # the theoretical maximum of Scandinavian Yatzy
-        ("logs/seed-002.json", {"Anna": 420, "Ben": 160}),
-        ("sheets/seed-002.json", {"Anna": 420, "Ben": 160}),
-        ("sheets/seed-002-with-totals.json", {"Anna": 420, "Ben": 160}),
+        ("logs/anna-and-ben.json", {"Anna": 420, "Ben": 160}),
+        ("sheets/anna-and-ben.json", {"Anna": 420, "Ben": 160}),
+        ("sheets/anna-and-ben-with-totals.json", {"Anna": 420, "Ben": 160}),
         # 2+6+9+12+15+18 = 62 upstairs (no bonus); 22+19+25+30+40+50+21 = 207 downstairs
         ("logs/kniffel.json", {"Uwe": 269}),
         # upper 2+6+9+20+15+30 = 82 +35; lower 27+13+25+30+40+50+24 = 209; three extra Yahtzees +300
@@ -67,7 +67,7 @@ def test_perfect_games_reach_the_theoretical_maximum() -> None:
 
 
 def test_seed_002_standings_and_state() -> None:
-    for path in ("logs/seed-002.json", "sheets/seed-002.json"):
+    for path in ("logs/anna-and-ben.json", "sheets/anna-and-ben.json"):
         rp = replay_game(load(path))
         assert [(p.name, p.total, p.rank) for p in rp.players] == [("Anna", 420, 1), ("Ben", 160, 2)]
         assert rp.game_over and rp.winners == ("Anna",) and rp.next_player is None
@@ -130,24 +130,24 @@ def test_triple_sheet_columns_multipliers_and_add_columns() -> None:
 
 
 def test_until_replays_the_first_turns() -> None:
-    rp = replay_game(load("logs/seed-002.json"), until=3)
+    rp = replay_game(load("logs/anna-and-ben.json"), until=3)
     assert rp.turns == 3 and not rp.game_over and rp.next_player == "Ben"
     assert [p.total for p in rp.players] == [53, 2]  # Anna: Yahtzee 50 + Aces 3; Ben: Aces 2
-    assert replay_game(load("logs/seed-002.json"), until=0).next_player == "Anna"
-    assert replay_game(load("logs/seed-002.json"), until=999).game_over
+    assert replay_game(load("logs/anna-and-ben.json"), until=0).next_player == "Anna"
+    assert replay_game(load("logs/anna-and-ben.json"), until=999).game_over
     with pytest.raises(ValueError, match="needs a game log"):
-        replay_game(load("sheets/seed-002.json"), until=3)
+        replay_game(load("sheets/anna-and-ben.json"), until=3)
 
 
 @pytest.mark.parametrize(
     ("path", "overrides", "expected"),
     [
-        ("logs/seed-002.json", {"upper_bonus_threshold": 71}, {"Anna": 385, "Ben": 160}),
-        ("logs/seed-002.json", {"upper_bonus_threshold": 62}, {"Anna": 420, "Ben": 195}),
-        ("logs/seed-002.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
-        ("logs/seed-002.json", {"joker": "off"}, {"Anna": 395, "Ben": 160}),  # 3 3 3 3 3 in Full house: 0
-        ("sheets/seed-002.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
-        ("sheets/seed-002.json", {"upper_bonus": 50}, {"Anna": 435, "Ben": 160}),
+        ("logs/anna-and-ben.json", {"upper_bonus_threshold": 71}, {"Anna": 385, "Ben": 160}),
+        ("logs/anna-and-ben.json", {"upper_bonus_threshold": 62}, {"Anna": 420, "Ben": 195}),
+        ("logs/anna-and-ben.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
+        ("logs/anna-and-ben.json", {"joker": "off"}, {"Anna": 395, "Ben": 160}),  # 3 3 3 3 3 in Full house: 0
+        ("sheets/anna-and-ben.json", {"extra_yahtzee_bonus": 50}, {"Anna": 370, "Ben": 160}),
+        ("sheets/anna-and-ben.json", {"upper_bonus": 50}, {"Anna": 435, "Ben": 160}),
     ],
 )
 def test_set_recalculates_the_match(path: str, overrides: dict, expected: dict[str, int]) -> None:
@@ -162,7 +162,7 @@ def test_the_title_names_list_settings_by_their_values() -> None:
 
 
 def test_set_reports_moves_that_become_illegal_and_where() -> None:
-    rp = replay_game(load("logs/seed-002.json"), overrides={"fill_in_order": True})
+    rp = replay_game(load("logs/anna-and-ben.json"), overrides={"fill_in_order": True})
     assert rp.illegal and all(p.path.startswith("/turns/") and p.path.endswith("/box") for p in rp.illegal)
     assert "boxes must be filled in order" in rp.illegal[0].message
     assert {p.name: p.total for p in rp.players} == {"Anna": 420, "Ben": 160}  # written anyway, same values
@@ -171,7 +171,7 @@ def test_set_reports_moves_that_become_illegal_and_where() -> None:
     assert [p.message[:20] for p in passed.illegal] == ["passed (box null), b"]
     assert replay_game(load("logs/pass.json")).illegal == ()
     with pytest.raises(R.RulesError):
-        replay_game(load("logs/seed-002.json"), overrides={"joker": "sometimes"})
+        replay_game(load("logs/anna-and-ben.json"), overrides={"joker": "sometimes"})
 
 
 def test_invalid_games_are_refused_with_every_problem() -> None:
@@ -197,9 +197,9 @@ def test_position_of_an_in_progress_turn() -> None:
 
 
 def test_position_between_turns_and_after_the_game() -> None:
-    pos = position_from_log(load("logs/seed-002.json"), until=5)
+    pos = position_from_log(load("logs/anna-and-ben.json"), until=5)
     assert pos.player == "Ben" and pos.dice is None and pos.turns_taken == 2
-    over = position_from_log(load("logs/seed-002.json"))
+    over = position_from_log(load("logs/anna-and-ben.json"))
     assert over.finished and over.total == 160  # the last player to move
 
 
@@ -213,8 +213,8 @@ def test_position_from_a_sheet() -> None:
     assert (mpos.saved, mpos.rolls_left, mpos.turns_taken) == (0, 3, 1)
     assert pos.columns[0].scores[pos.rules.box_index("fours")] == 16
     with pytest.raises(ValueError, match="2 players"):
-        position_from_sheet(load("sheets/seed-002.json"))
-    assert position_from_data(load("sheets/seed-002.json"), "Ben").total == 160
+        position_from_sheet(load("sheets/anna-and-ben.json"))
+    assert position_from_data(load("sheets/anna-and-ben.json"), "Ben").total == 160
     assert position_from_data(load("logs/in-progress.json")).player == "Ben"
 
 
@@ -231,7 +231,7 @@ def test_saved_rolls_follow_the_maxi_log() -> None:
 
 
 def test_turn_steps_rebuild_the_sheets_through_the_rules() -> None:
-    game = load("logs/seed-002.json")
+    game = load("logs/anna-and-ben.json")
     steps = turn_steps(game)
     assert len(steps) == 26 and [s.name for s in steps[:4]] == ["Anna", "Ben", "Anna", "Ben"]
     rs = R.preset("yahtzee")
@@ -289,9 +289,9 @@ Game over: Anna wins.
 
 
 def test_cli_replay_of_the_worked_example(cli) -> None:
-    r = cli(["replay", str(FIX / "sheets/seed-002.json")])
+    r = cli(["replay", str(FIX / "sheets/anna-and-ben.json")])
     assert r.exit_code == 0 and r.stdout == SEED_002_TEXT
-    log = cli(["replay", str(FIX / "logs/seed-002.json")])
+    log = cli(["replay", str(FIX / "logs/anna-and-ben.json")])
     assert log.stdout == SEED_002_TEXT.replace("yahtzee\n", "yahtzee, 26 turns\n", 1)
 
 
@@ -317,14 +317,14 @@ def test_cli_replay_json(cli) -> None:
 
 
 def test_cli_replay_set_and_until(cli) -> None:
-    r = cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "upper_bonus_threshold=71", "--json"])
+    r = cli(["replay", str(FIX / "logs/anna-and-ben.json"), "--set", "upper_bonus_threshold=71", "--json"])
     assert [p["total"] for p in json.loads(r.stdout.splitlines()[0])["players"]] == [385, 160]
-    r = cli(["replay", str(FIX / "logs/seed-002.json"), "--until", "3"])
+    r = cli(["replay", str(FIX / "logs/anna-and-ben.json"), "--until", "3"])
     assert r.exit_code == 0 and "yahtzee, 3 turns" in r.stdout and r.stdout.endswith("Next: Ben.\n")
-    assert cli(["replay", str(FIX / "sheets/seed-002.json"), "--until", "3"]).exit_code == 2
-    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "jokers=off"]).exit_code == 2
-    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--set", "joker=maybe"]).exit_code == 2
-    assert cli(["replay", str(FIX / "logs/seed-002.json"), "--until", "-1"]).exit_code == 2
+    assert cli(["replay", str(FIX / "sheets/anna-and-ben.json"), "--until", "3"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/anna-and-ben.json"), "--set", "jokers=off"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/anna-and-ben.json"), "--set", "joker=maybe"]).exit_code == 2
+    assert cli(["replay", str(FIX / "logs/anna-and-ben.json"), "--until", "-1"]).exit_code == 2
 
 
 def test_cli_replay_batch_and_errors(cli) -> None:
@@ -370,7 +370,7 @@ def test_cli_score_sheet(cli) -> None:
     assert no.exit_code == 1 and "chance is not legal now" in no.stderr
     assert cli(["score", "44444", "--sheet", sheet, "--rules", "yatzy"]).exit_code == 2
     assert cli(["score", "4444", "--sheet", sheet]).exit_code == 2
-    two = cli(["score", "44444", "--sheet", str(FIX / "sheets/seed-002.json")])
+    two = cli(["score", "44444", "--sheet", str(FIX / "sheets/anna-and-ben.json")])
     assert two.exit_code == 1 and "2 players" in two.stderr
     full = cli(["score", "44444", "--sheet", str(FIX / "logs/yahtzee-perfect.json")])
     assert full.exit_code == 1 and "sheet is full" in full.stderr
@@ -449,7 +449,7 @@ def test_random_logs_name_the_column_whenever_there_are_several() -> None:
 
 
 def test_replay_position_and_roll_choices_are_immutable() -> None:
-    rp = replay_game(load("logs/seed-002.json"))
+    rp = replay_game(load("logs/anna-and-ben.json"))
     pos = position_from_log(load("logs/in-progress.json"))
     choices = roll_choices(pos, [1, 2, 3, 4, 5])
     for obj, name in ((rp, "game_over"), (pos, "player"), (choices, "bonus")):
@@ -458,8 +458,8 @@ def test_replay_position_and_roll_choices_are_immutable() -> None:
 
 
 def test_replay_json_says_who_won_and_what_is_unfinished() -> None:
-    # seed-002: Anna 420 beats Ben 160, the game is over; in-progress.json: nobody has won yet
-    done = replay_game(load("logs/seed-002.json"))
+    # anna-and-ben: Anna 420 beats Ben 160, the game is over; in-progress.json: nobody has won yet
+    done = replay_game(load("logs/anna-and-ben.json"))
     assert done.unfinished is None
     data = replay_dict(done)
     assert data["format"] == "yahtzee-log/1"
@@ -469,7 +469,7 @@ def test_replay_json_says_who_won_and_what_is_unfinished() -> None:
     going = replay_game(load("logs/in-progress.json"))
     assert going.unfinished == "the game is in progress"
     assert [p["winner"] for p in replay_dict(going)["players"]] == [False, False]
-    assert replay_dict(replay_game(load("sheets/seed-002.json")))["format"] == SHEET_FORMAT
+    assert replay_dict(replay_game(load("sheets/anna-and-ben.json")))["format"] == SHEET_FORMAT
 
 
 def test_in_progress_state_line_counts_rolls_out_of_three() -> None:

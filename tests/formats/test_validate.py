@@ -100,9 +100,9 @@ def test_valid_fixture_validates(name: str) -> None:
 
 
 def test_cli_valid_file_exit_0(cli) -> None:
-    r = cli(["validate", str(FIX / "logs/seed-002.json")])
+    r = cli(["validate", str(FIX / "logs/anna-and-ben.json")])
     assert r.exit_code == 0
-    assert r.stdout.endswith("seed-002.json: valid\n")
+    assert r.stdout.endswith("anna-and-ben.json: valid\n")
 
 
 def test_cli_problem_exit_1_with_pointer_and_sentence(cli) -> None:
@@ -465,7 +465,7 @@ def test_impossible_scores_name_the_possible_ones_as_runs() -> None:
 
 
 def test_a_written_player_total_must_match_the_columns() -> None:
-    sheet = orjson.loads((FIX / "sheets/seed-002.json").read_bytes())
+    sheet = orjson.loads((FIX / "sheets/anna-and-ben.json").read_bytes())
     sheet["players"][0]["total"] = 420  # Anna's sheet: 105 upper + 315 lower
     assert check_game(sheet) == []
     sheet["players"][0]["total"] = 421

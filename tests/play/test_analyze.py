@@ -243,7 +243,7 @@ def test_approximate_rules_are_labelled(analyzer: A.Analyzer) -> None:
 
 
 def test_sheets_cannot_be_analyzed(analyzer: A.Analyzer) -> None:
-    data = loads((FIX / "sheets" / "seed-002.json").read_bytes())
+    data = loads((FIX / "sheets" / "anna-and-ben.json").read_bytes())
     with pytest.raises(ValueError, match="no turns"):
         analyzer.game(data)
 
@@ -388,7 +388,7 @@ def test_cli_invalid_games(cli: Any, logs: dict[str, list[dict[str, Any]]]) -> N
     text = json.dumps(logs["greedy"][0]) + "\n" + json.dumps(loads(bad)) + "\n"
     r = cli(["replay", "--analyze", "-"], input=text)
     assert r.exit_code == 1 and "1 game graded" in r.stdout and ":2: game 2: " in r.stderr
-    r = cli(["replay", "--analyze", str(FIX / "sheets" / "seed-002.json")])
+    r = cli(["replay", "--analyze", str(FIX / "sheets" / "anna-and-ben.json")])
     assert r.exit_code == 1 and "no turns to grade" in r.stderr
     r = cli(["replay", "--analyze", "-"], input=b"")
     assert r.exit_code == 1 and "empty input" in r.stderr

@@ -144,7 +144,7 @@ def test_errors(cli: object, args: list[str], code: int, text: str) -> None:
 
 
 def test_game_over_position(cli: object) -> None:
-    res = cli(["hint", "1", "2", "3", "4", "5", "--sheet", str(FIX / "sheets" / "seed-002.json"),  # type: ignore[operator]
+    res = cli(["hint", "1", "2", "3", "4", "5", "--sheet", str(FIX / "sheets" / "anna-and-ben.json"),  # type: ignore[operator]
                "--player", "Anna"])
     assert res.exit_code == 1 and "game is over" in res.stderr
 
