@@ -10,7 +10,7 @@ table's cells), so a table never serves another strategy.
 
 Rule sets with several columns, saved rolls or more than MOVE_BYTES of decisions have none (the
 play kernel and its memo play them). A table is built on first use by a run of BUILD_GAMES games or
-more, with progress, and cached like the strategy tables (store.tablefile, kind "moves" for the
+more, with progress, and cached like the strategy tables (store.artifact, kind "moves" for the
 optimal strategy, "gmoves" for greedy); runs of USE_GAMES or more read a cached one.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import CorruptTable, TooBig, YahtzeeError
 from ..limits import cores
 from ..rules.engine import Column, RuleSet
-from ..store import tablefile
+from ..store import artifact as store
 from ..store.kinds import REGISTRY
 from .games import GameBatch
 from .value_to_go import ValueToGo
@@ -204,36 +204,57 @@ def build(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] |
 # --------------------------------------------------------------------------- cache
 
 
-def _path(rules: RuleSet, fut: ValueToGo) -> Any:
-    return REGISTRY[kind_of(fut)].path(tablefile.cache_dir(), rules.fingerprint)
+def stored(rules: RuleSet, fut: ValueToGo, progress: Callable[[int, int], None] | None = None,
+           ) -> store.Artifact[MoveTable]:
+    """The move table of this value to go as the store keeps it (kind "moves" or "gmoves"); its file
+    serves only the strategy table whose digest its header holds."""
+    key = _key(rules, fut)
+    assert key is not None
+    digest = key[-1]
+
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> MoveTable:
+        if header.get("digest") != digest:
+            raise CorruptTable("the cached move table was made from another strategy table")
+        shape = tuple(int(d) for d in header["shape"])
+        dec = np.frombuffer(arrays["dec"], dtype=np.uint8).reshape(shape)  # (mapped: copying it gained nothing)
+        rowof = np.frombuffer(arrays["rowof"], dtype=np.int32)
+        index = np.frombuffer(arrays["index"], dtype=np.int32)
+        meta: dict[str, Any] = {k: header[k] for k in ("states", "bytes") if k in header}
+        return MoveTable(header["kind"], header["fingerprint"], digest, int(header["t"]), bool(header["may_pass"]),
+                         rowof, index, dec, float(header.get("build_seconds", 0.0)), meta)
+
+    def encode(mt: MoveTable) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": mt.kind, "version": VERSION, "fingerprint": mt.fingerprint, "rule_name": rules.name,
+                  "rules": rules.to_dict(), "digest": mt.digest, "t": mt.t, "may_pass": mt.may_pass,
+                  "shape": list(mt.dec.shape), "build_seconds": mt.build_seconds, **mt.meta}
+        return header, {"rowof": ("i", mt.rowof), "index": ("i", mt.index), "dec": ("B", mt.dec)}
+
+    what = f"{rules.name} move table"
+
+    def announce() -> str:
+        play = "optimal" if fut.exact else "greedy"
+        return f"building the {what} (every decision of {play} play, for long runs; once{store.cached_in()})"
+
+    return store.Artifact(REGISTRY[kind_of(fut)], rules.fingerprint, what, decode,
+                          lambda: build(rules, fut, progress), encode, expect={"version": VERSION},
+                          announce=announce)
 
 
-def _to_file(rules: RuleSet, fut: ValueToGo, mt: MoveTable) -> None:
-    header = {"kind": mt.kind, "version": VERSION, "fingerprint": mt.fingerprint, "rule_name": rules.name,
-              "rules": rules.to_dict(), "digest": mt.digest, "t": mt.t, "may_pass": mt.may_pass,
-              "shape": list(mt.dec.shape), "build_seconds": mt.build_seconds, **mt.meta}
-    tablefile.write(_path(rules, fut), header, {"rowof": ("i", mt.rowof), "index": ("i", mt.index),
-                                                "dec": ("B", mt.dec)})
-
-
-def _from_file(rules: RuleSet, fut: ValueToGo, digest: str) -> MoveTable:
-    header, arrays = tablefile.read(_path(rules, fut), rules.fingerprint)
-    if header.get("version") != VERSION or header.get("kind") != kind_of(fut):
-        raise CorruptTable("the cached move table is from another version")
-    if header.get("digest") != digest:
-        raise CorruptTable("the cached move table was made from another strategy table")
-    shape = tuple(int(d) for d in header["shape"])
-    dec = np.frombuffer(arrays["dec"], dtype=np.uint8).reshape(shape)  # (mapped: copying it gained nothing)
-    rowof = np.frombuffer(arrays["rowof"], dtype=np.int32)
-    index = np.frombuffer(arrays["index"], dtype=np.int32)
-    meta: dict[str, Any] = {k: header[k] for k in ("states", "bytes") if k in header}
-    return MoveTable(header["kind"], header["fingerprint"], digest, int(header["t"]), bool(header["may_pass"]),
-                     rowof, index, dec, float(header.get("build_seconds", 0.0)), meta)
+def _from_file(rules: RuleSet, fut: ValueToGo) -> MoveTable:
+    return store.read(stored(rules, fut))
 
 
 _tables: dict[tuple[Any, ...], MoveTable] = {}  # (one a process: it can be a GB)
 _unusable: set[tuple[Any, ...]] = set()  # tables found missing or damaged: not read again chunk after chunk
 _lock = threading.Lock()
+
+
+def _keep(key: tuple[Any, ...], mt: MoveTable) -> MoveTable:
+    with _lock:
+        _unusable.discard(key)
+        _tables.clear()
+        _tables[key] = mt
+    return mt
 
 
 def cached(rules: RuleSet, fut: ValueToGo, again: bool = False) -> MoveTable | None:
@@ -250,14 +271,11 @@ def cached(rules: RuleSet, fut: ValueToGo, again: bool = False) -> MoveTable | N
         if key in _unusable and not again:
             return None
         try:
-            mt = _from_file(rules, fut, key[-1])
+            mt = _from_file(rules, fut)
         except (OSError, CorruptTable, KeyError, ValueError, TypeError):
             _unusable.add(key)
             return None
-        _unusable.discard(key)
-        _tables.clear()
-        _tables[key] = mt
-        return mt
+    return _keep(key, mt)
 
 
 def get(rules: RuleSet, fut: ValueToGo, say: Callable[[str], None] | None = None,
@@ -268,37 +286,17 @@ def get(rules: RuleSet, fut: ValueToGo, say: Callable[[str], None] | None = None
 
     if not applies(rules, fut):
         return None
-    progress = given(progress)
-    mt = cached(rules, fut, again=True)
-    if mt is not None:
-        return mt
     key = _key(rules, fut)
     assert key is not None
-    what = f"{rules.name} move table"
-    with tablefile.building(_path(rules, fut), what, say) as waited:
-        mt = cached(rules, fut, again=True) if waited else None
-        if mt is not None:
-            return mt
-        if say is not None:
-            where = f"; cached in {tablefile.cache_dir()}" if tablefile.writable() else ""
-            play = "optimal" if fut.exact else "greedy"
-            say(f"building the {what} (every decision of {play} play, for long runs; once{where})")
-        try:
-            mt = build(rules, fut, progress)
-        except TooBig:
-            return None
-        try:
-            _to_file(rules, fut, mt)
-        except OSError as exc:
-            if say is not None:
-                from ..store.artifact import nothing_cached
-
-                say(nothing_cached(exc))
     with _lock:
-        _tables.clear()
-        _tables[key] = mt
-        _unusable.discard(key)
-    return mt
+        mt = _tables.get(key)
+    if mt is not None:
+        return mt
+    try:
+        made, _built = store.get(stored(rules, fut, given(progress)), say)
+    except TooBig:
+        return None
+    return _keep(key, made)
 
 
 def for_run(rules: RuleSet, fut: ValueToGo, run_games: int) -> MoveTable | None:
