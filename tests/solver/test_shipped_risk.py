@@ -19,7 +19,6 @@ from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import distribution as D
 from yahtzee_cli.solver import positions
 from yahtzee_cli.solver.ship import shipped_thetas
-from yahtzee_cli.solver.winning import state_key
 from yahtzee_cli.store import prebuilt
 
 RULES = R.preset("yahtzee")
@@ -82,7 +81,7 @@ def test_a_shipped_position_is_read_without_a_pass_and_agrees_with_its_table(emp
     nxt = positions.next_states(mod, m, y, u)
     assert len(got) == len(nxt) == 44  # every box, the upper ones with every total they can write
     for m2, y2, u2 in nxt:
-        pmf = got[int(state_key(m2, y2, u2, lay.width, lay.t))]
+        pmf = got[int(lay.space.key(m2, y2, u2))]
         x = np.arange(len(pmf))
         assert float(pmf.sum()) == pytest.approx(1.0, abs=1e-9) and float(pmf.min()) >= 0.0
         want = float(W[lay.midx[m2], y2 * (lay.t + 1) + u2])

@@ -22,6 +22,7 @@ from yahtzee_cli.solver.tables import rule_arrays, score_tables
 from yahtzee_cli.store import tablefile as cache
 from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy import turn as position
+from yahtzee_cli.strategy.space import state_space
 
 # Optimal solitaire expected final scores, to 7 decimals (published), with the SD of the final score
 # the README gives (None: checked elsewhere) and the reachable turn-start states it claims.
@@ -77,7 +78,7 @@ def test_no_exact_table_for_columns_or_saved_rolls() -> None:
 def test_maxi_yatzy_has_an_exact_table_without_saved_rolls() -> None:
     no_save = R.preset("maxi-yatzy", {"saved_rolls": False})
     assert choice.exact_reason(no_save) is None
-    assert choice.exact_states(no_save) == (1 << 20) * 85
+    assert state_space(no_save).states == (1 << 20) * 85
     p = choice.plan(R.preset("maxi-yatzy"))  # with them: the fitted heuristic, which outscores the table
     assert (p.strategy, p.exact, p.why) == ("heuristic", False, "saved rolls")
     from yahtzee_cli.solver import distribution

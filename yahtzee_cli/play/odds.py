@@ -30,9 +30,10 @@ def unavailable(rules: R.RuleSet) -> str | None:
     why = exact_reason(rules)
     if why is not None:
         return f"{rules.name} has no exact table ({why})"
-    from ..strategy.choice import MAX_DIST_STATES, exact_states
+    from ..strategy.choice import MAX_DIST_STATES
+    from ..strategy.space import state_space
 
-    if exact_states(rules) > MAX_DIST_STATES:
+    if state_space(rules).states > MAX_DIST_STATES:
         return f"{rules.name} is too large for exact score distributions"
     return None
 

@@ -42,7 +42,7 @@ from ..solver.jit import njit
 from ..solver.rng import mix, next_die, stream
 from ..solver.tables import rule_arrays
 from ..solver.totals import on_threads, sheet_totals
-from ..strategy.choice import yahtzee_lanes
+from ..strategy.space import state_space
 
 # --------------------------------------------------------------------------- compiled rules
 
@@ -195,7 +195,7 @@ def random_play(rules: R.RuleSet, seed: int, first_game: int, n_games: int, seat
                 record: bool = False, threads: int | None = None) -> GameBatch:
     """Games `first_game` .. `first_game + n_games - 1` of a run with `seed`, played by `random`.
     `threads`: threads for this call (default: one per core); never changes the games."""
-    ra = rule_arrays(rules, yahtzee_lanes(rules))
+    ra = rule_arrays(rules, state_space(rules).nyt)
     n_cols = rules.settings.columns
     n_boxes = len(rules.boxes)
     n_turns = n_cols * n_boxes

@@ -12,11 +12,12 @@ run a turn with within_turn's kernels:
   `natT`/`jokT` their float transposes [B, R]; `yroll` (`yahtzee_roll`) [R] every die alike;
   `own_bit` [R] a Yahtzee roll's own upper box bit; `bonus_rolls` the rolls that can earn the extra
   bonus; `base_roll` a roll that is no Yahtzee; `lower_bits` mask of the lower boxes.
-* states (exact.Layout): a column at a turn start is (filled `mask`, `y`, `u`): `u` the upper total
-  capped at `t` (strategy.choice.upper_lanes), `y` 1 while the Yahtzee box holds its full points
+* states (strategy.space.StateSpace, one per rule set; exact.Layout adds the table's rows): a column
+  at a turn start is (filled `mask`, `y`, `u`), keyed `space.key(mask, y, u)`: `u` the upper total
+  capped at `t`, `y` 1 while the Yahtzee box holds its full points
   and extra bonuses exist (`nyt` 2, else 1; `ybit` the Yahtzee box's bit); `masks` reachable masks
   by popcount (`layer_ptr`), `midx` [2**B] mask -> row; `sub_of` [2**B] mask -> its set of filled
-  upper boxes (strategy.sources.upper_set); `ulist`/`ucount` the upper totals computed per upper
+  upper boxes (StateSpace.upper_set); `ulist`/`ucount` the upper totals computed per upper
   set, `dlist`/`dcount` the totals that cannot reach the bonus any more (copies of one of them).
 * variants (tables.box_variants): how a written score moves the state: `var_nat`/`var_jok` [R, B]
   (`vnatT`/`vjokT` their uint8 transposes) the variant of the natural/joker score, `nvar` [B],

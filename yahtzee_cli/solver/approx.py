@@ -49,7 +49,8 @@ from ..rules import engine as R
 from ..rules.engine import RuleSet
 from ..store import artifact as store
 from ..store.kinds import APPROX
-from ..strategy.choice import approximate_plan, fitted_for, upper_lanes, yahtzee_lanes
+from ..strategy.choice import approximate_plan, fitted_for
+from ..strategy.space import state_space
 from . import value_to_go as vtg
 from .exact import get_table, play_with
 from .value_to_go import ValueToGo
@@ -161,7 +162,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None) -> tuple[dict[str,
         header.update(mean=float(batch.totals.mean()), sd=float(batch.totals.std()), games=len(batch), t=0,
                       saved_value=0.0, scale=scale, levels=levels)
         return header, {}
-    t = upper_lanes(rules)
+    t = state_space(rules).t
     nb = len(rules.boxes)
     n_up = len(rules.upper_indices)
     h, G, yh, saved_value, form = _fit(rules, t)
@@ -335,7 +336,7 @@ def _returns(rules: RuleSet, batch: Any, t: int) -> tuple[Any, Any]:
     full = (1 << nb) - 1
     upper = set(rules.upper_indices)
     ybox = rules.yahtzee_index
-    lanes = yahtzee_lanes(rules)
+    lanes = state_space(rules).nyt
     assert batch.box is not None and batch.column is not None and batch.n_turns is not None
     assert batch.rolls is not None and batch.n_rolls is not None
     states: list[tuple[int, int, int, int]] = []

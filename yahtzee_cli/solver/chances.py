@@ -78,7 +78,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     st = column_state(rules, column)
     base = raw_points(rules, column)
     m = st.mask
-    y = 1 if st.yfull and lay.nyt == 2 else 0
+    y = lay.space.lane(st.yfull)
     u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     p0 = bin(m).count("1")
     rest_max = int(_max_rest(mod, np.array([m]), np.array([y]), np.array([u]))[0])

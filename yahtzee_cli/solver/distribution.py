@@ -41,7 +41,8 @@ from ..store import artifact as store
 from ..store import tablefile
 from ..store.kinds import DISTRIBUTION, RISK, theta_key
 from ..strategy.choice import MAX_DIST_STATES as MAX_STATES
-from ..strategy.choice import effective_theta, exact_reason, exact_states
+from ..strategy.choice import effective_theta, exact_reason
+from ..strategy.space import state_space
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
@@ -431,7 +432,7 @@ class Model:
 
 def check_size(rules: RuleSet) -> None:
     """NotExact when the rule set's exact table is too large for distributions and risk tables."""
-    states = exact_states(rules)
+    states = state_space(rules).states
     if exact_reason(rules) is None and states > MAX_STATES:
         raise NotExact(f"exact score distributions and risk tables are limited to {MAX_STATES:,} states; "
                        f"{rules.name} has {states:,} (its expected score is exact: yahtzee solve)")

@@ -24,8 +24,8 @@ from ..errors import NotExact
 from ..rules.engine import Column, RuleSet, box_values, most_rolls, rolls_allowed
 from ..store import artifact as store
 from ..store.kinds import EXACT
-from ..strategy.choice import exact_reason, exact_states, upper_lanes, yahtzee_lanes
-from ..strategy.sources import upper_set
+from ..strategy.choice import exact_reason
+from ..strategy.space import StateSpace, state_space
 from .games import GameBatch
 from .tables import RuleArrays, Scores, rule_arrays, score_tables
 from .value_to_go import ValueToGo, check_memory
@@ -70,8 +70,13 @@ class Layout:
     n_states: int = 0
 
     @property
+    def space(self) -> StateSpace:
+        """The rule set's turn-start states (t and nyt are its)."""
+        return state_space(self.rules)
+
+    @property
     def width(self) -> int:
-        return self.nyt * (self.t + 1)
+        return self.space.width
 
 
 def layout(rules: RuleSet) -> Layout:
@@ -87,8 +92,8 @@ def layout(rules: RuleSet) -> Layout:
     nb = sc.n_boxes
     has_y = sc.yahtzee_box >= 0
     ybit = (1 << sc.yahtzee_box) if has_y else 0
-    t = upper_lanes(rules)
-    nyt = yahtzee_lanes(rules)
+    space = state_space(rules)
+    t, nyt = space.t, space.nyt
     own_bits = np.unique(np.concatenate([sc.own_bit[sc.yahtzee_roll], np.zeros(1, np.int64)]))
     reach = kernels.reachable_masks(nb, s.fill_codes[0], sc.lower_bits, sc.joker_code, has_y, ybit, own_bits)
     all_masks = np.arange(1 << nb, dtype=np.int64)
@@ -102,7 +107,7 @@ def layout(rules: RuleSet) -> Layout:
     midx[masks] = np.arange(len(masks), dtype=np.int64)
 
     upper = list(rules.upper_indices)
-    sub_of = upper_set(rules, all_masks)
+    sub_of = space.upper_set(all_masks)
     vals = {b: sorted(box_values(rules, b)) for b in upper}  # scores an upper box can hold
     # Lanes to compute per set of filled upper boxes: the reachable capped totals, except that every
     # total too far below the threshold to reach it behaves the same (the bonus is lost, nothing
@@ -267,7 +272,7 @@ def _decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> Table:
 def stored(rules: RuleSet, progress: Callable[[int, int], None] | None = None) -> store.Artifact[Table]:
     """The rule set's exact table as the store keeps it."""
     def announce() -> str:
-        states = exact_states(rules)
+        states = state_space(rules).states
         size = f"{states:,} states, some minutes; " if states > FLOAT32_CELLS else ""
         return f"building the {rules.title} strategy table ({size}once{store.cached_in()})"
 

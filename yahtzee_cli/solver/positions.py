@@ -25,7 +25,6 @@ from ..progress import given
 from ..rules.engine import RuleSet
 from ..store import artifact as store
 from ..store.kinds import POSITION, theta_key
-from .winning import state_key
 
 if TYPE_CHECKING:
     from .distribution import Model
@@ -106,7 +105,7 @@ def _compute(rules: RuleSet, mod: Model, W: FloatArray, theta: float, m: int, y:
     for m2, y2, u2 in next_states(mod, m, y, u):
         j = int(sid[lay.midx[m2], y2 * (lay.t + 1) + u2])
         o, n = int(states["off"][j]), int(states["length"][j])
-        out[int(state_key(m2, y2, u2, lay.width, lay.t))] = np.array(H[o: o + n], dtype=np.float64)
+        out[int(lay.space.key(m2, y2, u2))] = np.array(H[o: o + n], dtype=np.float64)
     return out
 
 
@@ -135,7 +134,7 @@ def rest_for(rules: RuleSet, mod: Model, values: Callable[[], FloatArray], theta
     found = got
 
     def rest(m2: int, y2: int, u2: int) -> FloatArray | None:
-        return found.get(int(state_key(m2, y2, u2, lay.width, lay.t)))
+        return found.get(int(lay.space.key(m2, y2, u2)))
 
     return rest
 
@@ -201,7 +200,7 @@ def chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_left: int,
     lay = mod.lay
     st = column_state(rules, column)
     m = st.mask
-    y = 1 if st.yfull and lay.nyt == 2 else 0
+    y = lay.space.lane(st.yfull)
     u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
     got: list[Rest] = []
 

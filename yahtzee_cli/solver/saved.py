@@ -407,18 +407,18 @@ CPU_PER_WALL = 1.6
 def build_minutes(rules: RuleSet) -> float:
     """About how long the saved-rolls table's build takes on two cores: linear in the cap, scaled by
     the states from Maxi Yatzy's measured build."""
-    from ..strategy.choice import exact_states
+    from ..strategy.space import state_space
 
     K = rules.settings.saved_cap
-    cpu = (CPU_SECONDS_MAXI + CPU_SECONDS_PER_CAP_MAXI * K) * exact_states(without_saved(rules)) / MAXI_CELLS
+    cpu = (CPU_SECONDS_MAXI + CPU_SECONDS_PER_CAP_MAXI * K) * state_space(without_saved(rules)).states / MAXI_CELLS
     return cpu / CPU_PER_WALL / 60
 
 
 def build_gb(rules: RuleSet) -> float:
     """The saved-rolls table's size on disk in GB: a float32 per state for each stock 0..K."""
-    from ..strategy.choice import exact_states
+    from ..strategy.space import state_space
 
-    return 4 * (rules.settings.saved_cap + 1) * exact_states(without_saved(rules)) / 1e9
+    return 4 * (rules.settings.saved_cap + 1) * state_space(without_saved(rules)).states / 1e9
 
 
 def about_minutes(minutes: float) -> str:

@@ -24,7 +24,8 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store.kinds import STATE_PMFS, theta_key
 from ..strategy.sources import column_state
-from .winning import state_key
+from ..strategy.space import StateSpace
+from . import winning
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -35,7 +36,7 @@ CUT = 1e-12  # pmf cells below this at either end of a state's pmf are left out
 
 @dataclass
 class StatePmfs:
-    """State i (key[i] = state_key(mask, y, u), sorted) has the pmf of the points to come
+    """State i (key[i] = space.key(mask, y, u), sorted) has the pmf of the points to come
     data[off[i]: off[i] + length[i]] for points lo[i], lo[i] + 1, ... (float32)."""
 
     theta: float
@@ -44,16 +45,15 @@ class StatePmfs:
     off: IntArray
     length: IntArray
     data: npt.NDArray[np.float32]
-    width: int
-    t: int
-    nyt: int
+    space: StateSpace
     eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
 
     def state_of(self, rules: RuleSet, column: Column) -> int:
         """The key of a column's turn-start state."""
         st = column_state(rules, column)
-        u = int(self.eff[st.mask * (self.t + 1) + min(st.upper, self.t)])
-        return int(state_key(st.mask, 1 if st.yfull and self.nyt == 2 else 0, u, self.width, self.t))
+        t = self.space.t
+        u = int(self.eff[st.mask * (t + 1) + min(st.upper, t)])
+        return int(self.space.key(st.mask, self.space.lane(st.yfull), u))
 
     def rest(self, k: int) -> tuple[int, FloatArray]:
         """(lo, pmf) of the points to come from the state of key k (KeyError for an unknown state)."""
@@ -77,12 +77,13 @@ def stored(rules: RuleSet, theta: float, say: Callable[[str], None] | None = Non
             raise CorruptTable("the cached state distributions' arrays do not fit together")
         off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
         return StatePmfs(theta, key, np.frombuffer(arrays["lo"], dtype=np.int64), off, length, data,
-                         int(header["width"]), int(header["t"]), int(header["nyt"]),
+                         winning._space(rules, header),
                          np.frombuffer(arrays["eff"], dtype=np.int16))
 
     def encode(s: StatePmfs) -> tuple[dict[str, Any], dict[str, Any]]:
         header = {"kind": "state_pmfs", "version": VERSION, "fingerprint": rules.fingerprint,
-                  "rule_name": rules.name, "theta": s.theta, "width": s.width, "t": s.t, "nyt": s.nyt}
+                  "rule_name": rules.name, "theta": s.theta, "width": s.space.width, "t": s.space.t,
+                  "nyt": s.space.nyt}
         return header, {"eff": ("h", s.eff.astype("<i2").tobytes()), "key": ("q", s.key.astype("<i8").tobytes()),
                         "lo": ("q", s.lo.astype("<i8").tobytes()), "length": ("q", s.length.astype("<i8").tobytes()),
                         "data": ("f", s.data.astype("<f4").tobytes())}
@@ -111,7 +112,7 @@ def _build(rules: RuleSet, theta: float, say: Callable[[str], None] | None) -> S
             nz = np.flatnonzero(big[o: o + n])
             lo[i], hi[i] = (int(nz[0]), int(nz[-1]) + 1) if len(nz) else (0, 1)
             parts.append(H[o + lo[i]: o + hi[i]].astype(np.float32))
-        keys.append(state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
+        keys.append(lay.space.key(st["mask"], st["y"], st["u"]))
         los.append(lo)
         lengths.append(hi - lo)
 
@@ -122,8 +123,7 @@ def _build(rules: RuleSet, theta: float, say: Callable[[str], None] | None) -> S
     data = np.concatenate([parts[i] for i in order.tolist()])
     off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
     eff = mod.eff[lay.sub_of[np.arange(1 << lay.nb)]].reshape(-1).astype(np.int16)
-    return StatePmfs(theta, key[order], np.concatenate(los)[order], off, length, data, int(lay.width), int(lay.t),
-                     int(lay.nyt), eff)
+    return StatePmfs(theta, key[order], np.concatenate(los)[order], off, length, data, lay.space, eff)
 
 
 def state_pmfs(rules: RuleSet, theta: float = 0.0, say: Callable[[str], None] | None = None) -> StatePmfs:

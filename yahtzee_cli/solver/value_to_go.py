@@ -11,8 +11,7 @@ import numpy.typing as npt
 
 from ..limits import check_strategy_memory
 from ..rules.engine import RuleSet
-from ..strategy.choice import upper_lanes, yahtzee_lanes
-from ..strategy.sources import upper_set
+from ..strategy.space import state_space
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -40,13 +39,13 @@ class ValueToGo:
 def check_memory(rules: RuleSet) -> None:
     """limits.TooBig, before anything is allocated, when the per-sheet arrays of the compiled
     strategies (2**boxes entries) would not fit in this machine's memory."""
-    check_strategy_memory(rules.name, len(rules.boxes), len(rules.upper_indices), upper_lanes(rules))
+    check_strategy_memory(rules.name, len(rules.boxes), len(rules.upper_indices), state_space(rules).t)
 
 
 def sub_of(rules: RuleSet) -> IntArray:
-    """[2**boxes] mask -> index of its set of filled upper boxes (strategy.sources.upper_set)."""
+    """[2**boxes] mask -> index of its set of filled upper boxes (StateSpace.upper_set)."""
     check_memory(rules)
-    result: IntArray = upper_set(rules, np.arange(1 << len(rules.boxes), dtype=np.int64))
+    result: IntArray = state_space(rules).upper_set(np.arange(1 << len(rules.boxes), dtype=np.int64))
     return result
 
 
@@ -55,9 +54,9 @@ def heuristic(rules: RuleSet, h: FloatArray, G: FloatArray, yh: FloatArray, save
     capped upper total], yh[open boxes] while the Yahtzee box holds its full points."""
     from .within_turn import FUTURE_HEURISTIC
 
-    t = upper_lanes(rules)
+    t, nyt = state_space(rules).t, state_space(rules).nyt
     nb = len(rules.boxes)
-    return ValueToGo(FUTURE_HEURISTIC, t, yahtzee_lanes(rules), np.zeros((1, 1)), np.zeros(1, np.int64),
+    return ValueToGo(FUTURE_HEURISTIC, t, nyt, np.zeros((1, 1)), np.zeros(1, np.int64),
                      np.ascontiguousarray(h, dtype=np.float64).reshape(nb + 1, nb),
                      np.ascontiguousarray(G).reshape(1 << len(rules.upper_indices), t + 1),
                      np.ascontiguousarray(yh), sub_of(rules), saved_value)
@@ -67,7 +66,7 @@ def greedy(rules: RuleSet) -> ValueToGo:
     """No future value, except that the upper bonus counts on the turn that reaches the threshold."""
     s = rules.settings
     nb = len(rules.boxes)
-    t = upper_lanes(rules)
+    t = state_space(rules).t
     G = np.zeros((1 << len(rules.upper_indices), t + 1), dtype=np.float64)
     G[:, t] = float(s.upper_bonus) if t > 0 else 0.0
     return heuristic(rules, np.zeros((nb + 1, nb)), G, np.zeros(nb + 1), 0.0)

@@ -34,6 +34,7 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store.kinds import EARLY
 from ..strategy.sources import column_state, raw_points
+from ..strategy.space import StateSpace, state_space
 from .pmf import Distribution
 
 if TYPE_CHECKING:  # the compiled passes load only to build the file or for a later position
@@ -62,14 +63,13 @@ class _Early:
     off: IntArray
     length: IntArray
     data: npt.NDArray[np.float32]
-    width: int  # a mask's states: Yahtzee lanes x (t + 1) upper totals
-    t: int  # the upper bonus threshold (totals above count as t)
-    nyt: int  # Yahtzee lanes (2 where extra bonuses depend on the Yahtzee box's score)
+    space: StateSpace  # how the states are keyed (key[i] = space.key(mask, y, u))
     eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
 
     def key_of(self, mask: int, y: int, upper: int) -> int:
-        u = int(self.eff[mask * (self.t + 1) + min(upper, self.t)])
-        return int(state_key(mask, y if self.nyt == 2 else 0, u, self.width, self.t))
+        t = self.space.t
+        u = int(self.eff[mask * (t + 1) + min(upper, t)])
+        return int(self.space.key(mask, y if self.space.nyt == 2 else 0, u))
 
     def pmf(self, k: int) -> FloatArray | None:
         i = int(np.searchsorted(self.key, k))
@@ -79,9 +79,12 @@ class _Early:
         return self.data[o: o + n].astype(np.float64)
 
 
-def state_key(mask: Any, y: Any, u: Any, width: int, t: int) -> Any:
-    """A turn-start state's key (mask, Yahtzee lane, standing upper total), on ints or arrays alike."""
-    return mask * width + y * (t + 1) + u
+def _space(rules: RuleSet, header: dict[str, Any]) -> StateSpace:
+    """The rule set's state space, when a stored artifact's header indexes its states the same way."""
+    space = state_space(rules)
+    if not space.check(int(header["width"]), int(header["t"]), int(header["nyt"])):
+        raise CorruptTable("the cached distributions index another state layout")
+    return space
 
 
 _early_memo: dict[str, _Early] = {}
@@ -122,12 +125,13 @@ def stored(rules: RuleSet, say: Callable[[str], None] | None = None,
     def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> _Early:
         return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
                       np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32),
-                      int(header["width"]), int(header["t"]), int(header["nyt"]),
+                      _space(rules, header),
                       np.frombuffer(arrays["eff"], dtype=np.int16))
 
     def encode(e: _Early) -> tuple[dict[str, Any], dict[str, Any]]:
         header = {"kind": "early", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-                  "layers": EARLY_LAYERS, "width": e.width, "t": e.t, "nyt": e.nyt}
+                  "layers": EARLY_LAYERS, "width": e.space.width, "t": e.space.t,
+                  "nyt": e.space.nyt}
         return header, {"eff": ("h", e.eff.astype("<i2").tobytes()), "key": ("q", e.key.astype("<i8").tobytes()),
                         "off": ("q", e.off.astype("<i8").tobytes()), "length": ("q", e.length.astype("<i8").tobytes()),
                         "data": ("f", e.data.astype("<f4").tobytes())}
@@ -151,7 +155,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
         if p >= EARLY_LAYERS:
             return
-        keys.append(state_key(st["mask"], st["y"], st["u"], lay.width, lay.t))
+        keys.append(lay.space.key(st["mask"], st["y"], st["u"]))
         lengths.append(st["length"])
         parts.append(H.astype(np.float32))  # (states lie in H back to back, in order)
         if p == 0:  # the empty sheet's: the rule set's score distribution, stored too (float64, for final_pmf)
@@ -165,7 +169,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
     order = np.argsort(key, kind="stable")
     # the data stays in pass order; only the index is sorted for the lookup
     eff = mod.eff[lay.sub_of[np.arange(1 << lay.nb)]].reshape(-1).astype(np.int16)
-    return _Early(key[order], off[order], length[order], data, int(lay.width), int(lay.t), int(lay.nyt), eff)
+    return _Early(key[order], off[order], length[order], data, lay.space, eff)
 
 
 _start_memo: dict[str, FloatArray] = {}
@@ -228,7 +232,7 @@ def cached_rest(rules: RuleSet, say: Callable[[str], None] | None = None,
         if bin(m).count("1") >= EARLY_LAYERS:
             return None
         e = early(rules, say)
-        return e.pmf(state_key(m, y, u, e.width, e.t))  # (u is already a standing total)
+        return e.pmf(e.space.key(m, y, u))  # (u is already a standing total)
 
     return rest
 
@@ -252,9 +256,9 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
     else:
         mod = _model(rules)
         lay = mod.lay
-        y = 1 if st.yfull and lay.nyt == 2 else 0
+        y = lay.space.lane(st.yfull)
         u = int(mod.eff[lay.sub_of[m], min(st.upper, lay.t)])
-        k = state_key(m, y, u, lay.width, lay.t)
+        k = lay.space.key(m, y, u)
         rest = _late_memo.get((rules.fingerprint, k)) if known is None else known(m, y, u)
         if rest is None:
             from .distribution import _pass_layers, solver_ties_for
@@ -379,7 +383,7 @@ def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], N
     def keep(p: int, st: dict[str, IntArray], H: FloatArray) -> None:
         sm = st["mask"]
         for i in np.nonzero(np.isin(sm, np.fromiter(need, dtype=np.int64)))[0].tolist():
-            k = int(state_key(int(sm[i]), int(st["y"][i]), int(st["u"][i]), lay.width, lay.t))
+            k = int(lay.space.key(int(sm[i]), int(st["y"][i]), int(st["u"][i])))
             o, n = int(st["off"][i]), int(st["length"][i])
             store[k] = np.array(H[o: o + n], dtype=np.float64)
 
@@ -393,6 +397,6 @@ def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], N
             first = late[0]
             _pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=first,
                          stop_layer=max(bin(first).count("1"), EARLY_LAYERS), each_layer=keep)
-        return store.get(int(state_key(m2, y2, u2, lay.width, lay.t)))
+        return store.get(int(lay.space.key(m2, y2, u2)))
 
     return rest

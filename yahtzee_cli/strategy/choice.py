@@ -11,10 +11,7 @@ building, simulate asks it to label `optimal`.
   self-play (yahtzee_cli.solver.approx). With saved rolls it outscores playing from the exact table
   of the rules without them plus a fitted value per saved roll (benchmarks/bench_maxi.py).
 
-A column's turn-start state is (filled boxes, upper total capped at the bonus threshold, whether the
-Yahtzee box holds its full points); the state count below is the solver's table size exactly: filled
-in any order every set of filled boxes can occur (any roll may go in any open box), filled down (or
-up) the sheet only its prefixes.
+The size of an exact table is its state space's (strategy.space): a column's turn-start states.
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ from typing import Any, Literal, NamedTuple
 from ..errors import RiskError
 from ..limits import human_bytes, memory_budget
 from ..rules.engine import RuleSet
+from .space import state_space
 
 MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
 # (mask, y, u) cells of an exact table: Maxi Yatzy's 2**20 x 85 (89 million) fit, built in minutes
@@ -32,27 +30,7 @@ MAX_EXACT_STATES = 1 << 27
 BUILD_BYTES_PER_STATE = 24  # the build's float64 values, second moments and the sorted copy
 
 Strategy = Literal["exact", "columns", "heuristic", "saved"]
-
-
-def upper_lanes(rules: RuleSet) -> int:
-    """t: the upper total is tracked capped at the bonus threshold (0 when there is no upper bonus)."""
-    s = rules.settings
-    return s.upper_bonus_threshold if s.upper_bonus > 0 else 0
-
-
-def yahtzee_lanes(rules: RuleSet) -> int:
-    """nyt: 2 when whether the Yahtzee box holds its full points matters (extra-Yahtzee bonuses), else 1."""
-    return 2 if rules.yahtzee_index is not None and rules.settings.extra_yahtzee_bonus > 0 else 1
-
-
 MAX_DIST_STATES = 1 << 23  # exact score distributions keep a pmf per state: larger tables (Maxi Yatzy) have none
-
-
-def exact_states(rules: RuleSet) -> int:
-    """Cells of the rule set's exact table: reachable filled-box sets x Yahtzee lanes x upper lanes."""
-    nb = len(rules.boxes)
-    masks = 1 << nb if rules.settings.fills[0] == "free" else nb + 1  # a column filled in order: its prefixes
-    return masks * yahtzee_lanes(rules) * (upper_lanes(rules) + 1)
 
 
 def exact_reason(rules: RuleSet) -> str | None:
@@ -64,7 +42,7 @@ def exact_reason(rules: RuleSet) -> str | None:
         return "saved rolls"
     if len(rules.boxes) > MAX_EXACT_BOXES:
         return f"{len(rules.boxes)} boxes"
-    states = exact_states(rules)
+    states = state_space(rules).states
     if states > MAX_EXACT_STATES:
         return f"{len(rules.boxes)} boxes, {rules.dice} dice: too many states"
     need, budget = states * BUILD_BYTES_PER_STATE, memory_budget()

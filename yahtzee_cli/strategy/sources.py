@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import PositionError
 from ..rules import engine as R
+from .space import state_space
 
 
 class ColumnState(NamedTuple):
@@ -35,15 +36,6 @@ def raw_points(rules: R.RuleSet, column: R.Column) -> int:
     """Points written in a column without the upper bonus (the value to go pays that at the end)."""
     totals = R.column_totals(rules, column)
     return totals.total - totals.upper_bonus
-
-
-def upper_set(rules: R.RuleSet, mask: Any) -> Any:
-    """The index of a filled-box mask's set of filled upper boxes (bit j: the j-th upper box).
-    Works on an int and, element-wise, on an integer numpy array of masks alike."""
-    sub = mask & 0
-    for j, b in enumerate(rules.upper_indices):
-        sub |= ((mask >> b) & 1) << j
-    return sub
 
 
 class Source:
@@ -121,7 +113,7 @@ class HeuristicSource(Source):
 
     def value(self, state: ColumnState, stock: int = 0) -> float:
         u = min(state.upper, self.t)
-        acc = float(self.G[upper_set(self.rules, state.mask) * (self.t + 1) + u])
+        acc = float(self.G[state_space(self.rules).upper_set(state.mask) * (self.t + 1) + u])
         nb = len(self.rules.boxes)
         open_boxes = [b for b in range(nb) if not state.mask >> b & 1]
         n_open = len(open_boxes)
