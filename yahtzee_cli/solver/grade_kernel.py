@@ -103,8 +103,8 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
     pw, memo = work
     # (arrays out of the bundles once, not in the loop: each taken out costs a reference count)
     final, EJ, E, opt_v, opt_i = pw.final, pw.EJ, pw.E, pw.opt_v, pw.opt_i
-    keep_index, keep_of_roll, roll_of_keep, add_die, drop_self = (ra.keep_index, ra.keep_of_roll, ra.roll_of_keep,
-                                                                   ra.add_die, ra.drop_self)
+    keep_index, keep_of_roll, roll_of_keep, add_die, drop_die = (ra.keep_index, ra.keep_of_roll, ra.roll_of_keep,
+                                                                   ra.add_die, ra.drop_die)
     memo_keys, memo_slot, memo_final, memo_ej, memo_stages, memo_count = memo
     R, K = final.shape[0], EJ.shape[1]
     i = 0  # the next decision (grouped by turn, in order)
@@ -124,7 +124,7 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
         else:
             if turn_final_values(cols_t, base, ra, fut, pw):
                 return 1
-            keep_values(pw.stops, EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_self, True)
+            keep_values(pw.stops, EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_die)
             if key >= 0 and (slot >= 0 or memo_count[0] < memo_final.shape[0]):
                 if slot < 0:
                     slot = memo_count[0]

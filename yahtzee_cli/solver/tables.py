@@ -49,7 +49,6 @@ class Dice:
     roll_of_keep [K]     the roll equal to a full keep (-1 for smaller keeps)
     add_die      [K, 6]  keep with one more die of face f (-1 when the keep is full)
     drop_die     [K, 6]  keep with one die of face f removed (-1 when there is none)
-    drop_self    [K, 6]  drop_die with the keep itself for -1 (a max over the keeps one die smaller needs no test)
     trans_ptr/trans_roll/trans_prob  CSR: for keep k, rolls r reachable by rerolling the rest, with P(r | k)
     """
 
@@ -64,7 +63,6 @@ class Dice:
     roll_of_keep: IntArray
     add_die: IntArray
     drop_die: IntArray
-    drop_self: IntArray
     trans_ptr: IntArray
     trans_roll: IntArray
     trans_prob: FloatArray
@@ -117,9 +115,8 @@ def dice_tables(n: int) -> Dice:
         ptr.append(len(t_roll))
 
     rolls_arr = np.array(roll_list, dtype=np.int64)
-    drop_self = np.where(drop_die >= 0, drop_die, np.arange(len(keep_list), dtype=np.int64)[:, None])
     return Dice(n, rolls_arr, roll_counts, roll_prob, keeps, keep_size, keep_index, keep_of_roll, roll_of_keep,
-                add_die, drop_die, drop_self, np.array(ptr, dtype=np.int64), np.array(t_roll, dtype=np.int64),
+                add_die, drop_die, np.array(ptr, dtype=np.int64), np.array(t_roll, dtype=np.int64),
                 np.array(t_prob, dtype=np.float64))
 
 
@@ -233,7 +230,7 @@ class RuleArrays(NamedTuple):
       is_upper [B] bool, fill [C], mult [C] float  upper boxes; each column's fill rule and weight
     Dice (Dice, proper_subkeeps):
       roll_prob [R], keep_of_roll [R], roll_of_keep [K], keep_index [7**6], keeps [K, 6]
-      add_die, drop_die [K, 6] (-1: none), drop_self [K, 6] (the keep itself for none)
+      add_die, drop_die [K, 6] (-1: none)
       subkeeps [R, 2**n], nsub [R]    each roll's proper keeps in tie-break order
     rows: (natural, joker, var_nat, var_jok), the row tables a box choice reads (within_turn.placement)
     """
@@ -277,7 +274,6 @@ class RuleArrays(NamedTuple):
     keeps: IntArray
     add_die: IntArray
     drop_die: IntArray
-    drop_self: IntArray
     subkeeps: IntArray
     nsub: IntArray
     rows: tuple[IntArray, IntArray, IntArray, IntArray]
@@ -353,7 +349,7 @@ def rule_arrays(rules: RuleSet, nyt: int) -> RuleArrays:
         fill=frozen(sc.fill), mult=frozen(np.array(s.multipliers, dtype=np.float64)),
         roll_prob=frozen(d.roll_prob), keep_of_roll=frozen(d.keep_of_roll), roll_of_keep=frozen(d.roll_of_keep),
         keep_index=frozen(d.keep_index), keeps=frozen(d.keeps), add_die=frozen(d.add_die),
-        drop_die=frozen(d.drop_die), drop_self=frozen(d.drop_self), subkeeps=frozen(subkeeps), nsub=frozen(nsub),
+        drop_die=frozen(d.drop_die), subkeeps=frozen(subkeeps), nsub=frozen(nsub),
         rows=cast(Any, ()),  # (filled in below, from the frozen arrays)
     )
     return ra._replace(rows=(ra.natural, ra.joker, ra.var_nat, ra.var_jok))
