@@ -9,6 +9,7 @@ no rule is restated. Also the dice combinatorics every kernel shares: distinct r
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -151,6 +152,24 @@ def proper_subkeeps(n: int) -> tuple[IntArray, IntArray]:
     return out, cnt
 
 
+@cache
+def most_dice_subkeeps(n: int) -> IntArray:
+    """Per roll of n dice, its keeps of fewer dice ([R, 2**n], -1 padded; as many as proper_subkeeps)
+    in the order strategy.turn.Turn breaks ties by (hints, and the grader that agrees with them): most
+    dice first, then itertools.product order of the face counts (sixes varying fastest). The first best
+    in this order, stopping winning ties, is Turn's best keep (within_turn.keep_choice over this table)."""
+    d = dice_tables(n)
+    R = len(d.rolls)
+    out = np.full((R, 1 << n), -1, dtype=np.int64)
+    for r in range(R):
+        c = [int(x) for x in d.roll_counts[r]]
+        subs = [sub for sub in itertools.product(*(range(x + 1) for x in c)) if sum(sub) < n]
+        subs.sort(key=lambda sub: -sum(sub))  # stable: product order within a size
+        for i, sub in enumerate(subs):
+            out[r, i] = d.keep_index[counts_key(sub)]
+    return out
+
+
 @dataclass(frozen=True)
 class Scores:
     """One rule set's per-roll scores and the ints its legality functions take.
@@ -232,6 +251,7 @@ class RuleArrays(NamedTuple):
       roll_prob [R], keep_of_roll [R], roll_of_keep [K], keep_index [7**6], keeps [K, 6]
       add_die, drop_die [K, 6] (-1: none)
       subkeeps [R, 2**n], nsub [R]    each roll's proper keeps in tie-break order
+      subkeeps_most [R, 2**n]  the same keeps in Turn's tie-break order (most_dice_subkeeps)
     rows: (natural, joker, var_nat, var_jok), the row tables a box choice reads (within_turn.placement)
     """
 
@@ -275,6 +295,7 @@ class RuleArrays(NamedTuple):
     add_die: IntArray
     drop_die: IntArray
     subkeeps: IntArray
+    subkeeps_most: IntArray
     nsub: IntArray
     rows: tuple[IntArray, IntArray, IntArray, IntArray]
 
@@ -349,7 +370,8 @@ def rule_arrays(rules: RuleSet, nyt: int) -> RuleArrays:
         fill=frozen(sc.fill), mult=frozen(np.array(s.multipliers, dtype=np.float64)),
         roll_prob=frozen(d.roll_prob), keep_of_roll=frozen(d.keep_of_roll), roll_of_keep=frozen(d.roll_of_keep),
         keep_index=frozen(d.keep_index), keeps=frozen(d.keeps), add_die=frozen(d.add_die),
-        drop_die=frozen(d.drop_die), subkeeps=frozen(subkeeps), nsub=frozen(nsub),
+        drop_die=frozen(d.drop_die), subkeeps=frozen(subkeeps),
+        subkeeps_most=frozen(most_dice_subkeeps(rules.dice)), nsub=frozen(nsub),
         rows=cast(Any, ()),  # (filled in below, from the frozen arrays)
     )
     return ra._replace(rows=(ra.natural, ra.joker, ra.var_nat, ra.var_jok))

@@ -1153,7 +1153,7 @@ class PositionWork(NamedTuple):
     final, scoring [R]  the final-roll values relative to the position's; a placement of the roll scores
     opt_v [C * B], opt_i [C * B, 4]  one roll's legal placements: value; column, box, score, bonus
     E [K], EJ [J, K]    keep values (scratch; with j rolls left)
-    sub [6]             face counts (turn_best_keep's odometer)
+    Eb [K]              a roll's keep values plus the position's (compared as Turn compares them)
     stops [1, R]        final as one row (it is row 0): keep_values' stopping values
     """
 
@@ -1167,7 +1167,7 @@ class PositionWork(NamedTuple):
     opt_i: Any
     E: Any
     EJ: Any
-    sub: Any
+    Eb: Any
     stops: Any
 
 
@@ -1178,7 +1178,7 @@ def position_work(ra: Any, stages: int) -> PositionWork:
     stops = np.empty((1, R))
     return PositionWork(np.empty(C), np.empty(C), np.empty((C, B), np.int64), np.empty((C, B), np.int64),
                         stops[0], np.empty(R, np.bool_), np.empty(C * B), np.empty((C * B, 4), np.int64),
-                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(6, np.int64), stops)
+                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(K), stops)
 
 
 @njit(cache=True, inline="always")
@@ -1383,55 +1383,3 @@ def turn_final_values(cols_t: np.ndarray, base: float, ra: Any, fut: Any, pw: An
             if final[r] < -PASS_COST and not scoring[r]:
                 final[r] = -PASS_COST  # a pass: the same position next turn
     return 0
-
-
-@njit(cache=True, inline="always")
-def turn_best_keep(r: int, j: int, base: float, saved_value: float, ra: Any, pw: Any) -> tuple[float, int]:
-    """Turn.evaluate's best keep of roll r with j rolls left: the largest value (base + value), then
-    the most dice kept, then the first in itertools.product order of the face counts. Returns (its
-    value, the keep).
-
-    Parameters
-    ----------
-    r, j : int
-        The roll and the rolls left.
-    base : float
-        The position's value (turn_position).
-    saved_value : float
-        The value of a roll saved for later.
-    ra : tables.RuleArrays
-        The rule set's arrays (keeps, keep_index, keep_of_roll).
-    pw : PositionWork
-        The position's final-roll values (final) and keep values (EJ: keep_values');
-        sub, scratch.
-    """
-    keeps, keep_index, final, EJ, sub = ra.keeps, ra.keep_index, pw.final, pw.EJ, pw.sub
-    K = keeps.shape[0]
-    n = keeps[K - 1, 0]  # dice: the full keep's count
-    for f in range(1, 6):
-        n += keeps[K - 1, f]
-    cnt = keeps[ra.keep_of_roll[r]]
-    for f in range(6):
-        sub[f] = 0
-    best = TURN_NEG
-    best_k = -1
-    best_size = -1
-    while True:
-        key = 0
-        size = 0
-        for f in range(5, -1, -1):
-            key = key * 7 + sub[f]
-            size += sub[f]
-        k = keep_index[key]
-        v = base + (final[r] + saved_value * j if size == n else EJ[j - 1, k])
-        if v > best or (v == best and size > best_size):
-            best = v
-            best_k = k
-            best_size = size
-        f = 5  # the odometer: the last face counts fastest, as itertools.product
-        while f >= 0 and sub[f] == cnt[f]:
-            sub[f] = 0
-            f -= 1
-        if f < 0:
-            return best, best_k
-        sub[f] += 1
