@@ -152,7 +152,7 @@ def _turn(state: Any, theta: float, fut: Any, ra: Any, work: Any, play: Any, sta
         sg = 1.0 if theta > 0.0 else -1.0
         for r in range(R):
             Y[r] = sg * math.exp(theta * (Vc[r] - ref))
-    keep_values(work.YS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(work.YS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_die)
     # forward through the turn: where the dice go under this policy
     sixth = 1.0 / 6.0
     jtop = J

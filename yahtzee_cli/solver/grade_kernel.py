@@ -41,9 +41,9 @@ from .within_turn import (
     TURN_NEG,
     Future,
     PositionWork,
+    keep_choice,
     keep_values,
     position_work,
-    turn_best_keep,
     turn_final_values,
     turn_options,
     turn_position,
@@ -94,6 +94,33 @@ def _memo_find(cols_t: Any, stage: int, ra: Any, t: int, memo: Any) -> tuple[int
     return key, h, memo_slot[h] if memo_keys[h] == key else -1
 
 
+@njit(cache=True, inline="always")
+def _best_keep(r: int, j: int, base: float, stop: float, Ej: Any, Eb: Any, order: Any, nsub: Any) -> tuple[float, int]:
+    """Turn.evaluate's best keep of roll r with j rolls left: (its value, the keep; -1 to stop), by
+    keep_choice over Turn's order of the roll's keeps (tables.most_dice_subkeeps: the largest value,
+    then the most dice kept, then the first in itertools.product order; stopping wins ties), on the
+    values as Turn compares them: the position's value added first.
+
+    Parameters
+    ----------
+    r, j : int
+        The roll and the rolls left.
+    base, stop : float
+        The position's value; the value of stopping (base added).
+    Ej : float64[K]
+        The keep values with j rolls left (relative to the position's).
+    Eb : float64[K]
+        Scratch: base + Ej of the roll's keeps.
+    order, nsub : int64[R, 2**n], int64[R]
+        RuleArrays.subkeeps_most and nsub.
+    """
+    for i in range(nsub[r]):
+        k = order[r, i]
+        Eb[k] = base + Ej[k]
+    d = keep_choice(r, Eb, stop, order, nsub)
+    return (stop, d) if d < 0 else (Eb[d], d)
+
+
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_value: float, vals: Any, picks: Any,
                 work: Any) -> int:
@@ -102,9 +129,10 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
     # scratch from the caller: every numpy allocation here would be one more function to compile
     pw, memo = work
     # (arrays out of the bundles once, not in the loop: each taken out costs a reference count)
-    final, EJ, E, opt_v, opt_i = pw.final, pw.EJ, pw.E, pw.opt_v, pw.opt_i
-    keep_index, keep_of_roll, roll_of_keep, add_die, drop_self = (ra.keep_index, ra.keep_of_roll, ra.roll_of_keep,
-                                                                   ra.add_die, ra.drop_self)
+    final, EJ, E, Eb, opt_v, opt_i = pw.final, pw.EJ, pw.E, pw.Eb, pw.opt_v, pw.opt_i
+    order, nsub = ra.subkeeps_most, ra.nsub
+    keep_index, keep_of_roll, roll_of_keep, add_die, drop_die = (ra.keep_index, ra.keep_of_roll, ra.roll_of_keep,
+                                                                   ra.add_die, ra.drop_die)
     memo_keys, memo_slot, memo_final, memo_ej, memo_stages, memo_count = memo
     R, K = final.shape[0], EJ.shape[1]
     i = 0  # the next decision (grouped by turn, in order)
@@ -124,7 +152,7 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
         else:
             if turn_final_values(cols_t, base, ra, fut, pw):
                 return 1
-            keep_values(pw.stops, EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_self, True)
+            keep_values(pw.stops, EJ, E, stages[tt], saved_value, keep_of_roll, add_die, drop_die)
             if key >= 0 and (slot >= 0 or memo_count[0] < memo_final.shape[0]):
                 if slot < 0:
                     slot = memo_count[0]
@@ -142,14 +170,16 @@ def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_valu
             kind, rkey, j, made = asks[i, 1], asks[i, 2], asks[i, 3], asks[i, 4]
             r = roll_of_keep[keep_index[rkey]]
             if kind != ASK_BOX:
-                bv, bk = turn_best_keep(r, j, base, saved_value, ra, pw)
-                picks[i, 0] = bk
+                stop = base + (final[r] + saved_value * j)
+                bv, bk = _best_keep(r, j, base, stop, EJ[j - 1], Eb, order, nsub)
+                picks[i, 0] = bk if bk >= 0 else keep_of_roll[r]
                 vals[i, 1] = bv
                 if kind == ASK_KEEP:
                     km = keep_index[made]
-                    vals[i, 0] = base + (final[r] + saved_value * j if km == keep_of_roll[r] else EJ[j - 1, km])
+                    vals[i, 0] = stop if km == keep_of_roll[r] else base + EJ[j - 1, km]
                 elif j > 1:
-                    vals[i, 0] = turn_best_keep(r, j - 1, base, saved_value, ra, pw)[0]
+                    stop1 = base + (final[r] + saved_value * (j - 1))
+                    vals[i, 0] = _best_keep(r, j - 1, base, stop1, EJ[j - 2], Eb, order, nsub)[0]
                 else:
                     vals[i, 0] = base + final[r]
                 i += 1

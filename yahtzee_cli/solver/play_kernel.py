@@ -490,7 +490,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             if not hit:
                 best12 = _sheet_next_values(work, fut, ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, may_pass_turn, best12, ra)
-                keep_values(values[1], EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+                keep_values(values[1], EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_die)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
                         keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, ra)
@@ -576,7 +576,7 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
     else:
         best12 = _sheet_next_values(work, fut, ra)
     final_values(work.Vfinal, work, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
-    keep_values(work.VS, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+    keep_values(work.VS, work.EJ, work.E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_die)
     box_codes(bd, work.Vc, work.NV, work.cmask, work.yst, may_pass_turn, best12, ra)
     subkeeps, nsub, Vfinal = ra.subkeeps, ra.nsub, work.Vfinal
     # within_turn.keep_choice's loop, keeping the place of the first best keep, not the keep; both
@@ -846,7 +846,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                 base = mult * work.Fcur[0]
                 for r in range(R):
                     FS[s, r] = Vfinal[r] + base
-            keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_self, False)
+            keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_die)
             st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
             left = budget - used
             s = left if left < K else K
@@ -885,7 +885,7 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
         (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
         (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
-                       typeof(ra.add_die), typeof(ra.drop_self), types.literal(False))),
+                       typeof(ra.add_die), typeof(ra.drop_die))),
         (box_code, (i8, NV, cm, ys, b1, best12, R)),
         # the totals, needed only after the games (solver.totals.sheet_totals' call)
         (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),

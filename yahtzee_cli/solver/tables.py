@@ -9,6 +9,7 @@ no rule is restated. Also the dice combinatorics every kernel shares: distinct r
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -49,7 +50,6 @@ class Dice:
     roll_of_keep [K]     the roll equal to a full keep (-1 for smaller keeps)
     add_die      [K, 6]  keep with one more die of face f (-1 when the keep is full)
     drop_die     [K, 6]  keep with one die of face f removed (-1 when there is none)
-    drop_self    [K, 6]  drop_die with the keep itself for -1 (a max over the keeps one die smaller needs no test)
     trans_ptr/trans_roll/trans_prob  CSR: for keep k, rolls r reachable by rerolling the rest, with P(r | k)
     """
 
@@ -64,7 +64,6 @@ class Dice:
     roll_of_keep: IntArray
     add_die: IntArray
     drop_die: IntArray
-    drop_self: IntArray
     trans_ptr: IntArray
     trans_roll: IntArray
     trans_prob: FloatArray
@@ -117,9 +116,8 @@ def dice_tables(n: int) -> Dice:
         ptr.append(len(t_roll))
 
     rolls_arr = np.array(roll_list, dtype=np.int64)
-    drop_self = np.where(drop_die >= 0, drop_die, np.arange(len(keep_list), dtype=np.int64)[:, None])
     return Dice(n, rolls_arr, roll_counts, roll_prob, keeps, keep_size, keep_index, keep_of_roll, roll_of_keep,
-                add_die, drop_die, drop_self, np.array(ptr, dtype=np.int64), np.array(t_roll, dtype=np.int64),
+                add_die, drop_die, np.array(ptr, dtype=np.int64), np.array(t_roll, dtype=np.int64),
                 np.array(t_prob, dtype=np.float64))
 
 
@@ -152,6 +150,24 @@ def proper_subkeeps(n: int) -> tuple[IntArray, IntArray]:
             out[r, cnt[r]] = d.keep_index[key]
             cnt[r] += 1
     return out, cnt
+
+
+@cache
+def most_dice_subkeeps(n: int) -> IntArray:
+    """Per roll of n dice, its keeps of fewer dice ([R, 2**n], -1 padded; as many as proper_subkeeps)
+    in the order strategy.turn.Turn breaks ties by (hints, and the grader that agrees with them): most
+    dice first, then itertools.product order of the face counts (sixes varying fastest). The first best
+    in this order, stopping winning ties, is Turn's best keep (within_turn.keep_choice over this table)."""
+    d = dice_tables(n)
+    R = len(d.rolls)
+    out = np.full((R, 1 << n), -1, dtype=np.int64)
+    for r in range(R):
+        c = [int(x) for x in d.roll_counts[r]]
+        subs = [sub for sub in itertools.product(*(range(x + 1) for x in c)) if sum(sub) < n]
+        subs.sort(key=lambda sub: -sum(sub))  # stable: product order within a size
+        for i, sub in enumerate(subs):
+            out[r, i] = d.keep_index[counts_key(sub)]
+    return out
 
 
 @dataclass(frozen=True)
@@ -233,8 +249,9 @@ class RuleArrays(NamedTuple):
       is_upper [B] bool, fill [C], mult [C] float  upper boxes; each column's fill rule and weight
     Dice (Dice, proper_subkeeps):
       roll_prob [R], keep_of_roll [R], roll_of_keep [K], keep_index [7**6], keeps [K, 6]
-      add_die, drop_die [K, 6] (-1: none), drop_self [K, 6] (the keep itself for none)
+      add_die, drop_die [K, 6] (-1: none)
       subkeeps [R, 2**n], nsub [R]    each roll's proper keeps in tie-break order
+      subkeeps_most [R, 2**n]  the same keeps in Turn's tie-break order (most_dice_subkeeps)
     rows: (natural, joker, var_nat, var_jok), the row tables a box choice reads (within_turn.placement)
     """
 
@@ -277,8 +294,8 @@ class RuleArrays(NamedTuple):
     keeps: IntArray
     add_die: IntArray
     drop_die: IntArray
-    drop_self: IntArray
     subkeeps: IntArray
+    subkeeps_most: IntArray
     nsub: IntArray
     rows: tuple[IntArray, IntArray, IntArray, IntArray]
 
@@ -353,7 +370,8 @@ def rule_arrays(rules: RuleSet, nyt: int) -> RuleArrays:
         fill=frozen(sc.fill), mult=frozen(np.array(s.multipliers, dtype=np.float64)),
         roll_prob=frozen(d.roll_prob), keep_of_roll=frozen(d.keep_of_roll), roll_of_keep=frozen(d.roll_of_keep),
         keep_index=frozen(d.keep_index), keeps=frozen(d.keeps), add_die=frozen(d.add_die),
-        drop_die=frozen(d.drop_die), drop_self=frozen(d.drop_self), subkeeps=frozen(subkeeps), nsub=frozen(nsub),
+        drop_die=frozen(d.drop_die), subkeeps=frozen(subkeeps),
+        subkeeps_most=frozen(most_dice_subkeeps(rules.dice)), nsub=frozen(nsub),
         rows=cast(Any, ()),  # (filled in below, from the frozen arrays)
     )
     return ra._replace(rows=(ra.natural, ra.joker, ra.var_nat, ra.var_jok))

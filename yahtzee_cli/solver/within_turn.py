@@ -15,10 +15,11 @@ turn (Verhoeff's):
 * keep values: for each roll left j = 1, 2: E_j[k] = the mean of E over the keeps one die larger
   ("add one die", a full keep is worth V_{j-1} of that roll) and V_j[r] = max over the sub-keeps of r
   ("drop one die": M[k] = max(E[k], max_f M[k - f]) in increasing keep size), stopping on r worth
-  what the objective says (`keep_values`, whose stopping values are an input: the final-roll values
-  plus saved rolls, or by the stock of saved rolls a stop leaves); over a trailing lane axis
-  `expect_lanes` and `best_sub_lanes`, staged by `keep_stages_lanes` (the build) and
-  `keep_stages_stopping` (over the points gained);
+  what the objective says. One arithmetic for every objective: `expect_lanes` and `best_sub_lanes`
+  over a trailing lane axis, staged by `keep_values` (one state, one lane; its stopping values are an
+  input: the final-roll values plus saved rolls, or by the stock of saved rolls a stop leaves),
+  `keep_stages_lanes` (the build) and `keep_stages_stopping` (over the points gained);
+  strategy.turn.Turn averages the faces in the same order;
 * decisions: the keep of a roll (`keep_choice`: the first best proper keep in
   tables.proper_subkeeps' order; stopping wins ties) and its box (`box_code`, `box_codes`,
   `box_slots`: the first best box in sheet order; a pass charged strategy.turn.PASS_COST).
@@ -296,15 +297,54 @@ def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfu
 # --------------------------------------------------------------------------- keep values and choices
 
 
+@njit(cache=True, inline="always")
+def expect_lanes(E: np.ndarray, first_full: int, add_die: np.ndarray, n: int) -> None:
+    """E[k] = mean over faces of E[k + f] for every keep smaller than a full roll (descending size),
+    lanes 0..n-1."""
+    sixth = 1.0 / 6.0
+    for k in range(first_full - 1, -1, -1):
+        a0 = add_die[k, 0]
+        a1 = add_die[k, 1]
+        a2 = add_die[k, 2]
+        a3 = add_die[k, 3]
+        a4 = add_die[k, 4]
+        a5 = add_die[k, 5]
+        for lane in range(n):
+            E[k, lane] = (E[a0, lane] + E[a1, lane] + E[a2, lane] + E[a3, lane] + E[a4, lane]
+                          + E[a5, lane]) * sixth
+
+
+@njit(cache=True, inline="always")
+def best_sub_lanes(E: np.ndarray, S: np.ndarray, Q: np.ndarray, carry: int, drop_die: np.ndarray, n: int) -> None:
+    """In place, in increasing keep size: E[k] = max(E[k], E[k - f]) (the best sub-keep's value),
+    lanes 0..n-1; carry 1: S follows the chosen keep (a second moment or a probability), carry 2: S
+    and Q do."""
+    K = E.shape[0]
+    for k in range(1, K):
+        for f in range(6):
+            d = drop_die[k, f]
+            if d >= 0:
+                for lane in range(n):
+                    a = E[k, lane]
+                    b = E[d, lane]
+                    better = b > a
+                    E[k, lane] = b if better else a
+                    if carry >= 1:
+                        S[k, lane] = S[d, lane] if better else S[k, lane]
+                    if carry == 2:
+                        Q[k, lane] = Q[d, lane] if better else Q[k, lane]
+
+
 @njit(**INNER)
 def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_value: float, keep_of_roll: np.ndarray,
-                add_die: np.ndarray, drop_die: np.ndarray, turn_mean: bool) -> None:
+                add_die: np.ndarray, drop_die: np.ndarray) -> None:
     """Keep values of one state: EJ[j - 1, k] = the value of keeping k with j rolls left (j = 1..J),
-    from what stopping is worth (the scalar form of expect_lanes / best_sub_lanes). Stopping on roll
-    r with j rolls unused is worth S[min(j, L), r] + saved_value * j (L = S.shape[0] - 1): with L = 0
-    the final-roll values plus a value per roll saved for later (0 without saved rolls); with an exact
-    saved-rolls table (saved_value 0) the final-roll values with that many rolls saved for the next
-    turn (play_kernel.play_saved_games).
+    from what stopping is worth: expect_lanes and best_sub_lanes on one lane (E as [K, 1]), so every
+    objective's keep stages share one arithmetic (the faces' sum times 1 / 6, as strategy.turn.Turn
+    too). Stopping on roll r with j rolls unused is worth S[min(j, L), r] + saved_value * j
+    (L = S.shape[0] - 1): with L = 0 the final-roll values plus a value per roll saved for later (0
+    without saved rolls); with an exact saved-rolls table (saved_value 0) the final-roll values with
+    that many rolls saved for the next turn (play_kernel.play_saved_games).
 
     Parameters
     ----------
@@ -320,37 +360,22 @@ def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_valu
     saved_value : float
         The value of a roll saved for later (rules with saved rolls; else 0).
     keep_of_roll, add_die, drop_die : int64[R], int64[K, 6], int64[K, 6]
-        The rule set's keep graph (tables.RuleArrays' keep_of_roll, add_die, drop_self): arrays, not
+        The rule set's keep graph (tables.RuleArrays' keep_of_roll, add_die, drop_die): arrays, not
         the bundle, as this runs once a turn and a bundle argument is passed as hundreds of scalars.
-    turn_mean : bool
-        Average the six faces as strategy.turn.Turn does (the sum divided by 6.0: the grader, whose
-        values agree with Turn's to the last bit), not as the table build does (times 1 / 6).
     """
     R = S.shape[1]
     L = S.shape[0] - 1
     K = add_die.shape[0]
     first_full = K - R
-    sixth = 1.0 / 6.0
+    E1 = E.reshape((K, 1))  # one lane
     for r in range(R):
         E[keep_of_roll[r]] = S[0, r]
     for j in range(1, J + 1):
-        if turn_mean:
-            for k in range(first_full - 1, -1, -1):
-                E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
-                        + E[add_die[k, 5]]) / 6.0
-        else:
-            for k in range(first_full - 1, -1, -1):
-                E[k] = (E[add_die[k, 0]] + E[add_die[k, 1]] + E[add_die[k, 2]] + E[add_die[k, 3]] + E[add_die[k, 4]]
-                        + E[add_die[k, 5]]) * sixth
+        expect_lanes(E1, first_full, add_die, 1)
         for k in range(K):
             EJ[j - 1, k] = E[k]
         if j < J:
-            for k in range(1, K):  # drop_self: k itself where a face is not held (no branch)
-                m = E[k]
-                for f in range(6):
-                    e = E[drop_die[k, f]]
-                    m = e if e > m else m
-                E[k] = m
+            best_sub_lanes(E1, E1, E1, 0, drop_die, 1)
             lv = j if j < L else L
             for r in range(R):
                 kr = keep_of_roll[r]
@@ -778,44 +803,6 @@ def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int)
                     np.empty(R, np.int64), np.empty(R, np.int64), np.empty(R, np.bool_), np.zeros(R, np.bool_))
 
 
-@njit(cache=True, inline="always")
-def expect_lanes(E: np.ndarray, first_full: int, add_die: np.ndarray, n: int) -> None:
-    """E[k] = mean over faces of E[k + f] for every keep smaller than a full roll (descending size),
-    lanes 0..n-1."""
-    sixth = 1.0 / 6.0
-    for k in range(first_full - 1, -1, -1):
-        a0 = add_die[k, 0]
-        a1 = add_die[k, 1]
-        a2 = add_die[k, 2]
-        a3 = add_die[k, 3]
-        a4 = add_die[k, 4]
-        a5 = add_die[k, 5]
-        for lane in range(n):
-            E[k, lane] = (E[a0, lane] + E[a1, lane] + E[a2, lane] + E[a3, lane] + E[a4, lane]
-                          + E[a5, lane]) * sixth
-
-
-@njit(cache=True, inline="always")
-def best_sub_lanes(E: np.ndarray, S: np.ndarray, Q: np.ndarray, carry: int, drop_die: np.ndarray, n: int) -> None:
-    """In place, in increasing keep size: E[k] = max(E[k], E[k - f]) (the best sub-keep's value),
-    lanes 0..n-1; carry 1: S follows the chosen keep (a second moment or a probability), carry 2: S
-    and Q do."""
-    K = E.shape[0]
-    for k in range(1, K):
-        for f in range(6):
-            d = drop_die[k, f]
-            if d >= 0:
-                for lane in range(n):
-                    a = E[k, lane]
-                    b = E[d, lane]
-                    better = b > a
-                    E[k, lane] = b if better else a
-                    if carry >= 1:
-                        S[k, lane] = S[d, lane] if better else S[k, lane]
-                    if carry == 2:
-                        Q[k, lane] = Q[d, lane] if better else Q[k, lane]
-
-
 @njit(**INNER)
 def keep_stages_lanes(work: Any, ra: Any, n: int) -> None:
     """The keep stages of a turn on lanes 0..n-1: from the final-roll values in the full-keep rows of
@@ -1147,8 +1134,8 @@ def keep_stages_stopping(F: np.ndarray, G: np.ndarray, E: np.ndarray, B: np.ndar
 # strategy.turn.Turn values a position in pure Python; the grader (grade_kernel) values the same
 # positions compiled, with Turn's arithmetic in Turn's order, so that values agree to the last bit and
 # ties break alike: a placement is worth mult * ((score + bonus) + F(next) - F(now)) (not the build's
-# mult * score + mult * (F(next) - F(now))), maxima start at -inf, and keep values average the faces
-# by dividing by 6 (keep_values with turn_mean). These kernels are inlined into the grader's one loop
+# mult * score + mult * (F(next) - F(now))) and maxima start at -inf (keep values are keep_values',
+# whose arithmetic Turn shares). These kernels are inlined into the grader's one loop
 # and take the arrays they read out of the bundles once a call, never inside a loop: each array taken
 # out costs a reference count (several times the arithmetic of a placement); turn_after, which runs
 # for every placement, takes numbers and the table alone.
@@ -1166,7 +1153,7 @@ class PositionWork(NamedTuple):
     final, scoring [R]  the final-roll values relative to the position's; a placement of the roll scores
     opt_v [C * B], opt_i [C * B, 4]  one roll's legal placements: value; column, box, score, bonus
     E [K], EJ [J, K]    keep values (scratch; with j rolls left)
-    sub [6]             face counts (turn_best_keep's odometer)
+    Eb [K]              a roll's keep values plus the position's (compared as Turn compares them)
     stops [1, R]        final as one row (it is row 0): keep_values' stopping values
     """
 
@@ -1180,7 +1167,7 @@ class PositionWork(NamedTuple):
     opt_i: Any
     E: Any
     EJ: Any
-    sub: Any
+    Eb: Any
     stops: Any
 
 
@@ -1191,7 +1178,7 @@ def position_work(ra: Any, stages: int) -> PositionWork:
     stops = np.empty((1, R))
     return PositionWork(np.empty(C), np.empty(C), np.empty((C, B), np.int64), np.empty((C, B), np.int64),
                         stops[0], np.empty(R, np.bool_), np.empty(C * B), np.empty((C * B, 4), np.int64),
-                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(6, np.int64), stops)
+                        np.empty(K), np.empty((max(stages, 1), K)), np.empty(K), stops)
 
 
 @njit(cache=True, inline="always")
@@ -1396,55 +1383,3 @@ def turn_final_values(cols_t: np.ndarray, base: float, ra: Any, fut: Any, pw: An
             if final[r] < -PASS_COST and not scoring[r]:
                 final[r] = -PASS_COST  # a pass: the same position next turn
     return 0
-
-
-@njit(cache=True, inline="always")
-def turn_best_keep(r: int, j: int, base: float, saved_value: float, ra: Any, pw: Any) -> tuple[float, int]:
-    """Turn.evaluate's best keep of roll r with j rolls left: the largest value (base + value), then
-    the most dice kept, then the first in itertools.product order of the face counts. Returns (its
-    value, the keep).
-
-    Parameters
-    ----------
-    r, j : int
-        The roll and the rolls left.
-    base : float
-        The position's value (turn_position).
-    saved_value : float
-        The value of a roll saved for later.
-    ra : tables.RuleArrays
-        The rule set's arrays (keeps, keep_index, keep_of_roll).
-    pw : PositionWork
-        The position's final-roll values (final) and keep values (EJ: keep_values with turn_mean);
-        sub, scratch.
-    """
-    keeps, keep_index, final, EJ, sub = ra.keeps, ra.keep_index, pw.final, pw.EJ, pw.sub
-    K = keeps.shape[0]
-    n = keeps[K - 1, 0]  # dice: the full keep's count
-    for f in range(1, 6):
-        n += keeps[K - 1, f]
-    cnt = keeps[ra.keep_of_roll[r]]
-    for f in range(6):
-        sub[f] = 0
-    best = TURN_NEG
-    best_k = -1
-    best_size = -1
-    while True:
-        key = 0
-        size = 0
-        for f in range(5, -1, -1):
-            key = key * 7 + sub[f]
-            size += sub[f]
-        k = keep_index[key]
-        v = base + (final[r] + saved_value * j if size == n else EJ[j - 1, k])
-        if v > best or (v == best and size > best_size):
-            best = v
-            best_k = k
-            best_size = size
-        f = 5  # the odometer: the last face counts fastest, as itertools.product
-        while f >= 0 and sub[f] == cnt[f]:
-            sub[f] = 0
-            f -= 1
-        if f < 0:
-            return best, best_k
-        sub[f] += 1

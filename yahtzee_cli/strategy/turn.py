@@ -34,6 +34,8 @@ PASS_COST = 1e-6
 # theta * variance / 2 is then under 1e-12 of the spread, and exp(theta * v) rounds to 1 anyway.
 NEGLIGIBLE_SPREAD = 1e-12
 
+SIXTH = 1.0 / 6.0  # a reroll's mean is the faces' sum times this (within_turn.expect_lanes' arithmetic)
+
 
 def ce_mean(values: Sequence[float], theta: float) -> float:
     """The certainty equivalent of equally likely values: log(mean(exp(theta * v))) / theta (the mean
@@ -332,7 +334,10 @@ class Turn:
             a = kp.add[k]
             # a die rerolled: its six faces equally likely (risk tables: their certainty equivalent;
             # nesting is exact, since exp(theta * CE) is the expectation it stands for)
-            E[k] = sum(E[i] for i in a) / 6.0 if theta == 0.0 else ce_mean([E[i] for i in a], theta)
+            if theta == 0.0:  # the compiled kernels' order: the faces' sum, left to right, times 1 / 6
+                E[k] = (E[a[0]] + E[a[1]] + E[a[2]] + E[a[3]] + E[a[4]] + E[a[5]]) * SIXTH
+            else:
+                E[k] = ce_mean([E[i] for i in a], theta)
         self._stages[j] = E
         return E
 
