@@ -31,8 +31,11 @@ def _interrupt_while_loading(command: list[str], tmp_path: Path) -> subprocess.C
     (tmp_path / "stand_in" / "typer.py").write_text(STAND_IN)
     reached = tmp_path / "reached"
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "stand_in"), YAHTZEE_TEST_REACHED=str(reached))
+    # a Ctrl-C at the terminal reaches a program with SIGINT's default disposition; the test's runner
+    # may ignore SIGINT (pytest-xdist's workers do), and a child inherits an ignored signal
     child = subprocess.Popen([*command, "solve", "--rules", "yatzy"], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not reached.exists():
         assert child.poll() is None, child.communicate()
