@@ -47,7 +47,7 @@ from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
 from .jit import INNER, njit
-from .play_kernel import TurnWork, keep_by_values, new_sheet, play_turn, turn_work, write_box
+from .play_kernel import TurnWork, box_points, keep_by_values, mark_box, new_sheet, play_turn, turn_work
 from .pmf import Distribution
 from .rng import stream
 from .tables import RuleArrays
@@ -360,7 +360,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
 def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any,
           log: Any) -> None:
     """Play games ch, ch + nch, ... of one column by theta's policy (risk play) with the play kernel's
-    game loop (play_kernel.play_turn, write_box; the dice convention of solver.policy.play: game g of
+    game loop (play_kernel.play_turn, box_points, mark_box; the dice convention of solver.policy.play: game g of
     seat s rolls rng.stream(seed, g, s), kept dice sorted first).
 
     Parameters
@@ -379,6 +379,11 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
     NV = work.NV[0]
     cmask, usum, yst = work.cmask, work.usum, work.yst
     sheet = (cmask, usum, yst, work.colraw)
+    # the arrays a box's writing touches, out of their bundles once (see box_points)
+    scores, ybonus = out[0], out[1]
+    s_mask, s_upper, s_y, s_raw = sheet
+    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
+    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
     values = (work.EJ, work.YS, 0.0)  # stopping is worth Y (play_kernel.keep_by_values; Y is YS[0])
     nyt, t, nb = fut.nyt, fut.t, ra.nb
     vmax = ra.du.shape[1]
@@ -395,7 +400,10 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
                                      ra.fill0, ra.lower_bits)
             bon = extra_bonus_points(ra.yroll[r], y == 1, ra.extra)
             sl, _, _, _ = box_choice(r, bits, fullv, bon, NV, 1.0, NO_CLAMP, ra.rows, vmax, False)
-            write_box((sl // vmax) * 2 + (1 if fullv else 0), r, g, out, sheet, 0, ra, log, turn, used)
+            at = (g, turn, used, 0)
+            code = (sl // vmax) * 2 + (1 if fullv else 0)
+            written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+            mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
 
 
 def _on_chunks(kernel: Any, n: int, nchunks: int, args: Callable[[], tuple[Any, ...]],

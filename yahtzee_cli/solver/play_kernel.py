@@ -4,7 +4,7 @@ A worker is a Python thread running `play_games` (nogil) on its own games; the t
 values, keep values, keep and box decisions) is within_turn's, whose helpers compile as ordinary
 functions, once each. Only the play kernel and what it calls are compiled by `simulate` (the strategy
 table comes shipped or cached). Every compiled player plays through the one game loop below
-(new_sheet, play_turn, write_box): play_games, play_saved_games (exact saved-rolls tables), play_moves
+(new_sheet, play_turn, box_points and mark_box): play_games, play_saved_games (exact saved-rolls tables), play_moves
 and play_lockstep (a move table's decisions) and distribution's risk play.
 
 `play_games(game, ra, fut, max_turns, saved_value, out, work, log, start, memo)` (built by
@@ -266,7 +266,7 @@ def _sheet_next_values(work: Any, fut: Any, ra: Any) -> tuple[float, float, int]
 #
 # Every compiled player (play_games, play_saved_games, play_moves, play_lockstep and
 # distribution._play) plays its games with these: new_sheet before a game, play_turn for a turn's dice
-# and write_box for its box. They differ only in where a turn's decisions come from: keep values
+# and box_points then mark_box for its box. They differ only in where a turn's decisions come from: keep values
 # (keep_by_values), a memo's or move table's decisions (keep_remembered, keep_by_row), box values.
 # Inlined (each is a few lines run every turn), so a kernel compiles them with its own arguments' types
 # and numba drops what a None argument leaves unused.
@@ -414,13 +414,36 @@ def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, r
 
 
 @njit(cache=True, inline="always")
-def write_box(code: Int, r: int, g: int, out: Any, sheet: Any, c0: int, ra: Any, log: Any, turn: Int,
-              used: Int) -> int:
-    """Final roll r written by box code `code` (within_turn.box_code: (column * nb + box) * 2 + 1 for a
-    joker's full value; -1 a pass) in game g: its score and extra bonus in out, the column's state in
-    sheet (as new_sheet's, the game's columns from c0), the turn's rolls and box in log (None:
-    nothing recorded). Returns the boxes written: 1, or 0 for a pass."""
-    nb = ra.nb
+def box_points(code: Int, r: int, at: Any, nb_extra: Any, natural: np.ndarray, joker: np.ndarray,
+               yroll: np.ndarray, yst: np.ndarray, log: Any) -> tuple[int, int, Int, Int]:
+    """What final roll r writes by box code `code` (within_turn.box_code: (column * nb + box) * 2 + 1
+    for a joker's full value; -1 a pass): (column or -1 for a pass, box, score, extra bonus); the
+    turn's rolls and box recorded in log (None: nothing recorded). Then mark_box writes it.
+
+    The arrays come as arguments, taken out of their bundles once per kernel call: an array reached
+    through a tuple inside the turn costs reference counting every turn, which halved the games per
+    second of `simulate` (docs/benchmarks.md, the engine step).
+
+    Parameters
+    ----------
+    code : int
+        The box code.
+    r : int
+        The final roll.
+    at : (g, turn, used, c0)
+        The game (its row in the outputs), its turn, the rolls it used, the game's first column in
+        the sheet arrays (play_lockstep keeps a block of games' sheets side by side).
+    nb_extra : (int, int)
+        Boxes per column, points of an extra Yahtzee.
+    natural, joker, yroll : RuleArrays' arrays
+        Scores of each roll in each box, natural and as a joker; the Yahtzee rolls.
+    yst : int64[columns]
+        The sheet's Yahtzee box per column (-1 open, 0 a zero, 1 full points).
+    log : None or (rolls, held, n_rolls, column, box)
+        The games' dice and boxes.
+    """
+    g, turn, used, c0 = at
+    nb, extra = nb_extra
     bc = -1 if code < 0 else code // (2 * nb)
     b = (code % (2 * nb)) // 2
     if log is not None:
@@ -428,19 +451,34 @@ def write_box(code: Int, r: int, g: int, out: Any, sheet: Any, c0: int, ra: Any,
         log[3][g, turn] = bc if bc >= 0 else 0
         log[4][g, turn] = b if bc >= 0 else -1
     if bc < 0:
+        return -1, b, np.int64(0), np.int64(0)
+    bs = joker[r, b] if code % 2 else natural[r, b]
+    bbon = extra_bonus_points(yroll[r], yst[c0 + bc] == 1, extra)
+    return bc, b, np.int64(bs), np.int64(bbon)
+
+
+@njit(cache=True, inline="always")
+def mark_box(written: Any, at: Any, y_box: Any, scores: np.ndarray, ybonus: np.ndarray, cmask: np.ndarray,
+             usum: np.ndarray, yst: np.ndarray, colraw: np.ndarray, is_upper: np.ndarray) -> int:
+    """Write what box_points returned (`written`) in game at[0]: its score and extra bonus in scores
+    [G, C, B] and ybonus [G, C], the column's state in the sheet arrays (as new_sheet's: filled
+    boxes, upper total, Yahtzee box, points written; the game's columns from at[3]). y_box: (the
+    Yahtzee box, its full points); is_upper: the upper boxes. Returns the boxes written: 1, or 0 for
+    a pass."""
+    bc, b, bs, bbon = written
+    if bc < 0:
         return 0
-    cmask, usum, yst, colraw = sheet
+    g, _turn, _used, c0 = at
+    ybox, ypoints = y_box
     c = c0 + bc
-    bs = ra.joker[r, b] if code % 2 else ra.natural[r, b]
-    bbon = extra_bonus_points(ra.yroll[r], yst[c] == 1, ra.extra)
-    out[0][g, bc, b] = bs
-    out[1][g, bc] += bbon
+    scores[g, bc, b] = bs
+    ybonus[g, bc] += bbon
     colraw[c] += bs + bbon
     cmask[c] |= 1 << b
-    if ra.is_upper[b]:
+    if is_upper[b]:
         usum[c] += bs
-    if b == ra.ybox:
-        yst[c] = 1 if bs == ra.ypoints else 0
+    if b == ybox:
+        yst[c] = 1 if bs == ypoints else 0
     return 1
 
 
@@ -462,6 +500,11 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
     cmask, usum, yst = work.cmask, work.usum, work.yst  # yst: -1 open, 0 zero, 1 full points
     sheet = (cmask, usum, yst, work.colraw)
+    # the arrays a box's writing touches, out of their bundles once (see box_points)
+    scores, ybonus = out[0], out[1]
+    s_mask, s_upper, s_y, s_raw = sheet
+    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
+    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
     values = (EJ, work.VS, saved_value)  # (keep_by_values' source: stopping on r is worth Vfinal[r] + ...)
     jmax = EJ.shape[0]
     best12 = (NEG, NEG, -1)
@@ -510,7 +553,9 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
                     code = int(memo[4][mr, r])
             if code == -2:
                 code = box_code(r, work.NV, cmask, yst, may_pass_turn, best12, ra)
-            open_total -= write_box(code, r, g, out, sheet, 0, ra, log, turn, used)
+            at = (g, turn, used, 0)
+            written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+            open_total -= mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
             turn += 1
         nturns_out[g] = turn
 
@@ -677,6 +722,11 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
     nturns_out = out[2]
     cmask, usum, yst = work.cmask, work.usum, work.yst
     sheet = (cmask, usum, yst, work.colraw)
+    # the arrays a box's writing touches, out of their bundles once (see box_points)
+    scores, ybonus = out[0], out[1]
+    s_mask, s_upper, s_y, s_raw = sheet
+    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
+    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
     J = dec.shape[1] - 1
     R = dec.shape[2]
     t = fut.t
@@ -702,7 +752,9 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                 usum[0] = u_now
                 row = row_s
             st, used, r = play_turn(st, J + 1, J, keep_by_row, row, work, ra, roll_at, log, (g, turn))
-            open_total -= write_box(np.int64(row[J, r]) - 1, r, g, out, sheet, 0, ra, log, turn, used)
+            at = (g, turn, used, 0)
+            written = box_points(np.int64(row[J, r]) - 1, r, at, nb_extra, natural, joker, yroll, s_y, log)
+            open_total -= mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
             turn += 1
         nturns_out[g] = turn
 
@@ -734,6 +786,11 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
     us = np.empty(B, np.int64)
     ys = np.empty(B, np.int64)
     sheet = (cm, us, ys, np.empty(B))
+    # the arrays a box's writing touches, out of their bundles once (see box_points)
+    scores, ybonus = out[0], out[1]
+    s_mask, s_upper, s_y, s_raw = sheet
+    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
+    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
     srow = np.empty(B, np.int64)  # the game's row this turn (-1: its own, in rows)
     rows = np.empty((B, J + 1, dec.shape[2]), np.uint8)
     dice = np.empty((B, n), np.int64)
@@ -793,7 +850,9 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
             for i in range(nbk):
                 r = rr[i]
                 code = (np.int64(dec[srow[i], J, r]) if srow[i] >= 0 else np.int64(rows[i, J, r])) - 1
-                write_box(code, r, g0 + i, out, sheet, i, ra, log, turn, used[i])
+                at = (g0 + i, turn, used[i], i)
+                written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+                mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
         for i in range(nbk):
             nturns_out[g0 + i] = turn0 + open0
 
@@ -824,6 +883,11 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
     cmask, yst = work.cmask, work.yst
     sheet = (cmask, work.usum, yst, work.colraw)
+    # the arrays a box's writing touches, out of their bundles once (see box_points)
+    scores, ybonus = out[0], out[1]
+    s_mask, s_upper, s_y, s_raw = sheet
+    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
+    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
     values = (EJ, FS, 0.0)  # stopping with j rolls left: FS[min(j, K)] (keep_by_values)
     K = W3.shape[0] - 1
     R = Vfinal.shape[0]
@@ -853,7 +917,10 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
             fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
             best12 = _sheet_next_values(work, fs, ra)
             saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
-            write_box(box_code(r, work.NV, cmask, yst, False, best12, ra), r, g, out, sheet, 0, ra, log, turn, used)
+            at = (g, turn, used, 0)
+            code = box_code(r, work.NV, cmask, yst, False, best12, ra)
+            written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+            mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
             turn += 1
         nturns_out[g] = turn
 
