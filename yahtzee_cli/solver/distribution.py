@@ -47,7 +47,7 @@ from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
 from .jit import INNER, njit
-from .play_kernel import TurnWork, box_points, keep_by_values, mark_box, new_sheet, play_turn, turn_work
+from .play_kernel import TurnWork, box_arrays, box_points, keep_by_values, mark_box, new_sheet, play_turn, turn_work
 from .pmf import Distribution
 from .rng import stream
 from .tables import RuleArrays
@@ -379,11 +379,8 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
     NV = work.NV[0]
     cmask, usum, yst = work.cmask, work.usum, work.yst
     sheet = (cmask, usum, yst, work.colraw)
-    # the arrays a box's writing touches, out of their bundles once (see box_points)
-    scores, ybonus = out[0], out[1]
-    s_mask, s_upper, s_y, s_raw = sheet
-    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
-    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
+    (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
+     y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     values = (work.EJ, work.YS, 0.0)  # stopping is worth Y (play_kernel.keep_by_values; Y is YS[0])
     nyt, t, nb = fut.nyt, fut.t, ra.nb
     vmax = ra.du.shape[1]

@@ -414,6 +414,16 @@ def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, r
 
 
 @njit(cache=True, inline="always")
+def box_arrays(out: Any, sheet: Any, ra: Any) -> tuple[Any, ...]:
+    """What box_points and mark_box take, out of the bundles a kernel receives, for the kernel to take
+    once before its games: (scores, extra bonuses, the sheet's four arrays, natural and joker scores,
+    Yahtzee rolls, upper boxes, (boxes per column, points of an extra Yahtzee), (the Yahtzee box, its
+    full points))."""
+    return (out[0], out[1], sheet[0], sheet[1], sheet[2], sheet[3], ra.natural, ra.joker, ra.yroll, ra.is_upper,
+            (ra.nb, ra.extra), (ra.ybox, ra.ypoints))
+
+
+@njit(cache=True, inline="always")
 def box_points(code: Int, r: int, at: Any, nb_extra: Any, natural: np.ndarray, joker: np.ndarray,
                yroll: np.ndarray, yst: np.ndarray, log: Any) -> tuple[int, int, Int, Int]:
     """What final roll r writes by box code `code` (within_turn.box_code: (column * nb + box) * 2 + 1
@@ -500,11 +510,8 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
     cmask, usum, yst = work.cmask, work.usum, work.yst  # yst: -1 open, 0 zero, 1 full points
     sheet = (cmask, usum, yst, work.colraw)
-    # the arrays a box's writing touches, out of their bundles once (see box_points)
-    scores, ybonus = out[0], out[1]
-    s_mask, s_upper, s_y, s_raw = sheet
-    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
-    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
+    (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
+     y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     values = (EJ, work.VS, saved_value)  # (keep_by_values' source: stopping on r is worth Vfinal[r] + ...)
     jmax = EJ.shape[0]
     best12 = (NEG, NEG, -1)
@@ -722,11 +729,8 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
     nturns_out = out[2]
     cmask, usum, yst = work.cmask, work.usum, work.yst
     sheet = (cmask, usum, yst, work.colraw)
-    # the arrays a box's writing touches, out of their bundles once (see box_points)
-    scores, ybonus = out[0], out[1]
-    s_mask, s_upper, s_y, s_raw = sheet
-    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
-    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
+    (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
+     y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     J = dec.shape[1] - 1
     R = dec.shape[2]
     t = fut.t
@@ -786,11 +790,8 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
     us = np.empty(B, np.int64)
     ys = np.empty(B, np.int64)
     sheet = (cm, us, ys, np.empty(B))
-    # the arrays a box's writing touches, out of their bundles once (see box_points)
-    scores, ybonus = out[0], out[1]
-    s_mask, s_upper, s_y, s_raw = sheet
-    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
-    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
+    (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
+     y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     srow = np.empty(B, np.int64)  # the game's row this turn (-1: its own, in rows)
     rows = np.empty((B, J + 1, dec.shape[2]), np.uint8)
     dice = np.empty((B, n), np.int64)
@@ -883,11 +884,8 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
     cmask, yst = work.cmask, work.yst
     sheet = (cmask, work.usum, yst, work.colraw)
-    # the arrays a box's writing touches, out of their bundles once (see box_points)
-    scores, ybonus = out[0], out[1]
-    s_mask, s_upper, s_y, s_raw = sheet
-    natural, joker, yroll, is_upper = ra.natural, ra.joker, ra.yroll, ra.is_upper
-    nb_extra, y_box = (ra.nb, ra.extra), (ra.ybox, ra.ypoints)
+    (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
+     y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     values = (EJ, FS, 0.0)  # stopping with j rolls left: FS[min(j, K)] (keep_by_values)
     K = W3.shape[0] - 1
     R = Vfinal.shape[0]
