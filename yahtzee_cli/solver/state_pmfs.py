@@ -24,8 +24,7 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store.kinds import STATE_PMFS, theta_key
 from ..strategy.sources import column_state
-from ..strategy.space import StateSpace
-from . import winning
+from ..strategy.space import StateSpace, stored_space
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -77,7 +76,7 @@ def stored(rules: RuleSet, theta: float, say: Callable[[str], None] | None = Non
             raise CorruptTable("the cached state distributions' arrays do not fit together")
         off = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
         return StatePmfs(theta, key, np.frombuffer(arrays["lo"], dtype=np.int64), off, length, data,
-                         winning._space(rules, header),
+                         stored_space(rules, header),
                          np.frombuffer(arrays["eff"], dtype=np.int16))
 
     def encode(s: StatePmfs) -> tuple[dict[str, Any], dict[str, Any]]:

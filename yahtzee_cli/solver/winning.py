@@ -34,7 +34,7 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store.kinds import EARLY
 from ..strategy.sources import column_state, raw_points
-from ..strategy.space import StateSpace, state_space
+from ..strategy.space import StateSpace, stored_space
 from .pmf import Distribution
 
 if TYPE_CHECKING:  # the compiled passes load only to build the file or for a later position
@@ -66,10 +66,10 @@ class _Early:
     space: StateSpace  # how the states are keyed (key[i] = space.key(mask, y, u))
     eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
 
-    def key_of(self, mask: int, y: int, upper: int) -> int:
+    def key_of(self, mask: int, yfull: bool, upper: int) -> int:
         t = self.space.t
         u = int(self.eff[mask * (t + 1) + min(upper, t)])
-        return int(self.space.key(mask, y if self.space.nyt == 2 else 0, u))
+        return int(self.space.key(mask, self.space.lane(yfull), u))
 
     def pmf(self, k: int) -> FloatArray | None:
         i = int(np.searchsorted(self.key, k))
@@ -77,14 +77,6 @@ class _Early:
             return None
         o, n = int(self.off[i]), int(self.length[i])
         return self.data[o: o + n].astype(np.float64)
-
-
-def _space(rules: RuleSet, header: dict[str, Any]) -> StateSpace:
-    """The rule set's state space, when a stored artifact's header indexes its states the same way."""
-    space = state_space(rules)
-    if not space.check(int(header["width"]), int(header["t"]), int(header["nyt"])):
-        raise CorruptTable("the cached distributions index another state layout")
-    return space
 
 
 _early_memo: dict[str, _Early] = {}
@@ -125,7 +117,7 @@ def stored(rules: RuleSet, say: Callable[[str], None] | None = None,
     def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> _Early:
         return _Early(np.frombuffer(arrays["key"], dtype=np.int64), np.frombuffer(arrays["off"], dtype=np.int64),
                       np.frombuffer(arrays["length"], dtype=np.int64), np.frombuffer(arrays["data"], dtype=np.float32),
-                      _space(rules, header),
+                      stored_space(rules, header),
                       np.frombuffer(arrays["eff"], dtype=np.int16))
 
     def encode(e: _Early) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -252,7 +244,7 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
         rest = start_pmf(rules, say)
     elif p < EARLY_LAYERS:
         e = early(rules, say)
-        rest = e.pmf(e.key_of(m, int(st.yfull), st.upper))
+        rest = e.pmf(e.key_of(m, st.yfull, st.upper))
     else:
         mod = _model(rules)
         lay = mod.lay

@@ -17,10 +17,12 @@ cells.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..errors import CorruptTable
 from ..rules.engine import RuleSet
 
 
@@ -60,9 +62,6 @@ class StateSpace:
             sub |= ((mask >> b) & 1) << j
         return sub
 
-    def check(self, width: int, t: int, nyt: int) -> bool:
-        """Whether a stored artifact's numbers (its header's) are this space's."""
-        return (width, t, nyt) == (self.width, self.t, self.nyt)
 
 
 @lru_cache(maxsize=64)
@@ -74,3 +73,12 @@ def state_space(rules: RuleSet) -> StateSpace:
     nyt = 2 if rules.yahtzee_index is not None and s.extra_yahtzee_bonus > 0 else 1
     masks = 1 << nb if s.fills[0] == "free" else nb + 1  # a column filled in order: its prefixes
     return StateSpace(nb, tuple(rules.upper_indices), t, nyt, masks)
+
+
+def stored_space(rules: RuleSet, header: Mapping[str, Any]) -> StateSpace:
+    """The rule set's state space, checked against a stored artifact's header (its width, t and nyt):
+    CorruptTable when the file indexes its states another way."""
+    space = state_space(rules)
+    if (int(header["width"]), int(header["t"]), int(header["nyt"])) != (space.width, space.t, space.nyt):
+        raise CorruptTable("the cached distributions index another state layout")
+    return space
