@@ -4,10 +4,12 @@ machine code yet (in this process or the cache); and a kernel is compiled by one
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import exact, jit, play_kernel
@@ -169,3 +171,37 @@ def test_the_garbage_collector_stays_out_of_a_compile(tmp_path: Path) -> None:
     env["YAHTZEE_CACHE_DIR"] = str(tmp_path)
     res = subprocess.run([sys.executable, "-c", NO_COLLECTION], env=env, capture_output=True, text=True, check=True)
     assert res.stdout.split() == ["0", "False", "True", "True"]  # none during it, no collector on, on after
+
+
+def _is_counted(typingctx: Any, arr: Any) -> Any:
+    """Whether the array has a reference count (a meminfo) in compiled code."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ary = context.make_array(arr)(context, builder, value=args[0])
+        return builder.not_(cgutils.is_null(builder, ary.meminfo))
+
+    return numba.types.boolean(arr), codegen
+
+
+_counted: Any = intrinsic(_is_counted)
+
+
+class _Bundle(NamedTuple):
+    a: Any
+    n: int
+    inner: Any
+
+
+def test_a_borrowed_bundle_is_the_same_data_without_reference_counts() -> None:
+    @numba.njit
+    def write_through(bundle: Any) -> tuple[bool, bool, bool, bool, int]:
+        b = jit.borrow(bundle)
+        b.a[0] = 7  # through the bundle's first array
+        b.inner[0][1] = 8  # and through one in a nested tuple
+        return (_counted(bundle.a), _counted(b.a), _counted(b.inner[0]), b.inner[1] is None, b.n)
+
+    a, c = np.zeros(2, np.int64), np.zeros(3)
+    bundle = _Bundle(a, 5, (c, None))
+    assert write_through(bundle) == (True, False, False, True, 5)
+    assert a[0] == 7 and c[1] == 8
+    assert numba.njit(lambda x: _counted(jit.borrow(x)))(a) is False

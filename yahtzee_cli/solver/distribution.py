@@ -46,7 +46,7 @@ from ..strategy.space import state_space
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
-from .jit import INNER, njit
+from .jit import INNER, borrow, njit
 from .play_kernel import TurnWork, box_arrays, box_points, keep_by_values, mark_box, new_sheet, play_turn, turn_work
 from .pmf import Distribution
 from .rng import stream
@@ -375,6 +375,7 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
         Written: the dice of each roll, the dice held before each reroll, the rolls used and the box,
         as play_kernel.play_games records them (None: nothing recorded).
     """
+    ra, fut, out, work = borrow(ra), borrow(fut), borrow(out), borrow(work)  # (jit.borrow: no counts per turn)
     seed, first_game, seat = game
     NV = work.NV[0]
     cmask, usum, yst = work.cmask, work.usum, work.yst

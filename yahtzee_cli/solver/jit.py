@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 
 import numba
 from numba.core import caching
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
 from ..store import tablefile as table_cache
 
@@ -93,6 +95,37 @@ else:  # a numba without the locator list: its own knob, for every function in t
 # For helpers called only from compiled code: no entry points from Python (nor C) to compile for them,
 # which is a good part of a small function's compile time.
 INNER: dict[str, Any] = {"cache": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+def _uncounted(context: Any, builder: Any, ty: Any, value: Any) -> Any:
+    """value (of numba type ty) with every array in it, through nested tuples, without its meminfo."""
+    if isinstance(ty, nbtypes.Array):
+        ary = context.make_array(ty)(context, builder, value=value)
+        ary.meminfo = ary.meminfo.type(None)  # a null pointer: numba skips a null meminfo's counting
+        return ary._getvalue()
+    if isinstance(ty, nbtypes.BaseTuple):
+        members: Any = ty  # (numba's tuple types are not typed as iterables)
+        for i, member in enumerate(members):
+            inner = _uncounted(context, builder, member, builder.extract_value(value, i))
+            value = builder.insert_value(value, inner, i)
+    return value
+
+
+def _borrow(typingctx: Any, value: Any) -> Any:
+    """borrow(value), in a kernel: `value` (an array, or a tuple or bundle of them such as RuleArrays) with its arrays
+    uncounted: the same data and type, no reference count. Each copy of a counted array, as when it is
+    passed into an inlined helper, costs an atomic increment and decrement that numba cannot drop when
+    a loop lies between them: a turn passing the rule arrays and scratch into play_turn paid that for
+    some forty arrays, about half of `simulate`'s time. The kernel's own arguments keep the arrays
+    alive for the call; a borrowed array must never leave the kernel (returned or stored)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return _uncounted(context, builder, value, args[0])
+
+    return value(value), codegen
+
+
+borrow: Any = intrinsic(_borrow)
 
 
 def inner_copy(kernel: Any) -> Any:

@@ -5,7 +5,8 @@ values, keep values, keep and box decisions) is within_turn's, whose helpers com
 functions, once each. Only the play kernel and what it calls are compiled by `simulate` (the strategy
 table comes shipped or cached). Every compiled player plays through the one game loop below
 (new_sheet, play_turn, box_points and mark_box): play_games, play_saved_games (exact saved-rolls tables), play_moves
-and play_lockstep (a move table's decisions) and distribution's risk play.
+and play_lockstep (a move table's decisions) and distribution's risk play. Each kernel borrows its
+bundles first (jit.borrow), so that passing them into the inlined helpers every turn costs nothing.
 
 `play_games(game, ra, fut, max_turns, saved_value, out, work, log, start, memo)` (built by
 solver.exact.play_with; every array read-only except `out`, `work`, `log` and `memo`):
@@ -430,9 +431,8 @@ def box_points(code: Int, r: int, at: Any, nb_extra: Any, natural: np.ndarray, j
     for a joker's full value; -1 a pass): (column or -1 for a pass, box, score, extra bonus); the
     turn's rolls and box recorded in log (None: nothing recorded). Then mark_box writes it.
 
-    The arrays come as arguments, taken out of their bundles once per kernel call: an array reached
-    through a tuple inside the turn costs reference counting every turn, which halved the games per
-    second of `simulate` (docs/benchmarks.md, the engine step).
+    The arrays come as arguments, taken out of their (borrowed, jit.borrow) bundles once per kernel
+    call by box_arrays.
 
     Parameters
     ----------
@@ -502,6 +502,8 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     A placement in column c is worth, relative to staying put, mult[c] * (score + bonus + F(next) -
     F(now)) when columns add up; with add_columns off, the best weighted column estimate
     max(mult[c] * (points + F)) after the placement minus before. Dice: see yahtzee_cli.solver.policy.play."""
+    ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
+    shared = jit.borrow(memo)  # the memo every thread reads and writes: not even their counts shared
     seed, first_game, seat = game
     nb = ra.nb
     nturns_out = out[2]
@@ -532,23 +534,23 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             slot = -1
             hit = False
             if memo is not None:
-                if memo[2][2] > 0:  # (no_memo() keeps nothing)
+                if shared[2][2] > 0:  # (no_memo() keeps nothing)
                     ucap = usum[0] if usum[0] < fut.t else fut.t
                     key = (cmask[0] | (ucap << nb) | ((yst[0] + 1) << (nb + 8)) | (J << (nb + 10))
                            | (np.int64(may_pass_turn) << (nb + 18)))
-                    slot, mr, hit = _memo_row(memo[0], memo[1], memo[2], memo[3].shape[0], key)
+                    slot, mr, hit = _memo_row(shared[0], shared[1], shared[2], shared[3].shape[0], key)
             if not hit:
                 best12 = _sheet_next_values(work, fut, ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, may_pass_turn, best12, ra)
                 keep_values(values[1], EJ, E, J, saved_value, ra.keep_of_roll, ra.add_die, ra.drop_die)
                 if memo is not None:
                     if mr >= 0:  # every decision of the state, once
-                        keep_choices(memo[3][mr], EJ, Vfinal, J, saved_value, ra)
-                        box_codes(memo[4][mr], work.Vc, work.NV, cmask, yst, may_pass_turn, best12, ra)
-                        atomic.store(memo[1], slot, mr + 1)  # published: other threads read the row from now
+                        keep_choices(shared[3][mr], EJ, Vfinal, J, saved_value, ra)
+                        box_codes(shared[4][mr], work.Vc, work.NV, cmask, yst, may_pass_turn, best12, ra)
+                        atomic.store(shared[1], slot, mr + 1)  # published: other threads read the row from now
             # ---- the turn itself
             if memo is not None:  # (numba compiles only one of the two)
-                st, used, r = play_turn(st, budget, J, keep_remembered, (memo[3], mr, values), work, ra, None, log,
+                st, used, r = play_turn(st, budget, J, keep_remembered, (shared[3], mr, values), work, ra, None, log,
                                         (g, turn))
             else:
                 st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
@@ -557,7 +559,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             code = -2  # not known yet
             if memo is not None:  # nested, not `and`: numba drops the branch only for the None test
                 if mr >= 0:
-                    code = int(memo[4][mr, r])
+                    code = int(shared[4][mr, r])
             if code == -2:
                 code = box_code(r, work.NV, cmask, yst, may_pass_turn, best12, ra)
             at = (g, turn, used, 0)
@@ -723,6 +725,7 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
     the rules allow them); a state outside the table, or one whose passes differ (a game near the turn
     cap), has its row made in `scratch` (row, bd) by move_row, as play_games would make it. The other
     arguments are play_games'."""
+    ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
     rowof, index, dec, table_pass, scratch, roll_at = moves
     row_s, bd = scratch
     seed, first_game, seat = game
@@ -774,6 +777,7 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
     are looked up for a block of games in one loop, so their cache misses overlap instead of each
     turn waiting for its own three. Every game draws from its own stream and reads the same rows as
     play_moves, so the games are play_moves' (the arguments are its)."""
+    ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
     rowof, index, dec, table_pass, scratch, roll_at = moves
     row_s, bd = scratch
     seed, first_game, seat = game
@@ -879,6 +883,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     FS : float64[K + 1, R]
         Scratch: the final-roll values by stock (absolute: points written plus value to go).
     """
+    ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
     seed, first_game, seat = game
     nturns_out = out[2]
     Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
