@@ -268,6 +268,7 @@ def _risk_layer(c: int, nch: int, states: Any, theta: float, fut: Any, ra: Any, 
     """out[i] = value of state i of `states` (masks, y lanes, upper totals) under theta, from fut.W's later
     layers: the states c, c + nch, ... (a chunk; the others run on other threads). Other parameters as
     `_turn`'s (no passes: risk tables need must_zero on)."""
+    fut, ra, work = borrow(fut), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
     smask, sy, su = states
     for i in range(c, smask.shape[0], nch):
         _, val = _turn((smask[i], sy[i], su[i]), theta, fut, ra, work, (solver_ties, False, J), WHOLE_TURN)
@@ -293,6 +294,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
     theta, fut, ra, work, play
         As `_turn`.
     """
+    fut, ra, work = borrow(fut), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
     smask, sy, su = states
     off, length, H, Hn, sid_next, off_next, len_next, eff, sub_of, cap, max_pts = pmfs
     Pfin, slot, pts = work.Pfin, work.slot, work.pts

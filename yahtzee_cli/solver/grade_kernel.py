@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..strategy.turn import PASS_COST
-from .jit import njit
+from .jit import borrow, njit
 from .within_turn import (
     FUTURE_TABLE,
     TURN_NEG,
@@ -125,6 +125,7 @@ def _best_keep(r: int, j: int, base: float, stop: float, Ej: Any, Eb: Any, order
 def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_value: float, vals: Any, picks: Any,
                 work: Any) -> int:
     """Value every decision of `asks` (see the module docstring; work: Grader.scratch's)."""
+    ra, fut, work = borrow(ra), borrow(fut), borrow(work)  # (jit.borrow: no counts per call of a helper)
     nb = ra.nb
     # scratch from the caller: every numpy allocation here would be one more function to compile
     pw, memo = work

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import FORCED, extra_bonus_points, joker_now, legal_bits
-from .jit import njit
+from .jit import borrow, njit
 from .within_turn import (
     NEG,
     best_sub_lanes,
@@ -236,6 +236,7 @@ def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
         The thread's working arrays and what is computed (moments, passes, rerolls); a chunk solves
         its masks in batches of at most its lane capacity.
     """
+    lay, ra, work = borrow(lay), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
     start, end = span
     cap = work.E.shape[1]
     j = start + c
@@ -310,6 +311,7 @@ def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
         The thread's working arrays (moments and passes off) and FK, its final-roll values at K or
         more rolls left.
     """
+    lay, ra, work = borrow(lay), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
     work, FK = work
     start, end = span
     cap = work.E.shape[1]

@@ -676,6 +676,7 @@ def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra
     (the table keeps only those its play reaches). states = (masks, upper totals, Yahtzee boxes) per
     row; find = (rowof, index) as play_moves takes them; rows = (dec, seen): the table's rows
     (uint8[states, J + 1, R], written) and the marks (bool[states])."""
+    ra, fut, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(work)  # (jit.borrow: no counts per call of a helper)
     dec, seen = rows
     masks, us, ys = states
     rowof, index = find
@@ -947,16 +948,13 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     vec, ivec = typeof(work.Vfinal), typeof(work.dice)
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
-        # small ones first, done before this process needs them, then the largest in the order
-        # play_games asks for them; box_code and keep_values here, as play_games' own compile (its game
-        # loop inlined) is the longer part of this process's (roll_legal, which only those here call, is
-        # compiled with final_values)
+        # small ones first, done before this process needs them, then final_values (the largest, with
+        # roll_legal and column_final), which play_games asks for last: this process compiles the
+        # rest and then play_games' own game loop, and waits for none of theirs (their share was
+        # measured: with box_code and keep_values there too, play_games' typing waited about 1 s)
         (rng_stream, (i8, i8, i8)),
         (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
-        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
-                       typeof(ra.add_die), typeof(ra.drop_die))),
-        (box_code, (i8, NV, cm, ys, b1, best12, R)),
         # the totals, needed only after the games (solver.totals.sheet_totals' call)
         (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
                          i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
@@ -967,6 +965,9 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
         (keep_dice, (ivec, i8, typeof(ra.keeps))),
         (roll_dice, (ivec, ivec, i8, types.uint64)),
+        (box_code, (i8, NV, cm, ys, b1, best12, R)),
+        (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
+                       typeof(ra.add_die), typeof(ra.drop_die))),
     ]
     return theirs, ours
 

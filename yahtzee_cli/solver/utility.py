@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..errors import NotExact
 from ..rules.engine import Column, RuleSet
 from ..strategy.sources import column_state, raw_points
-from .jit import njit
+from .jit import borrow, njit
 from .within_turn import keep_stages_stopping, shifted_final
 
 FloatArray = npt.NDArray[np.float64]
@@ -57,6 +57,7 @@ def _solve(states: Any, nxt: Any, V: Any, Uf: Any, ra: Any, J: int, bonus: Any,
     order, every next state's index above its own; state 0, the position, is left to the caller): a
     full column's u of the points gained plus the upper bonus (bonus = (the threshold t, the bonus)),
     any other's the average of its first roll's outcomes (work: _turn's)."""
+    ra, work = borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
     sm, sy, su = states
     t, ubonus = bonus
     B = work[3]
