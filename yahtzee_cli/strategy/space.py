@@ -63,7 +63,6 @@ class StateSpace:
         return sub
 
 
-
 @lru_cache(maxsize=64)
 def state_space(rules: RuleSet) -> StateSpace:
     """The rule set's StateSpace (built once per rule set)."""
