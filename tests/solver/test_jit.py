@@ -205,3 +205,28 @@ def test_a_borrowed_bundle_is_the_same_data_without_reference_counts() -> None:
     assert write_through(bundle) == (True, False, False, True, 5)
     assert a[0] == 7 and c[1] == 8
     assert numba.njit(lambda x: _counted(jit.borrow(x)))(a) is False
+
+
+def test_every_package_kernel_says_whether_it_counts_references() -> None:
+    """numba lets a kernel that does not say inherit its caller's reference counting (the play kernels and
+    the helpers compile without it), and its cache does not tell the two apart: a helper compiled first
+    for an uncounted caller would then serve counted ones its uncounted code. So every kernel says."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import yahtzee_cli
+
+    kernels = {}
+    for mod in pkgutil.walk_packages(yahtzee_cli.__path__, "yahtzee_cli."):
+        if ".cli" in mod.name or mod.name.endswith("__main__"):
+            continue
+        for obj in vars(importlib.import_module(mod.name)).values():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("yahtzee_cli"):
+                kernels[f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"] = obj.targetoptions
+    assert len(kernels) > 40
+    silent = sorted(k for k, opts in kernels.items() if "_nrt" not in opts)
+    assert silent == []
+    uncounted = {k for k, opts in kernels.items() if opts["_nrt"] is False}
+    assert {"yahtzee_cli.solver.play_kernel.play_games", "yahtzee_cli.solver.within_turn.final_values"} <= uncounted

@@ -46,7 +46,7 @@ from ..strategy.space import state_space
 from ..strategy.turn import PASS_COST
 from .compiled import extra_bonus_points
 from .exact import Layout, Table, layout
-from .jit import INNER, borrow, njit
+from .jit import INNER, KERNEL, borrow, njit
 from .play_kernel import TurnWork, box_arrays, box_points, keep_by_values, mark_box, new_sheet, play_turn, turn_work
 from .pmf import Distribution
 from .rng import stream
@@ -262,7 +262,7 @@ def _option(m: int, y: int, u: int, theta: float, fut: Any, ra: Any, work: Any, 
     return q
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def _risk_layer(c: int, nch: int, states: Any, theta: float, fut: Any, ra: Any, work: Any, J: int,
                 solver_ties: bool, out: np.ndarray) -> None:
     """out[i] = value of state i of `states` (masks, y lanes, upper totals) under theta, from fut.W's later
@@ -358,7 +358,7 @@ def _pmf_layer(c: int, nch: int, states: Any, pmfs: Any, theta: float, fut: Any,
                 H[o + cap] += p * tail
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: Any, J: int, out: Any,
           log: Any) -> None:
     """Play games ch, ch + nch, ... of one column by theta's policy (risk play) with the play kernel's

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..strategy.turn import PASS_COST
-from .jit import borrow, njit
+from .jit import KERNEL, borrow, njit
 from .within_turn import (
     FUTURE_TABLE,
     TURN_NEG,
@@ -121,7 +121,7 @@ def _best_keep(r: int, j: int, base: float, stop: float, Ej: Any, Eb: Any, order
     return (stop, d) if d < 0 else (Eb[d], d)
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def grade_turns(cols: Any, stages: Any, asks: Any, ra: Any, fut: Any, saved_value: float, vals: Any, picks: Any,
                 work: Any) -> int:
     """Value every decision of `asks` (see the module docstring; work: Grader.scratch's)."""

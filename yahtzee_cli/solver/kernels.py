@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import FORCED, extra_bonus_points, joker_now, legal_bits
-from .jit import borrow, njit
+from .jit import KERNEL, borrow, njit
 from .within_turn import (
     NEG,
     best_sub_lanes,
@@ -208,7 +208,7 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     _share_dead_totals(order, j0, j1, step, lay, W, W2, moments)
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
                 W: np.ndarray, W2: np.ndarray, work: Any) -> None:
     """Fill W (expected remaining score) and W2 (its second moment) for chunk `c` of `nch` of the masks
@@ -293,7 +293,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         _share_dead_totals(order, j0, j1, step, lay, W[s], W2, False)
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
                 W: np.ndarray, W2: np.ndarray, work: Any) -> None:
     """solve_chunk with saved rolls: fill W[s] (expected remaining score with s rolls saved, s = 0..K)

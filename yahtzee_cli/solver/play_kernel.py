@@ -43,7 +43,7 @@ from ..limits import cores
 from . import atomic, compiled, jit
 from .aside import Job, compiled_aside
 from .compiled import extra_bonus_points, roll_budget, rolls_left_over
-from .jit import INNER, njit
+from .jit import INNER, KERNEL, njit
 from .rng import stream
 from .within_turn import (
     FUTURE_HEURISTIC,
@@ -493,7 +493,7 @@ def mark_box(written: Any, at: Any, y_box: Any, scores: np.ndarray, ybonus: np.n
 
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float, out: Any, work: Any,
                log: Any, start: Any, memo: Any) -> None:
     """Play games game[1].. of seat game[2] with the one-turn lookahead on F (the exact table: optimal
@@ -669,7 +669,7 @@ def move_row(row: np.ndarray, mask: int, u: int, y: int, may_pass_turn: bool, ra
         row[J, r] = bd[r] + 1
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def fill_moves(todo: np.ndarray, states: Any, find: Any, may_pass_turn: bool, ra: Any, fut: Any, saved_value: float,
                rows: Any, work: Any, bd: np.ndarray) -> None:
     """The rows `todo` of a move table, and the rows of the states their boxes lead to marked in `seen`
@@ -863,7 +863,7 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
             nturns_out[g0 + i] = turn0 + open0
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(**KERNEL)
 def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, work: Any, FS: np.ndarray,
                      log: Any) -> None:
     """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
