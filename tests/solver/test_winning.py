@@ -229,3 +229,71 @@ def test_the_early_file_stores_the_score_distribution_as_its_own_pass_makes_it(
     monkeypatch.setattr(winning, "_early_memo", {})
     monkeypatch.setattr(winning, "early", lambda *a: pytest.fail("early file read"))
     assert np.array_equal(winning.final_pmf(small, empty).pmf, d.pmf)
+
+
+
+def test_a_position_asked_again_is_read_from_the_cache_as_it_was_computed(
+        fresh, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """The next `log show` of the same game (a new process) reads each player's final-score pmf from a
+    file of a few kB: the same bytes, and neither the early file, the model nor a pass. A damaged
+    file is computed again, quietly (it is a cache), and replaced."""
+    from conftest import SMALL_RULES
+
+    monkeypatch.setattr(winning, "EARLY_LAYERS", 3)  # positions of three boxes or more take a pass
+    small = R.rules_from_data(SMALL_RULES)
+    rng = random.Random(3)
+    cols = [_random_column(small, rng, filled) for filled in (1, 2, 3, 4, 5, 4)]
+    firsts = [winning.final_pmf(small, c) for c in cols]
+    states = {tuple(column_state(small, c)) for c in cols}
+    assert len(list(fresh.glob("final*.tbl"))) == len(states)
+
+    def forget() -> None:
+        for memo in ("_early_memo", "_start_memo", "_late_memo", "_model_memo", "_values_memo"):
+            monkeypatch.setattr(winning, memo, {})
+
+    forget()
+    with monkeypatch.context() as m:
+        m.setattr(winning, "early", lambda *a: pytest.fail("early file read"))
+        m.setattr(winning, "_model", lambda *a: pytest.fail("model built"))
+        for c, d in zip(cols, firsts, strict=True):
+            again = winning.final_pmf(small, c)
+            assert again.lo == d.lo and np.array_equal(again.pmf, d.pmf)
+    forget()
+    for path in fresh.glob("final*.tbl"):
+        path.write_bytes(path.read_bytes()[:-3])
+    notes: list[str] = []
+    again_all = [winning.final_pmf(small, c, say=notes.append) for c in cols]
+    assert all(np.array_equal(a.pmf, d.pmf) for a, d in zip(again_all, firsts, strict=True))
+    assert not [n for n in notes if "final-score" in n or "damaged" in n]
+    forget()
+    with monkeypatch.context() as m:  # replaced by good ones
+        m.setattr(winning, "_model", lambda *a: pytest.fail("model built"))
+        assert all(np.array_equal(winning.final_pmf(small, c).pmf, d.pmf) for c, d in zip(cols, firsts, strict=True))
+
+
+def test_the_cache_keeps_a_bounded_number_of_positions(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """Each position asked adds a file: beyond the kind's bound the least recently written go, with the
+    stamps of their checksums; other kinds' files stay."""
+    import os
+
+    from yahtzee_cli.store import artifact as store
+    from yahtzee_cli.store.kinds import Kind
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    kind = Kind("final", "final", "outdated", locked=False, keep=3)
+    other = tmp_path / "finalist-0123456789abcdef.txt"
+    other.write_text("not ours")
+    fp = "0123456789abcdef"
+    arts = []
+    for i in range(5):
+        art = store.Artifact(kind, fp, "a pmf", lambda h, a: np.frombuffer(a["pmf"]), lambda: np.zeros(1),
+                             lambda v: ({"kind": "final", "fingerprint": fp}, {"pmf": ("d", v.tobytes())}), str(i))
+        store.get(art)
+        os.utime(art.path, ns=(i * 10**9, i * 10**9))  # written one after the other
+        assert np.array_equal(store.read(art), np.zeros(1))  # read once: its checksum's stamp written
+        arts.append(art)
+    left = sorted(p.name for p in tmp_path.glob("final*.tbl"))
+    assert left == [f"final{i}-0123456789abcdef.tbl" for i in (2, 3, 4)]
+    stamps = sorted(p.name.split(".tbl")[0] for p in (tmp_path / "verified").iterdir())
+    assert stamps == [f"final{i}-0123456789abcdef" for i in (2, 3, 4)]
+    assert other.exists()

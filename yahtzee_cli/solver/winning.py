@@ -32,8 +32,8 @@ from ..errors import CorruptTable
 from ..progress import given
 from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
-from ..store.kinds import EARLY
-from ..strategy.sources import column_state, raw_points
+from ..store.kinds import EARLY, FINAL
+from ..strategy.sources import ColumnState, column_state, raw_points
 from ..strategy.space import StateSpace, stored_space
 from .pmf import Distribution
 
@@ -45,6 +45,7 @@ IntArray = npt.NDArray[np.int64]
 
 EARLY_LAYERS = 6  # turn-start states with fewer boxes filled than this are read from the cache
 VERSION = 2  # bump when the early layers' file changes meaning
+FINAL_VERSION = 1  # bump when a stored position's final-score distribution changes meaning
 
 
 class Chance(NamedTuple):
@@ -234,15 +235,45 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
     """The exact pmf of the column's final total (upper bonus and extra bonuses included) from its
     turn-start position under optimal expected-score play. NotExact where the rule set has no
     exact distribution. `known(mask, y, u)`: a later state's pmf of the points to come when the
-    caller has it (chain_rest), else None."""
+    caller has it (chain_rest), else None: the position's is then kept in the cache (FINAL), so that
+    asking again (the next `log show`, another player's turn) reads a few kB instead of a pass."""
     st = column_state(rules, column)
-    m = st.mask
     base = raw_points(rules, column)
+    if st.mask == 0:
+        rest = start_pmf(rules, say)
+    elif known is not None:
+        rest = _rest(rules, st, say, known)
+    else:
+        rest = store.get(_final_stored(rules, st, lambda: _rest(rules, st, say, None)))[0]
+    return Distribution(np.asarray(rest, dtype=np.float64), base)
+
+
+def _final_stored(rules: RuleSet, st: ColumnState, build: Callable[[], FloatArray]) -> store.Artifact[FloatArray]:
+    """The pmf of the points to come from a position (final_pmf's), as the store keeps it: keyed by
+    the column's state as written (filled boxes, Yahtzee box full, upper total), so that reading it
+    needs neither the model nor the exact table."""
+    state = [st.mask, int(st.yfull), st.upper]
+
+    def decode(header: dict[str, Any], arrays: dict[str, memoryview]) -> FloatArray:
+        return np.frombuffer(arrays["pmf"], dtype=np.float64).copy()
+
+    def encode(pmf: FloatArray) -> tuple[dict[str, Any], dict[str, Any]]:
+        header = {"kind": FINAL.name, "version": FINAL_VERSION, "fingerprint": rules.fingerprint,
+                  "rule_name": rules.name, "state": state}
+        return header, {"pmf": ("d", np.ascontiguousarray(pmf, dtype="<f8").tobytes())}
+
+    return store.Artifact(FINAL, rules.fingerprint, f"{rules.name} final-score distribution of a position", decode,
+                          build, encode, ".".join(map(str, state)), {"version": FINAL_VERSION, "state": state})
+
+
+def _rest(rules: RuleSet, st: ColumnState, say: Callable[[str], None] | None,
+          known: Callable[[int, int, int], FloatArray | None] | None) -> FloatArray:
+    """The pmf of the points to come from a turn-start state that is not the empty sheet: from the
+    early layers' file, or a pass over the sheets ahead of it (see final_pmf)."""
+    m = st.mask
     p = bin(m).count("1")
     rest: FloatArray | None
-    if m == 0:
-        rest = start_pmf(rules, say)
-    elif p < EARLY_LAYERS:
+    if p < EARLY_LAYERS:
         e = early(rules, say)
         rest = e.pmf(e.key_of(m, st.yfull, st.upper))
     else:
@@ -256,14 +287,15 @@ def final_pmf(rules: RuleSet, column: Column, say: Callable[[str], None] | None 
             from .distribution import _pass_layers, solver_ties_for
 
             W = _values(rules, say)
-            states, H, sid = _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), within=m, stop_layer=p)
+            states, H, sid = _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), within=m, stop_layer=p,
+                                          progress=given(None))  # (the wait shows how far it is, and the time left)
             j = int(sid[lay.midx[m], y * (lay.t + 1) + u])
             o, n = int(states["off"][j]), int(states["length"][j])
             rest = H[o: o + n].copy()
             _late_memo[(rules.fingerprint, k)] = rest
     if rest is None:  # (every reachable state is in the pass)
         raise CorruptTable(f"no distribution for the position of mask {m}")
-    return Distribution(np.asarray(rest, dtype=np.float64), base)
+    return rest
 
 
 def win_chances(dists: Sequence[Distribution]) -> list[Chance]:

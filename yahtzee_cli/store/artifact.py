@@ -75,6 +75,21 @@ def write(art: Artifact[T], value: T) -> None:
     if art.encode is not None:
         header, arrays = art.encode(value)
         tablefile.write(art.path, header, arrays)
+        if art.kind.keep:
+            _bound(art.kind)
+
+
+def _bound(kind: Kind) -> None:
+    """Remove the least recently written artifacts of `kind` beyond the most it keeps (kind.keep)."""
+    found = []
+    for path in tablefile.cache_dir().glob(f"{kind.prefix}*-*{kind.suffix}"):
+        try:
+            found.append((path.stat().st_mtime_ns, path.name, path))
+        except OSError:  # removed meanwhile
+            pass
+    found.sort()
+    for _, _, path in found[: max(0, len(found) - kind.keep)]:
+        tablefile.forget(path)
 
 
 def get(art: Artifact[T], say: Say = None, rebuild: bool = False) -> tuple[T, bool]:

@@ -22,7 +22,8 @@ class Kind:
     starts its files' names, `suffix` ends them; `outdated` is the damage a header of another kind or
     version is reported as ("{path}" stands for the file); `locked`: one process builds it while the
     others wait; `voice`: the words of its notes; `parts`: the suffixes of the other files of an
-    artifact kept in several (named as its first, with these suffixes instead)."""
+    artifact kept in several (named as its first, with these suffixes instead); `keep`: the most
+    artifacts of the kind the cache holds (the least recently written go first; 0: no bound)."""
 
     name: str
     prefix: str
@@ -31,6 +32,7 @@ class Kind:
     locked: bool = True
     suffix: str = ".tbl"
     parts: tuple[str, ...] = ()
+    keep: int = 0
 
     def file_name(self, fingerprint: str, key: str = "") -> str:
         return f"{self.prefix}{key}-{fingerprint}{self.suffix}"
@@ -54,11 +56,15 @@ RISK = Kind("risk", "risk", "the cached risk table is from another version", loc
 POSITION = Kind("position", "pos", "the cached position is from another version")
 STATE_PMFS = Kind("state_pmfs", "states", "the cached state distributions is from another version")
 EARLY = Kind("early", "early", "the cached early-game distributions are from another version")
+# a player's final-score distribution from a position asked for once (a few kB each; a new one every
+# turn of every game asked about, hence the bound)
+FINAL = Kind("final", "final", "the cached final-score distribution is from another version", locked=False,
+             keep=2048)
 MOVES = Kind("moves", "moves", "the cached move table is from another version", "strategy")
 GREEDY_MOVES = Kind("gmoves", "gmoves", "the cached move table is from another version", "strategy")
 
 REGISTRY: dict[str, Kind] = {k.name: k for k in (EXACT, APPROX, SAVED, DISTRIBUTION, RISK, POSITION, STATE_PMFS,
-                                                  EARLY, MOVES, GREEDY_MOVES)}
+                                                  EARLY, FINAL, MOVES, GREEDY_MOVES)}
 
 def theta_key(theta: float) -> str:
     """A risk strategy's theta as a file name's key (0 is the expected-score table)."""

@@ -212,6 +212,15 @@ def _verified(path: Path, st: os.stat_result) -> bool:
         return False
 
 
+def forget(path: Path) -> None:
+    """Remove a table file and the stamp of its checksum (nothing when already gone)."""
+    for each in (path, _stamp_path(path)):
+        try:
+            each.unlink()
+        except OSError:
+            pass
+
+
 def _remember_verified(path: Path, st: os.stat_result) -> None:
     try:
         where = _stamp_path(path)
