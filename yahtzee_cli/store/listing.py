@@ -3,11 +3,11 @@
 The directory (tablefile.cache_dir) holds the artifacts of the kinds the store registers (kinds.py):
 strategy tables (`exact-*.tbl`, `approx-*.tbl`), score distributions and risk tables (`dist*-*.tbl`,
 `risk*-*.tbl`), positions' and states' distributions (`pos*-*.tbl`, `states*-*.tbl`, `early-*.tbl`,
-`final*-*.tbl`), the move tables of long simulations (`moves-*.tbl`, `gmoves-*.tbl`), saved-rolls tables (`saved-*.json`, its
-header, with `saved-*.f32` and `saved-*.masks`), the stamps of verified tables (`verified/`), compiled
-kernels (`numba/`, or $NUMBA_CACHE_DIR when set), the lock files that let one process build a table or
-compile a kernel while others wait (`*.lock`), and temporary files of writers that were killed before
-they finished (`*.tmp`).
+`final*-*.tbl`), the move tables of long simulations (`moves-*.tbl`, `gmoves-*.tbl`), saved-rolls tables
+(`saved-*.json`, its header, with `saved-*.f32` and `saved-*.masks`), the stamps of verified tables
+(`verified/`), compiled kernels (`numba/`, or $NUMBA_CACHE_DIR when set), the lock files that let one
+process build a table or compile a kernel while others wait (`*.lock`), and temporary files of writers
+that were killed before they finished (`*.tmp`).
 
 Everything in it can be made again: a table is rebuilt (or copied from the package, for the tables
 shipped with it) and a kernel recompiled on first use. Cleaning never removes a lock that a running
