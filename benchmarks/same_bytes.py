@@ -7,7 +7,8 @@ produces, written by one checkout and compared with another's.
 --python is the interpreter of the checkout to hash (default: this one); it runs `PY -m yahtzee_cli`
 with a cache directory of its own (--cache, default a new temporary one: every table is built, not
 loaded). What is hashed, each as the bytes of stdout and the exit status, and of a `solve` every file
-it left in the cache, with times (keys naming seconds) and the cache folder's path made alike:
+it left in the cache, with times (keys naming seconds), table sizes (`table_bytes`, which follow the
+digits of the build time) and the cache folder's path made alike:
 
 - `solve --rebuild --json` of every preset and of house rules that change the table (joker free or off, passes
   allowed, Maxi Yatzy without saved rolls), and a saved-rolls table of a small 5-dice sheet (cap 2);
@@ -139,6 +140,9 @@ def hints(saved_rules: str) -> list[tuple[str, list[str]]]:
 
 # what differs between two runs of the same code: times, and the cache folder in the paths printed
 TIMES = re.compile(rb'"(\w*(?:seconds|elapsed)\w*)":\s*(?:-?[0-9.]+(?:[eE][+-]?[0-9]+)?|null)')
+# a table file's size, which follows its header's length and so the digits of its build time (the file
+# itself is hashed apart, its header's padding left out)
+SIZES = re.compile(rb'"(table_bytes)":\s*[0-9]+')
 TABLE_MAGIC = b"YZTBL02\n"
 
 
@@ -149,7 +153,7 @@ def canonical(data: bytes, cache: Path) -> bytes:
         n = struct.unpack("<Q", data[8:16])[0]
         # (the header is padded with spaces to align the values: its length follows the times')
         return canonical(data[16 : 16 + n].rstrip(b" "), cache) + data[16 + n : -32]
-    return TIMES.sub(rb'"\1":0', data).replace(str(cache).encode(), b"CACHE")
+    return SIZES.sub(rb'"\1":0', TIMES.sub(rb'"\1":0', data)).replace(str(cache).encode(), b"CACHE")
 
 
 def run(python: str, args: list[str], cache: Path, work: Path) -> tuple[str, float]:
