@@ -1,10 +1,10 @@
-"""Strategy tables shipped with the package, so a first `hint` on the default rules (or on Triple
-Yahtzee, whose columns it values) needs no build; and for the default rules, what a first
-`hint --target`, `--to-win`, `--risk` or `--distribution` at the start of a game needs that does not
-depend on the dice: the risk tables of the strategies `hint --target` chooses among
-(solver.distribution.THETA_GRID), the empty sheet's position under each (solver.positions), so
-such a hint reads them instead of computing them (minutes of CPU), and the score distribution of
-optimal play, the opponents' at the start of a game (solver.winning.start_pmf).
+"""Strategy tables shipped with the package, so a first `hint` on the default rules or Scandinavian Yatzy
+(or on Triple Yahtzee, whose columns the default rules' table values) needs no build; and for the
+default rules, what a first `hint --target`, `--to-win`, `--risk` or `--distribution` at the start of a
+game needs that does not depend on the dice: the risk tables of the strategies `hint --target` chooses
+among (solver.distribution.THETA_GRID), the empty sheet's position under each (solver.positions), so
+such a hint reads them instead of computing them (minutes of CPU), and the score distribution of optimal
+play, the opponents' at the start of a game (solver.winning.start_pmf).
 
 yahtzee_cli/data/<cache file name>.gz is the cache file itself (tablefile.py's layout, the SHA-256
 of its payload and the rule set's fingerprint in its header) compressed with gzip: 2.5 MB where xz
@@ -26,7 +26,9 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUFFIX = ".gz"  # a shipped table's file: DATA / (its cache file's name + SUFFIX)
-PRESETS = ("yahtzee",)  # exact tables of the default rules only: about 2 MB each
+# exact tables: the default rules (2.5 MB compressed) and Scandinavian Yatzy (6.7 MB), whose first hint,
+# simulate or chances would otherwise wait for a build (the kernels compiled, then about 3 s)
+PRESETS = ("yahtzee", "yatzy")
 # approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
 APPROX_PRESETS = ("triple-yahtzee",)
 # rule sets of PRESETS whose risk tables, empty-sheet positions and distribution ship too: about 9 MB each
