@@ -284,16 +284,23 @@ def test_the_cache_keeps_a_bounded_number_of_positions(tmp_path, monkeypatch: py
     other = tmp_path / "finalist-0123456789abcdef.txt"
     other.write_text("not ours")
     fp = "0123456789abcdef"
-    arts = []
     for i in range(5):
         art = store.Artifact(kind, fp, "a pmf", lambda h, a: np.frombuffer(a["pmf"]), lambda: np.zeros(1),
                              lambda v: ({"kind": "final", "fingerprint": fp}, {"pmf": ("d", v.tobytes())}), str(i))
         store.get(art)
         os.utime(art.path, ns=(i * 10**9, i * 10**9))  # written one after the other
         assert np.array_equal(store.read(art), np.zeros(1))  # read once: its checksum's stamp written
-        arts.append(art)
     left = sorted(p.name for p in tmp_path.glob("final*.tbl"))
     assert left == [f"final{i}-0123456789abcdef.tbl" for i in (2, 3, 4)]
     stamps = sorted(p.name.split(".tbl")[0] for p in (tmp_path / "verified").iterdir())
     assert stamps == [f"final{i}-0123456789abcdef" for i in (2, 3, 4)]
     assert other.exists()
+    # a kind kept in several files loses all of an artifact's files at once
+    several = Kind("bundle", "bundle", "outdated", locked=False, parts=(".json",), keep=1)
+    for i in range(2):
+        art = store.Artifact(several, fp, "a pmf", lambda h, a: np.frombuffer(a["pmf"]), lambda: np.zeros(1),
+                             lambda v: ({"kind": "bundle", "fingerprint": fp}, {"pmf": ("d", v.tobytes())}), str(i))
+        art.path.with_suffix(".json").write_text("{}")  # its other file, written by its build
+        store.get(art)
+        os.utime(art.path, ns=(i * 10**9, i * 10**9))
+    assert sorted(p.name for p in tmp_path.glob("bundle*")) == [f"bundle1-{fp}.json", f"bundle1-{fp}.tbl"]

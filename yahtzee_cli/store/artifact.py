@@ -80,7 +80,8 @@ def write(art: Artifact[T], value: T) -> None:
 
 
 def _bound(kind: Kind) -> None:
-    """Remove the least recently written artifacts of `kind` beyond the most it keeps (kind.keep)."""
+    """Remove the least recently written artifacts of `kind` beyond the most it keeps (kind.keep), each
+    with its other files (kind.parts)."""
     found = []
     for path in tablefile.cache_dir().glob(f"{kind.prefix}*-*{kind.suffix}"):
         try:
@@ -89,7 +90,8 @@ def _bound(kind: Kind) -> None:
             pass
     found.sort()
     for _, _, path in found[: max(0, len(found) - kind.keep)]:
-        tablefile.forget(path)
+        for each in (path, *(path.with_suffix(part) for part in kind.parts)):
+            tablefile.forget(each)
 
 
 def get(art: Artifact[T], say: Say = None, rebuild: bool = False) -> tuple[T, bool]:
