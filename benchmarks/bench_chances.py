@@ -40,10 +40,16 @@ def size_of(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def cold(cmd: list[str], cache: Path) -> tuple[float, float, int, int, str]:
-    """(wall s, CPU s, peak kB of the largest process, cache bytes added, stderr) of `cmd`'s first run."""
+def env_for(cache: Path) -> dict[str, str]:
+    """This environment with `cache` as the only cache (numba's included)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["YAHTZEE_CACHE_DIR"] = str(cache)
+    return env
+
+
+def cold(cmd: list[str], cache: Path) -> tuple[float, float, int, int, str]:
+    """(wall s, CPU s, peak kB of the largest process, cache bytes added, stderr) of `cmd`'s first run."""
+    env = env_for(cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     res = subprocess.run([sys.executable, "-c", PEAK, *cmd], env=env, check=True, capture_output=True, text=True)
@@ -55,9 +61,7 @@ def cold(cmd: list[str], cache: Path) -> tuple[float, float, int, int, str]:
 
 def warm(cmd: list[str], cache: Path, runs: int) -> tuple[float, float]:
     """(best, median) wall seconds of `cmd` again, everything it needs in the cache."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["YAHTZEE_CACHE_DIR"] = str(cache)
-    return wall(cmd, env, runs)
+    return wall(cmd, env_for(cache), runs)
 
 
 def main() -> None:
@@ -83,7 +87,7 @@ def main() -> None:
                 cmd = [exe, "log", "show", str(path)]
                 wall_s, cpu, peak, added, _ = cold(cmd, cache)
                 best, median = warm(cmd, cache, args.runs)
-                shown = subprocess.run(cmd, env={**os.environ, "YAHTZEE_CACHE_DIR": str(cache)}, check=True,
+                shown = subprocess.run(cmd, env=env_for(cache), check=True,
                                        capture_output=True, text=True).stdout
                 line = next((ln for ln in shown.splitlines() if ln.startswith("Chances to win")), "(none)")
                 print(f"{name:<8} {label:<22} {wall_s:8.2f}s {cpu:6.1f}s {peak / 1024:8.0f} {added / 2**20:9.1f} "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUFFIX = ".gz"  # a shipped table's file: DATA / (its cache file's name + SUFFIX)
-# exact tables: the default rules (2.5 MB compressed) and Scandinavian Yatzy (6.7 MB), whose first hint,
+# exact tables: the default rules (2.5 MB compressed) and Scandinavian Yatzy (6.6 MB), whose first hint,
 # simulate or chances would otherwise wait for a build (the kernels compiled, then about 3 s)
 PRESETS = ("yahtzee", "yatzy")
 # approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
