@@ -19,26 +19,32 @@ def _records(stdout: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
-def test_a_game_without_exact_chances_says_why(cli: Any, tmp_path: Path) -> None:
+def test_a_game_without_exact_chances_has_estimated_ones_with_their_error(cli: Any, tmp_path: Path) -> None:
     p = tmp_path / "triple.json"
     p.write_bytes(orjson.dumps(random_log("triple-yahtzee", 2, ("Ann", "Ben"), turns=6)))
     r = cli(["replay", str(p), "--json"])
     assert r.exit_code == 0, r.stderr
     game = _records(r.stdout)[0]
-    assert [pl["win_probability"] for pl in game["players"]] == [None, None]
-    assert game["win_probability_note"] == "no chances to win: triple-yahtzee has no exact table (3 columns)"
-    text = cli(["replay", str(p)])
-    assert "No chances to win: triple-yahtzee has no exact table (3 columns)." in text.stdout.splitlines()
+    assert game["win_probability_method"] == "estimated" and game["win_probability_note"] is None
+    assert game["win_probability_games"] >= 2000
+    for pl in game["players"]:
+        assert 0 <= pl["win_probability"] <= 1 and 0 < pl["win_probability_se"] <= 0.01
+    text = cli(["replay", str(p)]).stdout
+    line = next(x for x in text.splitlines() if x.startswith("Chances to win:"))
+    assert " pp" in line and "± " in line and "estimated from" in line, line
     shown = cli(["log", "show", str(p), "--json"])
     assert shown.exit_code == 0, shown.stderr
-    assert "no exact table" in orjson.loads(shown.stdout)["win_probability_note"]
+    rec = orjson.loads(shown.stdout)
+    assert rec["win_probability_method"] == "estimated"
+    assert [pl["win_probability"] for pl in rec["players"]] == [pl["win_probability"] for pl in game["players"]]
 
 
 def test_games_with_chances_or_none_due_have_no_note(cli: Any) -> None:
     game = _records(cli(["replay", IN_PROGRESS, "--json"]).stdout)[0]
     assert game["win_probability_note"] is None and game["players"][0]["win_probability"] is not None
+    assert game["win_probability_method"] == "exact" and game["players"][0]["win_probability_se"] is None
     finished = _records(cli(["replay", TRIPLE, "--json"]).stdout)[0]
-    assert finished["game_over"] and finished["win_probability_note"] is None
+    assert finished["game_over"] and finished["win_probability_note"] is None  # (a solo game: no chances)
 
 
 def test_analyze_names_its_estimates(cli: Any) -> None:

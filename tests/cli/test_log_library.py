@@ -21,9 +21,10 @@ from yahtzee_cli.formats.jsonio import loads
 @pytest.fixture
 def quick_chances(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chances to win of every game of two, without building their tables (a fixed answer)."""
+    from yahtzee_cli.formats.replay import PlayerChance
     from yahtzee_cli.play import odds
 
-    monkeypatch.setattr(odds, "game_odds", lambda rp, say=None: [(0.625, 0.0), (0.375, 0.0)])
+    monkeypatch.setattr(odds, "game_odds", lambda rp, say=None: [PlayerChance(0.625, 0.0), PlayerChance(0.375, 0.0)])
 
 
 @pytest.fixture

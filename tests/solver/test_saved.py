@@ -315,3 +315,19 @@ def test_a_full_disk_stops_the_build_before_it_starts_with_one_line(cli: Any, tm
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
     r = cli(["solve", "--rules", str(rules_file), "--set", "saved_rolls_cap=1", "--json"])
     assert r.exit_code == 0 and orjson.loads(r.stdout)["built"] is True
+
+
+def test_games_played_on_from_a_sheet_and_a_stock_score_the_table_s_value(tables: dict[int, saved.SavedTable]) -> None:
+    """Win chances played on from a sheet (solver.estimated) start at a turn start with rolls saved:
+    the table's games from there average what the table says that state is worth, stock included."""
+    rules = tiny(2)
+    tab = tables[2]
+    sheet = R.Column((5, None, 0, None))
+    for stock in (0, 2):
+        batch = saved.play_with(rules, tab, 3, 0, 20_000, start=[sheet], saved=stock)
+        assert (batch.scores[:, 0, 0] == 5).all() and (batch.scores[:, 0, 2] == 0).all()
+        se = batch.totals.std() / math.sqrt(len(batch))
+        assert abs(batch.totals.mean() - (5 + tab.value(sheet.filled_mask, 0, 5, stock))) < 3 * se
+    plain = saved.play_with(rules, tab, 3, 0, 50)
+    again = saved.play_with(rules, tab, 3, 0, 50, start=[R.Column.empty(rules)], saved=0)
+    assert (plain.scores == again.scores).all()  # an empty start is the game from scratch, die for die

@@ -168,7 +168,8 @@ def test_a_finished_game_s_chances_are_its_result() -> None:
     assert got is not None
     top = [p.rank == 1 for p in rp.players]
     shared = sum(top) > 1
-    assert got == [(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0) for t in top]
+    assert [(c.win, c.tie) for c in got] == [(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0)
+                                             for t in top]
 
 
 def test_a_tie_for_first_is_a_tie_for_each() -> None:
@@ -176,17 +177,22 @@ def test_a_tie_for_first_is_a_tie_for_each() -> None:
     tied = type(rp.players[0])(**{**rp.players[0].__dict__, "rank": 1})
     other = type(rp.players[1])(**{**rp.players[1].__dict__, "rank": 1})
     rp2 = type(rp)(**{**rp.__dict__, "players": (tied, other)})
-    assert odds.finished_odds(rp2) == [(0.0, 1.0), (0.0, 1.0)]
+    assert [(c.win, c.tie) for c in odds.finished_odds(rp2)] == [(0.0, 1.0), (0.0, 1.0)]
 
 
 def test_solo_and_abandoned_games_have_no_chances() -> None:
     assert odds.game_odds(replay_game(random_log("yahtzee", 1, ("Solo",), turns=3))) is None
 
 
-def test_rules_without_an_exact_table_say_why() -> None:
+def test_rules_without_an_exact_table_have_estimated_chances() -> None:
     why = odds.unavailable(R.preset("maxi-yatzy"))
     assert why is not None and "maxi" in why.lower()
-    assert odds.game_odds(replay_game(random_log("maxi-yatzy", 1, ("A", "B"), turns=3))) is None
+    rp = replay_game(random_log("maxi-yatzy", 1, ("A", "B"), turns=3))
+    got = odds.game_odds(rp)
+    assert got is not None and odds.chances_note(rp) is None
+    assert all(c.win_se is not None and 0 < c.win_se <= 0.01 and c.games >= 2000 for c in got)
+    assert 0.99 < sum(c.win for c in got) + max(c.tie for c in got) < 1.0 + 1e-9
+    assert odds.game_odds(rp) == got  # the same dice every time: the same position, the same estimate
 
 
 @pytest.fixture

@@ -356,12 +356,16 @@ class Session:
                 return [] if missing is None else textwrap.wrap(note_line(missing), WIDTH)
             return textwrap.wrap(chances_line(rp, chances), WIDTH)
         best = k.personal_best(rp.players[0].name)
-        if best is None or rp.players[0].columns[0].is_full:
+        me = rp.players[0]
+        if best is None or all(c.is_full for c in me.columns):
             return []
         with waiting("computing the chance of beating your personal best"):
-            p = beat_chance(k.rules, rp.players[0].columns[0], best[0], self.say)
-        return [] if p is None else textwrap.wrap(f"Chance of beating your personal best ({best[0]}): {percent(p)} "
-                                                  "(optimal play from here).", WIDTH)
+            got = beat_chance(k.rules, me.columns, best[0], me.saved, self.say)
+        if got is None:
+            return []
+        p, se = got
+        how = "optimal play from here" if se is None else f"± {100 * se:.1f} pp, estimated from games played on"
+        return textwrap.wrap(f"Chance of beating your personal best ({best[0]}): {percent(p)} ({how}).", WIDTH)
 
 
 def _wrap(prefix: str, items: list[str]) -> list[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import GameError, InputError, PositionError, ProblemCode
 from ..rules import engine as R
@@ -72,6 +72,7 @@ class PlayerResult:
     rank: int
     finished: bool
     bonus_open: tuple[bool, ...] = ()  # sheets: columns whose yahtzee_bonus box was left empty
+    saved: int = 0  # logs: the rolls saved before the player's next turn (saved rolls)
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,15 @@ def _ranks(totals: Sequence[int]) -> list[int]:
 
 
 def _results(
-    rules: RuleSet, players: Sequence[tuple[str, list[Column], bool, tuple[bool, ...]]]
+    rules: RuleSet, players: Sequence[tuple[str, list[Column], bool, tuple[bool, ...]]],
+    saved: Sequence[int] | None = None,
 ) -> tuple[PlayerResult, ...]:
     totals = [R.sheet_total(rules, cols) for _, cols, _, _ in players]
     ranks = _ranks(totals)
+    stock = list(saved) if saved is not None else [0] * len(players)
     return tuple(
-        PlayerResult(name, tuple(cols), tuple(R.column_totals(rules, c) for c in cols), total, rank, fin, bo)
-        for (name, cols, fin, bo), total, rank in zip(players, totals, ranks, strict=True)
+        PlayerResult(name, tuple(cols), tuple(R.column_totals(rules, c) for c in cols), total, rank, fin, bo, s)
+        for (name, cols, fin, bo), total, rank, s in zip(players, totals, ranks, stock, strict=True)
     )
 
 
@@ -140,7 +143,8 @@ def replay_game(
         walk: LogWalk = report.log
         if over or until is not None:
             walk = walk_log(data, rules, until=until, check_claims=not over)
-        results = _results(rules, [(p.name, p.columns, p.is_full, ()) for p in walk.players])
+        results = _results(rules, [(p.name, p.columns, p.is_full, ()) for p in walk.players],
+                           [p.saved for p in walk.players])
         over_ = walk.game_over
         nxt = None if walk.next_player is None else walk.players[walk.next_player].name
         unfinished = None
@@ -189,7 +193,22 @@ def _column_dict(rules: RuleSet, col: Column, totals: ColumnTotals, mult: int, b
     }
 
 
-Chances = Sequence[tuple[float, float]]  # per player: P(wins outright), P(shares first place)
+class PlayerChance(NamedTuple):
+    """A player's chance to win outright and to share first place: exact (no standard errors), or
+    estimated from `games` games played on from every sheet, with standard errors."""
+
+    win: float
+    tie: float
+    win_se: float | None = None
+    tie_se: float | None = None
+    games: int = 0
+
+
+Chances = Sequence[PlayerChance]
+
+
+def estimated(chances: Chances) -> bool:
+    return any(c.win_se is not None for c in chances)
 
 
 def replay_dict(rp: Replay, chances: Chances | None = None, note: str | None = None) -> dict[str, Any]:
@@ -207,8 +226,10 @@ def replay_dict(rp: Replay, chances: Chances | None = None, note: str | None = N
             "rank": p.rank,
             "winner": rp.game_over and p.rank == 1,
             "finished": p.finished,
-            "win_probability": None if chances is None else round(chances[i][0], 6),
-            "tie_probability": None if chances is None else round(chances[i][1], 6),
+            "win_probability": None if chances is None else round(chances[i].win, 6),
+            "tie_probability": None if chances is None else round(chances[i].tie, 6),
+            "win_probability_se": _se(chances[i].win_se) if chances is not None else None,
+            "tie_probability_se": _se(chances[i].tie_se) if chances is not None else None,
             "columns": [_column_dict(rules, c, t, m, b and rp.bonus_box)
                         for c, t, m, b in zip(p.columns, p.totals, mults, bo, strict=True)],
         })
@@ -230,7 +251,23 @@ def replay_dict(rp: Replay, chances: Chances | None = None, note: str | None = N
         "in_progress": None if ip is None else _in_progress_dict(rp, ip),
         "illegal": [{"path": p.path, "message": p.message} for p in rp.illegal],
         "win_probability_note": note if chances is None else None,
+        "win_probability_method": _method(rp, chances),
+        "win_probability_games": chances[0].games if chances is not None and estimated(chances) else None,
     }
+
+
+def _se(se: float | None) -> float | None:
+    return None if se is None else round(se, 6)
+
+
+def _method(rp: Replay, chances: Chances | None) -> str | None:
+    """How the chances were found: "result" (a finished game), "exact" (exact score distributions) or
+    "estimated" (games played on from every sheet); None without chances."""
+    if chances is None:
+        return None
+    if rp.game_over:
+        return "result"
+    return "estimated" if estimated(chances) else "exact"
 
 
 def _in_progress_dict(rp: Replay, ip: InProgress) -> dict[str, Any]:
@@ -272,12 +309,21 @@ def percent(p: float) -> str:
 
 
 def chances_line(rp: Replay, chances: Chances) -> str:
-    """'Chances to win: Ben 64.2%, Ann 23.5%; a tie for first 1.3%.' (most likely first)."""
-    order = sorted(range(len(rp.players)), key=lambda i: -chances[i][0])
-    text = "Chances to win: " + ", ".join(f"{rp.players[i].name} {percent(chances[i][0])}" for i in order)
-    tie = max(0.0, 1.0 - sum(c[0] for c in chances))
+    """'Chances to win: Ben 64.2%, Ann 23.5%; a tie for first 1.3%.' (most likely first); estimated
+    chances with their standard error in percentage points ('Ben 64.2% ± 0.6 pp') and how many games
+    they were played on for."""
+    order = sorted(range(len(rp.players)), key=lambda i: -chances[i].win)
+
+    def one(c: PlayerChance) -> str:
+        return percent(c.win) if c.win_se is None else f"{percent(c.win)} ± {100 * c.win_se:.1f} pp"
+
+    text = "Chances to win: " + ", ".join(f"{rp.players[i].name} {one(chances[i])}" for i in order)
+    tie = max(0.0, 1.0 - sum(c.win for c in chances))
     if tie >= 0.0005:
         text += f"; a tie for first {percent(tie)}"
+    if estimated(chances):
+        start = ", the turn in progress from its start" if rp.in_progress is not None else ""
+        return text + f" (estimated from {chances[0].games:,} games played on from each sheet{start}; ± one SE)."
     return text + " (optimal play from here)."
 
 

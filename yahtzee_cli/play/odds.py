@@ -4,15 +4,17 @@ final-score distributions of optimal (expected-score) play from where every shee
 each player sharing first place, 0 for the others. A solo game has no one to beat: its chance is
 of beating a given score (a personal best) instead.
 
-Rule sets without an exact table (several columns, saved rolls, Maxi Yatzy's size) have no chances
-here: `reason` says why."""
+Rule sets without exact distributions (several columns, saved rolls, Maxi Yatzy's size) have
+estimated chances instead, with standard errors: games played on from every sheet by the strategy
+the other commands play them with (solver.estimated). `unavailable` says why a rule set's are not
+exact; `chances_note` why a game has none at all (a rule set too large for this machine)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..formats.replay import Replay
+from ..formats.replay import PlayerChance, Replay
 from ..rules import engine as R
 from ..strategy.choice import exact_reason
 
@@ -22,7 +24,7 @@ if TYPE_CHECKING:  # the solver loads only when chances are asked for
 Say = Callable[[str], None]
 
 
-Chances = list[tuple[float, float]]  # per player: P(wins outright), P(shares first place)
+Chances = list[PlayerChance]
 
 
 def unavailable(rules: R.RuleSet) -> str | None:
@@ -38,12 +40,24 @@ def unavailable(rules: R.RuleSet) -> str | None:
     return None
 
 
+def too_large(rules: R.RuleSet) -> str | None:
+    """Why the rule set's games cannot be played on by the solver on this machine (None when they can)."""
+    from ..errors import TooBig
+    from ..solver.value_to_go import check_memory
+
+    try:
+        check_memory(rules)
+    except TooBig as exc:
+        return str(exc)
+    return None
+
+
 def chances_note(rp: Replay) -> str | None:
-    """Why a game of two or more still on has no chances to win (its rule set has no exact
-    distributions), for the output to say so; None when it has them or none are due."""
-    if len(rp.players) < 2 or rp.game_over or rp.abandoned:
+    """Why a game of two or more still on has no chances to win (its rule set is too large to play on
+    this machine), for the output to say so; None when it has them or none are due."""
+    if len(rp.players) < 2 or rp.game_over or rp.abandoned or unavailable(rp.rules) is None:
         return None
-    why = unavailable(rp.rules)
+    why = too_large(rp.rules)
     return None if why is None else f"no chances to win: {why}"
 
 
@@ -51,21 +65,32 @@ def finished_odds(rp: Replay) -> Chances:
     """A finished game's result as chances."""
     top = [p.rank == 1 for p in rp.players]
     shared = sum(top) > 1
-    return [(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0) for t in top]
+    return [PlayerChance(1.0 if t and not shared else 0.0, 1.0 if t and shared else 0.0) for t in top]
 
 
 def game_odds(rp: Replay, say: Say | None = None) -> Chances | None:
     """The chances of every player of a game of two or more (None for a solo or abandoned game, or a
-    rule set without exact distributions: see `unavailable`)."""
+    rule set too large to play: see `chances_note`): exact, or estimated where the rule set has no
+    exact distributions (see `unavailable`)."""
     if len(rp.players) < 2 or rp.abandoned:
         return None
     if rp.game_over:
         return finished_odds(rp)
     if unavailable(rp.rules) is not None:
-        return None
+        return None if too_large(rp.rules) is not None else estimated_odds(rp, say)
     from ..solver import winning
 
-    return [(c.win, c.tie) for c in winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])]
+    return [PlayerChance(c.win, c.tie)
+            for c in winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])]
+
+
+def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
+    """Every player's chances estimated from games played on from their sheet (solver.estimated); the
+    player of a turn in progress from the start of that turn."""
+    from ..solver.estimated import estimated_chances
+
+    est = estimated_chances(rp.rules, [p.columns for p in rp.players], [p.saved for p in rp.players])
+    return [PlayerChance(e.win, e.tie, e.win_se, e.tie_se, est.games) for e in est.players]
 
 
 def player_pmf(rp: Replay, i: int, say: Say | None = None) -> Distribution:
@@ -87,11 +112,18 @@ def player_pmf(rp: Replay, i: int, say: Say | None = None) -> Distribution:
                             known=Known(rest=winning.cached_rest(rules, say)))[0].dist
 
 
-def beat_chance(rules: R.RuleSet, column: R.Column, score: int, say: Say | None = None) -> float | None:
-    """A solo sheet's chance of finishing above `score` (None where the rule set has no exact table)."""
+def beat_chance(rules: R.RuleSet, columns: Sequence[R.Column], score: int, saved: int = 0,
+                say: Say | None = None) -> tuple[float, float | None] | None:
+    """A solo sheet's chance of finishing above `score` and its standard error: exact (None), or
+    estimated from games played on where the rules have no exact distributions (solver.estimated);
+    None for a rule set too large to play."""
     if unavailable(rules) is not None:
-        return None
+        if too_large(rules) is not None:
+            return None
+        from ..solver import estimated
+
+        return estimated.beat_chance(rules, columns, saved, score)
     from ..solver import winning
 
-    return winning.chance_to_beat(rules, column, score, say)
+    return winning.chance_to_beat(rules, columns[0], score, say), None
 

@@ -334,9 +334,9 @@ class _PlayInputs:
     """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
 
     def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool,
-                 start: Sequence[Column] | None = None, dice_dtype: Any = np.int64) -> None:
+                 start: Sequence[Column] | None = None, dice_dtype: Any = np.int64, saved: int = 0) -> None:
         """`dice_dtype`: of the recorded dice (int8 for solver.moves: an eighth of the memory to fill
-        and read; play_games records int64)."""
+        and read; play_games records int64). `saved`: the rolls saved before start's next turn."""
         s = rules.settings
         self.ra = ra = rule_arrays(rules, fut.nyt)
         nb = ra.nb
@@ -361,7 +361,7 @@ class _PlayInputs:
         self.memo_shape = (ra.natural.shape[0], most_rolls(rules, 1) - 1)
         self.start = None if start is None else (
             np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
-            np.array([c.yahtzee_bonus for c in start], dtype=np.int64))
+            np.array([c.yahtzee_bonus for c in start], dtype=np.int64), np.int64(saved))
 
     def wants_memo(self, run_games: int) -> bool:
         """Whether play_games keeps a memo for a run of `run_games` games: where one applies, for runs of
@@ -437,16 +437,17 @@ def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None, run_games: int | None = None,
-              start: Sequence[Column] | None = None) -> GameBatch:
+              start: Sequence[Column] | None = None, saved: int = 0) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
     conventions of dice, ties and passes). `run_games`: the games of the whole run this call is a part
     of (default n_games), which decides whether a memo of turn decisions is kept (wants_memo).
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet);
-    its decisions depend on the state alone, so the memo serves it too."""
+    its decisions depend on the state alone, so the memo serves it too. `saved`: the rolls saved
+    before start's next turn (saved rolls)."""
     from . import play_kernel
     from .totals import on_threads
 
-    inputs = _PlayInputs(rules, fut, n_games, record, start)
+    inputs = _PlayInputs(rules, fut, n_games, record, start, saved=saved)
     memo = inputs.memo(inputs.wants_memo(n_games if run_games is None else max(run_games, n_games)))
 
     def games(g0: int, g1: int) -> None:

@@ -21,7 +21,7 @@ solver.exact.play_with; every array read-only except `out`, `work`, `log` and `m
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   start  None (games from an empty sheet; numba drops that code), or (scores [C, B] with -1 open,
-          extra bonuses [C]): every game goes on from that sheet at a turn start
+          extra bonuses [C], rolls saved): every game goes on from that sheet at a turn start
   memo   memo(...): the keep and box decisions of turn-start states seen before, shared by the threads
           (a state's are made once, by whichever thread claims it), made from the turn's values as the
           kernel makes them without a memo (one column, no saved rolls: the state key covers everything
@@ -289,7 +289,7 @@ def new_sheet(g: int, out: Any, sheet: Any, c0: int, start: Any, ra: Any) -> tup
         points written: columns c0 .. c0 + C - 1 written.
     c0 : int
         The game's first column in sheet (play_lockstep keeps a block of games' sheets side by side).
-    start : None or (int64[C, B] scores with -1 open, int64[C] extra bonuses)
+    start : None or (int64[C, B] scores with -1 open, int64[C] extra bonuses, int64 rolls saved)
         The sheet every game goes on from (None: an empty one; numba drops that code).
     ra : tables.RuleArrays
         The rule set's arrays.
@@ -521,6 +521,8 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
         st = stream(seed, first_game + g, seat)
         open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
         saved = 0
+        if start is not None:  # the rolls saved before the sheet's next turn
+            saved = start[2]
         while open_total > 0:
             may_pass_turn = (not ra.must_zero) and (max_turns - turn > open_total)
             budget = roll_budget(ra.saved_rolls, saved)
@@ -865,7 +867,7 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
 
 @njit(**KERNEL)
 def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, work: Any, FS: np.ndarray,
-                     log: Any) -> None:
+                     log: Any, start: Any) -> None:
     """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
     game with at most K saved rolls. Each turn values its final rolls once per stock that stopping can
     leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
@@ -875,7 +877,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
 
     Parameters
     ----------
-    game, ra, out, work, log
+    game, ra, out, work, log, start
         As play_games' (no passes: the table needs must_zero).
     fut : within_turn.Future
         The table's layout (kind FUTURE_TABLE, t, nyt, midx; its W is W3[0]).
@@ -899,9 +901,11 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     mult = ra.mult[0]
     for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
-        _, turn = new_sheet(g, out, sheet, 0, None, ra)
+        open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
         saved = 0
-        for _t in range(ra.nb):
+        if start is not None:
+            saved = start[2]
+        while open_total > 0:
             budget = roll_budget(ra.saved_rolls, saved)
             J = budget - 1
             if J > jmax:
@@ -924,7 +928,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
             at = (g, turn, used, 0)
             code = box_code(r, work.NV, cmask, yst, False, best12, ra)
             written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
-            mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
+            open_total -= mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
             turn += 1
         nturns_out[g] = turn
 

@@ -18,7 +18,7 @@ import mmap
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future as TaskFuture
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,7 +33,7 @@ import orjson
 from ..errors import CorruptTable, NotExact
 from ..paths import write_atomic
 from ..progress import given
-from ..rules.engine import RuleSet
+from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store import tablefile
 from ..store.kinds import SAVED
@@ -348,10 +348,13 @@ def _reserve(fd: int, size: int) -> None:
 
 
 def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_games: int, seat: int = 0,
-              record: bool = False, threads: int | None = None) -> GameBatch:
+              record: bool = False, threads: int | None = None, start: Sequence[Column] | None = None,
+              saved: int = 0) -> GameBatch:
     """Play games first_game .. first_game + n_games - 1 of seat `seat` by the saved-rolls table
     (play_kernel.play_saved_games: optimal play with at most tab.cap saved rolls), with the dice and
-    tie conventions of every strategy (solver.policy.play). Returns a games.GameBatch."""
+    tie conventions of every strategy (solver.policy.play). `start`, `saved`: the column every game
+    goes on from, at a turn start, and the rolls saved before that turn (default: an empty sheet).
+    Returns a games.GameBatch."""
     from ..rules.engine import most_rolls
     from . import play_kernel
     from .tables import rule_arrays
@@ -372,13 +375,16 @@ def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_gam
                                                                           dtype=np.int64),
            np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
     stages = max_rolls - 1
+    first = None if start is None else (
+        np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
+        np.array([c.yahtzee_bonus for c in start], dtype=np.int64), np.int64(saved))
 
     def games(g0: int, g1: int) -> None:
         work = play_kernel.turn_work(ra, stages)
         FS = np.empty((tab.cap + 1, ra.natT.shape[1]))
         part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
         lg = tuple(a[g0:g1] for a in log) if record else None
-        play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, W3, part, work, FS, lg)
+        play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, W3, part, work, FS, lg, first)
 
     on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)

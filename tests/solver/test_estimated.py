@@ -1,0 +1,77 @@
+"""Win chances estimated from games played on (solver.estimated), checked where exact ones exist: the
+estimate of a Yahtzee position lies within 3 of its standard errors of the exact chances, and the
+standard error is not an understatement (the batch means' error against the estimate's real spread)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from conftest import SAVED_RULES
+
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver import estimated, winning
+
+
+def _sheet(rules: R.RuleSet, rng: random.Random, turns: int) -> R.Column:
+    col = R.Column.empty(rules)
+    for _ in range(turns):
+        dice = tuple(sorted(rng.randint(1, 6) for _ in range(rules.dice)))
+        col, _ = R.place(rules, col, rng.choice(R.options(rules, [col], dice)).box, dice)
+    return col
+
+
+@pytest.mark.parametrize("turns", [4, 9])
+def test_estimated_chances_agree_with_the_exact_ones(turns: int) -> None:
+    rules = R.preset("yahtzee")
+    rng = random.Random(turns)
+    cols = [_sheet(rules, rng, turns - (i == 2)) for i in range(3)]
+    exact = winning.game_chances(rules, cols)
+    est = estimated.estimated_chances(rules, [[c] for c in cols], games=4000)
+    assert est.games == 4000
+    for e, x in zip(est.players, exact, strict=True):
+        assert 0 < e.win_se < 0.02
+        assert abs(e.win - x.win) < 3 * e.win_se + 1e-9, (e, x)
+        assert abs(e.tie - x.tie) < 3 * max(e.tie_se, 1e-4) + 1e-9, (e, x)
+
+
+def test_the_standard_error_is_not_an_understatement() -> None:
+    """Ten estimates on ten disjoint sets of dice: their spread is about the error each one states."""
+    rules = R.preset("yahtzee")
+    rng = random.Random(5)
+    cols = [[_sheet(rules, rng, 6)] for _ in range(2)]
+    wins, ses = [], []
+    for k in range(10):
+        totals = [estimated.final_totals(rules, c, 0, i, 1000 * k, 1000) for i, c in enumerate(cols)]
+        e = estimated.chances_of(totals)[0]
+        wins.append(e.win)
+        ses.append(e.win_se)
+    spread = float(np.std(wins, ddof=1))
+    assert spread < 1.6 * float(np.mean(ses))  # a stated error far below the real one would fail here
+    assert float(np.mean(ses)) < 3 * spread  # ... and one far above it (nothing learnt from the dice)
+
+
+def test_more_games_are_played_until_the_error_is_small_enough() -> None:
+    rules = R.preset("yahtzee")
+    cols = [[R.Column.empty(rules)] for _ in range(4)]
+    est = estimated.estimated_chances(rules, cols)
+    assert est.games >= estimated.START_GAMES
+    assert max(e.win_se for e in est.players) <= 0.01
+    assert 0.97 < sum(e.win for e in est.players) <= 1.0  # (the rest: ties for first)
+
+
+def test_rolls_saved_count_in_the_games_played_on() -> None:
+    """A stock of saved rolls is worth points: the games from the same sheet score more with it."""
+    rules = R.rules_from_data(SAVED_RULES)
+    sheet = [R.Column.empty(rules)]
+    none = estimated.final_totals(rules, sheet, 0, 0, 0, 4000)
+    some = estimated.final_totals(rules, sheet, 3, 0, 0, 4000)
+    assert some.mean() > none.mean() + 3 * np.hypot(none.std(), some.std()) / np.sqrt(4000)
+
+
+def test_a_full_sheet_is_its_total() -> None:
+    rules = R.preset("yatzy")
+    col = R.Column(tuple(min(3 * (b + 1), 30) for b in range(len(rules.boxes))))
+    t = estimated.final_totals(rules, [col], 0, 0, 0, 10)
+    assert (t == R.sheet_total(rules, [col])).all()

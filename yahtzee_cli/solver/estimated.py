@@ -1,0 +1,119 @@
+"""Who is winning where no exact score distributions exist (several columns, saved rolls, Maxi
+Yatzy's size): each player's chance to win, estimated from games played on from their sheet.
+
+Every player's sheet is played on to the end `n` times, by the strategy every other command plays
+these rules with (policy.play "optimal": the approximate strategy, or the exact saved-rolls table
+where one is built), player i on dice streams of their own (seat i), so the players' futures are
+independent, as they are at the table. The chances then follow from the players' final totals as the
+exact ones follow from exact distributions (winning.win_chances on the samples' pmfs): every one of a
+player's games is weighed against every game of the others, which is far less noisy than counting
+the winner of n whole games.
+
+The standard error comes from batch means: the same estimate made on BATCHES disjoint batches of the
+games (each estimate unbiased: the batches' samples are independent), their spread divided by the
+root of their number. That overstates the error a little (the estimate from all games pairs more
+games than the batches' mean does), so the error shown is on the safe side.
+
+Play starts with START_GAMES games per player and adds more, up to MAX_GAMES, until every chance's
+error is at most TARGET_SE. The dice are fixed (seed SEED), so a position's estimate is the same
+every time it is asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..rules import engine as R
+from .pmf import Distribution
+
+IntArray = npt.NDArray[np.int64]
+
+START_GAMES = 2000  # games per player played first
+MAX_GAMES = 8000  # most games per player
+TARGET_SE = 0.008  # more games until every standard error is at most this (its batch estimate varies by a sixth)
+BATCHES = 20  # disjoint batches for the standard error
+SEED = 20_240_601  # the dice of every estimate (any fixed number: the same position, the same estimate)
+
+
+class Estimated(NamedTuple):
+    """One player's estimated chance to win outright and to share first place, with standard errors."""
+
+    win: float
+    tie: float
+    win_se: float
+    tie_se: float
+
+
+class Estimate(NamedTuple):
+    """Every player's estimated chances, and the games played on from each player's sheet."""
+
+    players: list[Estimated]
+    games: int
+
+
+def final_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, seat: int, first: int,
+                 n: int, threads: int | None = None) -> IntArray:
+    """The final totals of games first .. first + n - 1 played on from `columns` (a turn start with
+    `saved` rolls saved) by the rules' optimal strategy, on the dice of seat `seat`."""
+    if all(c.is_full for c in columns):
+        return np.full(n, R.sheet_total(rules, columns), dtype=np.int64)
+    from .policy import play
+
+    return np.asarray(play(rules, "optimal", SEED, first, n, seat=seat, threads=threads, start=list(columns),
+                           saved=saved).totals, dtype=np.int64)
+
+
+def _pmf(totals: IntArray) -> Distribution:
+    lo = int(totals.min())
+    counts = np.bincount(totals - lo).astype(np.float64)
+    return Distribution(counts / counts.sum(), lo)
+
+
+def chances_of(totals: Sequence[IntArray]) -> list[Estimated]:
+    """Every player's chances from their final totals (one array per player, of equal length), with
+    standard errors from BATCHES batches."""
+    from .winning import win_chances
+
+    n = len(totals[0])
+    whole = win_chances([_pmf(t) for t in totals])
+    b = max(2, min(BATCHES, n // 10))
+    size = n // b
+    parts = np.array([[(c.win, c.tie) for c in win_chances([_pmf(t[k * size:(k + 1) * size]) for t in totals])]
+                      for k in range(b)])  # [batch, player, (win, tie)]
+    se = parts.std(axis=0, ddof=1) / math.sqrt(b)
+    return [Estimated(c.win, c.tie, float(se[i, 0]), float(se[i, 1])) for i, c in enumerate(whole)]
+
+
+def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], saved: Sequence[int] | None = None,
+                      games: int | None = None, threads: int | None = None) -> Estimate:
+    """Each player's chances to win from `sheets` (every player's columns at a turn start; `saved`:
+    the rolls each has saved). `games`: exactly that many games per player; None: START_GAMES, then
+    more until every standard error is at most TARGET_SE (at most MAX_GAMES)."""
+    stock = list(saved) if saved is not None else [0] * len(sheets)
+    n = START_GAMES if games is None else games
+    totals = [final_totals(rules, cols, stock[i], i, 0, n, threads) for i, cols in enumerate(sheets)]
+    est = chances_of(totals)
+    if games is None:
+        worst = max(max(e.win_se, e.tie_se) for e in est)
+        if worst > TARGET_SE:
+            more = min(MAX_GAMES, math.ceil(n * (worst / TARGET_SE) ** 2 / 1000) * 1000)
+            if more > n:
+                totals = [np.concatenate([t, final_totals(rules, cols, stock[i], i, n, more - n, threads)])
+                          for i, (t, cols) in enumerate(zip(totals, sheets, strict=True))]
+                n = more
+                est = chances_of(totals)
+    return Estimate(est, n)
+
+
+def beat_chance(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, score: int,
+                games: int = START_GAMES) -> tuple[float, float]:
+    """A solo sheet's chance of finishing above `score`, estimated from `games` games played on, and
+    its standard error."""
+    t = final_totals(rules, columns, saved, 0, 0, games)
+    p = float(np.mean(t > score))
+    return p, math.sqrt(max(p * (1 - p), 1 / games) / games)
