@@ -75,3 +75,23 @@ def test_a_full_sheet_is_its_total() -> None:
     col = R.Column(tuple(min(3 * (b + 1), 30) for b in range(len(rules.boxes))))
     t = estimated.final_totals(rules, [col], 0, 0, 0, 10)
     assert (t == R.sheet_total(rules, [col])).all()
+
+
+@pytest.mark.parametrize(("dice", "rolls_used"), [((6, 6, 6, 2, 1), 1), ((1, 2, 3, 4, 6), 2), ((5, 5, 5, 5, 3), 3)])
+def test_games_from_the_dice_showing_score_what_the_hint_says(dice: tuple[int, ...], rolls_used: int) -> None:
+    """Games played on from a turn under way (the dice showing after some rolls, the strategy's keep
+    or one forced) average the exact value the hint gives that option: the opening turn starts from
+    those dice, and a forced keep is the one rerolled."""
+    from yahtzee_cli.play.hint import hint
+    from yahtzee_cli.solver.exact import Opening
+
+    rules = R.preset("yahtzee")
+    col = _sheet(rules, random.Random(len(dice) + rolls_used), 5)
+    ev = hint(rules, [col], dice, 3 - rolls_used)
+    keeps = [o for o in ev.options if o.keep is not None and len(o.keep) < len(dice)][:2]
+    for keep, value in [(None, ev.best.value)] + [(o.keep, o.value) for o in keeps]:
+        if keep is not None and rolls_used == 3:
+            continue
+        t = estimated.final_totals(rules, [col], 0, 0, 0, 20_000, opening=Opening(dice, rolls_used, keep))
+        se = float(t.std()) / np.sqrt(len(t))
+        assert abs(float(t.mean()) - value) < 3.5 * se, (keep, t.mean(), value, se)

@@ -322,8 +322,7 @@ def chances_line(rp: Replay, chances: Chances) -> str:
     if tie >= 0.0005:
         text += f"; a tie for first {percent(tie)}"
     if estimated(chances):
-        start = ", the turn in progress from its start" if rp.in_progress is not None else ""
-        return text + f" (estimated from {chances[0].games:,} games played on from each sheet{start}; ± one SE)."
+        return text + f" (estimated from {chances[0].games:,} games played on from each sheet; ± one SE)."
     return text + " (optimal play from here)."
 
 

@@ -86,10 +86,17 @@ def game_odds(rp: Replay, say: Say | None = None) -> Chances | None:
 
 def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
     """Every player's chances estimated from games played on from their sheet (solver.estimated); the
-    player of a turn in progress from the start of that turn."""
+    player of a turn in progress from the dice showing."""
     from ..solver.estimated import estimated_chances
+    from ..solver.exact import Opening
 
-    est = estimated_chances(rp.rules, [p.columns for p in rp.players], [p.saved for p in rp.players])
+    ip = rp.in_progress
+    saved = [p.saved for p in rp.players]
+    openings: list[Opening | None] = [None] * len(rp.players)
+    if ip is not None:
+        saved[ip.player] = ip.saved
+        openings[ip.player] = Opening(ip.dice, ip.rolls_used)
+    est = estimated_chances(rp.rules, [p.columns for p in rp.players], saved, openings=openings)
     return [PlayerChance(e.win, e.tie, e.win_se, e.tie_se, est.games) for e in est.players]
 
 

@@ -395,7 +395,8 @@ def _play(ch: int, nch: int, game: Any, theta: float, fut: Any, ra: Any, work: A
             m = cmask[0]
             y = 1 if yst[0] == 1 and nyt == 2 else 0
             _turn((m, y, usum[0] if usum[0] < t else t), theta, fut, ra, work, (False, False, J), WHOLE_TURN)
-            st, used, r = play_turn(st, J + 1, J, keep_by_values, values, work, ra, None, log, (g, turn))
+            st, used, r = play_turn(st, J + 1, J, keep_by_values, values, work, ra, None, log, (g, turn), None,
+                                    False)
             bits, fullv = roll_legal(full & ~m, yst[0] >= 0, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
                                      ra.fill0, ra.lower_bits)
             bon = extra_bonus_points(ra.yroll[r], y == 1, ra.extra)

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..rules import engine as R
+from .exact import Opening
 from .pmf import Distribution
 
 IntArray = npt.NDArray[np.int64]
@@ -57,15 +58,16 @@ class Estimate(NamedTuple):
 
 
 def final_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, seat: int, first: int,
-                 n: int, threads: int | None = None) -> IntArray:
+                 n: int, threads: int | None = None, opening: Opening | None = None) -> IntArray:
     """The final totals of games first .. first + n - 1 played on from `columns` (a turn start with
-    `saved` rolls saved) by the rules' optimal strategy, on the dice of seat `seat`."""
+    `saved` rolls saved, or that turn under way: `opening`) by the rules' optimal strategy, on the
+    dice of seat `seat`."""
     if all(c.is_full for c in columns):
         return np.full(n, R.sheet_total(rules, columns), dtype=np.int64)
     from .policy import play
 
     return np.asarray(play(rules, "optimal", SEED, first, n, seat=seat, threads=threads, start=list(columns),
-                           saved=saved).totals, dtype=np.int64)
+                           saved=saved, opening=opening).totals, dtype=np.int64)
 
 
 def _pmf(totals: IntArray) -> Distribution:
@@ -90,20 +92,23 @@ def chances_of(totals: Sequence[IntArray]) -> list[Estimated]:
 
 
 def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], saved: Sequence[int] | None = None,
-                      games: int | None = None, threads: int | None = None) -> Estimate:
+                      games: int | None = None, threads: int | None = None,
+                      openings: Sequence[Opening | None] | None = None) -> Estimate:
     """Each player's chances to win from `sheets` (every player's columns at a turn start; `saved`:
-    the rolls each has saved). `games`: exactly that many games per player; None: START_GAMES, then
-    more until every standard error is at most TARGET_SE (at most MAX_GAMES)."""
+    the rolls each has saved before it; `openings`: a turn under way, by player). `games`: exactly
+    that many games per player; None: START_GAMES, then more until every standard error is at most
+    TARGET_SE (at most MAX_GAMES)."""
     stock = list(saved) if saved is not None else [0] * len(sheets)
+    opens = list(openings) if openings is not None else [None] * len(sheets)
     n = START_GAMES if games is None else games
-    totals = [final_totals(rules, cols, stock[i], i, 0, n, threads) for i, cols in enumerate(sheets)]
+    totals = [final_totals(rules, cols, stock[i], i, 0, n, threads, opens[i]) for i, cols in enumerate(sheets)]
     est = chances_of(totals)
     if games is None:
         worst = max(max(e.win_se, e.tie_se) for e in est)
         if worst > TARGET_SE:
             more = min(MAX_GAMES, math.ceil(n * (worst / TARGET_SE) ** 2 / 1000) * 1000)
             if more > n:
-                totals = [np.concatenate([t, final_totals(rules, cols, stock[i], i, n, more - n, threads)])
+                totals = [np.concatenate([t, final_totals(rules, cols, stock[i], i, n, more - n, threads, opens[i])])
                           for i, (t, cols) in enumerate(zip(totals, sheets, strict=True))]
                 n = more
                 est = chances_of(totals)

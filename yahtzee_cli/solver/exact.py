@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,7 @@ from ..store.kinds import EXACT
 from ..strategy.choice import exact_reason
 from ..strategy.space import StateSpace, state_space
 from .games import GameBatch
-from .tables import RuleArrays, Scores, rule_arrays, score_tables
+from .tables import RuleArrays, Scores, keep_id, rule_arrays, score_tables
 from .value_to_go import ValueToGo, check_memory
 from .within_turn import FUTURE_TABLE, Future, StateLayout, lane_work
 
@@ -330,13 +330,42 @@ def _memo_key(rules: RuleSet, fut: ValueToGo) -> tuple[Any, ...] | None:
     return (rules.fingerprint, fut.kind, fut.t, fut.nyt, fut.saved_value, fut.W.shape, digest.hexdigest())
 
 
+class Opening(NamedTuple):
+    """Where the first turn of games from a start stands: the dice showing after `rolls_used` rolls,
+    and the keep of its next reroll (None: the strategy's own)."""
+
+    dice: Sequence[int]
+    rolls_used: int
+    keep: Sequence[int] | None = None
+
+
+def start_arrays(rules: RuleSet, start: Sequence[Column] | None, saved: int = 0,
+                 opening: Opening | None = None) -> tuple[Any, ...] | None:
+    """play_kernel.play_games' `start` for games from the sheet `start` (None: from an empty sheet):
+    its scores and bonuses, `saved` rolls saved before its next turn, and that turn's `opening` (None:
+    the turn is still to be rolled)."""
+    if start is None:
+        return None
+    dice = np.zeros(rules.dice, dtype=np.int64)
+    used, keep = 0, -1
+    if opening is not None:
+        dice[:] = sorted(opening.dice)
+        used = opening.rolls_used
+        if opening.keep is not None:
+            keep = keep_id(rules.dice, opening.keep)
+    return (np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
+            np.array([c.yahtzee_bonus for c in start], dtype=np.int64), np.int64(saved), dice, np.int64(used),
+            np.int64(keep))
+
+
 class _PlayInputs:
     """play_kernel.play_games' inputs for n_games games: built once per batch, cut per thread."""
 
     def __init__(self, rules: RuleSet, fut: ValueToGo, n_games: int, record: bool,
-                 start: Sequence[Column] | None = None, dice_dtype: Any = np.int64, saved: int = 0) -> None:
+                 start: Sequence[Column] | None = None, dice_dtype: Any = np.int64, saved: int = 0,
+                 opening: Opening | None = None) -> None:
         """`dice_dtype`: of the recorded dice (int8 for solver.moves: an eighth of the memory to fill
-        and read; play_games records int64). `saved`: the rolls saved before start's next turn."""
+        and read; play_games records int64). `saved`, `opening`: see start_arrays."""
         s = rules.settings
         self.ra = ra = rule_arrays(rules, fut.nyt)
         nb = ra.nb
@@ -359,9 +388,7 @@ class _PlayInputs:
         self.saved_value = fut.saved_value
         self.memo_key = _memo_key(rules, fut)
         self.memo_shape = (ra.natural.shape[0], most_rolls(rules, 1) - 1)
-        self.start = None if start is None else (
-            np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
-            np.array([c.yahtzee_bonus for c in start], dtype=np.int64), np.int64(saved))
+        self.start = start_arrays(rules, start, saved, opening)
 
     def wants_memo(self, run_games: int) -> bool:
         """Whether play_games keeps a memo for a run of `run_games` games: where one applies, for runs of
@@ -437,17 +464,17 @@ def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) 
 
 def play_with(rules: RuleSet, fut: ValueToGo, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None, run_games: int | None = None,
-              start: Sequence[Column] | None = None, saved: int = 0) -> GameBatch:
+              start: Sequence[Column] | None = None, saved: int = 0, opening: Opening | None = None) -> GameBatch:
     """Play with the one-turn lookahead on the value to go `fut` (see solver.policy.play for the
     conventions of dice, ties and passes). `run_games`: the games of the whole run this call is a part
     of (default n_games), which decides whether a memo of turn decisions is kept (wants_memo).
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet);
-    its decisions depend on the state alone, so the memo serves it too. `saved`: the rolls saved
-    before start's next turn (saved rolls)."""
+    its decisions depend on the state alone, so the memo serves it too. `saved`, `opening`: see
+    start_arrays."""
     from . import play_kernel
     from .totals import on_threads
 
-    inputs = _PlayInputs(rules, fut, n_games, record, start, saved=saved)
+    inputs = _PlayInputs(rules, fut, n_games, record, start, saved=saved, opening=opening)
     memo = inputs.memo(inputs.wants_memo(n_games if run_games is None else max(run_games, n_games)))
 
     def games(g0: int, g1: int) -> None:

@@ -21,7 +21,9 @@ solver.exact.play_with; every array read-only except `out`, `work`, `log` and `m
           written; with None the kernel compiles without the recording (numba prunes it), which a
           first run's compile is the shorter for
   start  None (games from an empty sheet; numba drops that code), or (scores [C, B] with -1 open,
-          extra bonuses [C], rolls saved): every game goes on from that sheet at a turn start
+          extra bonuses [C], rolls saved, dice [n], rolls used, keep): every game goes on from that
+          sheet, at a turn start (rolls used 0) or from the dice showing after that many rolls of the
+          turn (its first reroll keeping `keep` when that is >= 0, else the strategy's keep)
   memo   memo(...): the keep and box decisions of turn-start states seen before, shared by the threads
           (a state's are made once, by whichever thread claims it), made from the turn's values as the
           kernel makes them without a memo (one column, no saved rolls: the state key covers everything
@@ -289,7 +291,7 @@ def new_sheet(g: int, out: Any, sheet: Any, c0: int, start: Any, ra: Any) -> tup
         points written: columns c0 .. c0 + C - 1 written.
     c0 : int
         The game's first column in sheet (play_lockstep keeps a block of games' sheets side by side).
-    start : None or (int64[C, B] scores with -1 open, int64[C] extra bonuses, int64 rolls saved)
+    start : None or (int64[C, B] scores with -1 open, int64[C] extra bonuses, int64 rolls saved, ...)
         The sheet every game goes on from (None: an empty one; numba drops that code).
     ra : tables.RuleArrays
         The rule set's arrays.
@@ -365,10 +367,12 @@ def roll_index(dice: np.ndarray, cnt: np.ndarray, ra: Any, roll_at: Any) -> int:
 
 @njit(cache=True, inline="always")
 def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, ra: Any, roll_at: Any, log: Any,
-              at: Any) -> tuple[Any, Int, int]:
+              at: Any, start: Any, opening: bool) -> tuple[Any, Int, int]:
     """One turn's dice: the first roll, then a reroll of whatever keep_of(src, r, j, jj, ra) keeps
     from roll r with j rolls left (jj = min(j, J)) until it stops (-1) or the rolls run out. Dice: see
-    solver.policy.play. Returns (the stream's state, rolls used, the final roll).
+    solver.policy.play. Returns (the stream's state, rolls used, the final roll). The opening turn of a
+    game from a start with dice showing (start[4] rolls used) goes on from those dice instead of a
+    first roll, its first reroll keeping start[5] when that is a keep (>= 0).
 
     Parameters
     ----------
@@ -390,20 +394,39 @@ def play_turn(st: Any, budget: int, J: int, keep_of: Any, src: Any, work: Any, r
         The games' dice, written for game g, turn `turn` (None: nothing recorded).
     at : (int, int)
         (g, turn): the game and its turn.
+    start : None or play_games' start
+        None: every turn begins with a roll (numba drops the rest). Else (..., dice int64[n], rolls
+        used int64, keep int64): with rolls used > 0 the opening turn goes on from those dice.
+    opening : bool
+        Whether this is the game's first turn from `start`.
     """
     g, turn = at
     dice, kept, cnt = work.dice, work.kept, work.cnt
-    st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
-    if log is not None:
-        for k in range(dice.shape[0]):
-            log[0][g, turn, 0, k] = dice[k]
     used = np.int64(1)
+    forced = np.int64(-1)  # the first reroll's keep, when the start says
+    showing = False
+    if start is not None:
+        if opening:
+            if start[4] > 0:
+                showing = True
+                for k in range(dice.shape[0]):
+                    dice[k] = start[3][k]
+                used = start[4]
+                forced = start[5]
+    if not showing:
+        st = roll_dice(dice, kept, np.int64(0), st)  # typed as the rerolls type it: one compile
+        if log is not None:
+            for k in range(dice.shape[0]):
+                log[0][g, turn, 0, k] = dice[k]
     while True:  # (one call site of roll_index: each inlined call is more to compile)
         r = roll_index(dice, cnt, ra, roll_at)
         if used >= budget:
             break
         j = budget - used
         d = keep_of(src, r, j, j if j <= J else J, ra)
+        if forced >= 0:
+            d = forced
+            forced = np.int64(-1)
         if d < 0:
             break
         pos = keep_dice(kept, d, ra.keeps)
@@ -520,6 +543,7 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
     for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
         open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
+        turn0 = turn
         saved = 0
         if start is not None:  # the rolls saved before the sheet's next turn
             saved = start[2]
@@ -553,9 +577,10 @@ def play_games(game: Any, ra: Any, fut: Any, max_turns: int, saved_value: float,
             # ---- the turn itself
             if memo is not None:  # (numba compiles only one of the two)
                 st, used, r = play_turn(st, budget, J, keep_remembered, (shared[3], mr, values), work, ra, None, log,
-                                        (g, turn))
+                                        (g, turn), start, turn == turn0)
             else:
-                st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
+                st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn), start,
+                                        turn == turn0)
             saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
             # ---- choose the box (or pass)
             code = -2  # not known yet
@@ -761,7 +786,7 @@ def play_moves(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, saved_v
                 move_row(row_s, cmask[0], ucap, yst[0], may_pass_turn, ra, fut, saved_value, work, bd)
                 usum[0] = u_now
                 row = row_s
-            st, used, r = play_turn(st, J + 1, J, keep_by_row, row, work, ra, roll_at, log, (g, turn))
+            st, used, r = play_turn(st, J + 1, J, keep_by_row, row, work, ra, roll_at, log, (g, turn), None, False)
             at = (g, turn, used, 0)
             written = box_points(np.int64(row[J, r]) - 1, r, at, nb_extra, natural, joker, yroll, s_y, log)
             open_total -= mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
@@ -902,6 +927,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     for g in range(nturns_out.shape[0]):
         st = stream(seed, first_game + g, seat)
         open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
+        turn0 = turn
         saved = 0
         if start is not None:
             saved = start[2]
@@ -919,7 +945,8 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                 for r in range(R):
                     FS[s, r] = Vfinal[r] + base
             keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_die)
-            st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn))
+            st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn), start,
+                                    turn == turn0)
             left = budget - used
             s = left if left < K else K
             fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)

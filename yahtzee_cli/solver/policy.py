@@ -9,7 +9,7 @@ from ..errors import StrategyError
 from ..rules.engine import Column, RuleSet
 from ..strategy.choice import plan
 from . import approx, moves, value_to_go
-from .exact import get_table, play_with
+from .exact import Opening, get_table, play_with
 from .games import GameBatch
 from .value_to_go import ValueToGo
 
@@ -26,7 +26,7 @@ def value_to_go_for(rules: RuleSet, strategy: str, say: Callable[[str], None] | 
 
 def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int, seat: int = 0,
          record: bool = False, threads: int | None = None, run_games: int | None = None,
-         start: Sequence[Column] | None = None, saved: int = 0) -> GameBatch:
+         start: Sequence[Column] | None = None, saved: int = 0, opening: Opening | None = None) -> GameBatch:
     """Play games first_game .. first_game + n_games - 1 of seat `seat`.
 
     strategy "optimal": the exact table's policy (maximise the expected final score), or the
@@ -51,7 +51,8 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     `run_games`: the games of the run this call is part of (exact.play_with: whether to keep a memo;
     solver.moves: whether to read a move table).
     `start`: the sheet's columns every game goes on from, at a turn start (default: an empty sheet);
-    `saved`: the rolls saved before its next turn (saved rolls)."""
+    `saved`: the rolls saved before its next turn (saved rolls); `opening`: where that turn stands
+    when it is under way (exact.Opening: the dice showing, the next keep)."""
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     p = plan(rules)
@@ -60,9 +61,10 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
 
         tab = saved_table.read(p.table_rules)
         if tab is not None:  # (else removed meanwhile: the heuristic)
-            return saved_table.play_with(rules, tab, seed, first_game, n_games, seat, record, threads, start, saved)
+            return saved_table.play_with(rules, tab, seed, first_game, n_games, seat, record, threads, start, saved,
+                                         opening)
     fut = value_to_go_for(rules, strategy)
     mt = moves.for_run(rules, fut, n_games if run_games is None else max(run_games, n_games))
-    if mt is not None:  # every decision made already: the same games, read from the move table
+    if mt is not None and opening is None:  # every decision made already: the same games, from the move table
         return moves.play_with(rules, fut, mt, seed, first_game, n_games, seat, record, threads, start)
-    return play_with(rules, fut, seed, first_game, n_games, seat, record, threads, run_games, start, saved)
+    return play_with(rules, fut, seed, first_game, n_games, seat, record, threads, run_games, start, saved, opening)

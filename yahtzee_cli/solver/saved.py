@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,9 @@ from ..store import tablefile
 from ..store.kinds import SAVED
 from ..strategy.choice import exact_reason
 from .games import GameBatch
+
+if TYPE_CHECKING:
+    from .exact import Opening
 
 VERSION = 1  # bump when the table's meaning changes
 # The cap suggested for the uncapped game: from the study in docs/strategy.md, each saved roll of cap
@@ -349,14 +352,15 @@ def _reserve(fd: int, size: int) -> None:
 
 def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None, start: Sequence[Column] | None = None,
-              saved: int = 0) -> GameBatch:
+              saved: int = 0, opening: Opening | None = None) -> GameBatch:
     """Play games first_game .. first_game + n_games - 1 of seat `seat` by the saved-rolls table
     (play_kernel.play_saved_games: optimal play with at most tab.cap saved rolls), with the dice and
-    tie conventions of every strategy (solver.policy.play). `start`, `saved`: the column every game
-    goes on from, at a turn start, and the rolls saved before that turn (default: an empty sheet).
+    tie conventions of every strategy (solver.policy.play). `start`, `saved`, `opening`: the column
+    every game goes on from (default: an empty sheet), as exact.start_arrays takes them.
     Returns a games.GameBatch."""
     from ..rules.engine import most_rolls
     from . import play_kernel
+    from .exact import start_arrays
     from .tables import rule_arrays
     from .totals import on_threads, sheet_totals
     from .within_turn import FUTURE_TABLE, Future
@@ -375,9 +379,7 @@ def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_gam
                                                                           dtype=np.int64),
            np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
     stages = max_rolls - 1
-    first = None if start is None else (
-        np.array([[-1 if v is None else v for v in c.scores] for c in start], dtype=np.int64),
-        np.array([c.yahtzee_bonus for c in start], dtype=np.int64), np.int64(saved))
+    first = start_arrays(rules, start, saved, opening)
 
     def games(g0: int, g1: int) -> None:
         work = play_kernel.turn_work(ra, stages)

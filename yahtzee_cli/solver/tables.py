@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, NamedTuple, cast
@@ -34,6 +35,14 @@ def counts_key(counts: tuple[int, ...] | list[int] | npt.NDArray[np.int64]) -> i
     for f in range(5, -1, -1):
         key = key * BASE + int(counts[f])
     return key
+
+
+def keep_id(n: int, kept: Sequence[int]) -> int:
+    """The index of the keep of these dice among n dice's keeps (Dice.keeps), as the kernels name it."""
+    counts = [0] * 6
+    for face in kept:
+        counts[face - 1] += 1
+    return int(dice_tables(n).keep_index[counts_key(counts)])
 
 
 @dataclass(frozen=True)
