@@ -10,6 +10,7 @@ import orjson
 from conftest import REPO
 
 from yahtzee_cli.formats.replay import random_log
+from yahtzee_cli.rules import engine as R
 
 IN_PROGRESS = str(REPO / "fixtures" / "logs" / "in-progress.json")
 TRIPLE = str(REPO / "fixtures" / "logs" / "triple-yahtzee.json")
@@ -61,19 +62,35 @@ def test_analyze_names_its_estimates(cli: Any) -> None:
     assert [rec["estimates"] for rec in exact] == [[], []]
 
 
-def test_target_and_to_win_need_must_zero(cli: Any, tmp_path: Path) -> None:
-    from conftest import SMALL_RULES
-
-    spec = {**SMALL_RULES, "settings": {**SMALL_RULES["settings"], "must_zero": False}}  # type: ignore[dict-item]
-    rules = tmp_path / "passes.json"
-    rules.write_bytes(orjson.dumps(spec))
+def test_target_and_to_win_with_passes_are_estimated_and_risk_needs_must_zero(cli: Any, tmp_path: Path) -> None:
+    rules = R.preset("yatzy", {"must_zero": False})
+    spec = {"preset": "yatzy", "settings": {"must_zero": False}}
     log = tmp_path / "game.json"
-    from yahtzee_cli.rules.engine import rules_from_data
+    log.write_bytes(orjson.dumps(random_log(rules, 3, ("Ann", "Ben"), spec=spec, turns=8)))
+    for extra, key in ((["--target", "200"], "probability"), (["--log", str(log), "--to-win"], "win_probability")):
+        args = ["hint", "1", "3", "3", "5", "6", *extra, "--json"]
+        r = cli(args if "--log" in extra else [*args, "--rules", "yatzy", "--set", "must_zero=off"])
+        assert r.exit_code == 0, (extra, r.stderr)
+        rec = orjson.loads(r.stdout)
+        assert rec["method"] == "estimated" and rec["exact"] is False and rec["games"] >= 1000
+        assert rec["best"] == {k: v for k, v in rec["options"][0].items() if k != "theta"}
+        assert all(0 <= o[key] <= 1 and 0 <= o["se"] <= 0.02 for o in rec["options"])
+        assert [o[key] for o in rec["options"]] == sorted((o[key] for o in rec["options"]), reverse=True)
+    r = cli(["hint", "1", "3", "3", "5", "6", "--risk", "0.05", "--rules", "yatzy", "--set", "must_zero=off"])
+    assert r.exit_code == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("yahtzee: error: --risk needs must_zero on")
+    assert len(r.stderr.splitlines()) == 1
 
-    log.write_bytes(orjson.dumps(random_log(rules_from_data(spec), 3, ("Ann", "Ben"), spec=spec, turns=4)))
-    for extra in (["--target", "100"], ["--risk", "0.05"], ["--log", str(log), "--to-win"]):
-        args = ["hint", "1", "3", "3", "5", "6", *extra] + ([] if "--log" in extra else ["--rules", str(rules)])
-        r = cli(args)
-        assert r.exit_code == 2, (extra, r.stdout, r.stderr)
-        assert r.stderr.startswith("yahtzee: error: ") and "need must_zero on" in r.stderr
-        assert len(r.stderr.splitlines()) == 1
+
+def test_target_and_to_win_on_a_triple_sheet_are_estimated_in_text_too(cli: Any, tmp_path: Path) -> None:
+    p = tmp_path / "triple.json"
+    p.write_bytes(orjson.dumps(random_log("triple-yahtzee", 4, ("Ann", "Ben", "Cy"), turns=9)))
+    r = cli(["hint", "6", "6", "6", "2", "1", "--log", str(p), "--to-win"])
+    assert r.exit_code == 0, r.stderr
+    head = r.stdout.splitlines()[0]
+    assert "estimated: the " in head and "each played on 2,000 times" in head and "against" in head, head
+    assert " pp" in r.stdout.splitlines()[2]
+    r = cli(["hint", "6", "6", "6", "2", "1", "--rules", "triple-yahtzee", "--target", "1700", "--json", "--top", "3"])
+    assert r.exit_code == 0, r.stderr
+    rec = orjson.loads(r.stdout)
+    assert rec["method"] == "estimated" and len(rec["options"]) == 3 and rec["target"] == 1700

@@ -95,3 +95,19 @@ def test_games_from_the_dice_showing_score_what_the_hint_says(dice: tuple[int, .
         t = estimated.final_totals(rules, [col], 0, 0, 0, 20_000, opening=Opening(dice, rolls_used, keep))
         se = float(t.std()) / np.sqrt(len(t))
         assert abs(float(t.mean()) - value) < 3.5 * se, (keep, t.mean(), value, se)
+
+
+def test_every_kind_of_option_is_played_on_as_the_hint_values_it() -> None:
+    """play.estimated_play's games after each option (a reroll, stopping with rolls left, a box) average
+    the exact expected score the hint gives that option: the option is the one played."""
+    from yahtzee_cli.play.estimated_play import option_totals
+    from yahtzee_cli.play.hint import hint
+
+    rules = R.preset("yahtzee")
+    col = _sheet(rules, random.Random(11), 4)
+    for dice, left in (((2, 2, 5, 5, 5), 1), ((3, 4, 5, 6, 6), 0)):
+        ev = hint(rules, [col], dice, left)
+        for o in ev.options[:4]:
+            t = option_totals(rules, [col], 0, ev, o, 20_000)
+            se = float(t.std()) / np.sqrt(len(t))
+            assert abs(float(t.mean()) - o.value) < 3.5 * se, (o, t.mean(), se)

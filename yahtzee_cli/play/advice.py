@@ -121,18 +121,19 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
         raise BadRequest(f"{{rolls_left}} takes {choices} here, got {left}", options=("rolls_left",))
     rs.check_dice(faces)
     theta = risk_theta(rs, req.risk)
-    if not rs.settings.must_zero and (req.target is not None or req.to_win or theta):
-        raise BadRequest("{target}, {to_win} and {risk} need must_zero on (a pass would repeat a turn, which the "
-                         "risk strategies and exact play for a score leave out); {distribution} works without",
-                         options=("target", "to_win", "risk", "distribution"))
+    if not rs.settings.must_zero and theta:
+        raise BadRequest("{risk} needs must_zero on (a pass would repeat a turn, which the risk strategies leave "
+                         "out); {distribution}, {target} and {to_win} work without",
+                         options=("risk", "distribution", "target", "to_win"))
+    # play for a target or to win by games played on where exact play for it has no distributions
+    estimate = (req.target is not None or req.to_win) and not req.distribution and theta is None and (
+        not rs.settings.must_zero or rs.settings.columns != 1 or not plan(rs).exact or _too_big(rs))
     opponents: list[tuple[str, Any]] = []
     if req.to_win:
-        if rs.settings.columns != 1 or not plan(rs).exact:
-            raise BadRequest("{to_win} needs a one-column rule set with an exact table", options=("to_win",))
         assert req.log is not None
-        opponents = _opponents(req.log, who, say, stage)
+        opponents = _opponents(req.log, who, say, stage, estimate)
     chances = req.distribution or req.target is not None or theta is not None
-    if chances or req.to_win:
+    if (chances or req.to_win) and not estimate:
         if rs.settings.columns != 1 or not plan(rs).exact:
             raise BadRequest("{distribution}, {target} and {risk} need a one-column rule set with an exact table",
                              options=("distribution", "target", "risk"))
@@ -158,6 +159,8 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
         stage("preparing the hint")
     with using_cache():
         ev = evaluate(rs, columns, faces, left, n_saved, say=say)
+    if estimate:
+        return _estimated(req, asked, ev, opponents)
     if req.to_win:
         return _to_win(req, asked, ev, opponents, say)
     if chances:
@@ -350,11 +353,17 @@ def _play_record(head: dict[str, Any], rs: RuleSet, play: Any, top: int | None, 
     (`key` in the record), each with the risk strategy to play on by, and each strategy's best option."""
     p, best_theta, o = play.best
     shown = play.ranked if top is None else play.ranked[:top]
-    return {"type": "hint", **head, "method": play.method, "theta": best_theta,
-            "best": {**o.move_dict(rs), key: p},
-            "options": [{**opt.move_dict(rs), key: v, "theta": th}
-                        for (opt, v), th in zip(shown, play.thetas, strict=False)],
-            "by_theta": [{"theta": th, **opt.move_dict(rs), key: pr} for th, opt, pr in play.by_theta]}
+    rec = {"type": "hint", **head, "method": play.method, "theta": best_theta,
+           "best": {**o.move_dict(rs), key: p},
+           "options": [{**opt.move_dict(rs), key: v, "theta": th}
+                       for (opt, v), th in zip(shown, play.thetas, strict=False)],
+           "by_theta": [{"theta": th, **opt.move_dict(rs), key: pr} for th, opt, pr in play.by_theta]}
+    if play.method == "estimated":  # each chance with its standard error, and the games behind it
+        rec["best"]["se"] = round(play.se[0], 6)
+        for item, se in zip(rec["options"], play.se, strict=False):
+            item["se"] = round(se, 6)
+        rec["games"] = play.games
+    return rec
 
 
 def _say_method(play: Any, say: Say | None) -> None:
@@ -364,9 +373,52 @@ def _say_method(play: Any, say: Say | None) -> None:
             "risk strategies answers (\"method\": \"risk_strategies\")")
 
 
-def _opponents(log: Path, who: str | None, say: Say | None, stage: Stage | None) -> list[tuple[str, Any]]:
-    """The other players of the --log game as (name, final-score pmf from where they stand); refused for
-    a solo game."""
+def _too_big(rs: RuleSet) -> bool:
+    """Whether the rules' exact table is too large for score distributions."""
+    from ..errors import NotExact
+    from ..solver.distribution import check_size
+
+    try:
+        check_size(rs)
+    except NotExact:
+        return True
+    return False
+
+
+def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tuple[str, Any]]) -> Advice:
+    """hint --target / --to-win where the rules have no exact distributions for it: the best options by
+    expected score, each valued by games played on after it (play.estimated_play)."""
+    import numpy as np
+
+    from ..solver.winning import share_of_first
+    from .estimated_play import play_estimated
+    from .report import play_for_lines
+
+    rs = a.rules
+    head: dict[str, Any] = {"rules": rs.record(), "dice": list(ev.dice), "rolls_left": ev.rolls_left,
+                            "exact": False, "approximation": ev.source if not ev.exact else None, "player": a.who}
+    if req.to_win:
+        dists = [d for _, d in opponents]
+        u = share_of_first(dists, max(d.lo + len(d.pmf) for d in dists))
+        names = [n for n, _ in opponents]
+        against = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        goal, key, measure = f"maximise P(win) against {against}; a tie counts as a share", "win_probability", "P(win)"
+        head.update({"opponents": names, "objective": "maximise P(win)"})
+    else:
+        assert req.target is not None
+        u = np.zeros(max(req.target, 0) + 1)
+        u[-1] = 1.0
+        goal, key, measure = f"maximise P(final >= {req.target})", "probability", f"P(final >= {req.target})"
+        head.update({"target": req.target, "objective": goal})
+    play = play_estimated(rs, a.columns, a.saved, ev, u)
+    rec = _play_record(head, rs, play, req.top, key)
+    return Advice(rec, "\n".join(play_for_lines(ev, a.who, play, req.top, measure, goal)) + "\n")
+
+
+def _opponents(log: Path, who: str | None, say: Say | None, stage: Stage | None,
+               estimate: bool = False) -> list[tuple[str, Any]]:
+    """The other players of the --log game as (name, final-score pmf from where they stand: exact, or
+    from games played on when `estimate`); refused for a solo game."""
     from ..formats.logs import read_last_game
     from ..formats.replay import replay_game
     from .odds import player_pmf
@@ -379,6 +431,10 @@ def _opponents(log: Path, who: str | None, say: Say | None, stage: Stage | None)
                             options=("to_win", "target"))
     if stage is not None:
         stage("computing the other players' final-score distributions")
+    if estimate:
+        from .estimated_play import opponents as played_on
+
+        return list(zip([rp.players[i].name for i in others], played_on(rp, others), strict=True))
     with using_cache():
         return [(rp.players[i].name, player_pmf(rp, i, say)) for i in others]
 

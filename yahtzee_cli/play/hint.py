@@ -196,7 +196,9 @@ class TargetPlay:
     theta None, by_theta empty. "risk_strategies": for each risk strategy theta of the cached grid
     (those the rules' scores allow), the option with the best exact chance when playing on by theta
     (`by_theta`), and `ranked` every option at its best theta (`thetas`, the first of equals), best
-    first. `best`: (value, theta, option), the first of `ranked`."""
+    first. "estimated" (play.estimated_play): the best options by expected score, each valued by
+    `games` games played on after it, `se` their standard errors. `best`: (value, theta, option),
+    the first of `ranked`."""
 
     target: int
     by_theta: list[tuple[float, Any, float]]  # (theta, option, probability)
@@ -205,6 +207,8 @@ class TargetPlay:
     ranked: list[tuple[Any, float]] = field(default_factory=list)  # (option, value), best first
     seconds: float = 0.0  # the estimated time of exact play (one core), whichever method ran
     thetas: list[float | None] = field(default_factory=list)  # by `ranked`: the strategy to play on by
+    se: list[float] = field(default_factory=list)  # "estimated": by `ranked`, each value's standard error
+    games: int = 0  # "estimated": the games played on after each option
 
 
 def _value(dist: Any, u: Any) -> float:

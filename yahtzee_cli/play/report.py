@@ -153,6 +153,12 @@ def play_for_lines(ev: Evaluation, who: str | None, play: Any, top: int | None, 
     notes = []
     if play.method == "exact":
         method = "exact"
+    elif play.method == "estimated":
+        method = (f"estimated: the {len(play.ranked)} best options by expected score, each played on "
+                  f"{play.games:,} times by {ev.kind if not ev.exact else 'optimal play'}")
+        headings.append("±")
+        for row, se in zip(rows, play.se, strict=False):
+            row.append(f"{100 * se:.1f} pp")
     else:
         grid = ", ".join(f"{th:g}" for th, _, _ in play.by_theta)
         method = f"best of the risk strategies (theta {grid})"

@@ -70,7 +70,7 @@ def final_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, seat
                            saved=saved, opening=opening).totals, dtype=np.int64)
 
 
-def _pmf(totals: IntArray) -> Distribution:
+def sample_pmf(totals: IntArray) -> Distribution:
     lo = int(totals.min())
     counts = np.bincount(totals - lo).astype(np.float64)
     return Distribution(counts / counts.sum(), lo)
@@ -82,10 +82,10 @@ def chances_of(totals: Sequence[IntArray]) -> list[Estimated]:
     from .winning import win_chances
 
     n = len(totals[0])
-    whole = win_chances([_pmf(t) for t in totals])
+    whole = win_chances([sample_pmf(t) for t in totals])
     b = max(2, min(BATCHES, n // 10))
     size = n // b
-    parts = np.array([[(c.win, c.tie) for c in win_chances([_pmf(t[k * size:(k + 1) * size]) for t in totals])]
+    parts = np.array([[(c.win, c.tie) for c in win_chances([sample_pmf(t[k * size:(k + 1) * size]) for t in totals])]
                       for k in range(b)])  # [batch, player, (win, tie)]
     se = parts.std(axis=0, ddof=1) / math.sqrt(b)
     return [Estimated(c.win, c.tie, float(se[i, 0]), float(se[i, 1])) for i, c in enumerate(whole)]
