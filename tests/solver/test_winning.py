@@ -310,3 +310,21 @@ def test_the_cache_keeps_a_bounded_number_of_positions(tmp_path, monkeypatch: py
         store.get(art)
         os.utime(art.path, ns=(i * 10**9, i * 10**9))
     assert sorted(p.name for p in tmp_path.glob("bundle*")) == [f"bundle1-{fp}.json", f"bundle1-{fp}.tbl"]
+
+
+def test_a_pass_whose_kernel_is_not_compiled_yet_says_so_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first chances of a rule set wait seconds for the distribution kernels to compile before any
+    progress: one line says so (as the simulator and the grader do), and none when they are compiled."""
+    from conftest import SMALL_RULES
+
+    from yahtzee_cli.solver import distribution, jit
+
+    rules = R.rules_from_data(SMALL_RULES)
+    mod, W = winning.model_values(rules)
+    distribution._pass_layers(mod, W, 0.0, None, True)  # compiled (or loaded) here
+    heard: list[str] = []
+    distribution._pass_layers(mod, W, 0.0, None, True, say=heard.append)
+    assert heard == []  # compiled: nothing to say
+    monkeypatch.setattr(jit, "is_compiled", lambda kernel, args=None: False)
+    distribution._pass_layers(mod, W, 0.0, None, True, say=heard.append)
+    assert len(heard) == 1 and heard[0].startswith("compiling the score-distribution kernels (")

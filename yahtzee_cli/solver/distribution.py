@@ -515,9 +515,13 @@ def _max_rest(mod: Model, sm: IntArray, sy: IntArray, su: IntArray) -> IntArray:
 def _pass_layers(mod: Model, W: FloatArray, theta: float, cap: int | None, solver_ties: bool, within: int = 0,
                  stop_layer: int = 0, progress: Callable[[int, int], None] | None = None,
                  each_layer: Callable[[int, dict[str, IntArray], FloatArray], None] | None = None,
-                 ) -> tuple[dict[str, IntArray], FloatArray, IntArray]:
+                 say: Callable[[str], None] | None = None) -> tuple[dict[str, IntArray], FloatArray, IntArray]:
     """Run the pmf pass down to layer `stop_layer`; returns that layer's states, H and sid map.
-    each_layer(p, states, H) sees every layer on the way, the full column's (p = number of boxes) first."""
+    each_layer(p, states, H) sees every layer on the way, the full column's (p = number of boxes) first.
+    `say` hears that the pass's kernel is compiled first, when it is (seconds before any progress)."""
+    from .jit import note_compile
+
+    note_compile([_pmf_layer], "the score-distribution kernels", say)
     lay = mod.lay
     s = mod.rules.settings
     tp1 = lay.t + 1

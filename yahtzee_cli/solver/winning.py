@@ -154,7 +154,7 @@ def _build(rules: RuleSet, say: Callable[[str], None] | None,
         if p == 0:  # the empty sheet's: the rule set's score distribution, stored too (float64, for final_pmf)
             _store_start(rules, H[int(st["off"][0]): int(st["off"][0]) + int(st["length"][0])])
 
-    _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), progress=progress, each_layer=keep)
+    _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), progress=progress, each_layer=keep, say=say)
     key = np.concatenate(keys)
     length = np.concatenate(lengths)
     data = np.concatenate(parts)
@@ -288,7 +288,7 @@ def _rest(rules: RuleSet, st: ColumnState, say: Callable[[str], None] | None,
 
             W = _values(rules, say)
             states, H, sid = _pass_layers(mod, W, 0.0, None, solver_ties_for(rules, 0.0), within=m, stop_layer=p,
-                                          progress=given(None))  # (the wait shows how far it is, and the time left)
+                                          progress=given(None), say=say)  # (the wait shows how far, and the time left)
             j = int(sid[lay.midx[m], y * (lay.t + 1) + u])
             o, n = int(states["off"][j]), int(states["length"][j])
             rest = H[o: o + n].copy()
@@ -420,7 +420,7 @@ def chain_rest(rules: RuleSet, columns: Sequence[Column], say: Callable[[str], N
             ran.append(True)
             first = late[0]
             _pass_layers(mod, _values(rules, say), 0.0, None, solver_ties_for(rules, 0.0), within=first,
-                         stop_layer=max(bin(first).count("1"), EARLY_LAYERS), each_layer=keep)
+                         stop_layer=max(bin(first).count("1"), EARLY_LAYERS), each_layer=keep, say=say)
         return store.get(int(lay.space.key(m2, y2, u2)))
 
     return rest
