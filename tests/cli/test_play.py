@@ -423,3 +423,27 @@ def test_a_styled_line_keeps_its_colour_through_concatenation(a: str, b: str, c:
     line = c + (Styled(a, ((0, len(a), "1"),)) + b)
     assert isinstance(line, Styled) and str(line) == c + a + b
     assert line.render() == f"{escape_lines(c)}\x1b[1m{escape_lines(a)}\x1b[0m{escape_lines(b)}"
+
+
+def test_a_triple_game_shows_estimated_chances_in_a_colour_terminal(tmp_path: Path) -> None:
+    """Triple Yahtzee has no exact table: after each turn the players see chances estimated from games
+    played on, each with its standard error and how it was found, drawn in a colour terminal with no
+    code shown as text."""
+    t = Terminal(["play", str(tmp_path / "t.ndjson"), "--rules", "triple-yahtzee", "--players", "Ann,Ben"],
+                 color=True, term="xterm-256color")
+    t.wait("Turn 1: Ann")
+    t.enter("Ann", "66621", "(roll 1 of 3, 2 left)")
+    t.enter("Ann", "sixes 1", "Turn 2: Ben")
+    t.enter("Ben", "12345", "(roll 1 of 3, 2 left)")
+    t.enter("Ben", "large_straight 2", "Turn 3: Ann")
+    t.wait("one SE).", timeout=60)
+    _no_codes_as_text(t)
+    text = " ".join(t.text().split())
+    line = text[text.index("Chances to win:"):]
+    assert re.search(r"Ben \d+\.\d% ± \d\.\d pp, Ann \d+\.\d% ± \d\.\d pp", line), line
+    assert "(estimated from " in line and "games played on from each sheet; ± one SE)." in line
+    t.child.send("q\r")
+    t.wait("Saved in")
+    assert t.finish() == 0
+    rp = replay_game(_check_file(tmp_path / "t.ndjson"))
+    assert rp.turns == 2 and [p.total for p in rp.players] == [18, 80]
