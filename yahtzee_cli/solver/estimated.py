@@ -9,10 +9,12 @@ exact ones follow from exact distributions (winning.win_chances on the samples' 
 player's games is weighed against every game of the others, which is far less noisy than counting
 the winner of n whole games.
 
-The standard error comes from batch means: the same estimate made on BATCHES disjoint batches of the
-games (each estimate unbiased: the batches' samples are independent), their spread divided by the
-root of their number. That overstates the error a little (the estimate from all games pairs more
-games than the batches' mean does), so the error shown is on the safe side.
+The standard error comes from the delta method for such multi-sample estimates (their Hajek
+projection): a chance is a sum over one player's games of a product of the others' empirical CDFs,
+linear in each player's sample, so its variance is the sum over players j of the variance, over
+j's games, of what one game of j adds, divided by j's number of games. Exact to first order in
+1 / n, and right for rare chances too (a player with a 2% chance wins through a few high totals,
+which small batches of games mostly miss: batch means understated those errors by half).
 
 Play starts with START_GAMES games per player and adds more, up to MAX_GAMES, until every chance's
 error is at most TARGET_SE. The dice are fixed (seed SEED), so a position's estimate is the same
@@ -33,11 +35,11 @@ from .exact import Opening
 from .pmf import Distribution
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 START_GAMES = 1500  # games per player played first
 MAX_GAMES = 8000  # most games per player
-TARGET_SE = 0.0095  # more games until every standard error is at most this (its estimate varies by a tenth)
-BATCHES = 50  # disjoint batches for the standard error (more: a steadier estimate of it)
+TARGET_SE = 0.0095  # more games until every standard error is at most this
 SEED = 20_240_601  # the dice of every estimate (any fixed number: the same position, the same estimate)
 
 
@@ -77,18 +79,36 @@ def sample_pmf(totals: IntArray) -> Distribution:
 
 
 def chances_of(totals: Sequence[IntArray]) -> list[Estimated]:
-    """Every player's chances from their final totals (one array per player, of equal length), with
-    standard errors from BATCHES batches."""
-    from .winning import win_chances
+    """Every player's chances to win outright and to tie for first from their final totals (one array
+    per player), with standard errors by the delta method (see the module's doc)."""
+    lo = min(int(t.min()) for t in totals)
+    width = max(int(t.max()) for t in totals) - lo + 1
+    pm = [np.bincount(t - lo, minlength=width) / len(t) for t in totals]
+    below = [np.cumsum(p) - p for p in pm]  # P(X_j < x)
+    upto = [np.cumsum(p) for p in pm]  # P(X_j <= x)
+    ones = np.ones(width)
 
-    n = len(totals[0])
-    whole = win_chances([sample_pmf(t) for t in totals])
-    b = max(2, min(BATCHES, n // 10))
-    size = n // b
-    parts = np.array([[(c.win, c.tie) for c in win_chances([sample_pmf(t[k * size:(k + 1) * size]) for t in totals])]
-                      for k in range(b)])  # [batch, player, (win, tie)]
-    se = parts.std(axis=0, ddof=1) / math.sqrt(b)
-    return [Estimated(c.win, c.tie, float(se[i, 0]), float(se[i, 1])) for i, c in enumerate(whole)]
+    def var(p: FloatArray, h: FloatArray) -> float:
+        m = float(p @ h)
+        return max(float(p @ (h * h)) - m * m, 0.0)
+
+    out = []
+    for i, t in enumerate(totals):
+        others = [j for j in range(len(totals)) if j != i]
+        g_win = math.prod((below[j] for j in others), start=ones)
+        g_tie = math.prod((upto[j] for j in others), start=ones) - g_win
+        win, tie = float(pm[i] @ g_win), float(pm[i] @ g_tie)
+        v_win, v_tie = var(pm[i], g_win) / len(t), var(pm[i], g_tie) / len(t)
+        for j in others:  # what one game of j with total y adds: through P(X_j < x) and P(X_j <= x)
+            rest = [k for k in others if k != j]
+            a_lt = pm[i] * math.prod((below[k] for k in rest), start=ones)
+            a_le = pm[i] * math.prod((upto[k] for k in rest), start=ones)
+            over = a_lt.sum() - np.cumsum(a_lt)  # sum over x > y
+            at_or_over = a_le.sum() - (np.cumsum(a_le) - a_le)  # sum over x >= y
+            v_win += var(pm[j], over) / len(totals[j])
+            v_tie += var(pm[j], at_or_over - over) / len(totals[j])
+        out.append(Estimated(win, tie, math.sqrt(v_win), math.sqrt(v_tie)))
+    return out
 
 
 def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], saved: Sequence[int] | None = None,
