@@ -91,3 +91,21 @@ def test_the_triple_yahtzee_weights_are_shipped_and_a_first_triple_hint_fits_not
     assert header["strategy"] == "columns" and header["games"] == approx.EVAL_GAMES
     stored, _ = cache.read(empty_cache / name, rules.fingerprint)
     assert stored["scale"] in approx.SCALE_CANDIDATES and len(stored["levels"]) == 3 * 13 + 1
+
+
+@pytest.mark.parametrize("name", ["maxi-yatzy", "triple-yatzy"])
+def test_a_first_maxi_or_triple_yatzy_hint_fits_nothing(cli, empty_cache: Path, name: str) -> None:  # noqa: ANN001
+    """Maxi Yatzy with saved rolls (the heuristic's parameters, fitted by self-play for a minute or two)
+    and Triple Yatzy (a weight on the shipped Yatzy table) ship their approximate strategies, for the
+    current rules and fit: a first hint on an empty cache neither builds nor fits."""
+    from yahtzee_cli.solver import approx
+
+    rules = R.preset(name)
+    file = cache.table_path(rules.fingerprint, "approx").name
+    assert prebuilt.shipped(file) is not None, f"no prebuilt {file}: run python -m yahtzee_cli.solver.ship"
+    dice = ["1", "3", "3", "5", "6"] + (["6"] if rules.dice == 6 else [])
+    r = cli(["hint", *dice, "--rules", name, "--top", "1"])
+    assert r.exit_code == 0, r.stderr
+    assert "preparing" not in r.stderr and "building" not in r.stderr and "fitting" not in r.stderr, r.stderr
+    header = approx.prepare(rules)
+    assert header["strategy"] == ("heuristic" if name == "maxi-yatzy" else "columns")

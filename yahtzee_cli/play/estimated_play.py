@@ -39,15 +39,18 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
                   games: int = GAMES) -> IntArray:
     """The final totals of `games` games played on after `option` of the position `ev` (the player's
     `columns`, `saved` rolls saved before this turn), by the rules' strategy, on fixed dice."""
-    from ..solver.estimated import final_totals
+    from ..solver.estimated import final_totals, position_seed
     from ..solver.exact import Opening
 
+    # every option of the position on the same dice: their differences are the sharper
+    seed = position_seed(rules.fingerprint, [c.scores for c in columns], [c.yahtzee_bonus for c in columns], saved,
+                         ev.dice, ev.rolls_left)
     budget = R.rolls_allowed(rules, saved)
     used = budget - ev.rolls_left
     cols = list(columns)
     rerolls = option.keep is not None and len(option.keep) < rules.dice and ev.rolls_left > 0
     if rerolls:
-        return final_totals(rules, cols, saved, 0, 0, games, opening=Opening(ev.dice, used, option.keep))
+        return final_totals(rules, cols, saved, 0, 0, games, opening=Opening(ev.dice, used, option.keep), seed=seed)
     after = option
     if option.keep is not None:  # stopping with rolls left: the box stopping leads to
         assert ev.stop_box is not None
@@ -55,7 +58,7 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
     if not after.is_pass:
         assert after.box is not None
         cols[after.column], _ = R.place(rules, cols[after.column], after.box, ev.dice, after.column)
-    return final_totals(rules, cols, R.saved_after(rules, saved, used), 0, 0, games)
+    return final_totals(rules, cols, R.saved_after(rules, saved, used), 0, 0, games, seed=seed)
 
 
 def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev: Evaluation, u: FloatArray,
@@ -82,14 +85,17 @@ def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev
 def opponents(rp: Replay, others: Sequence[int]) -> list[Distribution]:
     """The final-score distributions of these players of the game, from their games played on (the
     samples' pmfs, as the estimated chances use them)."""
-    from ..solver.estimated import START_GAMES, final_totals, sample_pmf
+    from ..solver.estimated import START_GAMES, final_totals, position_seed, sample_pmf
     from ..solver.exact import Opening
 
     ip = rp.in_progress
+    seed = position_seed(rp.rules.fingerprint, [[c.scores for c in p.columns] for p in rp.players],
+                         None if ip is None else (ip.player, ip.dice, ip.rolls_used))
     out = []
     for i in others:
         p = rp.players[i]
         opening = Opening(ip.dice, ip.rolls_used) if ip is not None and ip.player == i else None
         saved = ip.saved if ip is not None and ip.player == i else p.saved
-        out.append(sample_pmf(final_totals(rp.rules, p.columns, saved, i + 1, 0, START_GAMES, opening=opening)))
+        out.append(sample_pmf(final_totals(rp.rules, p.columns, saved, i + 1, 0, START_GAMES, opening=opening,
+                                           seed=seed)))
     return out

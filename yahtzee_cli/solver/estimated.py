@@ -17,8 +17,10 @@ j's games, of what one game of j adds, divided by j's number of games. Exact to 
 which small batches of games mostly miss: batch means understated those errors by half).
 
 Play starts with START_GAMES games per player and adds more, up to MAX_GAMES, until every chance's
-error is at most TARGET_SE. The dice are fixed (seed SEED), so a position's estimate is the same
-every time it is asked for.
+error is at most TARGET_SE. The dice are fixed by the position (position_seed), so a position's
+estimate is the same every time it is asked for, while the estimates of different positions have
+dice of their own: with one set of dice for all, a player whose dice streams happened to run well
+would have been favoured a little at every position of every game.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ FloatArray = npt.NDArray[np.float64]
 START_GAMES = 1500  # games per player played first
 MAX_GAMES = 8000  # most games per player
 TARGET_SE = 0.0095  # more games until every standard error is at most this
-SEED = 20_240_601  # the dice of every estimate (any fixed number: the same position, the same estimate)
+SEED = 20_240_601  # the dice of the estimates, mixed with the position's own (position_seed)
 
 
 class Estimated(NamedTuple):
@@ -59,16 +61,25 @@ class Estimate(NamedTuple):
     games: int
 
 
+def position_seed(*parts: object) -> int:
+    """The dice seed of a position: SEED mixed with a digest of what describes it (its sheets, saved
+    rolls, the dice showing), the same for the same position in every process."""
+    import hashlib
+
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=4).digest()
+    return (SEED ^ int.from_bytes(digest, "little")) & 0x7FFF_FFFF
+
+
 def final_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, seat: int, first: int,
-                 n: int, threads: int | None = None, opening: Opening | None = None) -> IntArray:
+                 n: int, threads: int | None = None, opening: Opening | None = None, seed: int = SEED) -> IntArray:
     """The final totals of games first .. first + n - 1 played on from `columns` (a turn start with
     `saved` rolls saved, or that turn under way: `opening`) by the rules' optimal strategy, on the
-    dice of seat `seat`."""
+    dice of `seed` and seat `seat`."""
     if all(c.is_full for c in columns):
         return np.full(n, R.sheet_total(rules, columns), dtype=np.int64)
     from .policy import play
 
-    return np.asarray(play(rules, "optimal", SEED, first, n, seat=seat, threads=threads, start=list(columns),
+    return np.asarray(play(rules, "optimal", seed, first, n, seat=seat, threads=threads, start=list(columns),
                            saved=saved, opening=opening).totals, dtype=np.int64)
 
 
@@ -120,6 +131,8 @@ def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], sa
     TARGET_SE (at most MAX_GAMES)."""
     stock = list(saved) if saved is not None else [0] * len(sheets)
     opens = list(openings) if openings is not None else [None] * len(sheets)
+    seed = position_seed(rules.fingerprint, [[c.scores for c in cols] for cols in sheets],
+                         [[c.yahtzee_bonus for c in cols] for cols in sheets], stock, opens)
 
     def games_of(first: int, n: int) -> list[IntArray]:
         """Every player's games first .. first + n - 1: the players side by side, one core each (a
@@ -129,7 +142,7 @@ def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], sa
         from ..limits import cores
 
         def one(i: int) -> IntArray:
-            return final_totals(rules, sheets[i], stock[i], i, first, n, 1, opens[i])
+            return final_totals(rules, sheets[i], stock[i], i, first, n, 1, opens[i], seed)
 
         workers = min(len(sheets), cores() if threads is None else threads)
         if workers <= 1:
@@ -155,6 +168,7 @@ def beat_chance(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, score
                 games: int = START_GAMES) -> tuple[float, float]:
     """A solo sheet's chance of finishing above `score`, estimated from `games` games played on, and
     its standard error."""
-    t = final_totals(rules, columns, saved, 0, 0, games)
+    seed = position_seed(rules.fingerprint, [c.scores for c in columns], [c.yahtzee_bonus for c in columns], saved)
+    t = final_totals(rules, columns, saved, 0, 0, games, seed=seed)
     p = float(np.mean(t > score))
     return p, math.sqrt(max(p * (1 - p), 1 / games) / games)

@@ -29,8 +29,10 @@ SUFFIX = ".gz"  # a shipped table's file: DATA / (its cache file's name + SUFFIX
 # exact tables: the default rules (2.5 MB compressed) and Scandinavian Yatzy (6.6 MB), whose first hint,
 # simulate or chances would otherwise wait for a build (the kernels compiled, then about 3 s)
 PRESETS = ("yahtzee", "yatzy")
-# approximate strategies fitted by self-play (a few hundred bytes) whose exact tables are in PRESETS
-APPROX_PRESETS = ("triple-yahtzee",)
+# approximate strategies fitted by self-play: Triple Yahtzee and Triple Yatzy (a few hundred bytes: a
+# weight on the exact tables of PRESETS) and Maxi Yatzy with saved rolls (the heuristic's 47 kB of
+# parameters, 21 kB packed), whose fit would otherwise take one or two minutes before a first hint
+APPROX_PRESETS = ("triple-yahtzee", "triple-yatzy", "maxi-yatzy")
 # rule sets of PRESETS whose risk tables, empty-sheet positions and distribution ship too: about 9 MB each
 RISK_PRESETS = ("yahtzee",)
 
