@@ -66,16 +66,20 @@ def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev
     """The position's best options by E[u(final)] (u[s] for s = 0 .. len(u) - 1, u[-1] beyond),
     estimated from `games` games played on after each of the `candidates` best options by expected
     score; `ranked` best first (ties: the better expected score), `se` their standard errors."""
+    from ..progress import given
     from .hint import TargetPlay
 
     opts = ev.options[:candidates]
     hi = len(u) - 1
     vals, ses = [], []
-    for o in opts:
+    progress = given(None)  # (the wait shows how far it is, and the time left)
+    for k, o in enumerate(opts):
         t = option_totals(rules, columns, saved, ev, o, games)
         x = u[np.clip(t, 0, hi)]
         vals.append(float(x.mean()))
         ses.append(float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else 0.0)
+        if progress is not None:
+            progress(k + 1, len(opts))
     order = sorted(range(len(opts)), key=lambda i: (-vals[i], i))
     ranked = [(opts[i], vals[i]) for i in order]
     return TargetPlay(hi, [], (ranked[0][1], None, ranked[0][0]), "estimated", ranked, float("inf"),
