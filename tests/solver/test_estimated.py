@@ -111,3 +111,19 @@ def test_every_kind_of_option_is_played_on_as_the_hint_values_it() -> None:
             t = option_totals(rules, [col], 0, ev, o, 20_000)
             se = float(t.std()) / np.sqrt(len(t))
             assert abs(float(t.mean()) - o.value) < 3.5 * se, (o, t.mean(), se)
+
+
+def test_a_first_estimate_says_that_its_kernel_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a fresh install the first estimate waits seconds for the kernel that plays games on from a
+    sheet: one line says so first, as the simulator's does; none once it is compiled."""
+    from yahtzee_cli.solver import jit
+
+    rules = R.preset("triple-yahtzee")
+    sheets = [[R.Column.empty(rules)] * 3] * 2
+    heard: list[str] = []
+    estimated.estimated_chances(rules, sheets, games=50)  # compiled (or loaded) here
+    estimated.estimated_chances(rules, sheets, games=50, say=heard.append)
+    assert heard == []
+    monkeypatch.setattr(jit, "is_compiled", lambda kernel, args=None: False)
+    estimated.estimated_chances(rules, sheets, games=50, say=heard.append)
+    assert len(heard) == 1 and heard[0].startswith("compiling the simulator ("), heard

@@ -160,7 +160,7 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
     with using_cache():
         ev = evaluate(rs, columns, faces, left, n_saved, say=say)
     if estimate:
-        return _estimated(req, asked, ev, opponents)
+        return _estimated(req, asked, ev, opponents, say)
     if req.to_win:
         return _to_win(req, asked, ev, opponents, say)
     if chances:
@@ -385,7 +385,8 @@ def _too_big(rs: RuleSet) -> bool:
     return False
 
 
-def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tuple[str, Any]]) -> Advice:
+def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tuple[str, Any]],
+               say: Say | None) -> Advice:
     """hint --target / --to-win where the rules have no exact distributions for it: the best options by
     expected score, each valued by games played on after it (play.estimated_play)."""
     import numpy as np
@@ -410,7 +411,7 @@ def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tupl
         u[-1] = 1.0
         goal, key, measure = f"maximise P(final >= {req.target})", "probability", f"P(final >= {req.target})"
         head.update({"target": req.target, "objective": goal})
-    play = play_estimated(rs, a.columns, a.saved, ev, u)
+    play = play_estimated(rs, a.columns, a.saved, ev, u, say=say)
     rec = _play_record(head, rs, play, req.top, key)
     return Advice(rec, "\n".join(play_for_lines(ev, a.who, play, req.top, measure, goal)) + "\n")
 
@@ -434,7 +435,7 @@ def _opponents(log: Path, who: str | None, say: Say | None, stage: Stage | None,
     if estimate:
         from .estimated_play import opponents as played_on
 
-        return list(zip([rp.players[i].name for i in others], played_on(rp, others), strict=True))
+        return list(zip([rp.players[i].name for i in others], played_on(rp, others, say), strict=True))
     with using_cache():
         return [(rp.players[i].name, player_pmf(rp, i, say)) for i in others]
 

@@ -14,7 +14,7 @@ of their number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -62,17 +62,20 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
 
 
 def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev: Evaluation, u: FloatArray,
-                   games: int = GAMES, candidates: int = CANDIDATES) -> TargetPlay:
+                   games: int = GAMES, candidates: int = CANDIDATES,
+                   say: Callable[[str], None] | None = None) -> TargetPlay:
     """The position's best options by E[u(final)] (u[s] for s = 0 .. len(u) - 1, u[-1] beyond),
     estimated from `games` games played on after each of the `candidates` best options by expected
     score; `ranked` best first (ties: the better expected score), `se` their standard errors."""
     from ..progress import given
+    from ..solver.estimated import note_compile
     from .hint import TargetPlay
 
     opts = ev.options[:candidates]
     hi = len(u) - 1
     vals, ses = [], []
     progress = given(None)  # (the wait shows how far it is, and the time left)
+    note_compile(rules, columns, games, say)
     for k, o in enumerate(opts):
         t = option_totals(rules, columns, saved, ev, o, games)
         x = u[np.clip(t, 0, hi)]
@@ -86,12 +89,13 @@ def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev
                       [None] * len(ranked), se=[ses[i] for i in order], games=games)
 
 
-def opponents(rp: Replay, others: Sequence[int]) -> list[Distribution]:
+def opponents(rp: Replay, others: Sequence[int], say: Callable[[str], None] | None = None) -> list[Distribution]:
     """The final-score distributions of these players of the game, from their games played on (the
     samples' pmfs, as the estimated chances use them)."""
-    from ..solver.estimated import START_GAMES, final_totals, position_seed, sample_pmf
+    from ..solver.estimated import START_GAMES, final_totals, note_compile, position_seed, sample_pmf
     from ..solver.exact import Opening
 
+    note_compile(rp.rules, rp.players[others[0]].columns, START_GAMES, say)
     ip = rp.in_progress
     seed = position_seed(rp.rules.fingerprint, [[c.scores for c in p.columns] for p in rp.players],
                          None if ip is None else (ip.player, ip.dice, ip.rolls_used))

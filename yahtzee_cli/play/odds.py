@@ -96,7 +96,7 @@ def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
     if ip is not None:
         saved[ip.player] = ip.saved
         openings[ip.player] = Opening(ip.dice, ip.rolls_used)
-    est = estimated_chances(rp.rules, [p.columns for p in rp.players], saved, openings=openings)
+    est = estimated_chances(rp.rules, [p.columns for p in rp.players], saved, openings=openings, say=say)
     return [PlayerChance(e.win, e.tie, e.win_se, e.tie_se, est.games) for e in est.players]
 
 

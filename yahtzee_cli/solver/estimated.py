@@ -26,16 +26,18 @@ would have been favoured a little at every position of every game.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from ..rules import engine as R
+from ..strategy.choice import plan
 from .exact import Opening
 from .pmf import Distribution
 
+Say = Callable[[str], None]
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
@@ -83,6 +85,23 @@ def final_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, seat
                            saved=saved, opening=opening).totals, dtype=np.int64)
 
 
+def note_compile(rules: R.RuleSet, sheet: Sequence[R.Column], games: int, say: Say | None) -> None:
+    """One line on `say` when the kernel that plays games on from a sheet is compiled first (seconds,
+    on a fresh install, before any game is played)."""
+    if say is None:
+        return
+    from . import exact, jit, play_kernel
+    from .policy import value_to_go_for
+    from .saved import read
+
+    p = plan(rules)
+    if p.strategy == "saved" and p.table_rules is not None and read(p.table_rules) is not None:
+        return  # (an exact saved-rolls table plays: its kernel is compiled with its build)
+    fut = value_to_go_for(rules, "optimal", say)
+    jit.note_compile([play_kernel.play_games], "the simulator", say,
+                     [exact.play_args(rules, fut, False, games, start=list(sheet))])
+
+
 def sample_pmf(totals: IntArray) -> Distribution:
     lo = int(totals.min())
     counts = np.bincount(totals - lo).astype(np.float64)
@@ -124,7 +143,7 @@ def chances_of(totals: Sequence[IntArray]) -> list[Estimated]:
 
 def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], saved: Sequence[int] | None = None,
                       games: int | None = None, threads: int | None = None,
-                      openings: Sequence[Opening | None] | None = None) -> Estimate:
+                      openings: Sequence[Opening | None] | None = None, say: Say | None = None) -> Estimate:
     """Each player's chances to win from `sheets` (every player's columns at a turn start; `saved`:
     the rolls each has saved before it; `openings`: a turn under way, by player). `games`: exactly
     that many games per player; None: START_GAMES, then more until every standard error is at most
@@ -151,6 +170,7 @@ def estimated_chances(rules: R.RuleSet, sheets: Sequence[Sequence[R.Column]], sa
             return list(pool.map(one, range(len(sheets))))
 
     n = START_GAMES if games is None else games
+    note_compile(rules, sheets[0], n, say)
     totals = games_of(0, n)
     est = chances_of(totals)
     while games is None and n < MAX_GAMES:

@@ -452,12 +452,14 @@ class _PlayInputs:
                 play_kernel.turn_work(self.ra, play_kernel.MAX_REROLLS), log, self.start, memo)
 
 
-def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0) -> tuple[Any, ...]:
+def play_args(rules: RuleSet, fut: ValueToGo, record: bool, run_games: int = 0,
+              start: Sequence[Column] | None = None) -> tuple[Any, ...]:
     """Arguments of one play_games call like play_with's for a run of `run_games` games (same types:
-    the compiled specialisation it will use), for asking whether that specialisation is compiled yet."""
+    the compiled specialisation it will use; `start`: games from a sheet), for asking whether that
+    specialisation is compiled yet."""
     from . import play_kernel
 
-    inputs = _PlayInputs(rules, fut, 1, record)
+    inputs = _PlayInputs(rules, fut, 1, record, start)
     memo = play_kernel.no_memo(*inputs.memo_shape) if inputs.wants_memo(run_games) else None
     return inputs.args((0, 0, 0), 0, 1, memo)
 
