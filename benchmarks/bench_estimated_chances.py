@@ -8,6 +8,8 @@ and four fifths of their boxes filled).
 Per rule set and position: the wall time of `log show` (best and median of --runs, after one run
 that prepares what it needs: the strategy and the compiled kernels), its chances line, and the
 largest standard error of the chances in its --json record. Bounds: at most 3 s and 1 percentage point.
+Then, per rule set, the first `log show` of the mid-game position on a fresh install (an empty cache,
+numba's included: what a new user's first game costs).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import orjson
-from bench_hint import wall  # (this folder is on the path of a script run from it)
+from bench_chances import env_for  # (this folder is on the path of a script run from it)
+from bench_hint import wall
 
 from yahtzee_cli.formats.replay import random_log
 from yahtzee_cli.rules import engine as R
@@ -61,6 +65,18 @@ def main() -> None:
                 print(f"{label:<28} {pos:<10} {rec['win_probability_method'] or '-':<9} {best:5.2f}s {median:6.2f}s "
                       f"{100 * se:5.2f}pp  {line[len('Chances to win: '):][:70]}", flush=True)
                 worst_t, worst_se = max(worst_t, best), max(worst_se, se)
+        print("first run on a fresh install (mid-game):")
+        for name, over in RULES:
+            label = name + "".join(f" {k}={R.setting_text(v)}" for k, v in over.items())
+            path = Path(tmp) / f"{name}-{len(over)}-mid.json"
+            rules = R.preset(name, over)
+            spec = {"preset": name, "settings": over} if over else name
+            each = round(len(rules.boxes) * rules.settings.columns * 0.5)
+            path.write_bytes(orjson.dumps(random_log(rules, args.seed, PLAYERS, spec=spec, turns=len(PLAYERS) * each)))
+            cache = Path(tmp) / f"cold-{name}-{len(over)}"
+            t0 = time.perf_counter()
+            subprocess.run([exe, "log", "show", str(path)], env=env_for(cache), check=True, capture_output=True)
+            print(f"  {label:<28} {time.perf_counter() - t0:6.2f}s", flush=True)
     ok = worst_t <= 3 and worst_se <= 0.01
     print(f"slowest {worst_t:.2f} s (bound 3), largest standard error {100 * worst_se:.2f} pp (bound 1): "
           f"{'met' if ok else 'NOT met'}")
