@@ -407,8 +407,10 @@ def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tupl
         head.update({"opponents": names, "objective": "maximise P(win)"})
     else:
         assert req.target is not None
-        u = np.zeros(max(req.target, 0) + 1)
-        u[-1] = 1.0
+        # 1 from the target on (as exact play for it has it): all ones at or below 0, none out of reach
+        u = np.ones(1) if req.target <= 0 else np.zeros(1 if req.target > rs.score_bound else req.target + 1)
+        if 0 < req.target <= rs.score_bound:
+            u[-1] = 1.0
         goal, key, measure = f"maximise P(final >= {req.target})", "probability", f"P(final >= {req.target})"
         head.update({"target": req.target, "objective": goal})
     play = play_estimated(rs, a.columns, a.saved, ev, u, say=say)
