@@ -101,7 +101,8 @@ def test_an_estimated_target_out_of_reach_or_below_zero_is_answered_not_allocate
     in a traceback; it is never reached, as exact play for a target has it, and one at or below 0
     always is."""
     for target, chance in (("1000000000000000", 0.0), ("0", 1.0), ("-5", 1.0)):
-        r = cli(["hint", "6", "6", "6", "2", "1", "--rules", "triple-yahtzee", "--target", target, "--json", "--top", "1"])
+        r = cli(["hint", "6", "6", "6", "2", "1", "--rules", "triple-yahtzee", "--target", target, "--json",
+                 "--top", "1"])
         assert r.exit_code == 0, r.stderr
         rec = orjson.loads(r.stdout)
         assert rec["method"] == "estimated" and rec["best"]["probability"] == chance and rec["best"]["se"] == 0.0
