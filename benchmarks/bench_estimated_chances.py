@@ -9,7 +9,9 @@ Per rule set and position: the wall time of `log show` (best and median of --run
 that prepares what it needs: the strategy and the compiled kernels), its chances line, and the
 largest standard error of the chances in its --json record. Bounds: at most 3 s and 1 percentage point.
 Then, per rule set, the first `log show` of the mid-game position on a fresh install (an empty cache,
-numba's included: what a new user's first game costs).
+numba's included: what a new user's first game costs). With --hints, per rule set also `hint --target`
+(a target near the rules' median total) and `hint --to-win` (the player to move of the mid-game
+log) by games played on, warm: best and median of --runs.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from yahtzee_cli.formats.replay import random_log
 from yahtzee_cli.rules import engine as R
 
 PLAYERS = ("Ann", "Ben", "Cy", "Dee")
+# targets near each rule set's median total under its strategy (simulate's p50)
+TARGETS = {("triple-yahtzee", ()): 1750, ("triple-yatzy", ()): 1780, ("maxi-yatzy", ()): 450,
+           ("maxi-yatzy", ("saved_rolls",)): 400, ("yatzy", ("must_zero",)): 320}
 RULES = (("triple-yahtzee", {}), ("triple-yatzy", {}), ("maxi-yatzy", {}), ("maxi-yatzy", {"saved_rolls": False}),
          ("yatzy", {"must_zero": False}))
 
@@ -39,7 +44,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hints", action="store_true", help="only hint --target and --to-win, warm")
     args = ap.parse_args()
+    if args.hints:
+        hints(args)
+        return
     exe = shutil.which("yahtzee") or sys.exit("the yahtzee command is not on PATH (pip install -e .)")
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; 4 players")
     print(f"{'rules':<28} {'position':<10} {'method':<9} {'best':>6} {'median':>7} {'max SE':>7}  chances")
@@ -80,6 +89,32 @@ def main() -> None:
     ok = worst_t <= 3 and worst_se <= 0.01
     print(f"slowest {worst_t:.2f} s (bound 3), largest standard error {100 * worst_se:.2f} pp (bound 1): "
           f"{'met' if ok else 'NOT met'}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+
+def hints(args: argparse.Namespace) -> None:
+    """hint --target and --to-win by games played on, warm, per rule set."""
+    exe = shutil.which("yahtzee") or sys.exit("the yahtzee command is not on PATH (pip install -e .)")
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; hints by games played on, warm")
+    print(f"{'rules':<28} {'mode':<14} {'best':>6} {'median':>7}  best option")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, over in RULES:
+            rules = R.preset(name, over)
+            label = name + "".join(f" {k}={R.setting_text(v)}" for k, v in over.items())
+            spec = {"preset": name, "settings": over} if over else name
+            each = round(len(rules.boxes) * rules.settings.columns * 0.5)
+            path = Path(tmp) / f"{name}-{len(over)}.json"
+            path.write_bytes(orjson.dumps(random_log(rules, args.seed, PLAYERS, spec=spec, turns=len(PLAYERS) * each)))
+            dice = ["6", "6", "6", "2", "1"] + ["3"] * (rules.dice - 5)
+            sets = [a for k, v in over.items() for a in ("--set", f"{k}={R.setting_text(v)}")]
+            target = str(TARGETS[name, tuple(over)])
+            for mode, cmd in (("--target " + target, [exe, "hint", *dice, "--rules", name, *sets, "--target", target]),
+                              ("--to-win", [exe, "hint", *dice, "--log", str(path), "--to-win"])):
+                subprocess.run(cmd, check=True, capture_output=True)  # prepares, compiles
+                best, median = wall(cmd, dict(os.environ), args.runs)
+                rec = orjson.loads(subprocess.run([*cmd, "--json"], check=True, capture_output=True).stdout)
+                print(f"{label:<28} {mode:<14} {best:5.2f}s {median:6.2f}s  {rec['method']}: "
+                      f"{rec['best']}", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
