@@ -126,8 +126,10 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
                          "out); {distribution}, {target} and {to_win} work without",
                          options=("risk", "distribution", "target", "to_win"))
     # play for a target or to win by games played on where exact play for it has no distributions
+    from .odds import unavailable
+
     estimate = (req.target is not None or req.to_win) and not req.distribution and theta is None and (
-        not rs.settings.must_zero or rs.settings.columns != 1 or not plan(rs).exact or _too_big(rs))
+        not rs.settings.must_zero or unavailable(rs) is not None)
     opponents: list[tuple[str, Any]] = []
     if req.to_win:
         assert req.log is not None
@@ -371,18 +373,6 @@ def _say_method(play: Any, say: Say | None) -> None:
     if play.method != "exact" and play.seconds != float("inf") and say is not None:
         say(f"exact play would take about {play.seconds:,.0f} s of CPU from this position: the best of the "
             "risk strategies answers (\"method\": \"risk_strategies\")")
-
-
-def _too_big(rs: RuleSet) -> bool:
-    """Whether the rules' exact table is too large for score distributions."""
-    from ..errors import NotExact
-    from ..solver.distribution import check_size
-
-    try:
-        check_size(rs)
-    except NotExact:
-        return True
-    return False
 
 
 def _estimated(req: HintRequest, a: _Asked, ev: Evaluation, opponents: list[tuple[str, Any]],

@@ -92,18 +92,14 @@ def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev
 def opponents(rp: Replay, others: Sequence[int], say: Callable[[str], None] | None = None) -> list[Distribution]:
     """The final-score distributions of these players of the game, from their games played on (the
     samples' pmfs, as the estimated chances use them)."""
-    from ..solver.estimated import START_GAMES, final_totals, note_compile, position_seed, sample_pmf
-    from ..solver.exact import Opening
+    from ..solver.estimated import START_GAMES, note_compile, played_totals, position_seed, sample_pmf
+    from .odds import standing
 
     note_compile(rp.rules, rp.players[others[0]].columns, START_GAMES, say)
     ip = rp.in_progress
     seed = position_seed(rp.rules.fingerprint, [[c.scores for c in p.columns] for p in rp.players],
                          None if ip is None else (ip.player, ip.dice, ip.rolls_used))
-    out = []
-    for i in others:
-        p = rp.players[i]
-        opening = Opening(ip.dice, ip.rolls_used) if ip is not None and ip.player == i else None
-        saved = ip.saved if ip is not None and ip.player == i else p.saved
-        out.append(sample_pmf(final_totals(rp.rules, p.columns, saved, i + 1, 0, START_GAMES, opening=opening,
-                                           seed=seed)))
-    return out
+    saved, openings = standing(rp)
+    totals = played_totals(rp.rules, [rp.players[i].columns for i in others], [saved[i] for i in others],
+                           [openings[i] for i in others], seed, 0, START_GAMES, seats=[i + 1 for i in others])
+    return [sample_pmf(t) for t in totals]

@@ -19,6 +19,7 @@ from ..rules import engine as R
 from ..strategy.choice import exact_reason
 
 if TYPE_CHECKING:  # the solver loads only when chances are asked for
+    from ..solver.exact import Opening
     from ..solver.pmf import Distribution
 
 Say = Callable[[str], None]
@@ -84,10 +85,9 @@ def game_odds(rp: Replay, say: Say | None = None) -> Chances | None:
             for c in winning.win_chances([player_pmf(rp, i, say) for i in range(len(rp.players))])]
 
 
-def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
-    """Every player's chances estimated from games played on from their sheet (solver.estimated); the
-    player of a turn in progress from the dice showing."""
-    from ..solver.estimated import estimated_chances
+def standing(rp: Replay) -> tuple[list[int], list[Opening | None]]:
+    """Where each player's games go on from, besides their sheet: the rolls saved before their next
+    turn, and for the player of a turn in progress the rolls saved before it and the dice showing."""
     from ..solver.exact import Opening
 
     ip = rp.in_progress
@@ -96,6 +96,15 @@ def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
     if ip is not None:
         saved[ip.player] = ip.saved
         openings[ip.player] = Opening(ip.dice, ip.rolls_used)
+    return saved, openings
+
+
+def estimated_odds(rp: Replay, say: Say | None = None) -> Chances:
+    """Every player's chances estimated from games played on from their sheet (solver.estimated); the
+    player of a turn in progress from the dice showing."""
+    from ..solver.estimated import estimated_chances
+
+    saved, openings = standing(rp)
     est = estimated_chances(rp.rules, [p.columns for p in rp.players], saved, openings=openings, say=say)
     return [PlayerChance(e.win, e.tie, e.win_se, e.tie_se, est.games) for e in est.players]
 
