@@ -1,8 +1,8 @@
 """Win chances against games played on: 4-player games from 5 positions (turn starts, the players'
 sheets filled at random legal moves, two players a turn behind), each player's chance to win and to
 tie as `replay`, `play` and `log add` show it, next to the share of 20,000 continuations each player
-won or tied (every player plays on from their sheet with the strategy the chances assume, on dice of
-their own, and the winner of each game is counted).
+won or tied (`winning.simulated_chances`: every player plays on from their sheet with the strategy the
+chances assume, on dice of their own, and the winner of each game is counted).
 
 Rule sets with exact score distributions (Yahtzee, Yatzy, Kniffel, ...) are checked against their
 exact chances (`winning.game_chances`); the others (Triple Yahtzee, Maxi Yatzy with or without saved
@@ -22,13 +22,9 @@ import math
 import random
 import time
 
-import numpy as np
-
 from yahtzee_cli.play.odds import unavailable
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import estimated, winning
-from yahtzee_cli.solver.policy import play
-from yahtzee_cli.solver.totals import first_places
 
 
 def sheet(rules: R.RuleSet, rng: random.Random, filled: int) -> tuple[list[R.Column], int]:
@@ -40,15 +36,6 @@ def sheet(rules: R.RuleSet, rng: random.Random, filled: int) -> tuple[list[R.Col
         o = rng.choice(R.options(rules, cols, dice))
         cols[o.column], _ = R.place(rules, cols[o.column], o.box, dice, o.column)
     return cols, rng.randint(0, 3) if rules.settings.saved_rolls else 0
-
-
-def played(rules: R.RuleSet, sheets: list[tuple[list[R.Column], int]], games: int, seed: int
-           ) -> list[tuple[float, float]]:
-    """(win, tie) shares of `games` continuations, each player on the dice streams of their seat."""
-    totals = np.stack([play(rules, "optimal", seed, 0, games, seat=i, start=c, saved=s).totals
-                       for i, (c, s) in enumerate(sheets)])
-    won, tied = first_places(totals)
-    return [(float(np.mean(won[i])), float(np.mean(tied[i]))) for i in range(len(sheets))]
 
 
 def main() -> None:
@@ -74,7 +61,8 @@ def main() -> None:
             est = estimated.estimated_chances(rules, [c for c, _ in sheets], [s for _, s in sheets])
             shown = [(e.win, e.tie, e.win_se, e.tie_se) for e in est.players]
         t1 = time.perf_counter()
-        got = played(rules, sheets, args.games, args.seed + turns)
+        got = [(p.win, p.tie) for p in winning.simulated_chances(rules, [c for c, _ in sheets], args.games,
+                                                                  args.seed + turns, saved=[s for _, s in sheets])]
         t2 = time.perf_counter()
         print(f"after {turns} turns ({'exact' if exact else 'estimated'} {t1 - t0:.1f} s, "
               f"{args.games:,} continuations {t2 - t1:.1f} s)")

@@ -137,7 +137,7 @@ def test_chances_agree_with_20000_games_played_on_by_the_play_kernel(small: R.Ru
     for filled in ((1, 0), (3, 4, 2), (5, 5), (len(small.boxes), 4)):
         cols = [_random_column(small, rng, f) for f in filled]
         exact = winning.game_chances(small, cols)
-        played = winning.simulated_chances(small, cols, 20_000, seed=filled[0])
+        played = winning.simulated_chances(small, [[c] for c in cols], 20_000, seed=filled[0])
         for e, p in zip(exact, played, strict=True):
             assert abs(p.win - e.win) <= 3 * max(p.win_se, 1 / 20_000), (filled, e, p)
             tie_se = max((e.tie * (1 - e.tie) / 20_000) ** 0.5, 1 / 20_000)

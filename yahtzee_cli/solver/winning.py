@@ -340,18 +340,21 @@ class Simulated(NamedTuple):
     win_se: float
 
 
-def simulated_chances(rules: RuleSet, columns: Sequence[Column], games: int, seed: int = 1,
-                      threads: int | None = None) -> list[Simulated]:
-    """game_chances estimated the other way: `games` continuations of the game from where it stands
-    (a turn start), each player playing on from their column with the expected-score table's moves,
-    player i on the dice streams of seat i (their futures independent, as game_chances assumes)."""
+def simulated_chances(rules: RuleSet, sheets: Sequence[Sequence[Column]], games: int, seed: int = 1,
+                      threads: int | None = None, saved: Sequence[int] | None = None) -> list[Simulated]:
+    """game_chances (or the estimated chances) checked the other way: `games` continuations of the
+    game from where it stands (a turn start), each player playing on from their sheet (their columns,
+    `saved` rolls saved) with the rules' strategy, player i on the dice streams of seat i (their
+    futures independent, as the chances assume), and the winner of each game counted."""
     from .policy import play
     from .totals import first_places
 
+    stock = list(saved) if saved is not None else [0] * len(sheets)
     won, tied = first_places(np.stack([play(rules, "optimal", seed, 0, games, seat=i, threads=threads,
-                                            start=[c]).totals for i, c in enumerate(columns)]))
+                                            start=list(cols), saved=stock[i]).totals
+                                       for i, cols in enumerate(sheets)]))
     out = []
-    for i in range(len(columns)):
+    for i in range(len(sheets)):
         win = float(np.mean(won[i])) if games else 0.0
         tie = float(np.mean(tied[i])) if games else 0.0
         out.append(Simulated(win, tie, math.sqrt(win * (1 - win) / games) if games else 0.0))
