@@ -1,6 +1,7 @@
 """The `to-win` seat of `simulate --players` (play.to_win): the opponents' distributions it reads,
-the risk strategy it picks early, the exact play it makes late, the games it plays (reproducible,
-legal, on its own dice streams, leaving the other seats' games as they are), on the six-box rules."""
+the turn it plays for first place early (optimal play after it), the exact play it makes late, the
+games it plays (reproducible, legal, on its own dice streams, leaving the other seats' games as they
+are), on the six-box rules."""
 
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ from yahtzee_cli.play import simulate as S
 from yahtzee_cli.play import strategies as ST
 from yahtzee_cli.play import to_win as TW
 from yahtzee_cli.rules import engine as R
-from yahtzee_cli.solver import distribution as D
-from yahtzee_cli.solver import policy, winning
+from yahtzee_cli.solver import policy, utility, winning
 
 SMALL = R.rules_from_data(SMALL_RULES)
 
@@ -43,21 +43,46 @@ def test_opponents_distributions_are_the_exact_ones() -> None:
         assert np.abs(x).max() < 1e-6
 
 
-def test_early_turns_take_the_risk_strategy_with_the_best_chance() -> None:
+def _next_column(col: R.Column, dice: tuple[int, ...], box: int) -> R.Column:
+    return R.place(SMALL, col, box, dice, 0)[0]
+
+
+@pytest.mark.parametrize(("seed", "turns"), [(4, 0), (11, 1), (12, 2)])
+def test_early_turns_look_one_turn_ahead(seed: int, turns: int) -> None:
+    """With more than EXACT_OPEN boxes open the seat plays this turn for its share of first place,
+    optimal play after it: a box's value is the share of first place over the final-score pmf of
+    optimal play from the sheet it leaves (computed here by a pass of its own), and the move chosen
+    is the best of them."""
     me = TW.player(SMALL)
-    assert me.grid[0] == 0.0 and len(me.grid) > 1
-    opp = _sheets(4)[2]  # the opponent two turns ahead
-    start = R.Column.empty(SMALL)
-    plan = me.plan(start, [opp])
-    assert plan.method == "risk" and plan.solved is None
-    u = winning.share_of_first([winning.final_pmf(SMALL, opp)], 1000)
-    chances = {}
-    for theta in me.grid:  # the whole game's distribution under theta, from the empty sheet
-        d, _ = D.get_distribution(SMALL, theta)
-        chances[theta] = float(np.dot(d.pmf, u[np.clip(d.scores, 0, 1000)]))
-    best = max(chances.values())
-    assert chances[plan.theta] == pytest.approx(best, abs=1e-6) and plan.chance == pytest.approx(best, abs=1e-6)
-    assert len(set(np.round(list(chances.values()), 6))) > 1  # the strategies do differ here
+    mine, theirs = _sheets(seed)[turns], _sheets(seed + 50)[turns + 1]
+    assert sum(v is None for v in mine.scores) > TW.EXACT_OPEN
+    plan = me.plan(mine, [theirs])
+    assert plan.method == "lookahead"
+    u = winning.share_of_first([winning.final_pmf(SMALL, theirs)], 1000)
+    for dice in [(1, 3, 3, 5, 6), (2, 2, 2, 2, 6), (1, 2, 3, 4, 5)]:
+        ev = H.hint(SMALL, [mine], dice, 0)
+        boxes = [o for o in ev.options if o.box is not None]
+        got = plan.solved.values(dice, 0, boxes)
+        for o, v in zip(boxes, got, strict=True):
+            d = winning.final_pmf(SMALL, _next_column(mine, dice, o.box))
+            want = float(np.dot(d.pmf, u[np.clip(np.arange(d.lo, d.lo + len(d.pmf)), 0, 1000)]))
+            assert v == pytest.approx(want, abs=2e-5)  # (float32 pmfs, and u within TAIL of its top)
+        best = me.choose(plan, mine, dice, 0)
+        assert got[boxes.index(best)] == pytest.approx(max(got), abs=1e-12)
+
+
+def test_lookahead_of_the_expected_score_is_the_optimal_turn() -> None:
+    """For u linear in the total, one turn ahead on optimal play's pmfs values every option at its
+    expected final total: the values strategy.turn gives from the exact table."""
+    me = TW.player(SMALL)
+    hi = 2000
+    u = np.arange(hi + 1) / hi
+    for col in _sheets(21)[:3]:
+        sol = utility.solve_turn(SMALL, col, u, me.pmfs.at)
+        for dice, left in [((1, 3, 3, 5, 6), 2), ((4, 4, 4, 6, 6), 1), ((1, 1, 2, 5, 6), 0)]:
+            opts = [o for o in H.hint(SMALL, [col], dice, left).options if not o.is_pass]
+            got = sol.values(dice, left, opts)
+            assert [g * hi for g in got] == pytest.approx([o.value for o in opts], abs=1e-3)
 
 
 @pytest.mark.parametrize(("seed", "turns"), [(5, 3), (6, 4), (7, 5)])

@@ -8,9 +8,10 @@ Then:
 
   * with at most EXACT_OPEN boxes open, exact play for u (solver.utility): every keep and box of the
     turn maximises E[u(final)], the exact chance to win against those opponents;
-  * earlier, the risk strategy of solver.distribution.THETA_GRID (those the rules' scores allow) whose
-    final-score pmf from the seat's own position (solver.state_pmfs) gives the best E[u(final)]
-    (theta 0, the optimal strategy, on ties), and that strategy's moves for the turn.
+  * earlier, a one-turn lookahead (solver.utility.solve_turn): every keep and box of this turn
+    maximises E[u(final)] with the later turns played by the optimal strategy, each next state's
+    points to come read from the same pmfs. It never does worse than optimal play in that chance,
+    and it needs nothing beyond the one file of pmfs the opponents already take.
 
 The other seats play their own strategies, which never look at the table, so their games are played
 first (recorded) and the to-win seats play theirs against them, turn by turn, in seat order: at its
@@ -44,7 +45,7 @@ Say = Callable[[str], None]
 
 def objective(rules: R.RuleSet) -> str:
     return (f"maximise the chance to win against the other seats as they stand: exact play with at most "
-            f"{EXACT_OPEN} boxes open, before that the best risk strategy for the opponents' distribution")
+            f"{EXACT_OPEN} boxes open, before that each turn for it with optimal play after")
 
 
 def check_rules(rules: R.RuleSet) -> None:
@@ -63,36 +64,29 @@ def check_rules(rules: R.RuleSet) -> None:
 
 @dataclass
 class TurnPlan:
-    """How the seat plays one turn: "exact" (solved: utility.Solved) or "risk" with theta; `chance`:
-    the seat's expected share of first place from the turn start under that play."""
+    """How the seat plays one turn: "exact" or "lookahead" (`solved`: a utility.Solved for its share
+    of first place), or "optimal" (the result no longer depends on it: the expected-score moves)."""
 
     method: str
-    theta: float
-    chance: float
+    turn: Turn  # strategy.turn.Turn of the turn on the expected-score table (its options and their order)
     solved: Any = None
-    turn: Turn | None = None  # strategy.turn.Turn of the turn on theta's table (every decision read off it)
 
 
 class ToWin:
     """The to-win policy for one rule set (its tables loaded once per process)."""
 
-    def __init__(self, rules: R.RuleSet, say: Say | None = None, grid: Sequence[float] | None = None) -> None:
-        from ..solver import distribution as D
+    def __init__(self, rules: R.RuleSet, say: Say | None = None) -> None:
         from ..solver.state_pmfs import state_pmfs
-        from ..strategy.choice import effective_theta, max_risk
         from .hint import risk_source
 
         check_rules(rules)
         self.rules = rules
-        thetas = D.THETA_GRID if grid is None else grid
-        allowed = [effective_theta(rules, t) for t in thetas if abs(t) <= max_risk(rules)]
-        self.grid = list(dict.fromkeys([0.0, *allowed]))  # (theta 0 first: it wins ties)
-        self.pmfs = {t: state_pmfs(rules, t, say) for t in self.grid}
-        self.sources = {t: risk_source(rules, t, say) for t in self.grid}
+        self.pmfs = state_pmfs(rules, 0.0, say)
+        self.source = risk_source(rules, 0.0, say)
 
-    def final(self, column: R.Column, theta: float = 0.0) -> Distribution:
-        """The pmf of a column's final total from its turn start under theta's strategy."""
-        s = self.pmfs[theta]
+    def final(self, column: R.Column) -> Distribution:
+        """The pmf of a column's final total from its turn start under optimal play."""
+        s = self.pmfs
         lo, pmf = s.rest(s.state_of(self.rules, column))
         return Distribution(pmf, raw_points(self.rules, column) + lo)
 
@@ -108,23 +102,16 @@ class ToWin:
         u = u[: hi + 1]
         n_open = sum(s is None for s in column.scores)
         base = raw_points(self.rules, column)
-        if n_open <= EXACT_OPEN and hi > base and float(u.min()) != float(u.max()):
-            solved = utility.solve(self.rules, column, u)
-            return TurnPlan("exact", 0.0, float("nan"), solved, Turn(self.rules, (column,), self.sources[0.0]))
-        best = TurnPlan("risk", 0.0, -1.0)
-        for theta in self.grid:
-            d = self.final(column, theta)
-            idx = np.clip(np.arange(d.lo, d.lo + len(d.pmf)), 0, hi)
-            p = float(np.dot(d.pmf, u[idx]))
-            if p > best.chance + 1e-12:
-                best = TurnPlan("risk", theta, p)
-        best.turn = Turn(self.rules, (column,), self.sources[best.theta])
-        return best
+        turn = Turn(self.rules, (column,), self.source)
+        if hi <= base or float(u.min()) == float(u.max()):  # won or lost whatever happens: play for points
+            return TurnPlan("optimal", turn)
+        if n_open <= EXACT_OPEN:
+            return TurnPlan("exact", turn, utility.solve(self.rules, column, u))
+        return TurnPlan("lookahead", turn, utility.solve_turn(self.rules, column, u, self.pmfs.at))
 
     def choose(self, plan: TurnPlan, column: R.Column, dice: tuple[int, ...], rolls_left: int) -> Choice:
-        """The move of the plan with these dice and rolls left (the first best on ties, in the order of
-        the plan's risk strategy: the optimal strategy's for exact play)."""
-        assert plan.turn is not None
+        """The move of the plan with these dice and rolls left (the first best on ties, in the optimal
+        strategy's order of the options)."""
         ev = plan.turn.evaluate(dice, rolls_left)
         if plan.solved is None:
             return ev.options[0]

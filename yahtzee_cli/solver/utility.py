@@ -16,7 +16,7 @@ Rule sets with passes (must_zero off) are not handled here (a pass returns to th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,13 @@ def _turn(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, J: int, work: Any,
     F, G, E, B, box_val = work
     shifted_final(m, y, Vn, nxt_i, ra, F, box_val, r_pos)
     keep_stages_stopping(F, G, E, B, ra, J)
+
+
+@njit(cache=True, nogil=True)
+def _boxes(m: int, y: int, Vn: Any, nxt_i: Any, ra: Any, work: Any, r_pos: int) -> None:  # pragma: no cover - compiled
+    """_turn's final-roll values again, with box_val for roll r_pos (the keeps' values unchanged)."""
+    F, _, _, _, box_val = work
+    shifted_final(m, y, Vn, nxt_i, ra, F, box_val, r_pos)
 
 
 @njit(cache=True, nogil=True)
@@ -161,6 +168,7 @@ class Solved:
     V: FloatArray
     nxt: IntArray
     work: tuple[FloatArray, ...]
+    at: int = -2  # the roll whose box values work holds (-1: none), -2 before the turn is solved
 
     def keep_of(self, faces: Sequence[int]) -> int:
         from .tables import counts_key
@@ -176,7 +184,12 @@ class Solved:
         ra = self.mod.ra
         r_pos = int(ra.roll_of_keep[self.keep_of(dice)])
         F, G, _, _, box_val = self.work
-        _turn(self.m, self.y, self.V, self.nxt[0], ra, self.mod.J, self.work, r_pos)
+        if self.at == -2:  # the turn once (F, G); box_val for this roll
+            _turn(self.m, self.y, self.V, self.nxt[0], ra, self.mod.J, self.work, r_pos)
+            self.at = r_pos
+        elif self.at != r_pos and any(o.keep is None for o in options):  # box_val for another roll
+            _boxes(self.m, self.y, self.V, self.nxt[0], ra, self.work, r_pos)
+            self.at = r_pos
         out: list[float] = []
         for o in options:
             if o.keep is not None:
@@ -208,6 +221,46 @@ def solve(rules: RuleSet, column: Column, u: FloatArray) -> Solved:
     work = (np.empty((R, X)), np.empty((max(J, 1), K, X)), np.empty((K, X)), np.empty((R, X)), np.empty((ra.nb, X)))
     V = np.zeros((len(sm), X))
     _solve((sm, sy, su), nxt, V, Uf, ra, J, (lay.t, max(rules.settings.upper_bonus, 0)), work)
+    return Solved(rules, mod, m, y, V, nxt, work)
+
+
+def solve_turn(rules: RuleSet, column: Column, u: FloatArray,
+               rest: Callable[[int, int, int], tuple[int, FloatArray]]) -> Solved:
+    """Play for E[u(final total)] in this turn only, the later turns played by the strategy whose
+    pmf of the points still to come from a turn-start state (mask, Yahtzee lane, upper total) is
+    `rest(m, y, u)` (lo, pmf): a one-turn lookahead on that strategy. Each next state's vector is
+    V[j, x] = sum_t pmf_j[t] u(base + x + lo_j + t) (u[-1] beyond its end); the turn is then solved on
+    them as `solve` solves each of its turns. For the expected-score strategy's pmfs this improves on
+    its play for u (no turn of it does worse in E[u]), at the cost of one turn, not of every state ahead."""
+    mod, m, y, uu, base = _position(rules, column)
+    lay = mod.lay
+    ra = mod.ra
+    hi = len(u) - 1
+    X = max(hi - base, 0) + 1
+    nb = lay.nb
+    full = (1 << nb) - 1
+    vmax = lay.du.shape[1]
+    rows: dict[tuple[int, int, int], int] = {}
+    nxt = np.zeros((1, nb, vmax), dtype=np.int64)
+    for b in range(nb):
+        if not m >> b & 1:
+            for v in range(int(lay.nvar[b])):
+                nxt[0, b, v] = rows.setdefault(_next(lay, m, y, uu, b, v), len(rows))
+    V = np.empty((len(rows), X))
+    ubonus = max(rules.settings.upper_bonus, 0)
+    for (m2, y2, u2), j in rows.items():
+        if m2 == full:
+            add = ubonus if u2 >= lay.t else 0
+            V[j] = u[np.minimum(base + np.arange(X) + add, hi)]
+            continue
+        lo, pmf = rest(m2, y2, u2)
+        # u at base + x + lo + t for x < X, t < len(pmf): one window per x
+        ue = u[np.minimum(base + lo + np.arange(X + len(pmf) - 1), hi)]
+        V[j] = np.correlate(ue, pmf, mode="valid")
+    R = ra.natT.shape[1]
+    K = ra.add_die.shape[0]
+    J = mod.J
+    work = (np.empty((R, X)), np.empty((max(J, 1), K, X)), np.empty((K, X)), np.empty((R, X)), np.empty((nb, X)))
     return Solved(rules, mod, m, y, V, nxt, work)
 
 
