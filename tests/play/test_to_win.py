@@ -130,6 +130,19 @@ def test_match_games_are_reproducible_legal_and_leave_the_other_seat_alone() -> 
     assert rep.to_dict()["exact"] is True and "chance to win" in seats[1]["objective"]
 
 
+def test_a_first_match_builds_one_file_of_distributions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat's first match on an empty cache builds the exact table and one file of every
+    position's pmfs under optimal play: no risk strategy and no pmfs under one."""
+    from yahtzee_cli.solver import state_pmfs
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(TW, "_players", {})
+    monkeypatch.setattr(state_pmfs, "_memo", {})
+    S.simulate(SMALL, ["optimal", "to-win"], 3, 1, workers=1)
+    tables = sorted(p.name.split("-")[0] for p in tmp_path.glob("*.tbl"))
+    assert tables == ["exact", "states0"]
+
+
 def test_to_win_needs_a_match_and_an_exact_table_without_passes() -> None:
     with pytest.raises(StrategyError, match="other seats of a match"):
         S.simulate(SMALL, ["to-win"], 10, 1, workers=1)

@@ -1,5 +1,6 @@
 """The `to-win` seat of a match: a player who plays to win against the other seats as they stand at the
-start of each of its turns (the policy of `hint --to-win`, made fast enough for thousands of games).
+start of each of its turns (late in a game the policy of `hint --to-win`; earlier a one-turn lookahead
+that needs only one file of distributions, fast enough for thousands of games).
 
 At each turn start the seat reads every opponent's final-score pmf from where their sheet stands
 (optimal expected-score play assumed for them; solver.state_pmfs, one lookup each) and from those
