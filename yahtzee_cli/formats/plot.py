@@ -86,6 +86,10 @@ def _pyplot() -> Any:
     except ImportError:
         raise PlotUnavailable("plots need matplotlib: pip install 'yahtzee-cli[plot]'") from None
     matplotlib.use("Agg", force=True)  # no window, no display needed
+    import logging
+
+    # its own warnings (a font cache it could not save, on a full disk) are not the user's error line
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
     import matplotlib.pyplot as plt
 
     return plt
