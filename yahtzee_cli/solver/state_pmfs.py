@@ -51,17 +51,19 @@ class StatePmfs:
     space: StateSpace
     eff: npt.NDArray[np.int16]  # [mask * (t + 1) + u] the total standing for u (dead totals share one)
 
+    def key_of(self, mask: int, y: int, u: int) -> int:
+        """The key of state (mask, Yahtzee lane y, upper total u): u as the total standing for it."""
+        t = self.space.t
+        return int(self.space.key(mask, y, int(self.eff[mask * (t + 1) + min(u, t)])))
+
     def state_of(self, rules: RuleSet, column: Column) -> int:
         """The key of a column's turn-start state."""
         st = column_state(rules, column)
-        t = self.space.t
-        u = int(self.eff[st.mask * (t + 1) + min(st.upper, t)])
-        return int(self.space.key(st.mask, self.space.lane(st.yfull), u))
+        return self.key_of(st.mask, self.space.lane(st.yfull), st.upper)
 
     def at(self, mask: int, y: int, u: int) -> tuple[int, FloatArray]:
         """(lo, pmf) of the points to come from state (mask, Yahtzee lane y, upper total u)."""
-        t = self.space.t
-        return self.rest(int(self.space.key(mask, y, int(self.eff[mask * (t + 1) + min(u, t)]))))
+        return self.rest(self.key_of(mask, y, u))
 
     def rest(self, k: int) -> tuple[int, FloatArray]:
         """(lo, pmf) of the points to come from the state of key k (KeyError for an unknown state)."""
