@@ -341,3 +341,24 @@ def test_cli_simulate_risk_writes_logs_that_validate_replay_and_grade_to_zero(cl
     assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] == 0.0
     r = cli(["analyze", str(logs), "--json"])  # type: ignore[operator]
     assert orjson.loads(r.stdout.splitlines()[-1])["players"][0]["expected_loss"] > 0.0
+
+
+def test_with_passes_each_options_distribution_has_its_value() -> None:
+    """must_zero off: a keep whose rerolls may end in a pass (nothing scores where the dice may go)
+    comes back to the sheet's next turn, not to this keep: every option's pmf sums to 1 and has the
+    option's expected value, over positions with one, two and three boxes open. (They had been
+    scaled up as if the pass repeated the keep: with only Fours open and 1 2 3 4 6 showing, rerolling
+    the 4 hoping for a pass had a mean of 35.0 against its value of 44.22.)"""
+    rs = rules_from_data({**SMALL, "settings": {**SMALL["settings"], "must_zero": False}})
+    checked = 0
+    for scores, dice in (((None, 5, 6, 0, 0, 20), (1, 2, 3, 4, 6)), ((None, None, 6, 0, 0, 20), (1, 2, 3, 4, 5)),
+                         ((None, 5, None, None, 0, 22), (1, 1, 2, 3, 4))):
+        col = Column(scores=scores, yahtzee_bonus=0)
+        for left in (2, 1):
+            ev = hint(rs, [col], dice, left)
+            opts = [o for o in ev.options if not o.is_pass]
+            for o, c in zip(opts, C.position_chances(rs, col, dice, left, opts), strict=True):
+                assert c.dist.pmf.sum() == pytest.approx(1.0, abs=1e-6)
+                assert c.dist.mean == pytest.approx(o.value, abs=1e-4)
+                checked += 1
+    assert checked > 40

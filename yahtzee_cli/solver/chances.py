@@ -148,6 +148,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
         pmf[start: start + lin] += p * h[:lin]
         pmf[base + cap] += p * float(h[lin:].sum())
 
+    stay: FloatArray | None = None  # this sheet's own pmf of the points to come, when a pass may come back to it
     for opt in options:
         pmf = np.zeros(hi + 1)
         if opt.keep is not None:
@@ -158,15 +159,20 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             work = mod.work()
             q = _option(m, y, u, theta, mod.future(W), mod.ra, work, ties, mod.J, (np.int64(k), np.int64(rolls_left)))
             Pfin, slot, pts = work.Pfin, work.slot, work.pts
-            scale = 1.0 / (1.0 - q) if q < 1.0 else 0.0
             acc: dict[tuple[int, int], float] = {}
             for r in np.nonzero(Pfin)[0].tolist():
                 if slot[r] >= 0:
                     key = (int(slot[r]), int(pts[r]))
-                    acc[key] = acc.get(key, 0.0) + float(Pfin[r]) * scale
-            # a pass (must_zero off) comes back to this position: the rest is scaled up to match
+                    acc[key] = acc.get(key, 0.0) + float(Pfin[r])
             for (sl, pt), p in acc.items():
                 add(pmf, p, sl // vmax, sl % vmax, pt)
+            if q > 0.0:  # a pass (must_zero off): the next turn starts from this same sheet
+                if stay is None:
+                    stay = _stay(rules, column, theta, say)
+                lin = len(stay) if cap is None else max(min(len(stay), cap + 1), 0)
+                pmf[base: base + lin] += q * stay[:lin]
+                if cap is not None:
+                    pmf[base + cap] += q * float(stay[lin:].sum())
             out.append(OptionChance(opt.keep, None, 0, 0, Distribution(pmf, 0, 0.0, {"theta": theta})))
         elif opt.box is not None:
             b = int(opt.box)
@@ -175,6 +181,17 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             out.append(OptionChance(None, b, int(opt.score), int(opt.bonus), Distribution(pmf, 0, 0.0,
                                                                                          {"theta": theta})))
     return out
+
+
+def _stay(rules: RuleSet, column: Any, theta: float, say: Callable[[str], None] | None) -> FloatArray:
+    """The column's pmf of the points to come from its turn start (what a turn that ends in a pass
+    leads to), under the expected-score policy: the only one rule sets with passes have exactly."""
+    from ..errors import NotExact
+    from .winning import final_pmf
+
+    if theta != 0.0:
+        raise NotExact("risk strategies are not exact where a turn may end in a pass (must_zero off)")
+    return np.asarray(final_pmf(rules, column, say).pmf, dtype=np.float64)
 
 
 def _variant(lay: Layout, b: int, score: int) -> int:
