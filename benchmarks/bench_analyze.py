@@ -21,16 +21,19 @@ the compiled grading path side by side with the pure-Python one.
    child on one core, output written (to /dev/null): games per second of the whole process's CPU
    time (interpreter start, imports and the compiled grader's load included), best of --repeat, and
    the ratio to the bound of 1,000 games/s (1.00x or more meets it).
-6. Win-probability costs: `yahtzee analyze FILE --json -w 1` on --win-games (20) complete two-player
-   games (`simulate --players optimal,greedy`, seed 1), side by side with the same command with
-   `--no-win`, in a child on one core: CPU per game of each (start-up included: the early-game
-   distributions read once), the difference per game and the ratio (part of every run; alone with
-   --only-win).
+6. Win-probability costs: `yahtzee analyze FILE --json -w 1` on --win-games (2,000) complete
+   two-player games (`simulate --players optimal,greedy`, seed 1), side by side with the same
+   command with `--no-win`, in a child on one core: CPU per game of each (start-up included: every
+   state's pmf read once), games per CPU second against the bound of 200, the difference per game
+   and the ratio (part of every run; alone with --only-win). `--before DIR`: the same command from a
+   checkout of earlier code (run from its folder by this Python), on the first --before-games (20)
+   games of the same file, with the ratio of games per CPU second.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
@@ -39,6 +42,7 @@ import time
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
+WIN_BOUND = 200  # games per CPU second, win costs included (two-player games)
 
 
 def yahtzee(*args: str) -> list[str]:
@@ -55,14 +59,15 @@ def generate(path: Path, games: int, rules: str, strategy: str) -> None:
     tmp.rename(path)
 
 
-def child(args: list[str], pin: bool = True) -> tuple[float, float, int]:
+def child(args: list[str], pin: bool = True, tree: str | None = None) -> tuple[float, float, int]:
     """(wall s, CPU s, peak RSS KiB) of a `yahtzee ...` child, on one core unless `pin` is off; output
-    discarded."""
+    discarded. `tree`: run the code of that source tree instead (from its folder)."""
     cmd = yahtzee(*args)
     if pin and shutil.which("taskset"):
         cmd = ["taskset", "-c", "0", *cmd]
+    env = None if tree is None else {**os.environ, "PYTHONPATH": tree}
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, cwd=tree, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
@@ -81,7 +86,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only-full", action="store_true", help="only part 5 (the command at full speed)")
     ap.add_argument("--plain", action="store_true", help="part 5 in a plain run of the command (not pinned to a core)")
-    ap.add_argument("--win-games", type=int, default=20)
+    ap.add_argument("--win-games", type=int, default=2000)
+    ap.add_argument("--before", help="part 6: a checkout of earlier code, run the same way side by side")
+    ap.add_argument("--before-games", type=int, default=20, help="part 6: games for --before (its first ones)")
     ap.add_argument("--only-win", action="store_true", help="only part 6 (win-probability costs)")
     args = ap.parse_args()
 
@@ -175,23 +182,38 @@ def full_speed(args: argparse.Namespace) -> None:
 def win_costs(args: argparse.Namespace) -> None:
     """Part 6: analyze --json with and without the win-probability costs on two-player games."""
     n = args.win_games
-    path = OUT / f"analyze-{args.rules}-duel-{n}.ndjson"
+    path = (OUT / f"analyze-{args.rules}-duel-{n}.ndjson").resolve()
     if not (path.exists() and path.stat().st_size > 0):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         subprocess.run(yahtzee("simulate", "--players", "optimal,greedy", "-n", str(n), "--seed", "1", "--rules",
                                args.rules, "-w", "1", "--log-out", str(tmp), "--json"), check=True, capture_output=True)
         tmp.rename(path)
-    child(["analyze", str(path), "--json", "-w", "1"])  # tables, early-game distributions and kernels made once
+    child(["analyze", str(path), "--json", "-w", "1"])  # tables, every state's pmfs and kernels made once
     cpu = {}
     for label, extra in (("with win costs", []), ("--no-win", ["--no-win"])):
         runs = [child(["analyze", str(path), "--json", "-w", "1", *extra]) for _ in range(args.repeat)]
         cpu[label] = min(r[1] for r in runs)
         print(f"win costs, `yahtzee analyze FILE --json -w 1{' --no-win' if extra else ''}` (one core): {n:,} "
               f"two-player games in {cpu[label]:.2f} s CPU, best of {args.repeat} "
-              f"({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {cpu[label] / n * 1000:.0f} ms a game")
+              f"({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {n / cpu[label]:,.0f} games/s, "
+              f"{cpu[label] / n * 1000:.2f} ms a game", flush=True)
     a, b = cpu["with win costs"], cpu["--no-win"]
-    print(f"win costs add {(a - b) / n:.2f} s of CPU a two-player game ({a / b:.1f}x the run without them)")
+    rate = n / a
+    print(f"with win costs: {rate:,.0f} games per CPU second, {rate / WIN_BOUND:.2f}x the bound of {WIN_BOUND}; "
+          f"they add {(a - b) / n * 1000:.2f} ms of CPU a two-player game ({a / b:.2f}x the run without them)")
+    if args.before:
+        tree = str(Path(args.before).resolve())
+        m = min(args.before_games, n)
+        part = path.with_name(f"{path.stem}-first-{m}.ndjson")
+        with path.open("rb") as src:
+            part.write_bytes(b"".join(itertools.islice(src, m)))
+        child(["analyze", str(part), "--json", "-w", "1"], tree=tree)  # its own files made once
+        runs = [child(["analyze", str(part), "--json", "-w", "1"], tree=tree) for _ in range(args.repeat)]
+        old = min(r[1] for r in runs)
+        print(f"before ({tree}): {m:,} of the games in {old:.2f} s CPU, best of {args.repeat} "
+              f"({', '.join(f'{r[1]:.2f}' for r in runs)}) -> {m / old:,.2f} games/s; "
+              f"now {rate / (m / old):,.0f}x as many games per CPU second")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
 
 

@@ -26,12 +26,13 @@ def test_analyze_csv_is_the_loss_of_each_player_in_each_game(cli) -> None:
     got = rows(r.stdout)
     assert r.stdout.splitlines()[0] == ("file,line,game,player,rules,expected_loss,decisions,inferred,exact,"
                                         "approximation,expected_start,luck,expected_end,turning_point,"
-                                        "turning_point_turn,turning_point_roll,turning_point_points,win_cost")
+                                        "turning_point_turn,turning_point_roll,turning_point_points,win_cost,"
+                                        "win_cost_se")
     *games, summary = [json.loads(x) for x in cli(["analyze", "--json", *files]).stdout.splitlines()]
     want = []
     for g in games:
         if g["type"] == "problem":  # a game that cannot be graded keeps its place: where it is, no figures
-            want.append([g["file"], str(g["line"]), str(g["game"])] + [""] * 15)
+            want.append([g["file"], str(g["line"]), str(g["game"])] + [""] * 16)
             continue
         for p in g["players"]:
             tp = p["turning_point"]
@@ -39,7 +40,8 @@ def test_analyze_csv_is_the_loss_of_each_player_in_each_game(cli) -> None:
                          str(p["expected_loss"]), str(p["decisions"]), str(p["inferred"]), "true", "",
                          str(p["expected_start"]), str(p["luck"]), str(p["expected_end"]),
                          tp["kind"], str(tp["turn"]), str(tp["roll"]), str(tp["points"]),
-                         "" if p["win_cost"] is None else str(p["win_cost"])])
+                         "" if p["win_cost"] is None else str(p["win_cost"]),
+                         "" if p["win_cost_se"] is None else str(p["win_cost_se"])])
     assert [list(row.values()) for row in got] == want
     assert len(got) == 2 + 1 + 1 and summary["problems"] == 1
     assert cli(["replay", "--analyze", "--csv", *files]).stdout == r.stdout  # the same command

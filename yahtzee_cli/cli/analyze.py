@@ -43,7 +43,9 @@ UntilOpt = Annotated[
 GradeWorkersOpt = Annotated[int | None, workers_option(GRADE_PROCESS_BYTES)]
 WinOpt = Annotated[
     bool, typer.Option("--win/--no-win", help="In games of two or more, value every decision in win probability "
-                                             "too (about 1 s of CPU a game; --no-win leaves it out).")
+                                             "too (a few ms of CPU a game, once every position's score "
+                                             "distribution is computed for the rule set: seconds, once; "
+                                             "--no-win leaves it out).")
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")

@@ -52,6 +52,7 @@ from ..formats.players import PlayerNames
 from ..formats.replay import TurnStep, walk_steps
 from ..rules import engine as R
 from ..strategy import turn as P
+from ..strategy.keeps import dice_key as _key
 from ..strategy.keeps import keeps
 from ..strategy.sources import Source, TableSource, column_state, raw_points
 from .hint import risk_source, source_for
@@ -139,6 +140,7 @@ class PlayerSummary:
     end: float = 0.0
     turning: Moment | None = None
     win_cost: float | None = None  # win probability lost by the decisions (None: no win chances here)
+    win_var: float | None = None  # the variance of win_cost where it is estimated (None: exact, or none)
     # (regret, -order, order, the decision or where the fast path keeps it: made only when read)
     _heap: list[tuple[float, int, int, Decision | _Ref]] = field(default_factory=list, repr=False)
     _seq: int = 0
@@ -156,10 +158,21 @@ class PlayerSummary:
         if d.inferred:
             self.inferred += 1
         if d.win is not None:
-            self.win_cost = (self.win_cost or 0.0) + d.win.cost
+            self.add_win(d.win)
         self.turn_on(lk, d.regret, d.index, d.round, d.roll, d.line)
         self._push(d.regret, d)
         return d
+
+    def add_win(self, w: WinCost) -> None:
+        """Count a decision's win cost (and, estimated, its variance)."""
+        self.win_cost = (self.win_cost or 0.0) + w.cost
+        if w.se is not None:
+            self.win_var = (self.win_var or 0.0) + w.se * w.se
+
+    @property
+    def win_cost_se(self) -> float | None:
+        """The standard error of an estimated win_cost (the decisions' estimates are independent)."""
+        return None if self.win_var is None else math.sqrt(self.win_var)
 
     def turn_on(self, lk: float, regret: float, index: int, rnd: int, roll: int, line: int) -> None:
         """The roll's luck and the decision's cost as turning-point candidates: the largest move of
@@ -200,6 +213,8 @@ class PlayerSummary:
         self.end += other.end
         if other.win_cost is not None:
             self.win_cost = (self.win_cost or 0.0) + other.win_cost
+        if other.win_var is not None:
+            self.win_var = (self.win_var or 0.0) + other.win_var
         self.decisions += other.decisions
         self.inferred += other.inferred
         self.games += other.games
@@ -243,10 +258,11 @@ class Analyzer:
     def __init__(self, say: Callable[[str], None] | None = None, turn_cache: int = 64,
                  theta: float | None = None, compiled: bool | None = None, wins: bool = False) -> None:
         self.say = say
-        self.wins = wins  # value games of two or more in win probability too (play.win_costs: about 1 s a game)
-        self._win_rules: dict[str, bool] = {}
+        self.wins = wins  # value games of two or more in win probability too (play.win_costs)
+        self._win_graders: dict[str, Any] = {}  # per rule set: its WinGrader, or None (no win chances)
         self.compiled = compiled
         self._graders: dict[str, Any] = {}
+        self._compiled_rules: set[str] = set()  # rule sets graded on the compiled path
         self._pure_games = 0
         self.compiled_games = 0  # games graded by the compiled path
         self.turn_cache = turn_cache
@@ -279,25 +295,53 @@ class Analyzer:
             v = self._starts[key] = start_value(rules, self.source(rules))
         return v
 
-    def _win_costs(self, rules: R.RuleSet, data: Mapping[str, Any], players: int, decisions: Sequence[Decision],
-                   steps: Sequence[TurnStep] | None, until: int | None) -> list[WinCost | None] | None:
-        """The decisions' win chances (play.win_costs) in a game of two or more under a rule set with
-        exact distributions, graded for expected points; else None."""
-        if not self.wins or players < 2 or self.theta or not decisions:
+    def _win_grader(self, rules: R.RuleSet, players: int) -> Any:
+        """The compiled win grader of `rules` (solver.grade_kernel.WinGrader) for a game of `players`, or
+        None when its decisions get no win chances: solo games, risk grading, no exact distributions.
+        Every state's pmf is computed once per rule set (solver.state_pmfs, with a note to `say`)."""
+        if not self.wins or players < 2 or self.theta:
             return None
-        ok = self._win_rules.get(rules.fingerprint)
-        if ok is None:
+        key = rules.fingerprint
+        if key not in self._win_graders:
             from .odds import unavailable
 
-            ok = self._win_rules[rules.fingerprint] = (unavailable(rules) is None
-                                                        and isinstance(self.source(rules), TableSource))
-        if not ok:
+            src = self.source(rules)
+            wg = None
+            if unavailable(rules) is None and isinstance(src, TableSource) and not src.theta:
+                from ..solver import grade_kernel, jit
+                from ..solver.state_pmfs import state_pmfs
+
+                pmfs = state_pmfs(rules, 0.0, self.say)
+                jit.note_compile([grade_kernel.grade_wins], "the win-chance kernel", self.say)
+                wg = grade_kernel.WinGrader(self._grader(rules, src), pmfs)
+            self._win_graders[key] = wg
+        return self._win_graders[key]
+
+    def _win_costs(self, rules: R.RuleSet, data: Mapping[str, Any], players: int, decisions: Sequence[Decision],
+                   steps: Sequence[TurnStep], until: int | None) -> list[WinCost] | None:
+        """The decisions' win chances (play.win_costs) in a game of two or more under a rule set with
+        exact distributions, graded for expected points; else None."""
+        wg = self._win_grader(rules, players)
+        if not decisions:
             return None
+        if wg is None:
+            if not self._estimated_wins(rules, players):
+                return None
+            from .win_costs import estimated_win_costs
+
+            return estimated_win_costs(rules, data, steps, decisions, self.turn, until, self.say)
         from .win_costs import game_win_costs
 
-        if steps is None:
-            steps = walk_steps(data, until=until)[0]
-        return game_win_costs(rules, data, steps, decisions, self.turn, until, self.say)
+        return game_win_costs(rules, wg, data, steps, decisions, until)
+
+    def _estimated_wins(self, rules: R.RuleSet, players: int) -> bool:
+        """Whether a game of `players` under `rules` gets estimated win costs: two or more players,
+        expected-score grading, no exact distributions, and the rules' strategy playable here."""
+        if not self.wins or players < 2 or self.theta:
+            return False
+        from .odds import too_large, unavailable
+
+        return unavailable(rules) is not None and too_large(rules) is None
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
         key = (rules.fingerprint, rules.keys, columns, saved)  # keys: a Turn's options name its boxes
@@ -355,16 +399,24 @@ class Analyzer:
         if self.compiled is False or self.theta or not isinstance(src, TableSource) or src.theta:
             return None
         key = rules.fingerprint
-        grader = self._graders.get(key)
-        if grader is None:
+        if key not in self._compiled_rules:
             if self.compiled is None and self._pure_games < COMPILED_AFTER:
                 self._pure_games += 1
                 return None
             from ..solver import grade_kernel, jit
 
             jit.note_compile([grade_kernel.grade_turns], "the grading kernel", self.say)
-            grader = self._graders[key] = grade_kernel.Grader(rules, src.W, src.masks, src.t, src.nyt,
-                                                              src.saved_value, src.scale, src.levels)
+            self._compiled_rules.add(key)
+        return self._grader(rules, src)
+
+    def _grader(self, rules: R.RuleSet, src: TableSource) -> Any:
+        """The compiled grader's arrays for `rules` on its exact table (made once; the win grader's too)."""
+        grader = self._graders.get(rules.fingerprint)
+        if grader is None:
+            from ..solver import grade_kernel
+
+            grader = self._graders[rules.fingerprint] = grade_kernel.Grader(
+                rules, src.W, src.masks, src.t, src.nyt, src.saved_value, src.scale, src.levels)
         return grader
 
     def _grade_compiled(self, grader: Any, rules: R.RuleSet, steps: Sequence[TurnStep], game: int,
@@ -451,6 +503,8 @@ class Analyzer:
         ip = walk.in_progress
         if ip is not None:
             written = [*written, (ip.turn, ip.player, -2, -2, 0, 0)]
+        wg = self._win_grader(rules, len(names))
+        opps: list[int] = []  # per turn, each opponent's column then (its 4 numbers; for the win grader)
         for t, pi, ci, bi, value, bonus in written:
             turn = turns[t]
             rolls = turn["rolls"]
@@ -459,6 +513,10 @@ class Analyzer:
             tt = len(stages)
             for s in state[pi]:
                 cols += s
+            if wg is not None:
+                for j, other in enumerate(state):
+                    if j != pi:
+                        opps += other[0]
             n = len(rolls)
             most = 0
             for i in range(n - 1):
@@ -526,13 +584,15 @@ class Analyzer:
                     heapq.heappush(heap, item)
                 else:
                     heapq.heapreplace(heap, item)
-        wins = self._win_costs(rules, data, len(names), rows, None, None)
+        wins: list[WinCost] | None = None
+        if wg is not None and asks:
+            from .win_costs import win_costs
+
+            wins = win_costs(rules, asks[1::5], wg.grade(cols, opps, len(names), stages, asks))
         if wins is not None:
             rows.wins = wins
             for m, w in zip(meta, wins, strict=True):
-                if w is not None:
-                    p = summaries[m[1]]
-                    p.win_cost = (p.win_cost or 0.0) + w.cost
+                summaries[m[1]].add_win(w)
         over = bool(written) and walk.game_over
         return GameAnalysis(rules, src.exact, src.label, summaries, rows if keep_decisions else [], len(written), over,
                             game, file, line, self.theta)
@@ -615,7 +675,7 @@ class _Rows(Sequence[Decision]):
         self.vals = vals  # (value of the move made, of the best move)
         self.picks = picks  # grade_kernel's picks
         self.lucks = lucks  # the luck of the roll before each decision
-        self.wins: list[WinCost | None] | None = None  # their win chances (games of two or more)
+        self.wins: list[WinCost] | None = None  # their win chances (games of two or more)
         self.game = game
         self.file = file
         self.lines = lines
@@ -712,17 +772,16 @@ class _Rows(Sequence[Decision]):
                         "turn": t + 1, "path": paths[t], "player": names[pi], "round": rnd, "roll": roll,
                         "decision": kinds[kind], "dice": sorted(dice), "rolls_left": left, "made": made,
                         "best": best, "regret": regret, "luck": round(lk, DIGITS) or 0.0, "inferred": inferred,
-                        "win_probability": None, "win_cost": None, "win_best": None})
+                        "win_probability": None, "win_cost": None, "win_best": None, "win_cost_se": None})
             else:
                 append({"type": "decision", "turn": t + 1, "path": paths[t], "player": names[pi],
                         "round": rnd, "roll": roll, "decision": kinds[kind], "dice": sorted(dice),
                         "rolls_left": left, "made": made, "best": best, "regret": regret,
                         "luck": round(lk, DIGITS) or 0.0, "inferred": inferred,
-                        "win_probability": None, "win_cost": None, "win_best": None})
+                        "win_probability": None, "win_cost": None, "win_best": None, "win_cost_se": None})
         if self.wins is not None:
             for rec, w in zip(out, self.wins, strict=True):
-                if w is not None:
-                    rec.update(win_dict(rules, w))
+                rec.update(win_dict(rules, w, rec["made"]))
         return out
 
 
@@ -781,15 +840,6 @@ def _asks(rules: R.RuleSet, st: TurnStep) -> Iterator[_Ask]:
     yield _Ask("box", n, last, 0)
 
 
-def _key(dice: R.Dice) -> int:
-    """The base-7 key of dice's face counts (solver.tables.counts_key), without counting them first."""
-    key = _KEYS.get(dice)
-    if key is None:
-        key = _KEYS[dice] = sum(7 ** (d - 1) for d in dice)
-    return key
-
-
-_KEYS: dict[R.Dice, int] = {}  # at most every keep of six dice (924)
 
 
 def _line(lines: Sequence[int] | int, index: int) -> int:
@@ -877,22 +927,25 @@ def decision_dict(d: Decision) -> dict[str, Any]:
         "decision": d.kind, "dice": list(d.dice), "rolls_left": d.rolls_left,
         "made": choice_dict(rules, d.made), "best": choice_dict(rules, d.best), "regret": _r(d.regret),
         "luck": _r(d.luck), "inferred": d.inferred,
-        **(win_dict(rules, d.win) if d.win is not None else {"win_probability": None, "win_cost": None,
-                                                             "win_best": None}),
+        **(win_dict(rules, d.win, d.made.move_dict(rules)) if d.win is not None
+           else {"win_probability": None, "win_cost": None, "win_best": None, "win_cost_se": None}),
     })
     return out
 
 
-def win_dict(rules: R.RuleSet, w: WinCost) -> dict[str, Any]:
+def win_dict(rules: R.RuleSet, w: WinCost, made: Mapping[str, Any]) -> dict[str, Any]:
     """A decision's win chances as JSON data: the chance after the move made, what it cost, and the
-    best move for winning with its chance."""
+    best move for winning with its chance (`made`, the move made as JSON data, when it is one of the
+    best)."""
+    move = made if w.best_move is None else w.best_move.move_dict(rules)
     return {"win_probability": _r(w.made), "win_cost": _r(w.cost),
-            "win_best": {**w.best_move.move_dict(rules), "win_probability": _r(w.best)}}
+            "win_best": {**{k: v for k, v in move.items() if k != "value"}, "win_probability": _r(w.best)},
+            "win_cost_se": None if w.se is None else _r(w.se)}
 
 
 LOSS_HEAD = ["file", "line", "game", "player", "rules", "expected_loss", "decisions", "inferred", "exact",
              "approximation", "expected_start", "luck", "expected_end", "turning_point", "turning_point_turn",
-             "turning_point_roll", "turning_point_points", "win_cost"]
+             "turning_point_roll", "turning_point_points", "win_cost", "win_cost_se"]
 
 
 def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
@@ -906,7 +959,8 @@ def loss_rows(ga: GameAnalysis) -> list[list[Any]]:
         rows.append([ga.file, ga.line, ga.game, p.name, ga.rules.name, _r(p.loss), p.decisions, p.inferred, ga.exact,
                      None if ga.exact else ga.source, _r(p.start), _r(p.luck), _r(p.end),
                      *((None, None, None, None) if tp is None else (tp.kind, tp.index + 1, tp.roll, _r(tp.points))),
-                     None if p.win_cost is None else _r(p.win_cost)])
+                     None if p.win_cost is None else _r(p.win_cost),
+                     None if p.win_cost_se is None else _r(p.win_cost_se)])
     return rows
 
 
@@ -925,7 +979,8 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
     turning point)."""
     out: dict[str, Any] = {"name": p.name, "expected_loss": _r(p.loss), "decisions": p.decisions,
                            "inferred": p.inferred, "expected_start": _r(p.start), "luck": _r(p.luck),
-                           "expected_end": _r(p.end), "win_cost": None if p.win_cost is None else _r(p.win_cost)}
+                           "expected_end": _r(p.end), "win_cost": None if p.win_cost is None else _r(p.win_cost),
+                           "win_cost_se": None if p.win_cost_se is None else _r(p.win_cost_se)}
     if games:
         # the totals' figures are sums over the player's games; each has its mean beside it (`_per_game`)
         n = p.games
@@ -941,8 +996,17 @@ def summary_dict(p: PlayerSummary, games: bool = False) -> dict[str, Any]:
 
 
 # what grading against an approximate strategy only estimates (its values are not the optimal ones);
-# the win chances (win_probability, win_cost, win_best) are then null: they need exact distributions
+# the win chances (win_probability, win_cost, win_best) are then estimated too (WIN_ESTIMATES), from
+# games played on, each cost with its standard error (win_cost_se)
 ESTIMATES = ("expected_loss", "regret", "value", "luck", "expected_start", "expected_end", "turning_point")
+
+
+WIN_ESTIMATES = ("win_probability", "win_cost", "win_best")  # estimated where there are no exact distributions
+
+
+def _estimated(ga: GameAnalysis) -> bool:
+    """Whether the game's win chances are estimated (from games played on)."""
+    return any(p.win_var is not None for p in ga.players)
 
 
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
@@ -954,7 +1018,7 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "game", "file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
-        "estimates": [] if ga.exact else list(ESTIMATES),
+        "estimates": ([] if ga.exact else list(ESTIMATES)) + (list(WIN_ESTIMATES) if _estimated(ga) else []),
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
         "decisions": decisions,
@@ -968,7 +1032,8 @@ def totals_dict(t: Totals) -> dict[str, Any]:
     notes = [f"{rs.name}: {src}" for rs, exact, src in t.sources.values() if not exact]
     return {"type": "summary", "games": t.games, "problems": t.problems, "exact": t.exact,
             "approximation": "; ".join(notes) or None,
-            "estimates": list(ESTIMATES) if notes else [],
+            "estimates": (list(ESTIMATES) if notes else [])
+            + (list(WIN_ESTIMATES) if any(p.win_var is not None for p in t.players.values()) else []),
             **objective_dict(t.theta),
             "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
                           for rs, e, src in t.sources.values()],

@@ -36,9 +36,10 @@ IntArray = npt.NDArray[np.int64]
 
 
 def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev: Evaluation, option: Choice,
-                  games: int = GAMES) -> IntArray:
+                  games: int = GAMES, used: int | None = None) -> IntArray:
     """The final totals of `games` games played on after `option` of the position `ev` (the player's
-    `columns`, `saved` rolls saved before this turn), by the rules' strategy, on fixed dice."""
+    `columns`, `saved` rolls saved before this turn; `used`: the rolls the turn has used, when it
+    stopped before its last roll and the boxes are its options), by the rules' strategy, on fixed dice."""
     from ..solver.estimated import final_totals, position_seed
     from ..solver.exact import Opening
 
@@ -46,7 +47,7 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
     seed = position_seed(rules.fingerprint, [c.scores for c in columns], [c.yahtzee_bonus for c in columns], saved,
                          ev.dice, ev.rolls_left)
     budget = R.rolls_allowed(rules, saved)
-    used = budget - ev.rolls_left
+    used = budget - ev.rolls_left if used is None else used
     cols = list(columns)
     rerolls = option.keep is not None and len(option.keep) < rules.dice and ev.rolls_left > 0
     if rerolls:

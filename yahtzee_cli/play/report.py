@@ -347,7 +347,7 @@ def _kind_line(exact: bool, source: str, rules_name: str, theta: float | None = 
     if exact:
         return f"{rules_name}: graded against optimal play ({source})"  # "exact table", or with its saved-rolls cap
     return (f"{rules_name}: graded against APPROXIMATE optimal play ({source}); losses, luck and turning "
-            "points are estimates, and there are no win chances (no exact score distributions)")
+            "points are estimates, and so are win chances (no exact score distributions)")
 
 
 def _values_line(theta: float | None) -> str:
@@ -365,9 +365,16 @@ WIN_LINE = ("Win chance lost: per decision, the chance to win after the best mov
             "move made, against the opponents' sheets at that moment (a tie for first counts as a share).")
 
 
-def win_text(w: float | None) -> str:
-    """Win probability lost, in percentage points ("-" where there are no win chances)."""
-    return "-" if w is None else f"{100 * w:.2f} pp"
+WIN_ESTIMATED = ("Estimated (no exact score distributions for these rules): each decision's chances from games "
+                 "played on after the move made and after the best options in points, ± one standard error.")
+
+
+def win_text(w: float | None, se: float | None = None) -> str:
+    """Win probability lost, in percentage points ("-" where there are no win chances), with its
+    standard error where it is estimated."""
+    if w is None:
+        return "-"
+    return f"{100 * w:.2f} pp" if se is None else f"{100 * w:.2f} ± {100 * se:.2f} pp"
 
 
 def turning_text(m: Moment | None) -> str:
@@ -403,10 +410,12 @@ def render_game(ga: GameAnalysis, *, verbose: bool = False, title: str | None = 
         rows.append([p.name, f"{p.start:.4f}", f"{p.luck:+.4f}", f"{p.loss:.4f}", f"{p.end:.4f}", str(p.decisions),
                      str(p.inferred), turning_text(p.turning)])
         if wins:
-            rows[-1].insert(5, win_text(p.win_cost))
+            rows[-1].insert(5, win_text(p.win_cost, p.win_cost_se))
     lines.extend(table(rows, left={0, len(rows[0]) - 1}, indent="  "))
     if wins:
         lines.append(WIN_LINE)
+        if any(p.win_cost_se is not None for p in ga.players):
+            lines.append(WIN_ESTIMATED)
     any_inferred = any(p.inferred for p in ga.players)
     for p in ga.players:
         lines.extend(_worst_lines(p, game=False))
@@ -448,7 +457,7 @@ def render_totals(t: Totals) -> str:
     if any(p.win_cost is not None for p in t.players.values()):
         rows[0].append("Win chance lost")
         for row, p in zip(rows[1:], t.players.values(), strict=True):
-            row.append(win_text(p.win_cost))
+            row.append(win_text(p.win_cost, p.win_cost_se))
     lines.extend(table(rows, indent="  "))
     for p in t.players.values():
         lines.extend(_worst_lines(p, game=True))

@@ -1,17 +1,20 @@
 """What each decision of a game of two or more cost in win probability (`analyze`).
 
 At a decision the player's opponents stand at the start of their next turns (their sheets as they
-are at that moment), each with the exact final-score pmf of optimal expected-score play from there
-(solver.winning). A final total s is worth u(s), the player's expected share of first place against
-them (alone on top 1, tied with k others 1 / (k + 1), else 0). Every option of the decision (each
-keep of the dice showing, every legal box, a pass) has an exact final-score pmf, the player playing on
-by the optimal expected-score policy after it (solver.chances.position_chances), so its win
-chance is sum_s pmf[s] * u[s]. The decision's win cost is the best option's chance minus the chance
-after the move made: >= 0, and 0 when the move made is one of the best for winning (which need not
-be the best move in points: a player far behind may do better with a riskier move).
+are at that moment), each with the exact final-score pmf of optimal expected-score play from there.
+A final total s is worth u(s), the player's expected share of first place against them (alone on
+top 1, tied with k others 1 / (k + 1), else 0). Every option of the decision (each keep of the
+dice showing, every legal box, a pass) has an exact final-score pmf, the player playing on by the
+same optimal policy after it, so its win chance is sum_s pmf[s] * u[s]. The decision's win cost is
+the best option's chance minus the chance after the move made: >= 0, and 0 when the move made is one
+of the best for winning (which need not be the best move in points: a player far behind may do
+better with a riskier move).
 
-Only rule sets with exact score distributions have these (play.odds.unavailable); approximate or
-risk-sensitive grading leaves them out.
+The compiled grader does a whole game in one call (solver.grade_kernel.grade_wins): each turn's
+u from the opponents' pmfs, the states its boxes lead to against u (every state's pmf of the points
+to come is in one file, solver.state_pmfs, computed once per rule set), and the turn itself under
+the policy, as the points are graded. Only rule sets with exact score distributions have these
+(play.odds.unavailable); approximate or risk-sensitive grading leaves them out.
 """
 
 from __future__ import annotations
@@ -23,30 +26,39 @@ from typing import Any
 from ..formats.replay import TurnStep, replay_game
 from ..rules import engine as R
 from ..strategy import turn as P
+from ..strategy.keeps import dice_key, keeps
+from ..strategy.sources import column_state, raw_points
 
 Say = Callable[[str], None]
+ASK_KEEP, ASK_AGAIN, ASK_BOX = 0, 1, 2  # solver.grade_kernel's ASK_* (numpy-free here)
 
 
 @dataclass(frozen=True, slots=True)
 class WinCost:
-    """A decision's win chances: after the move made, after the best move for winning (`best_move`)."""
+    """A decision's win chances: after the move made, after the best move for winning (`best_move`;
+    None: the move made is one of the best); `se`, estimated ones' standard error of the cost (None:
+    exact)."""
 
     made: float
     best: float
-    best_move: P.Choice
+    best_move: P.Choice | None = None
+    se: float | None = None
 
     @property
     def cost(self) -> float:
         return max(self.best - self.made, 0.0)
 
 
-def opponents_at(steps: Sequence[TurnStep], finals: Sequence[R.Column], players: int) -> list[list[R.Column]]:
-    """For each step, every player's (first) column at that moment: before their next turn, or their
-    last sheet once they have no turn left."""
-    seq: list[list[tuple[int, R.Column]]] = [[] for _ in range(players)]
+Sheet = tuple[tuple[R.Column, ...], int]  # a player's columns and the rolls they have saved
+
+
+def opponents_at(steps: Sequence[TurnStep], finals: Sequence[Sheet], players: int) -> list[list[Sheet]]:
+    """For each step, every player's sheet at that moment (their columns, the rolls they have saved):
+    before their next turn, or `finals[j]` once they have no turn left."""
+    seq: list[list[tuple[int, Sheet]]] = [[] for _ in range(players)]
     for st in steps:
-        seq[st.player].append((st.index, st.columns[0]))
-    out: list[list[R.Column]] = []
+        seq[st.player].append((st.index, (st.columns, st.saved)))
+    out: list[list[Sheet]] = []
     pos = [0] * players
     for st in steps:
         row = []
@@ -58,74 +70,160 @@ def opponents_at(steps: Sequence[TurnStep], finals: Sequence[R.Column], players:
     return out
 
 
-def game_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[TurnStep], decisions: Sequence[Any],
-                   turn: Callable[[R.RuleSet, tuple[R.Column, ...], int], P.Turn], until: int | None = None,
-                   say: Say | None = None) -> list[WinCost | None]:
-    """The win chances of every decision (play.analyze.Decision values, in the game's order) of a
-    game of two or more players under `rules` (exact distributions; one column). `turn`: the
-    Analyzer's cached strategy.turn.Turn maker."""
-    import numpy as np
+def column_numbers(rules: R.RuleSet, col: R.Column) -> tuple[int, int, int, int]:
+    """A column as the compiled graders take it: filled mask, upper total, Yahtzee box (-1 open, 0
+    zero, 1 full points), points written without the upper bonus."""
+    cs = column_state(rules, col)
+    y = rules.yahtzee_index
+    ys = -1 if y is None or col.scores[y] is None else int(cs.yfull)
+    return cs.mask, cs.upper, ys, raw_points(rules, col)
 
-    from ..solver import winning
-    from ..solver.chances import Known, position_chances
 
-    rp = replay_game(data, until=until)
-    n = len(rp.players)
-    finals = [p.columns[0] for p in rp.players]
-    at = opponents_at(steps, finals, n)
-    step_of = {st.index: (st, row) for st, row in zip(steps, at, strict=True)}
-    # every player's later states from one pass each (solver.winning.chain_rest)
-    rests = [winning.chain_rest(rules, [st.columns[0] for st in steps if st.player == j] + [finals[j]], say)
-             for j in range(n)]
-    mod, W = winning.model_values(rules, say)
-    out: list[WinCost | None] = []
-    cur: tuple[int, Any, Any, Any] | None = None  # (turn index, u, rest, Turn) of the turn being valued
-    for d in decisions:
-        st, row = step_of[d.index]
-        col = st.columns[0]
-        if cur is None or cur[0] != d.index:
-            others = [winning.final_pmf(rules, row[j], say, rests[j]) for j in range(n) if j != st.player]
-            # u up to the best total an opponent can reach; above it the player is alone on top
-            u = winning.share_of_first(others, max(o.lo + len(o.pmf) for o in others))
-            cur = (d.index, u, rests[st.player], turn(rules, st.columns, st.saved))
-        _, u, rest, tn = cur
-
-        def chances(dice: R.Dice, left: int, options: list[P.Choice], u: Any = u, rest: Any = rest,
-                    col: R.Column = col) -> list[float]:
-            moves = [o for o in options if not o.is_pass]
-            got = iter(position_chances(rules, col, dice, left, moves, say=say, known=Known(mod, W, rest)))
-            vals = []
-            for o in options:
-                dist = winning.final_pmf(rules, col, say, rest) if o.is_pass else next(got).dist
-                pm = np.zeros(max(dist.lo + len(dist.pmf), len(u)))
-                pm[dist.lo: dist.lo + len(dist.pmf)] = dist.pmf
-                vals.append(float(np.dot(pm[:len(u)], u) + pm[len(u):].sum()) / max(float(pm.sum()), 1e-300))
-            return vals
-
-        ev = tn.evaluate(d.dice, d.rolls_left)
-        options = list(ev.options)
-        values = chances(d.dice, d.rolls_left, options)
-        i_best = max(range(len(options)), key=lambda k: (values[k], -k))
-        made = _made(d, options, values, tn, chances)
-        if made >= values[i_best]:  # one of the best (kept every die and rolled again: maybe better still)
-            out.append(WinCost(made, made, d.made))
+def win_costs(rules: R.RuleSet, kinds: Sequence[int], got: tuple[Any, Any] | None) -> list[WinCost] | None:
+    """The WinCosts of grade_kernel.WinGrader.grade's (vals, picks) for decisions of these kinds (ASK_*)."""
+    if got is None:
+        return None
+    vals, picks = got
+    dice_of_keep = keeps(rules.dice).dice
+    out: list[WinCost] = []
+    for kind, (made, best, points), p in zip(kinds, vals.tolist(), picks.tolist(), strict=True):
+        if made >= best:
+            out.append(WinCost(made, made))
+        elif kind != ASK_BOX:
+            out.append(WinCost(made, best, P.Choice(points, keep=dice_of_keep[p[0]])))
+        elif p[1] < 0:
+            out.append(WinCost(made, best, P.Choice(points, is_pass=True)))
         else:
-            out.append(WinCost(made, values[i_best], options[i_best]))
+            out.append(WinCost(made, best, P.Choice(points, column=p[0], box=p[1], score=p[2], bonus=p[3])))
     return out
 
 
-def _made(d: Any, options: list[P.Choice], values: list[float], tn: P.Turn,
-          chances: Callable[[R.Dice, int, list[P.Choice]], list[float]]) -> float:
-    """The win chance after the move made (a keep of every die rolled again: the policy's move at the
-    same dice with one roll fewer)."""
-    m = d.made
-    if m.keep is not None:
-        want = tuple(sorted(m.keep))
-        if d.kind == "keep" and len(want) == len(d.dice):  # kept every die and rolled again
-            ev = tn.evaluate(d.dice, d.rolls_left - 1)
-            return chances(d.dice, d.rolls_left - 1, [ev.best])[0]
-        return next(v for o, v in zip(options, values, strict=True) if o.keep == want)
-    if m.is_pass:
-        return next(v for o, v in zip(options, values, strict=True) if o.is_pass)
-    return next(v for o, v in zip(options, values, strict=True)
-                if o.keep is None and not o.is_pass and o.box == m.box and o.column == m.column)
+def game_win_costs(rules: R.RuleSet, grader: Any, data: Mapping[str, Any], steps: Sequence[TurnStep],
+                   decisions: Sequence[Any], until: int | None = None) -> list[WinCost] | None:
+    """The win chances of every decision (play.analyze.Decision values, in the game's order) of a
+    game of two or more players under `rules` (exact distributions; one column), by `grader`
+    (grade_kernel.WinGrader); None when some decision cannot be graded there."""
+    rp = replay_game(data, until=until)
+    n = len(rp.players)
+    finals = [(p.columns, p.saved) for p in rp.players]
+    step_of = {st.index: (st, row) for st, row in zip(steps, opponents_at(steps, finals, n), strict=True)}
+    nb = len(rules.boxes)
+    cols: list[int] = []
+    opps: list[int] = []
+    stages: list[int] = []
+    asks: list[int] = []
+    turn_of: dict[int, int] = {}
+    for d in decisions:
+        st, row = step_of[d.index]
+        tt = turn_of.get(d.index)
+        if tt is None:
+            tt = turn_of[d.index] = len(stages)
+            cols += column_numbers(rules, st.columns[0])
+            for j in range(n):
+                if j != st.player:
+                    opps += column_numbers(rules, row[j][0][0])
+            stages.append(0)
+        m = d.made
+        if d.kind == "box":
+            asks += (tt, ASK_BOX, dice_key(d.dice), 0, -1 if m.is_pass else m.column * nb + m.box)
+        else:
+            again = d.kind == "keep" and len(m.keep) == len(d.dice)
+            asks += (tt, ASK_AGAIN if again else ASK_KEEP, dice_key(d.dice), d.rolls_left, dice_key(m.keep))
+            stages[tt] = max(stages[tt], d.rolls_left)
+    return win_costs(rules, asks[1::5], grader.grade(cols, opps, n, stages, asks))
+
+
+GAMES = 1000  # estimated win costs: games played on after each option valued
+CANDIDATES = 3  # options valued besides the move made: the best by expected points
+SIGNIFICANT = 2.0  # a cost counts where the best option valued beats the move made by this many standard errors
+
+
+def estimated_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[TurnStep],
+                        decisions: Sequence[Any], turn: Callable[[R.RuleSet, tuple[R.Column, ...], int], P.Turn],
+                        until: int | None = None, say: Say | None = None, games: int = GAMES,
+                        candidates: int = CANDIDATES) -> list[WinCost]:
+    """The win chances of every decision of a game of two or more under rules without exact
+    distributions (several columns, saved rolls, Maxi Yatzy's size), estimated from games played on
+    by the rules' own strategy: each opponent's from their sheet at that moment (the share of first
+    place u from their final totals), and the player's after the move made and after each of the
+    `candidates` best options by expected points, `games` each, every option of a decision on the same
+    dice (play.estimated_play.option_totals), so that their differences, the costs, are sharper than
+    the chances. The best for winning is the best of those valued where it beats the move made by more
+    than SIGNIFICANT standard errors of their difference (the best of several noisy values would
+    otherwise add its noise to every cost: a player making the best move each time would seem to
+    lose a few points a game); `se` is the standard error of the cost (0 where none counts). `turn`:
+    the Analyzer's Turn maker (its Turn values the options in points)."""
+    import math
+
+    import numpy as np
+
+    from ..progress import given
+    from ..solver import winning
+    from ..solver.estimated import final_totals, note_compile, position_seed, sample_pmf
+    from .estimated_play import option_totals
+
+    rp = replay_game(data, until=until)
+    n = len(rp.players)
+    finals = [(p.columns, p.saved) for p in rp.players]
+    step_of = {st.index: (st, row) for st, row in zip(steps, opponents_at(steps, finals, n), strict=True)}
+    if steps:
+        note_compile(rules, steps[0].columns, games, say)
+    progress = given(None)
+    totals_of: dict[tuple[int, Sheet], Any] = {}  # an opponent's final totals, by seat and sheet
+
+    def totals(j: int, sheet: Sheet) -> Any:
+        got = totals_of.get((j, sheet))
+        if got is None:
+            cols, saved = sheet
+            seed = position_seed(rules.fingerprint, "opponent", [c.scores for c in cols], saved)
+            got = totals_of[(j, sheet)] = final_totals(rules, list(cols), saved, j, 0, games, seed=seed)
+        return got
+
+    out: list[WinCost] = []
+    for k, d in enumerate(decisions):
+        st, row = step_of[d.index]
+        others = [sample_pmf(totals(j, row[j])) for j in range(n) if j != st.player]
+        u = winning.share_of_first(others, max(o.lo + len(o.pmf) for o in others))
+        hi = len(u) - 1
+        tn = turn(rules, st.columns, st.saved)
+        m = d.made
+        used = R.rolls_allowed(rules, st.saved) - d.rolls_left if d.kind != "box" else len(st.rolls)
+        ev = _evaluation(tn, d.dice, d.rolls_left, R.rolls_allowed(rules, st.saved) - used)
+        if d.kind == "keep" and len(m.keep) == len(d.dice):  # kept every die, rolled again: the policy's move
+            again = _evaluation(tn, d.dice, d.rolls_left - 1, d.rolls_left - 1)
+            made_t = option_totals(rules, st.columns, st.saved, again, again.best, games)
+        else:
+            made_o = next(o for o in ev.options if o.keep == (tuple(sorted(m.keep)) if m.keep is not None else None)
+                          and o.is_pass == m.is_pass and o.box == m.box and o.column == m.column)
+            made_t = option_totals(rules, st.columns, st.saved, ev, made_o, games, used)
+        made_x = u[np.clip(made_t, 0, hi)]
+        made_v = float(made_x.mean())
+        best: tuple[float, Any, Any] = (made_v, None, made_x)
+        for o in ev.options[:candidates]:
+            if o.move_dict(rules) == m.move_dict(rules):
+                continue
+            x = u[np.clip(option_totals(rules, st.columns, st.saved, ev, o, games, used), 0, hi)]
+            v = float(x.mean())
+            if v > best[0]:
+                best = (v, o, x)
+        se = 0.0
+        if best[1] is not None:  # (paired: the same dice after every option)
+            diff = best[2] - made_x
+            se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
+        if best[1] is not None and best[0] - made_v > SIGNIFICANT * se:
+            out.append(WinCost(made_v, best[0], best[1], se))
+        else:  # no option valued beats the move made clearly: its cost is 0, not the best of the noise
+            out.append(WinCost(made_v, made_v, None, 0.0))
+        if progress is not None:
+            progress(k + 1, len(decisions))
+    return out
+
+
+def _evaluation(tn: P.Turn, dice: R.Dice, rolls_left: int, unused: int) -> Any:
+    """Turn's options with `rolls_left` (0: the boxes, the turn having left `unused` rolls unused),
+    each stop with the box it leads to (as a hint gives it)."""
+    if rolls_left == 0:
+        return tn.evaluate(dice, 0, unused)
+    ev = tn.evaluate(dice, rolls_left)
+    ev.stop_box = tn.evaluate(dice, 0, rolls_left).best
+    return ev

@@ -56,3 +56,15 @@ def counts_of(dice: Sequence[int]) -> Counts:
 
 def dice_of(counts: Counts) -> list[int]:
     return [f + 1 for f in range(6) for _ in range(counts[f])]
+
+
+def dice_key(dice: tuple[int, ...]) -> int:
+    """The base-7 key of dice's face counts (solver.tables.counts_key), without counting them first:
+    the key the compiled graders read a roll or a keep by."""
+    key = _DICE_KEYS.get(dice)
+    if key is None:
+        key = _DICE_KEYS[dice] = sum(7 ** (d - 1) for d in dice)
+    return key
+
+
+_DICE_KEYS: dict[tuple[int, ...], int] = {}  # at most every keep of six dice (924)
