@@ -55,9 +55,10 @@ def test_analyze_names_its_estimates(cli: Any) -> None:
     for rec in (game, summary):
         assert rec["exact"] is False and rec["approximation"]
         assert {"expected_loss", "luck", "turning_point"} <= set(rec["estimates"])
-    assert all(d["win_probability"] is None for d in game["decisions"])
+    assert all(d["win_probability"] is None for d in game["decisions"])  # (a solo game: no win chances)
+    assert "win_cost" not in game["estimates"]
     text = cli(["analyze", TRIPLE]).stdout
-    assert "losses, luck and turning points are estimates" in text and "no win chances" in text
+    assert "losses, luck and turning points are estimates, and so are win chances" in text
     exact = _records(cli(["analyze", IN_PROGRESS, "--json"]).stdout)
     assert [rec["estimates"] for rec in exact] == [[], []]
 
