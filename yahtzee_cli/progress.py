@@ -8,12 +8,14 @@ reporter (cli/progress.py) decides whether and how the wait is shown."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 Progress = Callable[[int, int], None]  # progress(done, total), in any unit the work counts in
 
 _installed: list[Progress] = []  # (a plain list, not a context variable: work on other threads reports too)
+_listeners: list[tuple[int, Callable[[str], None]]] = []  # (the process that installed it, the listener)
 
 
 def given(progress: Progress | None) -> Progress | None:
@@ -31,3 +33,24 @@ def reporting(progress: Progress) -> Iterator[None]:
         yield
     finally:
         _installed.remove(progress)
+
+
+@contextmanager
+def hearing(listener: Callable[[str], None]) -> Iterator[None]:
+    """Notes said with `heard` inside the block, in this process, go to `listener` at once."""
+    entry = (os.getpid(), listener)
+    _listeners.append(entry)
+    try:
+        yield
+    finally:
+        _listeners.remove(entry)
+
+
+def heard(message: str) -> bool:
+    """Say `message` now to the front end's listener (`hearing`) when one is installed in this process,
+    so a note that starts a long wait ("computing ...") is shown before it, not after; False when
+    there is none here (a worker process, whose caller carries its notes back with its results)."""
+    if _listeners and _listeners[-1][0] == os.getpid():
+        _listeners[-1][1](message)
+        return True
+    return False

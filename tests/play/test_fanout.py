@@ -134,3 +134,33 @@ def test_the_installed_command_on_workers(yahtzee: list[str], inputs: list[str],
                          timeout=300)
     assert one.returncode == 1 and one.stdout.count(b"\n") > 100
     assert (two.returncode, two.stdout, two.stderr) == (one.returncode, one.stdout, one.stderr)
+
+
+def test_a_note_is_said_at_once_where_the_command_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first analysis in this process says "computing ... every position" to the command's listener
+    as it starts the build (so the wait that follows is named), not after the game with its result;
+    where no listener is installed here (a worker process), the note goes back with the game."""
+    from conftest import SMALL_RULES
+
+    from yahtzee_cli.formats.inputs import Source
+    from yahtzee_cli.formats.jsonio import dumps
+    from yahtzee_cli.formats.replay import random_log
+    from yahtzee_cli.progress import heard, hearing
+    from yahtzee_cli.rules import engine as R
+
+    rules = R.rules_from_data(SMALL_RULES)
+    path = tmp_path / "two.json"
+    log = random_log(rules, 3, ("Ann", "Ben"))
+    log["rules"] = SMALL_RULES
+    path.write_bytes(dumps(log))
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    got: list[str] = []
+    with hearing(got.append):
+        graded = list(F.grade([Source(str(path), str(path))], workers=1, wins=True))
+    assert [g.analysis is not None for g in graded] == [True]
+    built = [m for m in got if m.startswith("computing") and "every position" in m]
+    assert len(built) == 1 and not any("every position" in m for g in graded for m in g.notes)
+    assert heard("outside") is False
+    with hearing(got.append):
+        monkeypatch.setattr("yahtzee_cli.progress.os.getpid", lambda: -1)  # as in a forked worker
+        assert heard("in a worker") is False and got[-1] != "in a worker"

@@ -219,7 +219,8 @@ def waiting(label: str, quiet: bool = False, after: float | None = None,
             every: float | None = None) -> Iterator[Waiting]:
     """A wait shown on stderr once it passes `after` seconds (see the module's doc); the library's
     long work inside reports to it. Inside another wait, that one goes on (with this stage)."""
-    from ..progress import reporting
+    from ..progress import hearing, reporting
+    from .app import note
 
     if _active:
         outer = _active[-1]
@@ -237,7 +238,7 @@ def waiting(label: str, quiet: bool = False, after: float | None = None,
             _ticker[0].start()
         _active.append(w)
     try:
-        with reporting(w):
+        with reporting(w), hearing(note):
             yield w
     except BaseException:
         w.lines = 0  # stopped (Ctrl-C, a closed pipe, an error): no line saying it is done

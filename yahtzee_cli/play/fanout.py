@@ -150,10 +150,17 @@ _GRADER = threading.local()
 
 def _analyzer(gj: GradeJob) -> Any:
     if getattr(_GRADER, "run", None) != gj.run:
+        from ..progress import heard
         from .analyze import Analyzer
 
-        _GRADER.notes = []
-        _GRADER.analyzer = Analyzer(_GRADER.notes.append, theta=gj.theta, compiled=gj.compiled, wins=gj.wins)
+        notes: list[str] = []
+
+        def say(message: str) -> None:  # at once where the command runs, else with the game that caused it
+            if not heard(message):
+                notes.append(message)
+
+        _GRADER.notes = notes
+        _GRADER.analyzer = Analyzer(say, theta=gj.theta, compiled=gj.compiled, wins=gj.wins)
         _GRADER.run = gj.run
     return _GRADER.analyzer
 
