@@ -214,7 +214,7 @@ def test_estimated_win_costs_agree_with_the_exact_ones(small: R.RuleSet) -> None
     log = _log(small, 7, ("Ann", "Ben"))
     ga = an.game(log)
     steps = walk_steps(log)[0]
-    est = estimated_win_costs(small, log, steps, ga.decisions, an.turn, games=games)
+    est = estimated_win_costs(small, log, steps, ga.decisions, an.turn, games=games, screen=games)
     assert len(est) == len(ga.decisions) > 20
     worst = 0.0
     for d, e in zip(ga.decisions, est, strict=True):
@@ -224,6 +224,13 @@ def test_estimated_win_costs_agree_with_the_exact_ones(small: R.RuleSet) -> None
         assert (e.best_move is None) == (e.cost == 0.0) and (e.cost == 0.0 or e.cost > 2 * e.se)
     assert worst <= 4 * 0.5 / games ** 0.5
     assert any(e.cost > 0 for e in est)
+    # screened (the first 500 games of each option, all 2,000 only where another option looks ahead):
+    # a cost it counts is the full run's, on the same dice; fewer decisions go on to all the games
+    screened = estimated_win_costs(small, log, steps, ga.decisions, an.turn, games=games, screen=500)
+    assert any(e.cost > 0 for e in screened)
+    for s, e in zip(screened, est, strict=True):
+        if s.cost > 0:
+            assert (s.made, s.best, s.se) == (e.made, e.best, e.se)
 
 
 def test_analyze_estimates_win_costs_where_there_are_no_exact_distributions(small: R.RuleSet, cli: Any,

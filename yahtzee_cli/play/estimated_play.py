@@ -36,10 +36,11 @@ IntArray = npt.NDArray[np.int64]
 
 
 def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev: Evaluation, option: Choice,
-                  games: int = GAMES, used: int | None = None) -> IntArray:
-    """The final totals of `games` games played on after `option` of the position `ev` (the player's
-    `columns`, `saved` rolls saved before this turn; `used`: the rolls the turn has used, when it
-    stopped before its last roll and the boxes are its options), by the rules' strategy, on fixed dice."""
+                  games: int = GAMES, used: int | None = None, first: int = 0) -> IntArray:
+    """The final totals of games first .. first + games - 1 played on after `option` of the position
+    `ev` (the player's `columns`, `saved` rolls saved before this turn; `used`: the rolls the turn has
+    used, when it stopped before its last roll and the boxes are its options), by the rules' strategy,
+    on fixed dice."""
     from ..solver.estimated import final_totals, position_seed
     from ..solver.exact import Opening
 
@@ -51,7 +52,8 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
     cols = list(columns)
     rerolls = option.keep is not None and len(option.keep) < rules.dice and ev.rolls_left > 0
     if rerolls:
-        return final_totals(rules, cols, saved, 0, 0, games, opening=Opening(ev.dice, used, option.keep), seed=seed)
+        return final_totals(rules, cols, saved, 0, first, games, opening=Opening(ev.dice, used, option.keep),
+                            seed=seed)
     after = option
     if option.keep is not None:  # stopping with rolls left: the box stopping leads to
         assert ev.stop_box is not None
@@ -59,7 +61,7 @@ def option_totals(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev:
     if not after.is_pass:
         assert after.box is not None
         cols[after.column], _ = R.place(rules, cols[after.column], after.box, ev.dice, after.column)
-    return final_totals(rules, cols, R.saved_after(rules, saved, used), 0, 0, games, seed=seed)
+    return final_totals(rules, cols, R.saved_after(rules, saved, used), 0, first, games, seed=seed)
 
 
 def play_estimated(rules: R.RuleSet, columns: Sequence[R.Column], saved: int, ev: Evaluation, u: FloatArray,

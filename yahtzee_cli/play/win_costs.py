@@ -136,23 +136,27 @@ def game_win_costs(rules: R.RuleSet, grader: Any, data: Mapping[str, Any], steps
 GAMES = 1000  # estimated win costs: games played on after each option valued
 CANDIDATES = 3  # options valued besides the move made: the best by expected points
 SIGNIFICANT = 2.0  # a cost counts where the best option valued beats the move made by this many standard errors
+SCREEN = 250  # games after each option first; GAMES in all only where another option then looks ahead
+AHEAD = 1.0  # ... by this many standard errors of GAMES games (half the SIGNIFICANT it takes to count)
 
 
 def estimated_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequence[TurnStep],
                         decisions: Sequence[Any], turn: Callable[[R.RuleSet, tuple[R.Column, ...], int], P.Turn],
                         until: int | None = None, say: Say | None = None, games: int = GAMES,
-                        candidates: int = CANDIDATES) -> list[WinCost]:
+                        candidates: int = CANDIDATES, screen: int = SCREEN) -> list[WinCost]:
     """The win chances of every decision of a game of two or more under rules without exact
     distributions (several columns, saved rolls, Maxi Yatzy's size), estimated from games played on
     by the rules' own strategy: each opponent's from their sheet at that moment (the share of first
     place u from their final totals), and the player's after the move made and after each of the
-    `candidates` best options by expected points, `games` each, every option of a decision on the same
-    dice (play.estimated_play.option_totals), so that their differences, the costs, are sharper than
-    the chances. The best for winning is the best of those valued where it beats the move made by more
-    than SIGNIFICANT standard errors of their difference (the best of several noisy values would
-    otherwise add its noise to every cost: a player making the best move each time would seem to
-    lose a few points a game); `se` is the standard error of the cost (0 where none counts). `turn`:
-    the Analyzer's Turn maker (its Turn values the options in points)."""
+    `candidates` best options by expected points, every option of a decision on the same dice
+    (play.estimated_play.option_totals), so that their differences, the costs, are sharper than the
+    chances: `screen` games each, and `games` where another option then looks better than the move made
+    (most decisions are settled by the first games, and cost four times less). The best for winning
+    is the best of those valued where it beats the move made by more than SIGNIFICANT standard
+    errors of their difference (the best of several noisy values would otherwise add its noise to
+    every cost: a player making the best move each time would seem to lose a few points a game);
+    `se` is the standard error of the cost (0 where none counts). `turn`: the Analyzer's Turn maker
+    (its Turn values the options in points)."""
     import math
 
     import numpy as np
@@ -184,39 +188,48 @@ def estimated_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequen
         st, row = step_of[d.index]
         others = [sample_pmf(totals(j, row[j])) for j in range(n) if j != st.player]
         u = winning.share_of_first(others, max(o.lo + len(o.pmf) for o in others))
-        hi = len(u) - 1
         tn = turn(rules, st.columns, st.saved)
         m = d.made
         used = R.rolls_allowed(rules, st.saved) - d.rolls_left if d.kind != "box" else len(st.rolls)
         ev = _evaluation(tn, d.dice, d.rolls_left, R.rolls_allowed(rules, st.saved) - used)
+        plays: list[tuple[Any, Any, int | None]] = []  # (option, its Evaluation, rolls used), the move made first
+        made = m.move_dict(rules)
         if d.kind == "keep" and len(m.keep) == len(d.dice):  # kept every die, rolled again: the policy's move
             again = _evaluation(tn, d.dice, d.rolls_left - 1, d.rolls_left - 1)
-            made_t = option_totals(rules, st.columns, st.saved, again, again.best, games)
+            plays.append((again.best, again, None))  # (a roll more used than the decision's)
+            made = {}  # (stopping here is another option)
         else:
-            made_o = next(o for o in ev.options if o.keep == (tuple(sorted(m.keep)) if m.keep is not None else None)
-                          and o.is_pass == m.is_pass and o.box == m.box and o.column == m.column)
-            made_t = option_totals(rules, st.columns, st.saved, ev, made_o, games, used)
-        made_x = u[np.clip(made_t, 0, hi)]
-        made_v = float(made_x.mean())
-        best: tuple[float, Any, Any] = (made_v, None, made_x)
-        for o in ev.options[:candidates]:
-            if o.move_dict(rules) == m.move_dict(rules):
-                continue
-            x = u[np.clip(option_totals(rules, st.columns, st.saved, ev, o, games, used), 0, hi)]
-            v = float(x.mean())
-            if v > best[0]:
-                best = (v, o, x)
-        se = 0.0
-        if best[1] is not None:  # (paired: the same dice after every option)
-            diff = best[2] - made_x
-            se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
-        if best[1] is not None and best[0] - made_v > SIGNIFICANT * se:
-            out.append(WinCost(made_v, best[0], best[1], se))
+            plays.append((next(o for o in ev.options if o.move_dict(rules) == made), ev, used))
+        plays += [(o, ev, used) for o in ev.options[:candidates] if o.move_dict(rules) != made]
+
+        def chances(first: int, count: int, st: TurnStep = st, u: Any = u,
+                    plays: list[tuple[Any, Any, int | None]] = plays) -> list[Any]:
+            return [u[np.clip(option_totals(rules, st.columns, st.saved, e, o, count, k, first), 0, len(u) - 1)]
+                    for o, e, k in plays]
+
+        xs = chances(0, min(screen, games))
+        if games > screen and any(_ahead(x - xs[0], games) for x in xs[1:]):
+            # another option looks better: all of them to `games`, on the same dice as before
+            xs = [np.concatenate([x, y]) for x, y in zip(xs, chances(screen, games - screen), strict=True)]
+        made_v = float(xs[0].mean())
+        i_best = max(range(1, len(xs)), key=lambda i: float(xs[i].mean()), default=0)
+        diff = xs[i_best] - xs[0]
+        se = float(diff.std(ddof=1)) / math.sqrt(len(diff)) if i_best and len(diff) > 1 else 0.0
+        if i_best and float(diff.mean()) > SIGNIFICANT * se:  # (paired: the same dice after every option)
+            out.append(WinCost(made_v, float(xs[i_best].mean()), plays[i_best][0], se))
         else:  # no option valued beats the move made clearly: its cost is 0, not the best of the noise
             out.append(WinCost(made_v, made_v, None, 0.0))
         if progress is not None:
             progress(k + 1, len(decisions))
     return out
+
+
+def _ahead(diff: Any, games: int) -> bool:
+    """Whether the first games' paired differences put an option ahead of the move made by AHEAD
+    standard errors of `games` games (their standard errors shrink as the root of the games): half
+    the way to counting as a cost, so that few costs the full games would count are passed over."""
+    n = len(diff)
+    return n > 1 and float(diff.mean()) > AHEAD * float(diff.std(ddof=1)) / games ** 0.5
 
 
 def _evaluation(tn: P.Turn, dice: R.Dice, rolls_left: int, unused: int) -> Any:
