@@ -43,9 +43,11 @@ UntilOpt = Annotated[
 GradeWorkersOpt = Annotated[int | None, workers_option(GRADE_PROCESS_BYTES)]
 WinOpt = Annotated[
     bool, typer.Option("--win/--no-win", help="In games of two or more, value every decision in win probability "
-                                             "too (a few ms of CPU a game, once every position's score "
-                                             "distribution is computed for the rule set: seconds, once; "
-                                             "--no-win leaves it out).")
+                                             "too: exactly where the rules have exact score distributions "
+                                             "(a few ms of CPU a game, once each position's distribution "
+                                             "is computed: seconds, once), else estimated from games "
+                                             "played on (about 30 s a game of two); --no-win leaves it "
+                                             "out.")
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="A table of every decision, turn by turn (each game's, in a batch).")
