@@ -431,7 +431,12 @@ def grade_wins(cols: Any, opps: Any, stages: Any, asks: Any, ra: Any, fut: Any, 
         mask, up, ys, raw = cols_t[0, 0], cols_t[0, 1], cols_t[0, 2], cols_t[0, 3]
         y = 1 if ys == 1 and nyt == 2 else 0
         state = (mask, y, up, raw, ww.stamp[0])
-        stay = -1.0  # a pass: the same state next turn (its chance found when first needed)
+        stay = -1.0  # a pass (rules that allow one): the same state next turn
+        if not ra.must_zero:
+            row = _pmf_row(sp, mask, y, up)
+            if row < 0:
+                return WIN_NO_STATE
+            stay = _pmf_chance(sp, row, raw, u, hi)
         # ---- the final roll: the policy's box (Turn's: the first best) and its win chance
         for r in range(R):
             n_opt, any_score = turn_options(r, cols_t, base, ra, fut, pw)
@@ -448,11 +453,6 @@ def grade_wins(cols: Any, opps: Any, stages: Any, asks: Any, ra: Any, fut: Any, 
                 bo = -1
             final[r] = best
             if bo < 0:
-                if stay < 0.0:
-                    row = _pmf_row(sp, mask, y, up)
-                    if row < 0:
-                        return WIN_NO_STATE
-                    stay = _pmf_chance(sp, row, raw, u, hi)
                 W0[r] = stay
             else:
                 w = _box_chance(opt_i[bo, 1], opt_i[bo, 2], opt_i[bo, 3], state, sp, ra, nyt, u, hi, ww)
@@ -513,11 +513,6 @@ def grade_wins(cols: Any, opps: Any, stages: Any, asks: Any, ra: Any, fut: Any, 
                 if made == c * ra.nb + b:
                     vals[i, 0] = w
             if not ra.must_zero and not any_score:
-                if stay < 0.0:
-                    row = _pmf_row(sp, mask, y, up)
-                    if row < 0:
-                        return WIN_NO_STATE
-                    stay = _pmf_chance(sp, row, raw, u, hi)
                 if stay > bw or (stay == bw and -PASS_COST > bv):
                     bw, bv = stay, -PASS_COST
                     picks[i, 0], picks[i, 1], picks[i, 2], picks[i, 3] = 0, -1, 0, 0
