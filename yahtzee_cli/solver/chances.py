@@ -130,23 +130,26 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
     hi = base + rest_max if cap is None else base + cap  # (the lumped bin: at most one past the best total)
     out: list[OptionChance] = []
 
-    def rest_of(b: int, v: int) -> tuple[FloatArray, int]:
+    def rest_of(b: int, v: int) -> FloatArray:
         if next_pmfs is not None:
-            return next_pmfs[(b, v)], len(next_pmfs[(b, v)])
+            return next_pmfs[(b, v)]
         m2, y2, u2 = next_state(b, v)
         j = int(sid[lay.midx[m2], y2 * tp1 + u2])
         o, L = int(states["off"][j]), int(states["length"][j])
-        return H[o: o + L], L
+        return H[o: o + L]
 
-    def add(pmf: FloatArray, p: float, b: int, v: int, pts: int) -> None:
-        h, L = rest_of(b, v)
-        start = base + pts
+    def spread(pmf: FloatArray, p: float, h: FloatArray, start: int) -> None:
+        """p times the pmf h of the points to come, from total `start` on (with a target, those from
+        it on lumped in its bin)."""
         if cap is None:
-            pmf[start: start + L] += p * h
+            pmf[start: start + len(h)] += p * h
             return
-        lin = max(min(L, base + cap - start), 0)
+        lin = max(min(len(h), base + cap - start), 0)
         pmf[start: start + lin] += p * h[:lin]
         pmf[base + cap] += p * float(h[lin:].sum())
+
+    def add(pmf: FloatArray, p: float, b: int, v: int, pts: int) -> None:
+        spread(pmf, p, rest_of(b, v), base + pts)
 
     stay: FloatArray | None = None  # this sheet's own pmf of the points to come, when a pass may come back to it
     for opt in options:
@@ -169,10 +172,7 @@ def position_chances(rules: RuleSet, column: Any, dice: tuple[int, ...], rolls_l
             if q > 0.0:  # a pass (must_zero off): the next turn starts from this same sheet
                 if stay is None:
                     stay = _stay(rules, column, theta, say)
-                lin = len(stay) if cap is None else max(min(len(stay), cap + 1), 0)
-                pmf[base: base + lin] += q * stay[:lin]
-                if cap is not None:
-                    pmf[base + cap] += q * float(stay[lin:].sum())
+                spread(pmf, q, stay, base)
             out.append(OptionChance(opt.keep, None, 0, 0, Distribution(pmf, 0, 0.0, {"theta": theta})))
         elif opt.box is not None:
             b = int(opt.box)
