@@ -54,10 +54,10 @@ from ..rules import engine as R
 from ..strategy import turn as P
 from ..strategy.keeps import dice_key as _key
 from ..strategy.keeps import keeps
-from ..strategy.sources import Source, TableSource, column_state, raw_points
+from ..strategy.sources import Source, TableSource
 from .hint import risk_source, source_for
 from .luck import Moment, start_value
-from .win_costs import WinCost
+from .win_costs import ASK_AGAIN, ASK_BOX, ASK_KEEP, WinCost, column_numbers
 
 __all__ = [
     "Analyzer",
@@ -299,7 +299,7 @@ class Analyzer:
         """The compiled win grader of `rules` (solver.grade_kernel.WinGrader) for a game of `players`, or
         None when its decisions get no win chances: solo games, risk grading, no exact distributions.
         Every state's pmf is computed once per rule set (solver.state_pmfs, with a note to `say`)."""
-        if not self.wins or players < 2 or self.theta:
+        if not self._wins_wanted(players):
             return None
         key = rules.fingerprint
         if key not in self._win_graders:
@@ -321,27 +321,25 @@ class Analyzer:
                    steps: Sequence[TurnStep], until: int | None) -> list[WinCost] | None:
         """The decisions' win chances (play.win_costs) in a game of two or more under a rule set with
         exact distributions, graded for expected points; else None."""
-        wg = self._win_grader(rules, players)
-        if not decisions:
+        if not decisions or not self._wins_wanted(players):
             return None
-        if wg is None:
-            if not self._estimated_wins(rules, players):
-                return None
-            from .win_costs import estimated_win_costs
+        wg = self._win_grader(rules, players)
+        if wg is not None:
+            from .win_costs import game_win_costs
 
-            return estimated_win_costs(rules, data, steps, decisions, self.turn, until, self.say)
-        from .win_costs import game_win_costs
-
-        return game_win_costs(rules, wg, data, steps, decisions, until)
-
-    def _estimated_wins(self, rules: R.RuleSet, players: int) -> bool:
-        """Whether a game of `players` under `rules` gets estimated win costs: two or more players,
-        expected-score grading, no exact distributions, and the rules' strategy playable here."""
-        if not self.wins or players < 2 or self.theta:
-            return False
+            return game_win_costs(rules, wg, data, steps, decisions, until)
         from .odds import too_large, unavailable
 
-        return unavailable(rules) is not None and too_large(rules) is None
+        if unavailable(rules) is None or too_large(rules) is not None:
+            return None  # (exact distributions graded otherwise, or the rules' strategy cannot play here)
+        from .win_costs import estimated_win_costs
+
+        return estimated_win_costs(rules, data, steps, decisions, self.turn, until, self.say)
+
+    def _wins_wanted(self, players: int) -> bool:
+        """Whether decisions are valued in win probability: asked for, two or more players, and
+        graded for expected points (not a risk strategy)."""
+        return self.wins and players >= 2 and not self.theta
 
     def turn(self, rules: R.RuleSet, columns: tuple[R.Column, ...], saved: int) -> P.Turn:
         key = (rules.fingerprint, rules.keys, columns, saved)  # keys: a Turn's options name its boxes
@@ -423,9 +421,6 @@ class Analyzer:
                         file: str, lines: Sequence[int] | int = 0) -> list[Decision] | None:
         """Every decision of `steps`, valued in one call of the compiled grader (None when some decision
         cannot be graded there: the pure path then says why)."""
-        from ..solver.grade_kernel import ASK_AGAIN, ASK_BOX, ASK_KEEP
-
-        y = rules.yahtzee_index
         nb = len(rules.boxes)
         cols: list[list[tuple[int, int, int, int]]] = []
         stages: list[int] = []
@@ -437,12 +432,7 @@ class Analyzer:
             if not st.rolls:
                 continue
             tt = len(cols)
-            row = []
-            for col in st.columns:
-                cs = column_state(rules, col)
-                ys = -1 if y is None or col.scores[y] is None else int(cs.yfull)
-                row.append((cs.mask, cs.upper, ys, raw_points(rules, col)))
-            cols.append(row)
+            cols.append([column_numbers(rules, col) for col in st.columns])
             most = 0
             for a in _asks(rules, st):
                 if a.kind == "box":
@@ -529,7 +519,7 @@ class Analyzer:
                     inferred = True
                 left = allowed - i - 1
                 again = len(kept) == n_dice
-                asks += (tt, _ASK_AGAIN if again else _ASK_KEEP, sum(map(pw.__getitem__, dice)), left,
+                asks += (tt, ASK_AGAIN if again else ASK_KEEP, sum(map(pw.__getitem__, dice)), left,
                          sum(map(pw.__getitem__, kept)))
                 meta.append((t, pi, rnd, i + 1, _KEEP, dice, left, kept, inferred, -1))
                 most = left if left > most else most
@@ -537,10 +527,10 @@ class Analyzer:
                 last = rolls[-1]
                 key = sum(map(pw.__getitem__, last))
                 if n < allowed:
-                    asks += (tt, _ASK_KEEP, key, allowed - n, key)
+                    asks += (tt, ASK_KEEP, key, allowed - n, key)
                     meta.append((t, pi, rnd, n, _STOP, last, allowed - n, last, False, -1))
                     most = allowed - n if allowed - n > most else most
-                asks += (tt, _ASK_BOX, key, 0, -1 if ci < 0 else ci * nb + bi)
+                asks += (tt, ASK_BOX, key, 0, -1 if ci < 0 else ci * nb + bi)
                 meta.append((t, pi, rnd, n, _BOX, last, 0, None, False, -1 if ci < 0 else ci * nb + bi))
                 if ci >= 0:
                     s = state[pi][ci]
@@ -656,7 +646,6 @@ def _fast_rules(data: Mapping[str, Any], until: int | None) -> R.RuleSet | None:
 
 
 _POW = (0, 1, 7, 49, 343, 2401, 16807)  # 7 ** (face - 1): a roll's base-7 key of face counts, die by die
-_ASK_KEEP, _ASK_AGAIN, _ASK_BOX = 0, 1, 2  # solver.grade_kernel's ASK_* (numpy-free here)
 _KEEP, _STOP, _BOX = 0, 1, 2  # the kinds of _Rows' decisions
 _KINDS: tuple[DecisionKind, ...] = ("keep", "stop", "box")
 

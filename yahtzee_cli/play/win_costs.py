@@ -30,7 +30,7 @@ from ..strategy.keeps import dice_key, keeps
 from ..strategy.sources import column_state, raw_points
 
 Say = Callable[[str], None]
-ASK_KEEP, ASK_AGAIN, ASK_BOX = 0, 1, 2  # solver.grade_kernel's ASK_* (numpy-free here)
+ASK_KEEP, ASK_AGAIN, ASK_BOX = 0, 1, 2  # solver.grade_kernel's ASK_* (numpy-free here; play.analyze's too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,16 @@ def opponents_at(steps: Sequence[TurnStep], finals: Sequence[Sheet], players: in
     return out
 
 
+def sheets_at(data: Mapping[str, Any], steps: Sequence[TurnStep],
+              until: int | None) -> tuple[int, dict[int, tuple[TurnStep, list[Sheet]]]]:
+    """The game's players, and for each step (by turn index) the step with every player's sheet at
+    that moment (opponents_at; a player with no turn left, their sheet at the end of the log)."""
+    rp = replay_game(data, until=until)
+    n = len(rp.players)
+    finals = [(p.columns, p.saved) for p in rp.players]
+    return n, {st.index: (st, row) for st, row in zip(steps, opponents_at(steps, finals, n), strict=True)}
+
+
 def column_numbers(rules: R.RuleSet, col: R.Column) -> tuple[int, int, int, int]:
     """A column as the compiled graders take it: filled mask, upper total, Yahtzee box (-1 open, 0
     zero, 1 full points), points written without the upper bonus."""
@@ -103,10 +113,7 @@ def game_win_costs(rules: R.RuleSet, grader: Any, data: Mapping[str, Any], steps
     """The win chances of every decision (play.analyze.Decision values, in the game's order) of a
     game of two or more players under `rules` (exact distributions; one column), by `grader`
     (grade_kernel.WinGrader); None when some decision cannot be graded there."""
-    rp = replay_game(data, until=until)
-    n = len(rp.players)
-    finals = [(p.columns, p.saved) for p in rp.players]
-    step_of = {st.index: (st, row) for st, row in zip(steps, opponents_at(steps, finals, n), strict=True)}
+    n, step_of = sheets_at(data, steps, until)
     nb = len(rules.boxes)
     cols: list[int] = []
     opps: list[int] = []
@@ -166,10 +173,7 @@ def estimated_win_costs(rules: R.RuleSet, data: Mapping[str, Any], steps: Sequen
     from ..solver.estimated import final_totals, note_compile, position_seed, sample_pmf
     from .estimated_play import option_totals
 
-    rp = replay_game(data, until=until)
-    n = len(rp.players)
-    finals = [(p.columns, p.saved) for p in rp.players]
-    step_of = {st.index: (st, row) for st, row in zip(steps, opponents_at(steps, finals, n), strict=True)}
+    n, step_of = sheets_at(data, steps, until)
     if steps:
         note_compile(rules, steps[0].columns, games, say)
     progress = given(None)
