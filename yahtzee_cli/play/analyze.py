@@ -993,9 +993,9 @@ ESTIMATES = ("expected_loss", "regret", "value", "luck", "expected_start", "expe
 WIN_ESTIMATES = ("win_probability", "win_cost", "win_best")  # estimated where there are no exact distributions
 
 
-def _estimated(ga: GameAnalysis) -> bool:
-    """Whether the game's win chances are estimated (from games played on)."""
-    return any(p.win_var is not None for p in ga.players)
+def _estimated(players: Iterable[PlayerSummary]) -> bool:
+    """Whether these players' win chances are estimated (from games played on)."""
+    return any(p.win_var is not None for p in players)
 
 
 def game_dict(ga: GameAnalysis) -> dict[str, Any]:
@@ -1007,7 +1007,7 @@ def game_dict(ga: GameAnalysis) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "game", "file": ga.file, "line": ga.line, "game": ga.game}
     out.update({
         "rules": ga.rules.record(), "exact": ga.exact, "approximation": None if ga.exact else ga.source,
-        "estimates": ([] if ga.exact else list(ESTIMATES)) + (list(WIN_ESTIMATES) if _estimated(ga) else []),
+        "estimates": ([] if ga.exact else list(ESTIMATES)) + (list(WIN_ESTIMATES) if _estimated(ga.players) else []),
         **objective_dict(ga.theta), "turns": ga.turns, "game_over": ga.game_over,
         "players": [summary_dict(p) for p in ga.players],
         "decisions": decisions,
@@ -1022,7 +1022,7 @@ def totals_dict(t: Totals) -> dict[str, Any]:
     return {"type": "summary", "games": t.games, "problems": t.problems, "exact": t.exact,
             "approximation": "; ".join(notes) or None,
             "estimates": (list(ESTIMATES) if notes else [])
-            + (list(WIN_ESTIMATES) if any(p.win_var is not None for p in t.players.values()) else []),
+            + (list(WIN_ESTIMATES) if _estimated(t.players.values()) else []),
             **objective_dict(t.theta),
             "rule_sets": [{"rules": rs.record(), "exact": e, "approximation": None if e else src}
                           for rs, e, src in t.sources.values()],
