@@ -6,7 +6,8 @@
 2. The exact value against N simulated optimal games (`simulate ... -n N --seed S`): the difference
    in standard errors (within 3 is agreement).
 3. Maxi Yatzy with saved rolls (the preset): every strategy over the same G seeded games (the same
-   dice streams): the default (the additive heuristic fitted by self-play), the exact no-save table
+   dice streams): the default with no saved-rolls table built (values by stock fitted to that table,
+   shipped), the additive heuristic fitted by self-play it replaced, the exact no-save table
    with a value per saved roll (the best of a few candidates by simulated mean, as the heuristic's
    is chosen) or none, and greedy; mean, SE and the difference to the exact no-save value, which
    any strategy could reach by leaving its saved rolls unused.
@@ -115,7 +116,14 @@ def main() -> None:
         print(f"  (the table with at most {k} saved rolls: value {tab.mean:.7f}, {how})", flush=True)
         row(f"exact table with at most {args.saved_cap} saved rolls", saved.play_with(rules, tab, args.seed, 0,
                                                                                   args.games).totals)
-    row("additive heuristic fitted by self-play (no saved-rolls table)",
+    from yahtzee_cli.solver import saved as saved_tables
+    from yahtzee_cli.solver import saved_fit
+
+    model = saved_fit.read(rules)
+    if model is not None:
+        row(f"values by stock fitted to the table with at most {model.cap} (shipped: optimal, no table built)",
+            saved_tables.play_with(rules, model, args.seed, 0, args.games).totals)
+    row("additive heuristic fitted by self-play (before the fitted values by stock)",
         play_with(rules, approx.value_to_go(rules), args.seed, 0, args.games).totals)
     value = approx._best_saved_value(rules, lambda v: dataclasses.replace(table, saved_value=v))
     row(f"exact no-save table + fitted saved-roll value ({value:g})",

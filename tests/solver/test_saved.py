@@ -52,6 +52,14 @@ class Brute:
         self.upper = {b: rules.boxes[b].face for b in rules.upper_indices}
         self.t = rules.settings.upper_bonus_threshold
 
+    def totals(self, mask: int) -> set[int]:
+        """The upper totals (capped) a column with these boxes filled can have."""
+        got = {0}
+        for b, face in self.upper.items():
+            if mask >> b & 1:
+                got = {min(a + n * face, self.t) for a in got for n in range(self.n + 1)}
+        return got
+
     @functools.cache  # noqa: B019 (one instance per test)
     def value(self, mask: int, u: int, stock: int) -> float:
         nb = len(self.rules.boxes)
@@ -94,12 +102,14 @@ def test_every_state_of_the_capped_game_matches_a_brute_force(tables: dict[int, 
     for mask in tab.masks.tolist():
         for u in range(brute.t + 1):
             for stock in range(cap + 1):
-                got = tab.value(mask, 0, u, stock)
-                if got == 0.0 and mask != (1 << 4) - 1:
-                    continue  # an upper total this mask cannot have: never read
+                try:
+                    got = tab.value(mask, 0, u, stock)
+                except KeyError:  # an upper total this mask cannot have, or a stock it cannot hold
+                    assert stock > 2 * bin(mask).count("1") or u not in brute.totals(mask), (mask, u, stock)
+                    continue
                 assert got == pytest.approx(brute.value(mask, u, stock), abs=1e-4), (mask, u, stock)
                 checked += 1
-    assert checked > 50 * (cap + 1)
+    assert checked > 40 * (cap + 1)
     assert tab.mean == pytest.approx(brute.value(0, 0, 0), abs=1e-4)
 
 
@@ -112,9 +122,26 @@ def test_the_value_grows_with_the_cap_and_with_the_stock(tables: dict[int, saved
     means = [tables[k].mean for k in (0, 1, 2)]
     assert means[0] < means[1] < means[2]
     tab = tables[2]
-    assert tab.value(0, 0, 0, 0) < tab.value(0, 0, 0, 1) < tab.value(0, 0, 0, 2)
+    assert tab.value(4, 0, 0, 0) < tab.value(4, 0, 0, 1) < tab.value(4, 0, 0, 2)  # one box (3 of a kind) filled
     with pytest.raises(ValueError, match="0 to 2"):
-        tab.value(0, 0, 0, 3)
+        tab.value(4, 0, 0, 3)
+    with pytest.raises(KeyError, match="at most 2"):  # an empty sheet holds no saved rolls: not stored
+        tab.value(0, 0, 0, 1)
+
+
+def test_the_table_keeps_only_the_cells_a_game_can_reach(tables: dict[int, saved.SavedTable]) -> None:
+    tab = tables[2]
+    lay = tab.lay
+    assert tab.W.shape == (lay.cells,) and tab.path.stat().st_size == 4 * lay.cells
+    nb = 4
+    # a stock's block: every row that can hold it (a turn saves at most 2), most filled first
+    for s in range(3):
+        rows = [m for m in lay.masks.tolist() if min(2 * bin(m).count("1"), 2) >= s]
+        assert lay.sbase[s + 1] - lay.sbase[s] == sum(int(lay.nl[i]) for i in range(len(rows)))
+        assert lay.masks[: len(rows)].tolist() == rows
+    assert lay.masks[0] == (1 << nb) - 1 and lay.masks[-1] == 0
+    dense = (tab.cap + 1) * len(lay.masks) * (tab.t + 1)
+    assert lay.cells < dense / 2
 
 
 def test_an_interrupted_build_goes_on_from_its_finished_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -178,17 +205,18 @@ def test_a_hint_values_every_turn_start_as_the_table_does(tables: dict[int, save
         sheet = R.Column(scores)
         upper = min(sum(s for b, s in enumerate(scores) if s is not None and b < 2), 20)
         written = sum(s for s in scores if s is not None)
-        for stock in range(3):
+        for stock in range(min(2 * sum(s is not None for s in scores), 2) + 1):
             mean = sum(p * hint(rules, [sheet], d, stock + 2, stock, src).best.value
                        for d, p in zip(brute.rolls, brute.p, strict=True))
             assert mean == pytest.approx(written + tab.value(sheet.filled_mask, 0, upper, stock), abs=2e-4)
             assert mean == pytest.approx(written + brute.value(sheet.filled_mask, upper, stock), abs=2e-4)
-    ev = hint(rules, [R.Column.empty(rules)], (6, 6, 6, 6, 5), 2, 1, src)
+    one = R.Column((None, None, 0, None))
+    ev = hint(rules, [one], (6, 6, 6, 6, 5), 2, 1, src)
     assert ev.exact and ev.saved_cap == 2 and ev.to_dict()["saved_rolls_cap"] == 2
     # stopping with rolls left names its box, valued with the rolls it saves (not as with none left)
     for dice in brute.rolls[::7]:
         for left in (1, 2, 3):
-            ev = hint(rules, [R.Column.empty(rules)], dice, left, 1, src)
+            ev = hint(rules, [one], dice, left, 1, src)
             stop = next(o for o in ev.options if o.keep is not None and len(o.keep) == 5)
             assert ev.stop_box is not None and stop.value == pytest.approx(ev.stop_box.value, abs=1e-9)
             assert ev.to_dict()["options"][ev.options.index(stop)]["then"]["box"] == rules.keys[ev.stop_box.box]
@@ -220,8 +248,10 @@ def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
     assert all(abs(p["expected_start"] + p["luck"] - p["expected_loss"] - p["expected_end"]) < 1e-5
                for g in games for p in g["players"])
     # the uncapped game is played by the largest cap built, and says so
-    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--saved", "1"])
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file)])
     assert r.exit_code == 0 and "exact with at most 2 saved rolls" in r.stdout
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--saved", "1"])  # an empty sheet
+    assert r.exit_code == 2 and "--saved takes 0-0 with 0 boxes filled" in r.stderr, r.stderr
     r = cli(["solve", "--rules", str(rules_file), "--json"])
     assert r.exit_code == 0, r.stderr
     rec = orjson.loads(r.stdout)

@@ -103,8 +103,16 @@ def advise(req: HintRequest, say: Say | None = None, stage: Stage | None = None)
     if rs.settings.saved_rolls and n_saved > rs.settings.saved_cap:
         raise BadRequest(f"{{saved}} takes 0-{rs.settings.saved_cap} here (saved_rolls_cap={rs.settings.saved_cap}), "
                          f"got {n_saved}", options=("saved",))
-    from ..rules.engine import parse_dice, rolls_allowed
+    from ..rules.engine import most_saved, parse_dice, rolls_allowed
     from ..strategy.choice import plan
+
+    if rs.settings.saved_rolls and req.saved is not None and len(columns) == 1:
+        filled = bin(columns[0].filled_mask).count("1")
+        most = most_saved(rs, filled)
+        if most is not None and n_saved > most:
+            raise BadRequest(f"{{saved}} takes 0-{most} with {filled} boxes filled (a turn saves at most 2 rolls; "
+                             f"give the sheet with {{sheet}} or {{log}}), got {n_saved}",
+                             options=("saved", "sheet", "log"))
 
     # the stock of saved rolls is spent within the turn: after its first roll, 2 + N rolls are left
     allowed = rolls_allowed(rs, n_saved) - 1

@@ -28,12 +28,13 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
     if p.exact:
         header, arrays = _stored(rules, "exact", say, progress)
         return TableSource(header, arrays, True)
-    if p.strategy == "saved" and p.table_rules is not None:
+    if p.by_stock:
         from ..solver import saved
 
-        tab = saved.read(p.table_rules)
+        tab = saved.stock_values(p)
         if tab is not None:  # (else removed meanwhile: the heuristic)
-            return SavedSource(tab, rules.settings.saved_rolls_cap)
+            return SavedSource(tab, rules.settings.saved_rolls_cap,
+                               None if p.strategy == "saved" else saved.fitted_label(tab))
     fitted, fit_arrays = _stored(rules, "approx", say)
     if not fitted_for(rules, fitted, fit_arrays):  # fitted by an earlier version otherwise: fit it again
         from ..solver import approx
@@ -55,7 +56,8 @@ def saved_rolls_advice(rules: R.RuleSet) -> str | None:
         return None
     from ..strategy.choice import capped
 
-    if plan(rules).strategy != "heuristic":
+    strategy = plan(rules).strategy
+    if strategy not in ("heuristic", "fitted"):
         return None
     from ..solver.saved import DEFAULT_CAP, about_minutes, build_gb, build_minutes, saved_reason
 
@@ -64,7 +66,8 @@ def saved_rolls_advice(rules: R.RuleSet) -> str | None:
     if saved_reason(target) is not None:
         return None
     k = "K" if cap is None else str(cap)
-    return (f"{rules.name} with saved rolls is played by a fitted heuristic until its exact table is built: "
+    how = "a fitted heuristic" if strategy == "heuristic" else "values fitted to the exact table"
+    return (f"{rules.name} with saved rolls is played by {how} until its exact table is built: "
             f"yahtzee solve --rules {rules.name} --set saved_rolls_cap={k} "
             f"(K = {target.settings.saved_cap}: {about_minutes(build_minutes(target))} on 2 cores and "
             f"{build_gb(target):.1f} GB of disk, once)")

@@ -163,7 +163,8 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     the run itself starts at full speed. `record`: the run records its games (a kernel of its own to
     compile); `games`: the run's games; `progress(done, total)`: how a move table's build comes on."""
     futs: dict[str, Any] = {}
-    if any(s in COMPILED for s in strategies):
+    by_stock = plan(rules).by_stock  # optimal plays solver.saved's kernel, not play_games
+    if any(s in COMPILED and not (s == "optimal" and by_stock) for s in strategies):
         from ..limits import cores
         from ..solver import aside, jit, play_kernel
 
@@ -182,8 +183,16 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
             except dist.NotExact as exc:
                 raise StrategyError(f"strategy {strategy} needs an exact table: {exc}") from None
             continue
-        if strategy not in COMPILED or (strategy == "optimal" and plan(rules).strategy == "saved"):
-            continue  # (the saved-rolls table is read by its own kernel, solver.saved.play_with)
+        if strategy == "optimal" and by_stock:  # values by stock: their own kernel
+            from ..solver import jit, play_kernel, saved
+
+            values = saved.stock_values(plan(rules))
+            if values is not None:
+                jit.note_compile([play_kernel.play_saved_games], "the simulator", say,
+                                 [saved.play_args(rules, values, 1, record)])
+            continue
+        if strategy not in COMPILED:
+            continue
         from ..solver import policy
 
         try:
@@ -242,6 +251,13 @@ def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
     p = plan(rules)
     if p.strategy == "saved" and p.table_rules is not None:  # exact within the table's cap
         return {"exact": True, "approximation": None, "saved_rolls_cap": p.table_rules.settings.saved_cap}
+    if p.strategy == "fitted":
+        from ..solver import saved
+
+        model = saved.stock_values(p)
+        if model is not None:
+            return {"exact": False, "approximation": saved.fitted_label(model),
+                    "saved_rolls_cap": model.cap}
     reason = approximate_reason(rules, strategy)
     return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}
 

@@ -111,7 +111,7 @@ def _warm_up(rules: RuleSet, req: SimulationRequest) -> None:
 
     named = [req.strategy or "optimal"] if req.players is None else req.players.split(",")
     if (req.risk is None and req.backend == "local" and any(s.strip().lower() in ("optimal", "greedy") for s in named)
-            and not (rules.settings.saved_rolls and plan(rules).strategy == "saved")):
+            and not (rules.settings.saved_rolls and plan(rules).by_stock)):
         from ..limits import cores
         from ..solver.aside import start_first
 

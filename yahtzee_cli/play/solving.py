@@ -50,7 +50,7 @@ class Solution:
     exact: bool
     expected: float
     sd: float
-    strategy: str  # "exact", "columns", "heuristic" or "saved" (strategy.choice)
+    strategy: str  # "exact", "columns", "heuristic", "saved" or "fitted" (strategy.choice)
     why: str | None = None
     record: dict[str, Any] = field(default_factory=dict)
     row: list[Any] = field(default_factory=list)
@@ -121,16 +121,22 @@ def solve(rules: RuleSet, options: SolveOptions | None = None, say: Say | None =
         return _saved_solve(rules, table_rules, o, start, say, stage)
     if stage is not None:
         stage(f"solving {rules.name}")
+    info: dict[str, Any] | None = None
     with using_cache():
         if p.exact:
             from ..solver.exact import get_table
 
             tab, built = get_table(rules, say, rebuild=o.rebuild)
-        else:
+        elif p.strategy == "fitted":  # values by stock fitted to a saved-rolls table: measured when fitted
+            from ..solver import saved_fit
+
+            info = saved_fit.info(rules)
+        if not p.exact and info is None:
             from ..solver import approx
 
             info = approx.prepare(rules, say, rebuild=o.rebuild)
     if not p.exact:
+        assert info is not None
         if o.distribution and say is not None:
             say("warning: no exact table for these rules, so no exact distribution (simulate shows a sampled one)")
         from dataclasses import replace

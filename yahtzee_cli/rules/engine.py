@@ -1290,6 +1290,15 @@ def saved_after(rules: RuleSet, saved: int, used: int) -> int:
     return rolls_left_over(rules.settings.saved_rolls, saved, used, rules.settings.saved_cap)
 
 
+def most_saved(rules: RuleSet, filled: int) -> int | None:
+    """The most rolls a column with `filled` boxes filled can hold saved: a turn saves at most 2 (three
+    rolls, the first one used), each turn fills a box, and the cap keeps the rest; None when passes
+    (must_zero off) let turns go by without filling a box."""
+    if not rules.settings.must_zero:
+        return None
+    return min(2 * filled, rules.settings.saved_cap)
+
+
 def most_rolls(rules: RuleSet, n_turns: int) -> int:
     """The most rolls any turn of an `n_turns`-turn game can have: three, or with saved_rolls every
     roll saved on the earlier turns too (how much room a recorded game needs per turn)."""

@@ -92,11 +92,11 @@ def note_compile(rules: R.RuleSet, sheet: Sequence[R.Column], games: int, say: S
         return
     from . import exact, jit, play_kernel
     from .policy import value_to_go_for
-    from .saved import read
+    from .saved import stock_values
 
     p = plan(rules)
-    if p.strategy == "saved" and p.table_rules is not None and read(p.table_rules) is not None:
-        return  # (an exact saved-rolls table plays: its kernel is compiled with its build)
+    if p.by_stock and stock_values(p) is not None:
+        return  # (values by stock play: their own kernel, solver.saved.play_with)
     fut = value_to_go_for(rules, "optimal", say)
     jit.note_compile([play_kernel.play_games], "the simulator", say,
                      [exact.play_args(rules, fut, False, games, start=list(sheet))])

@@ -31,6 +31,7 @@ from .within_turn import (
     keep_stages_lanes,
     lane_final_values,
     roll_legal_inline,
+    table_cell,
 )
 
 
@@ -249,29 +250,119 @@ def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
 # --------------------------------------------------------------------------- saved rolls
 
 
+@njit(cache=True, inline="always")
+def _plain_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any) -> bool:
+    """Whether every roll of the masks order[j0:j1:step] may go in every open box, naturally scored and
+    without an extra bonus (no joker, no fill order: Maxi Yatzy): then _batch_final_lanes values them."""
+    R = ra.natT.shape[1]
+    if ra.extra != 0 and ra.bonus_rolls.shape[0] > 0:
+        return False
+    for j in range(j0, j1, step):
+        m = order[j]
+        open_ = ((1 << ra.nb) - 1) & ~m
+        yfilled = (m & lay.ybit) != 0
+        for r in range(R):
+            bits, fullv = roll_legal_inline(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                                             ra.fill0, ra.lower_bits)
+            if bits != open_ or fullv:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _batch_final_lanes(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
+                       E: np.ndarray, NV: np.ndarray) -> None:
+    """_batch_final_values for a batch that _plain_batch accepts, lane-major: per (box, variant) slot
+    the next state's value of every lane (NEG where the box is filled), then per roll and box one SIMD
+    loop over the lanes, written straight into the roll's full-keep row of E. The same sums and maxima
+    as lane_final_values, so the same values; without its per-lane pick among a box's variants or its
+    transposition into E, about half the time.
+
+    Parameters
+    ----------
+    order, j0, j1, step, lay, ra, W : as _batch_final_values'.
+    E : float64[keeps, cap]
+        Written: the full-keep rows of the batch's lanes.
+    NV : float64[boxes * vmax, cap]
+        Scratch: the next states' values by (box, variant) slot and lane.
+    """
+    nb = ra.nb
+    vmax = ra.du.shape[1]
+    t = lay.t
+    tp1 = t + 1
+    off = 0
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = lay.sub_of[m]
+        nu = lay.ucount[sub]
+        nl = nu * (lay.nyt if (m & lay.ybit) != 0 else 1)
+        for lane in range(nl):
+            L = off + lane
+            u = lay.ulist[sub, lane % nu]
+            y = lane // nu
+            for b in range(nb):
+                if (m >> b) & 1:
+                    for v in range(vmax):
+                        NV[b * vmax + v, L] = NEG
+                    continue
+                mb = m | (1 << b)
+                for v in range(ra.nvar[b]):
+                    u2 = u + ra.du[b, v]
+                    if u2 > t:
+                        u2 = t
+                    y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
+                    NV[b * vmax + v, L] = table_cell(W, lay, mb, y2 * tp1 + u2)
+        off += nl
+    n = off
+    natT, vnatT, keep_of_roll = ra.natT, ra.vnatT, ra.keep_of_roll
+    for r in range(natT.shape[1]):
+        row = E[keep_of_roll[r]]
+        for i in range(n):
+            row[i] = NEG
+        for b in range(nb):
+            sc = natT[b, r]
+            src = NV[b * vmax + vnatT[b, r]]
+            for i in range(n):
+                c = sc + src[i]
+                row[i] = c if c > row[i] else row[i]
+
+
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
-                 work: Any, FK: np.ndarray) -> None:
-    """Solve the masks order[j0:j1:step] together for every stock of saved rolls 0..K (W.shape[0] - 1).
-    Parameters as saved_chunk's; FK [R, cap]: the final-roll values at K or more rolls left.
+def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray, blocks: Any,
+                 work: Any, FK: np.ndarray, NV: np.ndarray) -> None:
+    """Solve the masks order[j0:j1:step] (one popcount layer) together for every stock of saved rolls
+    they can hold. Parameters as saved_chunk's; FK [R, cap]: the final-roll values at K or more rolls
+    left; NV: _batch_final_lanes' scratch.
 
     Within a turn the values depend only on the rolls still unused, L (this turn's and the saved
     ones alike). Level L: stopping writes a box and starts the next turn with min(L, K) saved rolls
-    (the final-roll values F_L read W[min(L, K)]); V_L = max(F_L, best keep over V_{L-1}); V_0 = F_0.
-    A turn begun with s saved rolls has s + 3 rolls, so its value is the mean over first rolls of
-    V_{s+2}: levels 0..K + 2, of which levels K.. share F_K."""
-    E, acc, lu, ly, lrow = work.E, work.acc, work.lu, work.ly, work.lrow
+    (the final-roll values F_L read stock min(L, K) of the next layer); V_L = max(F_L, best keep over
+    V_{L-1}); V_0 = F_0. A turn begun with s saved rolls has s + 3 rolls, so its value is the mean
+    over first rolls of V_{s+2}: levels 0..S + 2 for the stocks 0..S the masks can hold (S =
+    tops[filled boxes]), of which levels K.. share F_K."""
+    E, acc, lrow = work.E, work.acc, work.lrow
     keep_of_roll, add_die, drop_die = ra.keep_of_roll, ra.add_die, ra.drop_die
     R = ra.natT.shape[1]
     first_full = add_die.shape[0] - R
-    K = W.shape[0] - 1
-    tp1 = lay.t + 1
+    sbase, tops = blocks
+    K = sbase.shape[0] - 2
     n = _batch_rows(order, j0, j1, step, lay, lrow)
-    for level in range(K + 3):
+    plain = _plain_batch(order, j0, j1, step, lay, ra)
+    filled = 0
+    m0 = order[j0]
+    while m0:
+        m0 &= m0 - 1
+        filled += 1
+    top = tops[filled]
+    W2 = np.zeros((1, 1))
+    for level in range(top + 3):
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
         if level <= K:  # F_level into the full-keep rows
-            _batch_final_values(order, j0, j1, step, lay, ra, W[level], W2, work)
+            if plain:
+                _batch_final_lanes(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], E, NV)
+            else:
+                _batch_final_values(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], W2, work)
             if level == K:
                 for r in range(R):
                     kr = keep_of_roll[r]
@@ -286,37 +377,46 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
             best_sub_lanes(E, E, E, 0, drop_die, n)
         if level >= 2:
             _first_roll_mean(acc, E, ra, n)
-            s = level - 2
-            for lane in range(n):
-                W[s, lrow[lane], ly[lane] * tp1 + lu[lane]] = acc[lane]
-    for s in range(K + 1):
-        _share_dead_totals(order, j0, j1, step, lay, W[s], W2, False)
+            at = sbase[level - 2]
+            off = 0
+            for j in range(j0, j1, step):  # each mask's lanes are its row's cells, in order
+                m = order[j]
+                nl = lay.ucount[lay.sub_of[m]] * (lay.nyt if (m & lay.ybit) != 0 else 1)
+                row = at + lay.midx[m]
+                for k in range(nl):
+                    W[row + k] = acc[off + k]
+                off += nl
 
 
 @njit(**KERNEL)
 def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndarray, lay: Any, ra: Any,
-                W: np.ndarray, W2: np.ndarray, work: Any) -> None:
-    """solve_chunk with saved rolls: fill W[s] (expected remaining score with s rolls saved, s = 0..K)
-    for chunk `c` of `nch` of one popcount layer's masks.
+                W: np.ndarray, blocks: Any, work: Any) -> None:
+    """solve_chunk with saved rolls: fill the compact table W (expected remaining score with s rolls
+    saved, s = 0..K) for chunk `c` of `nch` of one popcount layer's masks.
 
     Parameters
     ----------
-    c, nch, order, span, n_lanes, lay, ra : as solve_chunk's.
-    W : float32[K + 1, rows, nyt * (t + 1)]
-        [stock, mask index, y * (t + 1) + u]: written for the chunk's masks, read for later layers'
-        (float32: the table file mapped in memory).
-    W2 : float64[1, 1]
-        Unused (no second moments with saved rolls).
-    work : (within_turn.LaneWork, float64[R, cap])
-        The thread's working arrays (moments and passes off) and FK, its final-roll values at K or
-        more rolls left.
+    c, nch, order, span, n_lanes, ra : as solve_chunk's.
+    lay : within_turn.StateLayout
+        The table's states, compact: midx[mask] the row's first cell within a stock's block, ulane
+        the lanes of the row by upper set (within_turn.table_cell).
+    W : float32[cells]
+        The table, a block per stock s = 0..K (W[sbase[s]:sbase[s + 1]], the rows that can hold s
+        saved rolls: most filled boxes first, so each block is a prefix of the rows): written for the
+        chunk's masks, read for the next layer's (the table file mapped in memory).
+    blocks : (int64[K + 2], int64[boxes + 1])
+        Where each stock's block starts (and the last ends); the most rolls a sheet with p boxes
+        filled can hold saved (rules.engine.most_saved), by p.
+    work : (within_turn.LaneWork, float64[R, cap], float64[boxes * vmax, cap])
+        The thread's working arrays (moments and passes off), FK, its final-roll values at K or more
+        rolls left, and NV, the next states' values by (box, variant) and lane (_batch_final_lanes).
     """
     lay, ra, work = borrow(lay), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
-    work, FK = work
+    work, FK, NV = work
     start, end = span
     cap = work.E.shape[1]
     j = start + c
     while j < end:
         j1 = _batch_end(j, end, nch, n_lanes, cap)
-        _saved_batch(order, j, j1, nch, lay, ra, W, W2, work, FK)
+        _saved_batch(order, j, j1, nch, lay, ra, W, blocks, work, FK, NV)
         j = j1

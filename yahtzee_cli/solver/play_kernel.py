@@ -890,11 +890,21 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
             nturns_out[g0 + i] = turn0 + open0
 
 
+@njit(cache=True, inline="always")
+def stock_future(fut: Any, stocks: Any, s: int) -> Any:
+    """The value to go with s rolls saved: fut with stock s's table block (W[sbase[s]:sbase[s + 1]]),
+    h, G and yh (play_saved_games' stocks)."""
+    W, sbase, H3, G3, Y3 = stocks
+    return Future(fut.kind, fut.t, fut.nyt, W[sbase[s]:sbase[s + 1]], fut.midx, H3[s], G3[s], Y3[s], fut.sub_of,
+                  fut.ulane)
+
+
 @njit(**KERNEL)
-def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, work: Any, FS: np.ndarray,
+def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: Any, FS: np.ndarray,
                      log: Any, start: Any) -> None:
-    """play_games for one column with an exact saved-rolls table (solver.saved): optimal play of the
-    game with at most K saved rolls. Each turn values its final rolls once per stock that stopping can
+    """play_games for one column with values to go by stock of saved rolls: an exact saved-rolls table
+    (solver.saved), optimal play of the game with at most K saved rolls, or a model fitted to one
+    (solver.saved_fit). Each turn values its final rolls once per stock that stopping can
     leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
     its keeps from those (within_turn.keep_values), and writes its box by the values of the stock it stops
     with; rolls saved beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they
@@ -905,9 +915,12 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     game, ra, out, work, log, start
         As play_games' (no passes: the table needs must_zero).
     fut : within_turn.Future
-        The table's layout (kind FUTURE_TABLE, t, nyt, midx; its W is W3[0]).
-    W3 : float32[K + 1, rows, nyt * (t + 1)]
-        The table: W3[s] the values to go with s rolls saved.
+        The values' kind and layout (kind, t, nyt, midx, sub_of; its W, h, G and yh are stock 0's).
+    stocks : (W, sbase, H3, G3, Y3)
+        The values to go by stock of saved rolls s = 0..K: an exact table's (solver.saved.Compact: W
+        float32[cells], its stock s's block W[sbase[s]:sbase[s + 1]], read through fut's midx and
+        ulane) or a fitted model's H3, G3 and Y3 (solver.saved_fit, as within_turn.Future's h, G and
+        yh by stock), the others placeholders (stock_future).
     FS : float64[K + 1, R]
         Scratch: the final-roll values by stock (absolute: points written plus value to go).
     """
@@ -920,7 +933,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
     (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
      y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
     values = (EJ, FS, 0.0)  # stopping with j rolls left: FS[min(j, K)] (keep_by_values)
-    K = W3.shape[0] - 1
+    K = FS.shape[0] - 1
     R = Vfinal.shape[0]
     jmax = EJ.shape[0]
     mult = ra.mult[0]
@@ -938,8 +951,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                 J = jmax
             top = J if J < K else K
             for s in range(top + 1):
-                fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
-                best12 = _sheet_next_values(work, fs, ra)
+                best12 = _sheet_next_values(work, stock_future(fut, stocks, s), ra)
                 final_values(Vfinal, work, work.NV, cmask, yst, False, best12, ra)
                 base = mult * work.Fcur[0]
                 for r in range(R):
@@ -949,8 +961,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, W3: np.ndarray, out: Any, wor
                                     turn == turn0)
             left = budget - used
             s = left if left < K else K
-            fs = Future(fut.kind, fut.t, fut.nyt, W3[s], fut.midx, fut.h, fut.G, fut.yh, fut.sub_of)
-            best12 = _sheet_next_values(work, fs, ra)
+            best12 = _sheet_next_values(work, stock_future(fut, stocks, s), ra)
             saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
             at = (g, turn, used, 0)
             code = box_code(r, work.NV, cmask, yst, False, best12, ra)

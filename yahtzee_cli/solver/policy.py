@@ -56,10 +56,10 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     if strategy not in ("optimal", "greedy"):
         raise StrategyError(f"unknown strategy {strategy!r}; the solver plays optimal and greedy")
     p = plan(rules)
-    if strategy == "optimal" and p.strategy == "saved" and p.table_rules is not None:
+    if strategy == "optimal" and p.by_stock:
         from . import saved as saved_table
 
-        tab = saved_table.read(p.table_rules)
+        tab = saved_table.stock_values(p)
         if tab is not None:  # (else removed meanwhile: the heuristic)
             return saved_table.play_with(rules, tab, seed, first_game, n_games, seat, record, threads, start, saved,
                                          opening)

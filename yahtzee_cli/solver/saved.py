@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,16 +37,15 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store import tablefile
 from ..store.kinds import SAVED
-from ..strategy.choice import exact_reason
+from ..strategy.choice import DEFAULT_SAVED_CAP, exact_reason
 from .games import GameBatch
 
 if TYPE_CHECKING:
+    from ..strategy.choice import Plan
     from .exact import Opening
 
-VERSION = 1  # bump when the table's meaning changes
-# The cap suggested for the uncapped game: from the study in docs/strategy.md, each saved roll of cap
-# beyond it adds less than 0.01 points, while the build takes about half an hour
-DEFAULT_CAP = 24
+VERSION = 2  # bump when the table's meaning changes (2: compact, the cells a game can reach)
+DEFAULT_CAP = DEFAULT_SAVED_CAP  # the cap suggested for the uncapped game
 CHUNK_LANES = 4096  # lanes per task: Ctrl-C waits for the running tasks only (about a second)
 Progress = Callable[[int, int], None]
 
@@ -71,46 +70,163 @@ def saved_reason(rules: RuleSet) -> str | None:
 
 
 def _paths(rules: RuleSet) -> tuple[Path, Path, Path]:
-    """The values (float32), the header (JSON: what is done) and the masks (int64, by popcount)."""
+    """The values (float32), the header (JSON: what is done) and the layout (int64: Compact.pack)."""
     values, header, masks = SAVED.paths(tablefile.cache_dir(), rules.fingerprint)
     return values, header, masks
 
 
 @dataclass
+class Compact:
+    """Where each cell of a compact saved-rolls table is: only the cells a game can reach, stock by stock.
+
+    Rows are the reachable filled-box masks, most filled first; a row holds the lanes its mask's
+    states need (y, and the upper totals that can still matter: every total too far below the
+    threshold to reach it shares one lane). A sheet with p boxes filled holds at most tops[p] saved
+    (rules.engine.most_saved: a turn saves at most 2), so stock s's block holds the rows that can
+    hold s, a prefix of the rows. Cell (s, mask, y, u) = sbase[s] + midx[mask] + ulane[sub_of[mask],
+    y * (t + 1) + u]."""
+
+    masks: npt.NDArray[np.int64]  # rows, most filled first
+    nl: npt.NDArray[np.int64]  # each row's lanes
+    ulane: npt.NDArray[np.int64]  # [upper set, y * (t + 1) + u] -> lane in its row (-1: a total it cannot have)
+    sbase: npt.NDArray[np.int64]  # [K + 2]: each stock's block
+    tops: npt.NDArray[np.int64]  # [boxes + 1]: the most rolls saved with p boxes filled
+    nb: int
+
+    @property
+    def cells(self) -> int:
+        return int(self.sbase[-1])
+
+    @cached_property
+    def midx(self) -> npt.NDArray[np.int64]:
+        """[2**boxes] mask -> its row's first cell within a stock's block (-1 unreachable)."""
+        midx = np.full(1 << self.nb, -1, dtype=np.int64)
+        midx[self.masks] = np.concatenate([[0], np.cumsum(self.nl)[:-1]]).astype(np.int64)
+        return midx
+
+    def top_stock(self, mask: int) -> int:
+        """The most rolls a sheet with these boxes filled can hold saved."""
+        return int(self.tops[bin(mask).count("1")])
+
+    def pack(self) -> bytes:
+        head = np.array([self.nb, len(self.masks), self.ulane.shape[0], self.ulane.shape[1], len(self.sbase)],
+                        dtype="<i8")
+        return b"".join(np.ascontiguousarray(a, dtype="<i8").tobytes()
+                        for a in (head, self.masks, self.nl, self.ulane, self.sbase, self.tops))
+
+    @classmethod
+    def unpack(cls, data: bytes) -> Compact:
+        a = np.frombuffer(data, dtype="<i8")
+        nb, rows, subs, width, ns = (int(v) for v in a[:5])
+        at = 5
+        masks, at = a[at:at + rows], at + rows
+        nl, at = a[at:at + rows], at + rows
+        ulane, at = a[at:at + subs * width].reshape(subs, width), at + subs * width
+        sbase, at = a[at:at + ns], at + ns
+        tops, at = a[at:at + nb + 1], at + nb + 1
+        if at != len(a) or ns < 2:
+            raise ValueError("layout size")
+        return cls(masks.copy(), nl.copy(), ulane.copy(), sbase.copy(), tops.copy(), nb)
+
+
+def compact_layout(rules: RuleSet, lay: Any) -> Compact:
+    """The compact table's layout of capped rules with saved rolls, exact.layout `lay` their states
+    without saved rolls (see Compact)."""
+    from ..rules.engine import most_saved
+
+    K = rules.settings.saved_cap
+    tops = np.array([most_saved(rules, p) for p in range(lay.nb + 1)], dtype=np.int64)
+    masks = np.asarray(lay.masks, dtype=np.int64)
+    pc = np.zeros(len(masks), dtype=np.int64)
+    for b in range(lay.nb):
+        pc += (masks >> b) & 1
+    order = np.lexsort((masks, -pc))  # most filled first, then by mask
+    rows, pcs = masks[order], pc[order]
+    ny = np.where((rows & lay.ybit) != 0, lay.nyt, 1)
+    nl = lay.ucount[lay.sub_of[rows]] * ny
+    ends = np.cumsum(nl)
+    blocks = []
+    for s in range(K + 1):
+        n_rows = int(np.sum(tops[pcs] >= s))  # a prefix: pcs falls along the rows
+        blocks.append(int(ends[n_rows - 1]) if n_rows else 0)
+    sbase = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
+    t = lay.t
+    subs = lay.ucount.shape[0]
+    ulane = np.full((subs, lay.nyt * (t + 1)), -1, dtype=np.int64)
+    for sub in range(subs):
+        nu = int(lay.ucount[sub])
+        for y in range(lay.nyt):
+            for i in range(nu):
+                ulane[sub, y * (t + 1) + int(lay.ulist[sub, i])] = y * nu + i
+            for i in range(int(lay.dcount[sub])):  # sharing the dead lane computed first
+                ulane[sub, y * (t + 1) + int(lay.dlist[sub, i])] = y * nu
+    return Compact(rows, nl, ulane, sbase, tops, lay.nb)
+
+
+@dataclass
 class SavedTable:
-    """A built saved-rolls table: W[stock, row, y * (t + 1) + u] (float32, mapped from its file)."""
+    """A built saved-rolls table, compact (Compact: the cells a game can reach), float32, mapped from
+    its file."""
 
     fingerprint: str
     rule_name: str
     cap: int
     t: int
     nyt: int
-    masks: npt.NDArray[np.int64]  # rows' filled-box masks
-    W: npt.NDArray[np.float32]
+    lay: Compact
+    W: npt.NDArray[np.float32]  # [cells]
     mean: float
     states: int
     build_seconds: float
     path: Path
+    sub_of: npt.NDArray[np.int64]  # [2**boxes] mask -> its set of filled upper boxes
 
-    @cached_property
+    @property
+    def masks(self) -> npt.NDArray[np.int64]:
+        """The rows' filled-box masks."""
+        return self.lay.masks
+
+    @property
     def midx(self) -> npt.NDArray[np.int64]:
-        """[2**boxes] filled-box mask -> row (-1 unreachable): the full sheet's mask is the largest."""
-        midx = np.full(1 << int(self.masks.max()).bit_length(), -1, dtype=np.int64)
-        midx[self.masks] = np.arange(len(self.masks), dtype=np.int64)
-        return midx
+        return self.lay.midx
 
-    def row(self, mask: int) -> int:
-        i = int(self.midx[mask]) if 0 <= mask < len(self.midx) else -1
-        if i < 0:
+    def cell(self, mask: int, y: int, u: int, stock: int) -> int:
+        """The index in W of a state's value (KeyError: a state no game reaches)."""
+        if not 0 <= stock <= self.cap:
+            raise ValueError(f"a stock of {stock} saved rolls: this table holds 0 to {self.cap}")
+        lay = self.lay
+        base = int(lay.midx[mask]) if 0 <= mask < len(lay.midx) else -1
+        if base < 0:
             raise KeyError(f"unreachable filled-box set {mask:#x}")
-        return i
+        if stock > lay.top_stock(mask):
+            raise KeyError(f"{stock} saved rolls with {bin(mask).count('1')} boxes filled (a turn saves at most 2)")
+        lane = int(lay.ulane[self.sub_of[mask], y * (self.t + 1) + min(u, self.t)])
+        if lane < 0:
+            raise KeyError(f"an upper total of {u} with filled boxes {mask:#x}")
+        return int(lay.sbase[stock]) + base + lane
 
     def value(self, mask: int, y: int, u: int, stock: int) -> float:
         """Expected remaining score (upper bonus included) of a turn start with `stock` rolls saved
-        (0..cap: a stock never holds more)."""
-        if not 0 <= stock <= self.cap:
-            raise ValueError(f"a stock of {stock} saved rolls: this table holds 0 to {self.cap}")
-        return float(self.W[stock, self.row(mask), y * (self.t + 1) + min(u, self.t)])
+        (0..cap: a stock never holds more; at most 2 per turn played)."""
+        return float(self.W[self.cell(mask, y, u, stock)])
+
+    def values(self, stock: int, masks: npt.NDArray[np.int64], ys: npt.NDArray[np.int64],
+               us: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """value() of many states of one stock at once (every one reachable: not checked)."""
+        lay = self.lay
+        lanes = lay.ulane[self.sub_of[masks], ys * (self.t + 1) + np.minimum(us, self.t)]
+        at = lay.sbase[stock] + lay.midx[masks] + lanes
+        return np.asarray(self.W[at], dtype=np.float64)
+
+    def stocks(self) -> tuple[Any, tuple[Any, ...]]:
+        """(within_turn.Future, stocks): the table as play_kernel.play_saved_games takes it."""
+        from .within_turn import FUTURE_TABLE, Future
+
+        none = np.zeros((self.cap + 1, 1, 1))
+        lay = self.lay
+        fut = Future(FUTURE_TABLE, self.t, self.nyt, self.W[: lay.sbase[1]], lay.midx, none[0], none[0], none[0, 0],
+                     self.sub_of, lay.ulane)
+        return fut, (self.W, lay.sbase, none, none, none[:, 0])
 
 
 def _header(path: Path) -> dict[str, Any] | None:
@@ -123,20 +239,22 @@ def _header(path: Path) -> dict[str, Any] | None:
 
 def read(rules: RuleSet) -> SavedTable | None:
     """The finished table from the cache, or None (missing, unfinished, another version)."""
-    data_p, head_p, masks_p = _paths(rules)
+    data_p, head_p, lay_p = _paths(rules)
     h = _header(head_p)
     if h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint or not h.get("complete"):
         return None
     try:
-        masks = np.fromfile(masks_p, dtype="<i8")
-        shape = (int(h["cap"]) + 1, int(h["rows"]), int(h["width"]))
-        if len(masks) != shape[1] or data_p.stat().st_size != 4 * shape[0] * shape[1] * shape[2]:
+        lay = Compact.unpack(lay_p.read_bytes())
+        if lay.cells != int(h["cells"]) or data_p.stat().st_size != 4 * lay.cells:
             raise CorruptTable(f"{data_p}: the saved-rolls table does not match its header")
-        W = np.memmap(data_p, dtype="<f4", mode="r", shape=shape)
+        W = np.memmap(data_p, dtype="<f4", mode="r", shape=(lay.cells,))
     except (OSError, ValueError, KeyError) as exc:
         raise CorruptTable(f"{data_p}: {exc}") from exc
-    return SavedTable(h["fingerprint"], h["rule_name"], int(h["cap"]), int(h["t"]), int(h["nyt"]), masks,
-                      np.asarray(W), float(h["mean"]), int(h["states"]), float(h["seconds"]), data_p)
+    from .value_to_go import sub_of
+
+    return SavedTable(h["fingerprint"], h["rule_name"], int(h["cap"]), int(h["t"]), int(h["nyt"]), lay,
+                      np.asarray(W), float(h["mean"]), int(h["states"]), float(h["seconds"]), data_p,
+                      sub_of(without_saved(rules)))
 
 
 def progress_done(rules: RuleSet) -> tuple[int, int] | None:
@@ -166,21 +284,23 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     K = rules.settings.saved_cap
     lay = layout(without_saved(rules))
     s = rules.settings
-    rows, width = len(lay.masks), lay.width
-    data_p, head_p, masks_p = _paths(rules)
+    comp = compact_layout(rules, lay)
+    data_p, head_p, lay_p = _paths(rules)
     data_p.parent.mkdir(parents=True, exist_ok=True)
-    size = 4 * (K + 1) * rows * width
+    size = 4 * comp.cells
     h = _header(head_p)
     fresh = (h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint
-             or not data_p.exists() or data_p.stat().st_size != size or not masks_p.exists())
+             or not data_p.exists() or data_p.stat().st_size != size or not lay_p.exists())
     if fresh:
-        write_atomic(masks_p, [lay.masks.astype("<i8").tobytes()])
+        write_atomic(lay_p, [comp.pack()])
         with open(data_p, "wb") as fh:
             fh.truncate(size)
+        n_reach = (lay.ucount + lay.dcount)[lay.sub_of[comp.masks]] * np.where((comp.masks & lay.ybit) != 0, lay.nyt, 1)
+        pcs = np.array([bin(int(m)).count("1") for m in comp.masks], dtype=np.int64)
         h = {"kind": "saved", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
-             "rules": rules.to_dict(), "cap": K, "rows": rows, "width": width, "t": lay.t, "nyt": lay.nyt,
-             "states": lay.n_states * (K + 1), "layers": lay.nb + 1, "layers_done": [], "seconds": 0.0,
-             "complete": False, "mean": None}
+             "rules": rules.to_dict(), "cap": K, "cells": comp.cells, "t": lay.t, "nyt": lay.nyt,
+             "states": int((n_reach * (comp.tops[pcs] + 1)).sum()), "layers": lay.nb + 1,
+             "layers_done": [], "seconds": 0.0, "complete": False, "mean": None}
     assert h is not None
     done_layers = set(h["layers_done"])
     before = float(h["seconds"])
@@ -202,10 +322,10 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
         raise
     mm = mmap.mmap(fd, size)
     os.close(fd)
-    W = np.frombuffer(mm, dtype=np.float32).reshape(K + 1, rows, width)
+    W = np.frombuffer(mm, dtype=np.float32)
     mapped = [W]  # the threads' view of the file, dropped before the file is unmapped
-    W2 = np.zeros((1, 1))
-    cap = max(lane_cap, width)
+    state = lay.state._replace(midx=comp.midx, ulane=comp.ulane)  # the kernels read and write compact cells
+    cap = max(lane_cap, lay.width)
     workers = max(1, threads or cores())
     local = threading.local()
     stop = threading.Event()
@@ -223,10 +343,13 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
     previous = _on_ctrl_c(stop)
     try:
         full = (1 << lay.nb) - 1
-        if lay.nb not in done_layers:
-            u = np.arange(lay.t + 1)
-            term = np.where(u >= lay.t, float(s.upper_bonus), 0.0)
-            W[:, lay.midx[full]] = np.tile(term, lay.nyt).astype(np.float32)
+        if lay.nb not in done_layers:  # the full sheet: the upper bonus or nothing, whatever the stock
+            sub = int(lay.sub_of[full])
+            us = lay.ulist[sub, : lay.ucount[sub]]
+            term = np.tile(np.where(us >= lay.t, float(s.upper_bonus), 0.0), int(comp.nl[0]) // len(us))
+            for k in range(int(comp.tops[lay.nb]) + 1):  # (the stocks a full sheet can be reached with)
+                at = int(comp.sbase[k] + comp.midx[full])
+                W[at: at + len(term)] = term.astype(np.float32)
             save(lay.nb)
         with ThreadPoolExecutor(workers) as pool:
             for p in range(lay.nb - 1, -1, -1):
@@ -242,10 +365,11 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                         return
                     work = getattr(local, "work", None)
                     if work is None:
-                        work = local.work = (lane_work(lay.arrays, cap, False, False, 2),
-                                             np.empty((lay.arrays.natT.shape[1], cap)))
-                    kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, lay.state, lay.arrays, mapped[0],
-                                        W2, work)
+                        ra = lay.arrays
+                        work = local.work = (lane_work(ra, cap, False, False, 2), np.empty((ra.natT.shape[1], cap)),
+                                             np.empty((ra.nb * ra.du.shape[1], cap)))
+                    kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, state, lay.arrays, mapped[0],
+                                        (comp.sbase, comp.tops), work)
                     lanes = int(n_lanes[start + c:end:nch].sum())
                     if progress is not None and lanes:
                         with lock:
@@ -272,7 +396,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                 if stop.is_set():
                     raise KeyboardInterrupt  # the running chunks have returned: this layer is not recorded
                 save(p)
-        mean = float(W[0, lay.midx[0], 0])
+        mean = float(W[comp.midx[0]])  # (stock 0's block first, the empty sheet's one lane)
         h.update(complete=True, mean=mean, seconds=before + time.perf_counter() - t0)
         mm.flush()
         write_atomic(head_p, [orjson.dumps(h)])
@@ -350,48 +474,76 @@ def _reserve(fd: int, size: int) -> None:
 # --------------------------------------------------------------------------- play
 
 
-def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_games: int, seat: int = 0,
+class StockValues(Protocol):
+    """Values to go by stock of saved rolls, 0..cap: a SavedTable, or a model fitted to one
+    (solver.saved_fit.FittedStocks)."""
+
+    cap: int
+    t: int
+    nyt: int
+
+    def stocks(self) -> tuple[Any, tuple[Any, ...]]: ...
+
+    def value(self, mask: int, y: int, u: int, stock: int) -> float: ...
+
+
+def stock_values(p: Plan) -> StockValues | None:
+    """The values by stock a plan with p.by_stock plays: the exact saved-rolls table ("saved") or the
+    model fitted to one ("fitted"); None when it has gone from the cache meanwhile."""
+    if p.strategy == "saved" and p.table_rules is not None:
+        return read(p.table_rules)
+    if p.strategy == "fitted":
+        from . import saved_fit
+
+        return saved_fit.read(p.rules)
+    return None
+
+
+def fitted_label(model: Any) -> str:
+    """How a fitted model of values by stock is described wherever it plays: what it was fitted to and
+    how far below that table it measured."""
+    m = model.measured
+    text = f"values by stock fitted to the exact table with at most {model.cap} saved rolls"
+    if m.get("games"):
+        text += (f" ({m['below']:.2f} points a game below that table's play over the same {m['games']:,} games, "
+                 f"{m['mean']:.2f} against {m['exact_mean']:.2f})")
+    return text
+
+
+def play_with(rules: RuleSet, tab: StockValues, seed: int, first_game: int, n_games: int, seat: int = 0,
               record: bool = False, threads: int | None = None, start: Sequence[Column] | None = None,
               saved: int = 0, opening: Opening | None = None) -> GameBatch:
-    """Play games first_game .. first_game + n_games - 1 of seat `seat` by the saved-rolls table
-    (play_kernel.play_saved_games: optimal play with at most tab.cap saved rolls), with the dice and
+    """Play games first_game .. first_game + n_games - 1 of seat `seat` by values to go by stock: the
+    saved-rolls table (play_kernel.play_saved_games: optimal play with at most tab.cap saved rolls) or
+    a model fitted to one (solver.saved_fit), with the dice and
     tie conventions of every strategy (solver.policy.play). `start`, `saved`, `opening`: the column
     every game goes on from (default: an empty sheet), as exact.start_arrays takes them.
     Returns a games.GameBatch."""
-    from ..rules.engine import most_rolls
     from . import play_kernel
-    from .exact import start_arrays
-    from .tables import rule_arrays
     from .totals import on_threads, sheet_totals
-    from .within_turn import FUTURE_TABLE, Future
 
-    ra = rule_arrays(rules, tab.nyt)
-    nb = ra.nb
-    W3 = tab.W
-    fut = Future(FUTURE_TABLE, tab.t, tab.nyt, W3[0], tab.midx, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1),
-                 np.zeros(1, np.int64))
-    scores = np.empty((n_games, 1, nb), dtype=np.int64)
-    ybonus = np.zeros((n_games, 1), dtype=np.int64)
-    nturns = np.zeros(n_games, dtype=np.int64)
-    max_rolls = most_rolls(rules, nb)
-    rg, rt, rr = (n_games, nb, max_rolls) if record else (1, 1, 1)
-    log = (np.zeros((rg, rt, rr, rules.dice), dtype=np.int64), np.zeros((rg, rt, max(rr - 1, 1), rules.dice),
-                                                                          dtype=np.int64),
-           np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
-    stages = max_rolls - 1
-    first = start_arrays(rules, start, saved, opening)
+    if start is not None and rules.settings.saved_rolls:
+        from ..rules.engine import most_saved
+
+        most = most_saved(rules, bin(start[0].filled_mask).count("1"))
+        if most is not None and saved > most:  # (a table holds no such cell: never read past it)
+            raise ValueError(f"{saved} rolls saved with {bin(start[0].filled_mask).count('1')} boxes filled: "
+                             f"at most {most}")
+    args = play_args(rules, tab, n_games, record, start, saved, opening)
+    ra, fut, stocks, (scores, ybonus, nturns), first = args[1], args[2], args[3], args[4], args[8]
+    log = args[7]
 
     def games(g0: int, g1: int) -> None:
-        work = play_kernel.turn_work(ra, stages)
-        FS = np.empty((tab.cap + 1, ra.natT.shape[1]))
+        work = play_kernel.turn_work(ra, args[5].EJ.shape[0])
+        FS = np.empty_like(args[6])
         part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
-        lg = tuple(a[g0:g1] for a in log) if record else None
-        play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, W3, part, work, FS, lg, first)
+        lg = tuple(a[g0:g1] for a in log) if log is not None else None
+        play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, stocks, part, work, FS, lg, first)
 
     on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
-    if record:
+    if log is not None:
         r_used = max(int(log[2].max()) if n_games else 1, 1)
         batch.rolls = log[0][:, :, :r_used].copy()
         batch.held = log[1][:, :, : max(r_used - 1, 0)].copy()
@@ -400,6 +552,32 @@ def play_with(rules: RuleSet, tab: SavedTable, seed: int, first_game: int, n_gam
         batch.box = log[4].copy()
         batch.n_turns = nturns
     return batch
+
+
+def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = False,
+              start: Sequence[Column] | None = None, saved: int = 0, opening: Opening | None = None) -> tuple[Any, ...]:
+    """The arguments play_kernel.play_saved_games takes for n_games games of `tab` (outputs allocated;
+    what play_with hands each thread, and what asks whether the kernel is compiled for them)."""
+    from ..rules.engine import most_rolls
+    from . import play_kernel
+    from .exact import start_arrays
+    from .tables import rule_arrays
+
+    ra = rule_arrays(rules, tab.nyt)
+    nb = ra.nb
+    fut, stocks = tab.stocks()
+    out = (np.empty((n_games, 1, nb), dtype=np.int64), np.zeros((n_games, 1), dtype=np.int64),
+           np.zeros(n_games, dtype=np.int64))
+    max_rolls = most_rolls(rules, nb)
+    log = None
+    if record:
+        rg, rt, rr = n_games, nb, max_rolls
+        log = (np.zeros((rg, rt, rr, rules.dice), dtype=np.int64), np.zeros((rg, rt, max(rr - 1, 1), rules.dice),
+                                                                              dtype=np.int64),
+               np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
+    work = play_kernel.turn_work(ra, max_rolls - 1)
+    FS = np.empty((tab.cap + 1, ra.natT.shape[1]))
+    return ((0, 0, 0), ra, fut, stocks, out, work, FS, log, start_arrays(rules, start, saved, opening))
 
 
 # The build's CPU time for Maxi Yatzy's 89 million cells per stock, measured for K = 0..9 (the study

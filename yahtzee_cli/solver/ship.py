@@ -2,6 +2,9 @@
 
     python -m yahtzee_cli.solver.ship           # everything: strategy tables, fitted weights, risk tables, positions
     python -m yahtzee_cli.solver.ship --risk    # only the risk tables, the empty sheet's positions and distribution
+    python -m yahtzee_cli.solver.ship --saved-fit DIR   # only Maxi Yatzy's values by stock, fitted to the
+                                                        # table with at most 24 saved rolls in cache DIR
+                                                        # (built there first when missing: about 30 min)
 
 The risk tables and positions of RISK_PRESETS are built on the strategy table the package ships (the
 expected-score strategy's position, theta 0, is played by it), so `--risk` alone leaves that table as it is.
@@ -21,7 +24,12 @@ from ..rules.engine import RuleSet
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m yahtzee_cli.solver.ship", description=__doc__.splitlines()[0])
     ap.add_argument("--risk", action="store_true", help="only the risk tables and the empty sheet's positions")
+    ap.add_argument("--saved-fit", type=Path, metavar="DIR",
+                    help="only the values by stock fitted to the saved-rolls table in cache DIR")
     args = ap.parse_args(argv)
+    if args.saved_fit is not None:
+        saved_fits(args.saved_fit)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["YAHTZEE_CACHE_DIR"] = tmp
         if not args.risk:
@@ -48,6 +56,35 @@ def tables() -> None:
         rules = preset(name)
         approx.prepare(rules, rebuild=True)
         pack(approx.stored(rules).path)
+
+
+def saved_fits(cache: Path) -> None:
+    """SAVED_FIT_PRESETS' values by stock (solver.saved_fit), fitted to their table with at most
+    DEFAULT_SAVED_CAP saved rolls in `cache` (built there when missing) and measured against it over
+    MEASURE_GAMES games on the same dice."""
+    os.environ["YAHTZEE_CACHE_DIR"] = str(cache)
+    from ..rules.engine import preset
+    from ..store.prebuilt import SAVED_FIT_PRESETS
+    from ..strategy.choice import fit_rules
+    from . import saved, saved_fit
+    from .saved_fit import MEASURE_GAMES, MEASURE_SEED
+
+    def say(message: str) -> None:
+        sys.stderr.write(message + "\n")
+
+    for name in SAVED_FIT_PRESETS:
+        rules = preset(name)
+        fr = fit_rules(rules)
+        tab, _ = saved.get_table(fr, say=say)
+        model = saved_fit.fit(fr, tab)
+        fitted = saved.play_with(rules, model, MEASURE_SEED, 0, MEASURE_GAMES).totals
+        exact = saved.play_with(rules, tab, MEASURE_SEED, 0, MEASURE_GAMES).totals
+        diff = exact - fitted
+        model.measured = {"games": MEASURE_GAMES, "seed": MEASURE_SEED, "mean": float(fitted.mean()),
+                          "sd": float(fitted.std()), "exact_mean": float(exact.mean()), "below": float(diff.mean()),
+                          "below_se": float(diff.std() / len(diff) ** 0.5)}
+        sys.stdout.write(f"{name}: {model.measured}\n")
+        pack(saved_fit.write(rules, model))
 
 
 def risk() -> None:

@@ -33,10 +33,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+from numba.extending import overload
 
 from ..strategy.turn import PASS_COST  # the tie-break charged for a pass, the same in hints
 from .compiled import FORCED, extra_bonus_points, joker_full_value, joker_now, legal_bits
 from .jit import INNER, njit
+
+NO_LANES = np.zeros((1, 1), np.int64)  # a dense table's ulane (unused)
 
 Int = int | np.int64  # an argument compiled code passes as np.int64, never as a literal int
 
@@ -646,14 +649,18 @@ def final_values(Vfinal: np.ndarray, work: Any, NV: np.ndarray, cmask: np.ndarra
 
 # --------------------------------------------------------------------------- next-state values
 
-FUTURE_TABLE = 0  # F = exact table value W[midx[mask], y * (t + 1) + min(u, t)]
+FUTURE_TABLE = 0  # F = exact table value table_cell(W, fut, mask, y * (t + 1) + min(u, t))
 FUTURE_HEURISTIC = 1  # F = sum of h[open count] over open boxes + G[upper set, min(u, t)] + (yh[open count] if y)
+# F = FUTURE_HEURISTIC's + the pairs of open boxes b < c: yh[boxes + 1 + b * boxes + c] (solver.saved_fit)
+FUTURE_FITTED = 2
 
 
 class Future(NamedTuple):
     """The value to go a turn is played against (value_to_go.ValueToGo as the kernels take it):
-    `kind` FUTURE_TABLE (W[midx[mask], y * (t + 1) + u]) or FUTURE_HEURISTIC (h by open count and box,
-    G by upper set sub_of[mask] and u, yh by open count while y = 1); `t`, `nyt` its lanes."""
+    `kind` FUTURE_TABLE (table_cell(W, fut, mask, y * (t + 1) + u): a dense table W[midx[mask], ...]
+    or a compact one, W[midx[mask] + ulane[sub_of[mask], ...]]), FUTURE_HEURISTIC (h by open count
+    and box, G by upper set sub_of[mask] and u, yh by open count while y = 1) or FUTURE_FITTED (the
+    heuristic's, plus pairs of open boxes at the end of yh); `t`, `nyt` its lanes."""
 
     kind: int
     t: int
@@ -664,6 +671,29 @@ class Future(NamedTuple):
     G: Any
     yh: Any
     sub_of: Any
+    ulane: Any = NO_LANES
+
+
+def table_cell(W: Any, at: Any, mask: int, col: int) -> Any:
+    """A table's value of state (mask, col = y * (t + 1) + u) (compiled: see _table_cell). `at` has the
+    table's midx, and for a compact table sub_of and ulane (a Future or a StateLayout)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(table_cell, inline="always")
+def _table_cell(W: Any, at: Any, mask: Any, col: Any) -> Any:
+    """A dense table (2-D, every lane of every row: the exact tables) is W[midx[mask], col]; a compact
+    one (1-D: the saved-rolls table's stock, only the lanes computed) W[midx[mask] + ulane[sub, col]],
+    midx the row's first cell and ulane the lane of each (y, u) of the row's upper set (a total that
+    cannot reach the bonus any more shares its lane with the others that cannot)."""
+    if W.ndim == 2:
+        def dense(W: Any, at: Any, mask: Any, col: Any) -> Any:
+            return W[at.midx[mask], col]
+        return dense
+
+    def compact(W: Any, at: Any, mask: Any, col: Any) -> Any:
+        return W[at.midx[mask] + at.ulane[at.sub_of[mask], col]]
+    return compact
 
 
 @njit(**INNER)
@@ -682,7 +712,7 @@ def state_value(mask: int, y: int, u: int, fut: Any, nb: int) -> float:
     t = fut.t
     uu = u if u < t else t
     if fut.kind == FUTURE_TABLE:
-        return float(fut.W[fut.midx[mask], y * (t + 1) + uu])
+        return float(table_cell(fut.W, fut, mask, y * (t + 1) + uu))
     open_ = ((1 << nb) - 1) & ~mask
     n_open = 0
     for b in range(nb):
@@ -691,6 +721,15 @@ def state_value(mask: int, y: int, u: int, fut: Any, nb: int) -> float:
     for b in range(nb):
         if (open_ >> b) & 1:
             acc += fut.h[n_open, b]
+            if fut.kind == FUTURE_FITTED:
+                row = nb + 1 + b * nb
+                rest = open_ >> (b + 1)
+                c = b + 1
+                while rest:
+                    if rest & 1:
+                        acc += fut.yh[row + c]
+                    rest >>= 1
+                    c += 1
     if y == 1:
         acc += fut.yh[n_open]
     return float(acc)
@@ -751,6 +790,7 @@ class StateLayout(NamedTuple):
     ucount: Any
     dlist: Any
     dcount: Any
+    ulane: Any = NO_LANES  # a compact table's lanes by upper set and column (table_cell)
 
 
 class LaneWork(NamedTuple):
@@ -967,15 +1007,15 @@ def lane_values(at: Any, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.n
     for b in range(ra.nb):
         if not (any_bits >> b) & 1:
             continue
-        m2 = lay.midx[m | (1 << b)]
+        mb = m | (1 << b)
         for v in range(ra.nvar[b]):
             u2 = u + ra.du[b, v]
             if u2 > t:
                 u2 = t
             y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
-            NVl[b * vmax + v] = W[m2, y2 * tp1 + u2]
+            NVl[b * vmax + v] = table_cell(W, lay, mb, y2 * tp1 + u2)
             if moments:
-                NVl2[b * vmax + v] = W2[m2, y2 * tp1 + u2]
+                NVl2[b * vmax + v] = W2[lay.midx[mb], y2 * tp1 + u2]
     V[:] = NEG
     sT, vT = score_rows(ra, bfull)
     while bbits:  # (the boxes most rolls may take)

@@ -51,6 +51,8 @@ APPROX = Kind("approx", "approx", "{path} is not an approximate strategy", "stra
 # the saved-rolls table is three files (values, header, masks) named after its values' file
 SAVED = Kind("saved", "saved", "the saved-rolls table is from another version", "strategy", suffix=".f32",
              parts=(".json", ".masks"))
+# the values by stock of saved rolls fitted to a saved-rolls table (solver.saved_fit): shipped for Maxi Yatzy
+SAVED_FIT = Kind("savedfit", "savedfit", "the fitted saved-rolls strategy is from another version", "strategy")
 DISTRIBUTION = Kind("distribution", "dist", "the cached distribution is from another version", locked=False)
 RISK = Kind("risk", "risk", "the cached risk table is from another version", locked=False)
 POSITION = Kind("position", "pos", "the cached position is from another version")
@@ -63,8 +65,8 @@ FINAL = Kind("final", "final", "the cached final-score distribution is from anot
 MOVES = Kind("moves", "moves", "the cached move table is from another version", "strategy")
 GREEDY_MOVES = Kind("gmoves", "gmoves", "the cached move table is from another version", "strategy")
 
-REGISTRY: dict[str, Kind] = {k.name: k for k in (EXACT, APPROX, SAVED, DISTRIBUTION, RISK, POSITION, STATE_PMFS,
-                                                  EARLY, FINAL, MOVES, GREEDY_MOVES)}
+REGISTRY: dict[str, Kind] = {k.name: k for k in (EXACT, APPROX, SAVED, SAVED_FIT, DISTRIBUTION, RISK, POSITION,
+                                                  STATE_PMFS, EARLY, FINAL, MOVES, GREEDY_MOVES)}
 
 def theta_key(theta: float) -> str:
     """A risk strategy's theta as a file name's key (0 is the expected-score table)."""

@@ -33,6 +33,9 @@ PRESETS = ("yahtzee", "yatzy")
 # weight on the exact tables of PRESETS) and Maxi Yatzy with saved rolls (the heuristic's 47 kB of
 # parameters, 21 kB packed), whose fit would otherwise take one or two minutes before a first hint
 APPROX_PRESETS = ("triple-yahtzee", "triple-yatzy", "maxi-yatzy")
+# rule sets with saved rolls whose values by stock ship (solver.saved_fit): Maxi Yatzy, fitted to its table
+# with at most 24 saved rolls, a table of about half an hour's build
+SAVED_FIT_PRESETS = ("maxi-yatzy",)
 # rule sets of PRESETS whose risk tables, empty-sheet positions and distribution ship too: about 9 MB each
 RISK_PRESETS = ("yahtzee",)
 

@@ -7,9 +7,12 @@ building, simulate asks it to label `optimal`.
 * "columns": multi-column sheets whose columns share their fill rule and whose single column has an
   exact table: each column valued by that table (approximate: it ignores that a roll may go to
   whichever column suits it best);
-* "heuristic": anything else (e.g. Maxi Yatzy with saved rolls): an additive value to go fitted by
-  self-play (yahtzee_cli.solver.approx). With saved rolls it outscores playing from the exact table
-  of the rules without them plus a fitted value per saved roll (benchmarks/bench_maxi.py).
+* "saved": rules with saved rolls once an exact saved-rolls table is built (yahtzee_cli.solver.saved);
+* "fitted": rules with saved rolls without one, where a model of that table's values by stock of
+  saved rolls ships or was fitted (yahtzee_cli.solver.saved_fit: Maxi Yatzy), the turn played exactly
+  on it;
+* "heuristic": anything else (e.g. saved rolls on other sheets): an additive value to go fitted by
+  self-play (yahtzee_cli.solver.approx).
 
 The size of an exact table is its state space's (strategy.space): a column's turn-start states.
 """
@@ -29,7 +32,7 @@ MAX_EXACT_BOXES = 24  # the solver indexes rows by a 2**boxes mask table
 MAX_EXACT_STATES = 1 << 27
 BUILD_BYTES_PER_STATE = 24  # the build's float64 values, second moments and the sorted copy
 
-Strategy = Literal["exact", "columns", "heuristic", "saved"]
+Strategy = Literal["exact", "columns", "heuristic", "saved", "fitted"]
 MAX_DIST_STATES = 1 << 23  # exact score distributions keep a pmf per state: larger tables (Maxi Yatzy) have none
 
 
@@ -80,6 +83,12 @@ class Plan(NamedTuple):
     def exact(self) -> bool:
         return self.strategy == "exact"
 
+    @property
+    def by_stock(self) -> bool:
+        """Played on values by stock of saved rolls (solver.saved.play_with): an exact saved-rolls
+        table ("saved") or a model fitted to one ("fitted"); table_rules are its capped rules."""
+        return self.strategy in ("saved", "fitted") and self.table_rules is not None
+
 
 def plan(rules: RuleSet) -> Plan:
     """How `rules` is played: their exact table; with saved rolls, the exact saved-rolls table once one
@@ -88,6 +97,9 @@ def plan(rules: RuleSet) -> Plan:
         capped = saved_table_rules(rules)
         if capped is not None:
             return Plan(rules, "saved", capped, exact_reason(rules))
+        fitted = fitted_saved_rules(rules)
+        if fitted is not None:
+            return Plan(rules, "fitted", fitted, exact_reason(rules))
     return approximate_plan(rules)
 
 
@@ -169,6 +181,31 @@ def solved_saved_rules(rules: RuleSet, p: Plan) -> RuleSet | None:
     if rules.settings.saved_rolls_cap is not None:
         return rules
     return p.table_rules if p.strategy == "saved" else None
+
+
+# The cap of the exact table suggested for a game with saved rolls and no cap, and of the table the
+# shipped fit is made from: each saved roll of cap beyond it adds under 0.01 points (docs/strategy.md)
+DEFAULT_SAVED_CAP = 24
+
+
+def fit_rules(rules: RuleSet) -> RuleSet:
+    """The capped rules a model of values by stock (solver.saved_fit) is fitted for: the rules' own cap,
+    or DEFAULT_SAVED_CAP for the game without one (a stock above it counts as the cap)."""
+    return rules if rules.settings.saved_rolls_cap is not None else capped(rules, DEFAULT_SAVED_CAP)
+
+
+def fitted_saved_rules(rules: RuleSet) -> RuleSet | None:
+    """fit_rules(rules) when a fitted model for them is in the cache or ships with the package, else
+    None. Pure: it only looks for the file."""
+    from ..store import tablefile
+    from ..store.kinds import SAVED_FIT
+    from ..store.prebuilt import DATA, SUFFIX
+
+    fr = fit_rules(rules)
+    path = SAVED_FIT.path(tablefile.cache_dir(), fr.fingerprint)
+    if path.exists() or (DATA / f"{path.name}{SUFFIX}").exists():
+        return fr
+    return None
 
 
 def saved_table_rules(rules: RuleSet) -> RuleSet | None:

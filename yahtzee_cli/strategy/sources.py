@@ -125,14 +125,15 @@ class HeuristicSource(Source):
 
 
 class SavedSource(Source):
-    """The exact table of a rule set with saved rolls capped at K (solver.saved.SavedTable): a turn
-    start's value depends on the stock of saved rolls too."""
+    """Values by stock of saved rolls, 0..K: the exact table of a rule set with saved rolls capped at K
+    (solver.saved.SavedTable), or a model fitted to one (solver.saved_fit.FittedStocks, described by
+    `label`): a turn start's value depends on the stock of saved rolls too."""
 
-    def __init__(self, table: Any, rules_cap: int | None) -> None:
+    def __init__(self, table: Any, rules_cap: int | None, label: str | None = None) -> None:
         self.table = table
         self.cap = table.cap
-        self.exact = True
-        self.label = f"exact table with at most {table.cap} saved rolls"
+        self.exact = label is None
+        self.label = label or f"exact table with at most {table.cap} saved rolls"
         if rules_cap is None:  # the uncapped game played by the largest cap built
             self.label += " (the uncapped game's value is higher; stocks above the cap count as the cap)"
 
@@ -140,5 +141,5 @@ class SavedSource(Source):
         try:
             return float(self.table.value(state.mask, 1 if state.yfull and self.table.nyt == 2 else 0, state.upper,
                                           min(stock, self.cap)))
-        except KeyError:
-            raise PositionError("this combination of filled boxes cannot occur under these rules") from None
+        except KeyError as exc:
+            raise PositionError(f"this position cannot occur under these rules ({exc.args[0]})") from None
