@@ -79,8 +79,10 @@ def test_maxi_yatzy_has_an_exact_table_without_saved_rolls() -> None:
     no_save = R.preset("maxi-yatzy", {"saved_rolls": False})
     assert choice.exact_reason(no_save) is None
     assert state_space(no_save).states == (1 << 20) * 85
-    p = choice.plan(R.preset("maxi-yatzy"))  # with them: the fitted heuristic, which outscores the table
-    assert (p.strategy, p.exact, p.why) == ("heuristic", False, "saved rolls")
+    # with them and no table built: the values by stock fitted to the table with at most 24 (shipped)
+    p = choice.plan(R.preset("maxi-yatzy"))
+    assert (p.strategy, p.exact, p.why, p.by_stock) == ("fitted", False, "saved rolls", True)
+    assert p.table_rules == R.preset("maxi-yatzy", {"saved_rolls_cap": 24})
     from yahtzee_cli.solver import distribution
 
     with pytest.raises(solver.NotExact, match="limited to 8,388,608 states; maxi-yatzy has 89,128,960"):

@@ -580,31 +580,43 @@ def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = Fal
     return ((0, 0, 0), ra, fut, stocks, out, work, FS, log, start_arrays(rules, start, saved, opening))
 
 
-# The build's CPU time for Maxi Yatzy's 89 million cells per stock, measured for K = 0..9 (the study
-# in docs/strategy.md): about 186 s at K = 0 (compile included) and 119 s more per saved roll of cap
-# (one final-roll pass and one keep pass over the states); its two threads made about 1.6 s of CPU per
-# second of wall time.
-CPU_SECONDS_MAXI = 186.0
-CPU_SECONDS_PER_CAP_MAXI = 119.0
-MAXI_CELLS = 89_128_960
-CPU_PER_WALL = 1.6
+# The build's cost, from Maxi Yatzy's (89 million cells per stock without the compact layout's savings):
+# CPU seconds per lane and level (a final-roll pass and a keep pass over a lane's rolls), on one core,
+# and the lanes the build computes per cell of a dense table (totals that can no longer reach the bonus
+# share one lane): measured on the K = 24 build, see docs/strategy.md
+CPU_SECONDS_PER_LANE_LEVEL = 2.9e-6
+LANE_SHARE = 0.3755
+CPU_PER_WALL = 1.8
+
+
+def _stock_levels(rules: RuleSet) -> tuple[float, float]:
+    """(stocks stored, levels computed) per lane, averaged over the filled-box sets: a sheet with p boxes
+    filled holds 0..most_saved(p) saved rolls and its turn takes levels 0..most_saved(p) + 2."""
+    from math import comb
+
+    from ..rules.engine import most_saved
+
+    nb = len(rules.boxes)
+    tops = [most_saved(rules, p) or 0 for p in range(nb + 1)]
+    share = [comb(nb, p) / 2**nb for p in range(nb + 1)]
+    return (sum(w * (top + 1) for w, top in zip(share, tops, strict=True)),
+            sum(w * (top + 3) for w, top in zip(share[:-1], tops[:-1], strict=True)))
 
 
 def build_minutes(rules: RuleSet) -> float:
-    """About how long the saved-rolls table's build takes on two cores: linear in the cap, scaled by
-    the states from Maxi Yatzy's measured build."""
+    """About how long the saved-rolls table's build takes on two cores: its lanes times its levels, at
+    Maxi Yatzy's measured cost of each."""
     from ..strategy.space import state_space
 
-    K = rules.settings.saved_cap
-    cpu = (CPU_SECONDS_MAXI + CPU_SECONDS_PER_CAP_MAXI * K) * state_space(without_saved(rules)).states / MAXI_CELLS
-    return cpu / CPU_PER_WALL / 60
+    lanes = state_space(without_saved(rules)).states * LANE_SHARE
+    return lanes * _stock_levels(rules)[1] * CPU_SECONDS_PER_LANE_LEVEL / CPU_PER_WALL / 60
 
 
 def build_gb(rules: RuleSet) -> float:
-    """The saved-rolls table's size on disk in GB: a float32 per state for each stock 0..K."""
+    """About the saved-rolls table's size on disk in GB: a float32 per lane for each stock it can hold."""
     from ..strategy.space import state_space
 
-    return 4 * (rules.settings.saved_cap + 1) * state_space(without_saved(rules)).states / 1e9
+    return 4 * state_space(without_saved(rules)).states * LANE_SHARE * _stock_levels(rules)[0] / 1e9
 
 
 def about_minutes(minutes: float) -> str:
