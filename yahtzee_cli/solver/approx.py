@@ -15,7 +15,8 @@ estimate F of each column's value to go at the next turn start:
   this strategy's own final total (the tables alone value an empty Triple Yahtzee sheet at 1527.5;
   the strategy averages about 1852); it is the same for every option of a turn, so decisions
   never depend on it.
-* anything else, e.g. Maxi Yatzy with saved rolls ("heuristic"): a value to go of the column's state
+* anything else, e.g. saved rolls where no values by stock are fitted ("heuristic"; Maxi Yatzy's ship:
+  solver.saved_fit, and this heuristic stays its fallback): a value to go of the column's state
       F = sum over open boxes b of h[k, b]  (k: how many boxes are open)
           + upper bonus x P(bonus | filled upper boxes, upper total)
           (+ yh[k] while the Yahtzee box holds its points, for extra-Yahtzee bonuses)

@@ -31,7 +31,6 @@ from .within_turn import (
     keep_stages_lanes,
     lane_final_values,
     roll_legal_inline,
-    table_cell,
 )
 
 
@@ -250,89 +249,12 @@ def solve_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
 # --------------------------------------------------------------------------- saved rolls
 
 
-@njit(cache=True, inline="always")
-def _plain_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any) -> bool:
-    """Whether every roll of the masks order[j0:j1:step] may go in every open box, naturally scored and
-    without an extra bonus (no joker, no fill order: Maxi Yatzy): then _batch_final_lanes values them."""
-    R = ra.natT.shape[1]
-    if ra.extra != 0 and ra.bonus_rolls.shape[0] > 0:
-        return False
-    for j in range(j0, j1, step):
-        m = order[j]
-        open_ = ((1 << ra.nb) - 1) & ~m
-        yfilled = (m & lay.ybit) != 0
-        for r in range(R):
-            bits, fullv = roll_legal_inline(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
-                                             ra.fill0, ra.lower_bits)
-            if bits != open_ or fullv:
-                return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _batch_final_lanes(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
-                       E: np.ndarray, NV: np.ndarray) -> None:
-    """_batch_final_values for a batch that _plain_batch accepts, lane-major: per (box, variant) slot
-    the next state's value of every lane (NEG where the box is filled), then per roll and box one SIMD
-    loop over the lanes, written straight into the roll's full-keep row of E. The same sums and maxima
-    as lane_final_values, so the same values; without its per-lane pick among a box's variants or its
-    transposition into E, about half the time.
-
-    Parameters
-    ----------
-    order, j0, j1, step, lay, ra, W : as _batch_final_values'.
-    E : float64[keeps, cap]
-        Written: the full-keep rows of the batch's lanes.
-    NV : float64[boxes * vmax, cap]
-        Scratch: the next states' values by (box, variant) slot and lane.
-    """
-    nb = ra.nb
-    vmax = ra.du.shape[1]
-    t = lay.t
-    tp1 = t + 1
-    off = 0
-    for j in range(j0, j1, step):
-        m = order[j]
-        sub = lay.sub_of[m]
-        nu = lay.ucount[sub]
-        nl = nu * (lay.nyt if (m & lay.ybit) != 0 else 1)
-        for lane in range(nl):
-            L = off + lane
-            u = lay.ulist[sub, lane % nu]
-            y = lane // nu
-            for b in range(nb):
-                if (m >> b) & 1:
-                    for v in range(vmax):
-                        NV[b * vmax + v, L] = NEG
-                    continue
-                mb = m | (1 << b)
-                for v in range(ra.nvar[b]):
-                    u2 = u + ra.du[b, v]
-                    if u2 > t:
-                        u2 = t
-                    y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
-                    NV[b * vmax + v, L] = table_cell(W, lay, mb, y2 * tp1 + u2)
-        off += nl
-    n = off
-    natT, vnatT, keep_of_roll = ra.natT, ra.vnatT, ra.keep_of_roll
-    for r in range(natT.shape[1]):
-        row = E[keep_of_roll[r]]
-        for i in range(n):
-            row[i] = NEG
-        for b in range(nb):
-            sc = natT[b, r]
-            src = NV[b * vmax + vnatT[b, r]]
-            for i in range(n):
-                c = sc + src[i]
-                row[i] = c if c > row[i] else row[i]
-
-
 @njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray, blocks: Any,
-                 work: Any, FK: np.ndarray, NV: np.ndarray) -> None:
+                 work: Any, FK: np.ndarray) -> None:
     """Solve the masks order[j0:j1:step] (one popcount layer) together for every stock of saved rolls
     they can hold. Parameters as saved_chunk's; FK [R, cap]: the final-roll values at K or more rolls
-    left; NV: _batch_final_lanes' scratch.
+    left.
 
     Within a turn the values depend only on the rolls still unused, L (this turn's and the saved
     ones alike). Level L: stopping writes a box and starts the next turn with min(L, K) saved rolls
@@ -347,7 +269,6 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     sbase, tops = blocks
     K = sbase.shape[0] - 2
     n = _batch_rows(order, j0, j1, step, lay, lrow)
-    plain = _plain_batch(order, j0, j1, step, lay, ra)
     filled = 0
     m0 = order[j0]
     while m0:
@@ -359,10 +280,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
         if level <= K:  # F_level into the full-keep rows
-            if plain:
-                _batch_final_lanes(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], E, NV)
-            else:
-                _batch_final_values(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], W2, work)
+            _batch_final_values(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], W2, work)
             if level == K:
                 for r in range(R):
                     kr = keep_of_roll[r]
@@ -407,16 +325,16 @@ def saved_chunk(c: int, nch: int, order: np.ndarray, span: Any, n_lanes: np.ndar
     blocks : (int64[K + 2], int64[boxes + 1])
         Where each stock's block starts (and the last ends); the most rolls a sheet with p boxes
         filled can hold saved (rules.engine.most_saved), by p.
-    work : (within_turn.LaneWork, float64[R, cap], float64[boxes * vmax, cap])
-        The thread's working arrays (moments and passes off), FK, its final-roll values at K or more
-        rolls left, and NV, the next states' values by (box, variant) and lane (_batch_final_lanes).
+    work : (within_turn.LaneWork, float64[R, cap])
+        The thread's working arrays (moments and passes off) and FK, its final-roll values at K or
+        more rolls left.
     """
     lay, ra, work = borrow(lay), borrow(ra), borrow(work)  # (jit.borrow: no counts per call of a helper)
-    work, FK, NV = work
+    work, FK = work
     start, end = span
     cap = work.E.shape[1]
     j = start + c
     while j < end:
         j1 = _batch_end(j, end, nch, n_lanes, cap)
-        _saved_batch(order, j, j1, nch, lay, ra, W, blocks, work, FK, NV)
+        _saved_batch(order, j, j1, nch, lay, ra, W, blocks, work, FK)
         j = j1

@@ -365,9 +365,8 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                         return
                     work = getattr(local, "work", None)
                     if work is None:
-                        ra = lay.arrays
-                        work = local.work = (lane_work(ra, cap, False, False, 2), np.empty((ra.natT.shape[1], cap)),
-                                             np.empty((ra.nb * ra.du.shape[1], cap)))
+                        work = local.work = (lane_work(lay.arrays, cap, False, False, 2),
+                                             np.empty((lay.arrays.natT.shape[1], cap)))
                     kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, state, lay.arrays, mapped[0],
                                         (comp.sbase, comp.tops), work)
                     lanes = int(n_lanes[start + c:end:nch].sum())

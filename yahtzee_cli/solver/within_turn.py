@@ -875,6 +875,17 @@ def keep_stages_lanes(work: Any, ra: Any, n: int) -> None:
             best_sub_lanes(E, E, E, 0, ra.drop_die, n)
 
 
+@njit(cache=True, inline="always")
+def next_column(lay: Any, ra: Any, b: int, v: int, y: int, u: int) -> int:
+    """The table column (y * (t + 1) + capped u) of the state that variant v of box b leads to from
+    lane (y, u): the upper total grows by the variant's points, the Yahtzee lane may change."""
+    u2 = u + ra.du[b, v]
+    if u2 > lay.t:
+        u2 = lay.t
+    y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
+    return int(y2 * (lay.t + 1) + u2)
+
+
 @njit(**INNER)
 def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
                       work: Any) -> None:
@@ -996,8 +1007,6 @@ def lane_values(at: Any, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.n
     yroll = ra.yroll
     R = V.shape[0]
     vmax = ra.du.shape[1]
-    t = lay.t
-    tp1 = t + 1
     nu = lay.ucount[sub]
     u = lay.ulist[sub, lane % nu]
     y = lane // nu
@@ -1009,13 +1018,10 @@ def lane_values(at: Any, sub: int, m: int, sets: Any, lay: Any, ra: Any, W: np.n
             continue
         mb = m | (1 << b)
         for v in range(ra.nvar[b]):
-            u2 = u + ra.du[b, v]
-            if u2 > t:
-                u2 = t
-            y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
-            NVl[b * vmax + v] = table_cell(W, lay, mb, y2 * tp1 + u2)
+            col = next_column(lay, ra, b, v, y, u)
+            NVl[b * vmax + v] = table_cell(W, lay, mb, col)
             if moments:
-                NVl2[b * vmax + v] = W2[lay.midx[mb], y2 * tp1 + u2]
+                NVl2[b * vmax + v] = W2[lay.midx[mb], col]
     V[:] = NEG
     sT, vT = score_rows(ra, bfull)
     while bbits:  # (the boxes most rolls may take)
