@@ -131,7 +131,8 @@ def test_the_package_data_includes_every_shipped_file() -> None:
     """pyproject's package-data puts every file of yahtzee_cli/data in the wheel and the sdist."""
     data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["yahtzee_cli"]
     files = sorted(p.relative_to(REPO / "yahtzee_cli").as_posix() for p in prebuilt.DATA.iterdir())
-    # the strategy tables (exact and fitted), the risk tables, the positions, the score distribution
-    assert len(files) == len(prebuilt.PRESETS) + len(prebuilt.APPROX_PRESETS) + len(RISKY) + len(THETAS) + 1
+    # the strategy tables (exact and fitted), values by stock, the risk tables, the positions, the distribution
+    assert len(files) == (len(prebuilt.PRESETS) + len(prebuilt.APPROX_PRESETS) + len(prebuilt.SAVED_FIT_PRESETS)
+                          + len(RISKY) + len(THETAS) + 1)
     for f in files:
         assert any(fnmatch.fnmatch(f, pat) for pat in data), f

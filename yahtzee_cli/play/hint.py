@@ -29,12 +29,12 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
         header, arrays = _stored(rules, "exact", say, progress)
         return TableSource(header, arrays, True)
     if p.by_stock:
-        from ..solver import saved
+        from ..solver import saved_fit
 
-        tab = saved.stock_values(p)
+        tab = saved_fit.stock_values(p)
         if tab is not None:  # (else removed meanwhile: the heuristic)
             return SavedSource(tab, rules.settings.saved_rolls_cap,
-                               None if p.strategy == "saved" else saved.fitted_label(tab))
+                               None if p.strategy == "saved" else saved_fit.fitted_label(tab))
     fitted, fit_arrays = _stored(rules, "approx", say)
     if not fitted_for(rules, fitted, fit_arrays):  # fitted by an earlier version otherwise: fit it again
         from ..solver import approx

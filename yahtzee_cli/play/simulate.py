@@ -184,9 +184,9 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
                 raise StrategyError(f"strategy {strategy} needs an exact table: {exc}") from None
             continue
         if strategy == "optimal" and by_stock:  # values by stock: their own kernel
-            from ..solver import jit, play_kernel, saved
+            from ..solver import jit, play_kernel, saved, saved_fit
 
-            values = saved.stock_values(plan(rules))
+            values = saved_fit.stock_values(plan(rules))
             if values is not None:
                 jit.note_compile([play_kernel.play_saved_games], "the simulator", say,
                                  [saved.play_args(rules, values, 1, record)])
@@ -252,11 +252,11 @@ def _optimal_label(rules: R.RuleSet, strategy: str) -> dict[str, Any]:
     if p.strategy == "saved" and p.table_rules is not None:  # exact within the table's cap
         return {"exact": True, "approximation": None, "saved_rolls_cap": p.table_rules.settings.saved_cap}
     if p.strategy == "fitted":
-        from ..solver import saved
+        from ..solver import saved_fit
 
-        model = saved.stock_values(p)
+        model = saved_fit.stock_values(p)
         if model is not None:
-            return {"exact": False, "approximation": saved.fitted_label(model),
+            return {"exact": False, "approximation": saved_fit.fitted_label(model),
                     "saved_rolls_cap": model.cap}
     reason = approximate_reason(rules, strategy)
     return {"exact": reason is None, "approximation": f"no exact table with {reason}" if reason else None}

@@ -92,7 +92,7 @@ def note_compile(rules: R.RuleSet, sheet: Sequence[R.Column], games: int, say: S
         return
     from . import exact, jit, play_kernel
     from .policy import value_to_go_for
-    from .saved import stock_values
+    from .saved_fit import stock_values
 
     p = plan(rules)
     if p.by_stock and stock_values(p) is not None:

@@ -58,8 +58,9 @@ def play(rules: RuleSet, strategy: str, seed: int, first_game: int, n_games: int
     p = plan(rules)
     if strategy == "optimal" and p.by_stock:
         from . import saved as saved_table
+        from .saved_fit import stock_values
 
-        tab = saved_table.stock_values(p)
+        tab = stock_values(p)
         if tab is not None:  # (else removed meanwhile: the heuristic)
             return saved_table.play_with(rules, tab, seed, first_game, n_games, seat, record, threads, start, saved,
                                          opening)

@@ -41,7 +41,6 @@ from ..strategy.choice import DEFAULT_SAVED_CAP, exact_reason
 from .games import GameBatch
 
 if TYPE_CHECKING:
-    from ..strategy.choice import Plan
     from .exact import Opening
 
 VERSION = 2  # bump when the table's meaning changes (2: compact, the cells a game can reach)
@@ -484,29 +483,6 @@ class StockValues(Protocol):
     def stocks(self) -> tuple[Any, tuple[Any, ...]]: ...
 
     def value(self, mask: int, y: int, u: int, stock: int) -> float: ...
-
-
-def stock_values(p: Plan) -> StockValues | None:
-    """The values by stock a plan with p.by_stock plays: the exact saved-rolls table ("saved") or the
-    model fitted to one ("fitted"); None when it has gone from the cache meanwhile."""
-    if p.strategy == "saved" and p.table_rules is not None:
-        return read(p.table_rules)
-    if p.strategy == "fitted":
-        from . import saved_fit
-
-        return saved_fit.read(p.rules)
-    return None
-
-
-def fitted_label(model: Any) -> str:
-    """How a fitted model of values by stock is described wherever it plays: what it was fitted to and
-    how far below that table it measured."""
-    m = model.measured
-    text = f"values by stock fitted to the exact table with at most {model.cap} saved rolls"
-    if m.get("games"):
-        text += (f" ({m['below']:.2f} points a game below that table's play over the same {m['games']:,} games, "
-                 f"{m['mean']:.2f} against {m['exact_mean']:.2f})")
-    return text
 
 
 def play_with(rules: RuleSet, tab: StockValues, seed: int, first_game: int, n_games: int, seat: int = 0,

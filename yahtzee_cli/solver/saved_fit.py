@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from ..rules.engine import RuleSet
 from ..store.kinds import SAVED_FIT
-from ..strategy.choice import fit_rules
+from ..strategy.choice import Plan, fit_rules
 from ..strategy.space import state_space
 
 FloatArray = npt.NDArray[np.float64]
@@ -265,11 +265,33 @@ def read(rules: RuleSet) -> FittedStocks | None:
         return None
 
 
+def stock_values(p: Plan) -> Any:
+    """The values by stock a plan with p.by_stock plays: the exact saved-rolls table ("saved") or the
+    model fitted to one ("fitted"); None when it has gone from the cache meanwhile."""
+    from . import saved
+
+    if p.strategy == "saved" and p.table_rules is not None:
+        return saved.read(p.table_rules)
+    if p.strategy == "fitted":
+        return read(p.rules)
+    return None
+
+
+def fitted_label(model: Any) -> str:
+    """How a fitted model of values by stock is described wherever it plays: what it was fitted to and
+    how far below that table it measured."""
+    m = model.measured
+    text = f"values by stock fitted to the exact table with at most {model.cap} saved rolls"
+    if m.get("games"):
+        text += (f" ({m['below']:.2f} points a game below that table's play over the same {m['games']:,} games, "
+                 f"{m['mean']:.2f} against {m['exact_mean']:.2f})")
+    return text
+
+
 def info(rules: RuleSet) -> dict[str, Any] | None:
     """What `solve` reports of the fitted values for `rules` (as approx.prepare's): the mean and SD its
     games scored when it was measured, None when there are no fitted values or no measurement."""
     from ..store import tablefile
-    from .saved import fitted_label
 
     model = read(rules)
     if model is None or not model.measured.get("games"):
