@@ -555,11 +555,10 @@ def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = Fal
     return ((0, 0, 0), ra, fut, stocks, out, work, FS, log, start_arrays(rules, start, saved, opening))
 
 
-# The build's cost, from Maxi Yatzy's (89 million cells per stock without the compact layout's savings):
-# CPU seconds per lane and level (a final-roll pass and a keep pass over a lane's rolls), on one core,
-# and the lanes the build computes per cell of a dense table (totals that can no longer reach the bonus
-# share one lane): measured on the K = 24 build, see docs/strategy.md
-CPU_SECONDS_PER_LANE_LEVEL = 2.9e-6
+# The build's cost, from Maxi Yatzy's K = 24 build (docs/strategy.md): CPU seconds per lane and level
+# (a final-roll pass and a keep pass over a lane's rolls: 2,512 s for 767 million), and the lanes the
+# build computes per cell of a dense table (totals that can no longer reach the bonus share one lane)
+CPU_SECONDS_PER_LANE_LEVEL = 3.3e-6
 LANE_SHARE = 0.3755
 CPU_PER_WALL = 1.8
 

@@ -135,7 +135,8 @@ class SavedSource(Source):
         self.exact = label is None
         self.label = label or f"exact table with at most {table.cap} saved rolls"
         if rules_cap is None:  # the uncapped game played by the largest cap built
-            self.label += " (the uncapped game's value is higher; stocks above the cap count as the cap)"
+            self.label += (" (the uncapped game's value is higher; stocks above the cap count as the cap)" if self.exact
+                           else f" (a stock above {table.cap} counts as {table.cap})")
 
     def value(self, state: ColumnState, stock: int = 0) -> float:
         try:
