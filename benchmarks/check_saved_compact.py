@@ -40,7 +40,7 @@ def main() -> None:
     if tab is None:
         raise SystemExit(f"no compact table of {rules.name} in the cache: build it with yahtzee solve first")
     lay, states = tab.lay, layout(saved.without_saved(rules))
-    filled = np.array([bin(int(m)).count("1") for m in lay.masks])
+    filled = saved.filled_counts(lay.masks, len(rules.boxes))
     worst, cells = 0.0, 0
     for s in range(K + 1):
         n_rows = int(np.sum(lay.tops[filled] >= s))

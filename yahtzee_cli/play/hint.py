@@ -54,15 +54,15 @@ def saved_rolls_advice(rules: R.RuleSet) -> str | None:
     one, and about how long it takes (nothing starts that build unasked). None for other rules."""
     if not rules.settings.saved_rolls:
         return None
-    from ..strategy.choice import capped
+    from ..strategy.choice import fit_rules
 
     strategy = plan(rules).strategy
     if strategy not in ("heuristic", "fitted"):
         return None
-    from ..solver.saved import DEFAULT_CAP, about_minutes, build_gb, build_minutes, saved_reason
+    from ..solver.saved import about_minutes, build_gb, build_minutes, saved_reason
 
     cap = rules.settings.saved_rolls_cap
-    target = capped(rules, DEFAULT_CAP) if cap is None else rules
+    target = fit_rules(rules)  # the table suggested: the rules' own cap, or the default one
     if saved_reason(target) is not None:
         return None
     k = "K" if cap is None else str(cap)

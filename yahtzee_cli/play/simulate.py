@@ -163,7 +163,8 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     the run itself starts at full speed. `record`: the run records its games (a kernel of its own to
     compile); `games`: the run's games; `progress(done, total)`: how a move table's build comes on."""
     futs: dict[str, Any] = {}
-    by_stock = plan(rules).by_stock  # optimal plays solver.saved's kernel, not play_games
+    p = plan(rules)
+    by_stock = p.by_stock  # optimal plays solver.saved's kernel, not play_games
     if any(s in COMPILED and not (s == "optimal" and by_stock) for s in strategies):
         from ..limits import cores
         from ..solver import aside, jit, play_kernel
@@ -186,7 +187,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         if strategy == "optimal" and by_stock:  # values by stock: their own kernel
             from ..solver import jit, play_kernel, saved, saved_fit
 
-            values = saved_fit.stock_values(plan(rules))
+            values = saved_fit.stock_values(p)
             if values is not None:
                 jit.note_compile([play_kernel.play_saved_games], "the simulator", say,
                                  [saved.play_args(rules, values, 1, record)])

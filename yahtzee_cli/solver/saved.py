@@ -37,14 +37,13 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store import tablefile
 from ..store.kinds import SAVED
-from ..strategy.choice import DEFAULT_SAVED_CAP, exact_reason
+from ..strategy.choice import exact_reason
 from .games import GameBatch
 
 if TYPE_CHECKING:
     from .exact import Opening
 
 VERSION = 2  # bump when the table's meaning changes (2: compact, the cells a game can reach)
-DEFAULT_CAP = DEFAULT_SAVED_CAP  # the cap suggested for the uncapped game
 CHUNK_LANES = 4096  # lanes per task: Ctrl-C waits for the running tasks only (about a second)
 Progress = Callable[[int, int], None]
 
@@ -128,6 +127,14 @@ class Compact:
         return cls(masks.copy(), nl.copy(), ulane.copy(), sbase.copy(), tops.copy(), nb)
 
 
+def filled_counts(masks: npt.NDArray[np.int64], nb: int) -> npt.NDArray[np.int64]:
+    """The number of filled boxes of each mask (of nb boxes)."""
+    counts = np.zeros(len(masks), dtype=np.int64)
+    for b in range(nb):
+        counts += (masks >> b) & 1
+    return counts
+
+
 def compact_layout(rules: RuleSet, lay: Any) -> Compact:
     """The compact table's layout of capped rules with saved rolls, exact.layout `lay` their states
     without saved rolls (see Compact)."""
@@ -136,9 +143,7 @@ def compact_layout(rules: RuleSet, lay: Any) -> Compact:
     K = rules.settings.saved_cap
     tops = np.array([most_saved(rules, p) for p in range(lay.nb + 1)], dtype=np.int64)
     masks = np.asarray(lay.masks, dtype=np.int64)
-    pc = np.zeros(len(masks), dtype=np.int64)
-    for b in range(lay.nb):
-        pc += (masks >> b) & 1
+    pc = filled_counts(masks, lay.nb)
     order = np.lexsort((masks, -pc))  # most filled first, then by mask
     rows, pcs = masks[order], pc[order]
     ny = np.where((rows & lay.ybit) != 0, lay.nyt, 1)
@@ -295,7 +300,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
         with open(data_p, "wb") as fh:
             fh.truncate(size)
         n_reach = (lay.ucount + lay.dcount)[lay.sub_of[comp.masks]] * np.where((comp.masks & lay.ybit) != 0, lay.nyt, 1)
-        pcs = np.array([bin(int(m)).count("1") for m in comp.masks], dtype=np.int64)
+        pcs = filled_counts(comp.masks, lay.nb)
         h = {"kind": "saved", "version": VERSION, "fingerprint": rules.fingerprint, "rule_name": rules.name,
              "rules": rules.to_dict(), "cap": K, "cells": comp.cells, "t": lay.t, "nyt": lay.nyt,
              "states": int((n_reach * (comp.tops[pcs] + 1)).sum()), "layers": lay.nb + 1,

@@ -17,8 +17,8 @@ stop with).
 
 The fit is least squares, stock by stock, against the exact table's values at the turn starts that
 optimal play reaches (games played by the table) and at every position one box away from them (each
-box a turn could fill, with each upper total it could write), by alternating between H (a small
-least-squares problem per open count) and G (a mean per upper set and total).
+box a turn could fill, with each upper total it could write), alternating between H, P and Y (the
+normal equations over a sample of the positions) and G (a mean per cell over all of them).
 """
 
 from __future__ import annotations
@@ -32,14 +32,13 @@ import numpy.typing as npt
 
 from ..rules.engine import RuleSet
 from ..store.kinds import SAVED_FIT
-from ..strategy.choice import Plan, fit_rules
+from ..strategy.choice import Plan, fit_rules, fitted_path
 from ..strategy.space import state_space
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 VERSION = 1  # bump when the model's form changes
-SAVED_FIT_KIND = SAVED_FIT.name
 FIT_GAMES = 4000  # games of optimal play whose turn starts (and the positions a box away) are fitted
 FIT_SEED = 20261207
 ROUNDS = 12  # alternations between (H, P) and G
@@ -127,7 +126,7 @@ def fit(rules: RuleSet, table: Any, games: int = FIT_GAMES, say: Any = None) -> 
     nsub = int(sub_of.max()) + 1
     batch = saved.play_with(rules, table, FIT_SEED, 0, games, record=True)
     mask, lane, u, weight = _positions(rules, batch, t)
-    filled = np.array([bin(int(m)).count("1") for m in mask], dtype=np.int64)
+    filled = saved.filled_counts(mask, nb)
     k_open = nb - filled
     open_bits = ((~mask[:, None] >> np.arange(nb)) & 1).astype(np.float64)
     cell = sub_of[mask] * (t + 1) + u
@@ -231,7 +230,7 @@ def _fill_unseen(G: FloatArray, seen: npt.NDArray[np.bool_]) -> None:
 
 
 def encode(model: FittedStocks, rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]]:
-    header = {"kind": SAVED_FIT_KIND, "version": VERSION, "fingerprint": model.fingerprint, "rule_name": rules.name,
+    header = {"kind": SAVED_FIT.name, "version": VERSION, "fingerprint": model.fingerprint, "rule_name": rules.name,
               "cap": model.cap, "t": model.t, "nyt": model.nyt, "nb": int(model.H.shape[2]),
               "subs": int(model.G.shape[1]), "measured": model.measured}
     arrays = {name: ("d", np.ascontiguousarray(a, dtype="<f8").tobytes())
@@ -255,10 +254,9 @@ def read(rules: RuleSet) -> FittedStocks | None:
     from ..store import tablefile
 
     fr = fit_rules(rules)
-    path = SAVED_FIT.path(tablefile.cache_dir(), fr.fingerprint)
     try:
-        header, arrays = tablefile.read(path, fr.fingerprint)
-        if header.get("kind") != SAVED_FIT_KIND or header.get("version") != VERSION:
+        header, arrays = tablefile.read(fitted_path(rules), fr.fingerprint)
+        if header.get("kind") != SAVED_FIT.name or header.get("version") != VERSION:
             return None
         return decode(fr, header, arrays)
     except (OSError, CorruptTable, KeyError, ValueError):
@@ -291,13 +289,11 @@ def fitted_label(model: Any) -> str:
 def info(rules: RuleSet) -> dict[str, Any] | None:
     """What `solve` reports of the fitted values for `rules` (as approx.prepare's): the mean and SD its
     games scored when it was measured, None when there are no fitted values or no measurement."""
-    from ..store import tablefile
-
     model = read(rules)
     if model is None or not model.measured.get("games"):
         return None
     m = model.measured
-    path = SAVED_FIT.path(tablefile.cache_dir(), fit_rules(rules).fingerprint)
+    path = fitted_path(rules)
     return {"mean": m["mean"], "sd": m["sd"], "games": m["games"], "strategy": fitted_label(model),
             "why": "saved rolls: no exact table built", "path": str(path) if path.exists() else None}
 
@@ -305,8 +301,7 @@ def info(rules: RuleSet) -> dict[str, Any] | None:
 def write(rules: RuleSet, model: FittedStocks) -> Path:
     from ..store import tablefile
 
-    fr = fit_rules(rules)
-    path = SAVED_FIT.path(tablefile.cache_dir(), fr.fingerprint)
-    header, arrays = encode(model, fr)
+    path = fitted_path(rules)
+    header, arrays = encode(model, fit_rules(rules))
     tablefile.write(path, header, arrays)
     return path

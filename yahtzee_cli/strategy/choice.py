@@ -20,6 +20,7 @@ The size of an exact table is its state space's (strategy.space): a column's tur
 from __future__ import annotations
 
 from collections.abc import Mapping, Sized
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from ..errors import RiskError
@@ -194,17 +195,22 @@ def fit_rules(rules: RuleSet) -> RuleSet:
     return rules if rules.settings.saved_rolls_cap is not None else capped(rules, DEFAULT_SAVED_CAP)
 
 
+def fitted_path(rules: RuleSet) -> Path:
+    """Where the cache keeps the values by stock fitted for `rules` (fit_rules(rules)'s)."""
+    from ..store import tablefile
+    from ..store.kinds import SAVED_FIT
+
+    return SAVED_FIT.path(tablefile.cache_dir(), fit_rules(rules).fingerprint)
+
+
 def fitted_saved_rules(rules: RuleSet) -> RuleSet | None:
     """fit_rules(rules) when a fitted model for them is in the cache or ships with the package, else
     None. Pure: it only looks for the file."""
-    from ..store import tablefile
-    from ..store.kinds import SAVED_FIT
     from ..store.prebuilt import DATA, SUFFIX
 
-    fr = fit_rules(rules)
-    path = SAVED_FIT.path(tablefile.cache_dir(), fr.fingerprint)
+    path = fitted_path(rules)
     if path.exists() or (DATA / f"{path.name}{SUFFIX}").exists():
-        return fr
+        return fit_rules(rules)
     return None
 
 
