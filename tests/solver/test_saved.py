@@ -361,3 +361,26 @@ def test_games_played_on_from_a_sheet_and_a_stock_score_the_table_s_value(tables
     plain = saved.play_with(rules, tab, 3, 0, 50)
     again = saved.play_with(rules, tab, 3, 0, 50, start=[R.Column.empty(rules)], saved=0)
     assert (plain.scores == again.scores).all()  # an empty start is the game from scratch, die for die
+
+
+def test_boxes_few_rolls_score_in_give_the_same_table_to_the_bit(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build values a box few rolls score in (a Yatzy box: 6 of 252 rolls) roll by roll
+    (within_turn.sparse_boxes); the table is the one valuing it over every roll, and the brute force's."""
+    from yahtzee_cli.solver import within_turn
+
+    data = {**TINY, "boxes": [*TINY["boxes"][:2], {"key": "yatzy", "kind": "yahtzee", "points": 50},
+                              TINY["boxes"][3]]}
+    rules = R.rules_from_data(data, {"saved_rolls_cap": 1, "extra_yahtzee_bonus": 0, "joker": "off"})
+    from yahtzee_cli.solver.tables import rule_arrays
+
+    assert list(within_turn.sparse_boxes(rule_arrays(rules, 1))[0]) == [False, False, True, False]
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "sparse"))
+    by_roll = np.asarray(saved.build(rules, threads=1).W).copy()
+    monkeypatch.setattr(within_turn, "SPARSE_SHARE", 0.0)
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "dense"))
+    every_roll = np.asarray(saved.build(rules, threads=1).W)
+    assert np.array_equal(by_roll.view(np.uint32), every_roll.view(np.uint32))
+    tab = saved.read(rules)
+    assert tab is not None
+    assert tab.value(0, 0, 0, 0) == pytest.approx(Brute(rules).value(0, 0, 0), abs=1e-4)

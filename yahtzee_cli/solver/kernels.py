@@ -26,10 +26,12 @@ from .compiled import FORCED, extra_bonus_points, joker_now, legal_bits
 from .jit import KERNEL, borrow, njit
 from .within_turn import (
     NEG,
-    best_sub_lanes,
+    best_sub_max,
     expect_lanes,
     keep_stages_lanes,
+    lane_block_values,
     lane_final_values,
+    mask_rolls,
     roll_legal_inline,
 )
 
@@ -122,6 +124,33 @@ def _batch_final_values(order: np.ndarray, j0: int, j1: int, step: int, lay: Any
         nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
         lane_final_values(m, off, nl, sub, lay, ra, W, W2, work)
         off += nl
+
+
+@njit(cache=True, inline="always")
+def _batch_final_values_at(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
+                           work: Any, rolls: np.ndarray, first: bool) -> None:
+    """_batch_final_values for a build that values the same masks at many levels: each mask's legal boxes
+    (within_turn.mask_rolls) found at the first level (`first`) into rolls[i] (the batch's i-th mask)
+    and read back at the others; a mask with rolls of other legal boxes (jokers: their list is one
+    array for every mask) finds them again."""
+    off = np.int64(0)  # (as _batch_final_values')
+    W2 = np.zeros((1, 1))
+    i = 0
+    for j in range(j0, j1, step):
+        m = order[j]
+        sub = lay.sub_of[m]
+        nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
+        if first or rolls[i, 3] > 0:
+            sets = mask_rolls(m, lay, ra, work)
+            rolls[i, 0] = sets[0]
+            rolls[i, 1] = sets[1]
+            rolls[i, 2] = 1 if sets[2] else 0
+            rolls[i, 3] = sets[3]
+        else:
+            sets = (rolls[i, 0], rolls[i, 1], rolls[i, 2] != 0, rolls[i, 3])
+        lane_block_values(m, off, nl, sub, sets, lay, ra, W, W2, work)
+        off += nl
+        i += 1
 
 
 @njit(cache=True, inline="always")
@@ -275,12 +304,13 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         m0 &= m0 - 1
         filled += 1
     top = tops[filled]
-    W2 = np.zeros((1, 1))
+    rolls = np.empty(((j1 - j0 + step - 1) // step, 4), dtype=np.int64)
     for level in range(top + 3):
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
         if level <= K:  # F_level into the full-keep rows
-            _batch_final_values(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], W2, work)
+            _batch_final_values_at(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], work, rolls,
+                                   level == 0)
             if level == K:
                 for r in range(R):
                     kr = keep_of_roll[r]
@@ -292,7 +322,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
                 for lane in range(n):
                     E[kr, lane] = FK[r, lane]
         if level > 0:
-            best_sub_lanes(E, E, E, 0, drop_die, n)
+            best_sub_max(E, work.T, drop_die, work.starts, n)
         if level >= 2:
             _first_roll_mean(acc, E, ra, n)
             at = sbase[level - 2]

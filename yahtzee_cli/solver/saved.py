@@ -561,11 +561,12 @@ def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = Fal
 
 
 # The build's cost, from Maxi Yatzy's K = 24 build (docs/strategy.md): CPU seconds per lane and level
-# (a final-roll pass and a keep pass over a lane's rolls: 2,512 s for 767 million), and the lanes the
-# build computes per cell of a dense table (totals that can no longer reach the bonus share one lane)
-CPU_SECONDS_PER_LANE_LEVEL = 3.3e-6
+# (a final-roll pass and a keep pass over a lane's rolls: 1,524 s for 767 million, 1.97 s of CPU per
+# second of wall time on 2 cores), and the lanes the build computes per cell of a dense table (totals
+# that can no longer reach the bonus share one lane)
+CPU_SECONDS_PER_LANE_LEVEL = 2.0e-6
 LANE_SHARE = 0.3755
-CPU_PER_WALL = 1.8
+CPU_PER_WALL = 1.95
 
 
 def _stock_levels(rules: RuleSet) -> tuple[float, float]:

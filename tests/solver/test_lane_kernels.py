@@ -1,0 +1,115 @@
+"""The build's lane kernels taken faster give the same values to the bit: best sub-keep by size
+through scratch rows (best_sub_max) against the sub-keep by sub-keep update (best_sub_lanes), and a
+box's values per variant (box_max_scored) against per roll (box_max); and the wider vectors are a
+setting of the code generator only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from yahtzee_cli.rules import engine as R
+from yahtzee_cli.solver.jit import njit
+from yahtzee_cli.solver.tables import rule_arrays
+from yahtzee_cli.solver.within_turn import (
+    NEG,
+    best_sub_lanes,
+    best_sub_max,
+    box_max,
+    box_max_scored,
+    keep_starts,
+    variant_scores,
+)
+
+
+@njit(cache=False)
+def _subs(E: np.ndarray, T: np.ndarray, drop_die: np.ndarray, starts: np.ndarray, n: int, new: bool) -> None:
+    if new:
+        best_sub_max(E, T, drop_die, starts, n)
+    else:
+        best_sub_lanes(E, E, E, 0, drop_die, n)
+
+
+@njit(cache=False)
+def _box(V: np.ndarray, sb: np.ndarray, vb: np.ndarray, NV: np.ndarray, vs: np.ndarray, base: int, nvb: int,
+         new: bool) -> None:
+    if new:
+        box_max_scored(V, vb, NV, vs, base, nvb)
+    else:
+        box_max(V, None, 0, sb, vb, NV, base, nvb, None)
+
+
+@pytest.mark.parametrize("preset", ["yatzy", "maxi-yatzy"])
+def test_the_best_sub_keep_by_size_is_the_same_to_the_bit(preset: str) -> None:
+    ra = rule_arrays(R.preset(preset), 1)
+    K, R_ = ra.add_die.shape[0], ra.natT.shape[1]
+    starts = keep_starts(ra.keeps)
+    sizes = np.asarray(ra.keeps).sum(axis=1)
+    assert starts[0] == 0 and starts[-1] == K and len(starts) == ra.keeps[-1].sum() + 2
+    assert all((sizes[starts[c]:starts[c + 1]] == c).all() for c in range(len(starts) - 1))
+    rng = np.random.default_rng(7)
+    for n, ties in ((37, False), (64, True)):
+        E = rng.normal(100, 30, (K, 64))
+        if ties:  # equal values and large gaps: a maximum taken in another order must not differ
+            E = np.round(E / 25) * 25
+        a, b = E.copy(), E.copy()
+        _subs(a, np.empty((R_, 64)), ra.drop_die, starts, n, False)
+        _subs(b, np.full((R_, 64), np.nan), ra.drop_die, starts, n, True)
+        assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
+        assert (b[:, :n] >= E[:, :n]).all() and (b[:, :n] > E[:, :n]).any()
+        assert np.array_equal(b[:, n:], E[:, n:])  # lanes beyond n untouched
+
+
+def test_values_per_variant_are_box_max_to_the_bit() -> None:
+    for preset in ("yahtzee", "yatzy", "maxi-yatzy"):
+        ra = rule_arrays(R.preset(preset), 1)
+        vscore, vscored = variant_scores(ra)
+        upper = np.asarray(ra.is_upper)
+        assert vscored[upper].all()  # an upper box scores its face times its count: its variant
+        vmax = ra.du.shape[1]
+        rng = np.random.default_rng(3)
+        for b in range(ra.nb):
+            if not vscored[b] or ra.nvar[b] < 2:
+                continue
+            NV = rng.normal(150, 40, ra.nb * vmax)
+            V0 = rng.normal(170, 40, ra.natT.shape[1])
+            V0[::5] = NEG
+            a, c = V0.copy(), V0.copy()
+            _box(a, ra.natT[b], ra.vnatT[b], NV, vscore[b], b * vmax, int(ra.nvar[b]), False)
+            _box(c, ra.natT[b], ra.vnatT[b], NV, vscore[b], b * vmax, int(ra.nvar[b]), True)
+            assert np.array_equal(a.view(np.uint64), c.view(np.uint64)), (preset, b)
+
+
+def test_a_box_whose_score_is_not_its_variant_is_not_taken_per_variant() -> None:
+    ra = rule_arrays(R.preset("yahtzee"), 1)
+    _, vscored = variant_scores(ra)
+    for b in range(ra.nb):
+        scores, variants = np.asarray(ra.natT[b]), np.asarray(ra.vnatT[b])
+        one_score = all(len(set(scores[variants == v])) <= 1 for v in set(variants.tolist()))
+        assert vscored[b] == one_score
+
+
+def _features(env: dict[str, str]) -> str:
+    """numba's CPU features in a process that imports the kernels, the same in its environment (what a
+    reload of numba's config and the processes it starts read)."""
+    code = ("import os, numba; import yahtzee_cli.solver.jit; numba.core.config.reload_config()\n"
+            "assert numba.config.CPU_FEATURES == os.environ.get('NUMBA_CPU_FEATURES')\n"
+            "print(numba.config.CPU_FEATURES)")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_wider_vectors_only_where_the_cpu_has_them_and_never_over_the_users_setting() -> None:
+    import llvmlite.binding as ll
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"}
+    got = _features(env)
+    if ll.get_host_cpu_features().get("avx512f"):
+        assert got.endswith(",-prefer-256-bit") and "+avx512f" in got
+    else:
+        assert got == "None"
+    assert _features({**env, "NUMBA_CPU_FEATURES": "+sse2"}) == "+sse2"
