@@ -29,7 +29,6 @@ from .within_turn import (
     best_sub_max,
     expect_lanes,
     keep_stages_lanes,
-    lane_block_values,
     lane_final_values,
     mask_rolls,
     roll_legal_inline,
@@ -114,33 +113,21 @@ def _batch_rows(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, lrow: 
 
 @njit(cache=True, inline="always")
 def _batch_final_values(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
-                        W2: np.ndarray, work: Any) -> None:
+                        W2: np.ndarray, work: Any, rolls: np.ndarray, first: bool) -> None:
     """The final-roll values of every lane of the masks order[j0:j1:step], side by side, into the
-    full-keep rows of work.E (within_turn.lane_final_values, mask by mask, reading W and W2)."""
+    full-keep rows of work.E (within_turn.lane_final_values, mask by mask, reading W and W2). Each
+    mask's legal boxes (within_turn.mask_rolls) are found on the batch's first pass (`first`) into
+    rolls[i] (its i-th mask) and read back on the others (the saved-rolls build's levels, the passes'
+    iterations); a mask with rolls of other legal boxes (jokers), and every mask where passes are
+    allowed (the rolls with nothing to score), finds them again: those lists are one array for every
+    mask."""
     off = np.int64(0)  # not a literal 0, which would compile lane_final_values a second time
-    for j in range(j0, j1, step):
-        m = order[j]
-        sub = lay.sub_of[m]
-        nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
-        lane_final_values(m, off, nl, sub, lay, ra, W, W2, work)
-        off += nl
-
-
-@njit(cache=True, inline="always")
-def _batch_final_values_at(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: Any, W: np.ndarray,
-                           work: Any, rolls: np.ndarray, first: bool) -> None:
-    """_batch_final_values for a build that values the same masks at many levels: each mask's legal boxes
-    (within_turn.mask_rolls) found at the first level (`first`) into rolls[i] (the batch's i-th mask)
-    and read back at the others; a mask with rolls of other legal boxes (jokers: their list is one
-    array for every mask) finds them again."""
-    off = np.int64(0)  # (as _batch_final_values')
-    W2 = np.zeros((1, 1))
     i = 0
     for j in range(j0, j1, step):
         m = order[j]
         sub = lay.sub_of[m]
         nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
-        if first or rolls[i, 3] > 0:
+        if first or rolls[i, 3] > 0 or work.allow_pass:
             sets = mask_rolls(m, lay, ra, work)
             rolls[i, 0] = sets[0]
             rolls[i, 1] = sets[1]
@@ -148,9 +135,15 @@ def _batch_final_values_at(order: np.ndarray, j0: int, j1: int, step: int, lay: 
             rolls[i, 3] = sets[3]
         else:
             sets = (rolls[i, 0], rolls[i, 1], rolls[i, 2] != 0, rolls[i, 3])
-        lane_block_values(m, off, nl, sub, sets, lay, ra, W, W2, work)
+        lane_final_values(m, off, nl, sub, sets, lay, ra, W, W2, work)
         off += nl
         i += 1
+
+
+@njit(cache=True, inline="always")
+def _batch_masks(j0: int, j1: int, step: int) -> int:
+    """The number of masks order[j0:j1:step]."""
+    return (j1 - j0 + step - 1) // step
 
 
 @njit(cache=True, inline="always")
@@ -204,9 +197,10 @@ def _solve_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     n = _batch_rows(order, j0, j1, step, lay, lrow)
     for lane in range(n):
         X[lane] = NEG
+    rolls = np.empty((_batch_masks(j0, j1, step), 4), dtype=np.int64)
     iters = 0
     while True:
-        _batch_final_values(order, j0, j1, step, lay, ra, W, W2, work)
+        _batch_final_values(order, j0, j1, step, lay, ra, W, W2, work, rolls, iters == 0)
         keep_stages_lanes(work, ra, n)
         _first_roll_mean(acc, E, ra, n)
         if moments:
@@ -304,13 +298,14 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
         m0 &= m0 - 1
         filled += 1
     top = tops[filled]
-    rolls = np.empty(((j1 - j0 + step - 1) // step, 4), dtype=np.int64)
+    W2 = np.zeros((1, 1))
+    rolls = np.empty((_batch_masks(j0, j1, step), 4), dtype=np.int64)
     for level in range(top + 3):
         if level > 0:
             expect_lanes(E, first_full, add_die, n)  # the keeps' values from V_{level-1}
         if level <= K:  # F_level into the full-keep rows
-            _batch_final_values_at(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], work, rolls,
-                                   level == 0)
+            _batch_final_values(order, j0, j1, step, lay, ra, W[sbase[level]:sbase[level + 1]], W2, work, rolls,
+                                level == 0)
             if level == K:
                 for r in range(R):
                     kr = keep_of_roll[r]

@@ -1039,7 +1039,7 @@ def next_column(lay: Any, ra: Any, b: int, v: int, y: int, u: int) -> int:
 
 @njit(**INNER)
 def mask_rolls(m: int, lay: Any, ra: Any, work: Any) -> tuple[Any, Any, Any, Any]:
-    """The legal boxes of mask m's final rolls, as lane_block_values takes them: (the boxes some roll may
+    """The legal boxes of mask m's final rolls, as lane_final_values takes them: (the boxes some roll may
     take, the boxes most rolls may take (ra.base_roll's), whether those score as jokers, the number of
     rolls whose legal boxes or joker status differ from those); those rolls into work.spec, sbits and
     sfull, and with passes allowed, whether each roll has nothing to score into work.az."""
@@ -1074,8 +1074,8 @@ def mask_rolls(m: int, lay: Any, ra: Any, work: Any) -> tuple[Any, Any, Any, Any
 
 
 @njit(**INNER)
-def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W: np.ndarray, W2: np.ndarray,
-                      work: Any) -> None:
+def lane_final_values(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
+                      W2: np.ndarray, work: Any) -> None:
     """Final-roll values of mask m's lanes off..off+nl into the full-keep rows of work.E (S: second
     moment, Q: pass probability): per lane, max over legal boxes of score + value of the next state.
     Rolls whose legal boxes and joker status equal those of ra.base_roll are done box by box over all
@@ -1089,6 +1089,9 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W:
         Its first lane in work and its number of lanes.
     sub : int
         Its set of filled upper boxes (lay.sub_of[m]).
+    sets : (int, int, bool, int)
+        Its final rolls' legal boxes (mask_rolls; its rolls of other legal boxes in work.spec, sbits,
+        sfull: a build that values the same masks at many levels finds them once).
     lay : StateLayout
         The table's states.
     ra : tables.RuleArrays
@@ -1098,14 +1101,6 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, lay: Any, ra: Any, W:
     work : LaneWork
         Written: E (S, Q) full-keep rows of the lanes; lu, ly; scratch.
     """
-    lane_block_values(m, off, nl, sub, mask_rolls(m, lay, ra, work), lay, ra, W, W2, work)
-
-
-@njit(**INNER)
-def lane_block_values(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
-                      W2: np.ndarray, work: Any) -> None:
-    """lane_final_values with mask m's legal boxes given (`sets`, from mask_rolls: a build that values
-    the same masks at many levels finds them once)."""
     E, S, Q, V, V2, Qb = work.E, work.S, work.Q, work.V, work.V2, work.Qb
     keep_of_roll = ra.keep_of_roll
     R = ra.natT.shape[1]
