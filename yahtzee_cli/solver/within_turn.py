@@ -1023,7 +1023,7 @@ def keep_stages_lanes(work: Any, ra: Any, n: int) -> None:
         elif work.allow_pass:
             best_sub_lanes(E, Q, Q, 1, ra.drop_die, n)
         else:
-            best_sub_lanes(E, E, E, 0, ra.drop_die, n)
+            best_sub_max(E, work.T, ra.drop_die, work.starts, n)
 
 
 @njit(cache=True, inline="always")
