@@ -384,3 +384,53 @@ def test_boxes_few_rolls_score_in_give_the_same_table_to_the_bit(tmp_path: Path,
     tab = saved.read(rules)
     assert tab is not None
     assert tab.value(0, 0, 0, 0) == pytest.approx(Brute(rules).value(0, 0, 0), abs=1e-4)
+
+
+def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stock(
+        tables: dict[int, saved.SavedTable]) -> None:
+    """play_saved_games reads the next states' values of all the stocks a turn can stop with in one
+    pass over the table's blocks (play_kernel._stock_next_values): the same floats, to the bit, as
+    _sheet_next_values stock by stock, on every turn start of the table and a stock past its cap."""
+    import numba
+
+    from yahtzee_cli.solver import play_kernel as pk
+    from yahtzee_cli.solver.tables import rule_arrays
+
+    @numba.njit
+    def both(scratch: Any, work: Any, fut: Any, stocks: Any, top: int, ra: Any, NV1: Any, F1: Any) -> None:
+        _, NVS, FC, cells = scratch
+        pk._stock_next_values(NVS, FC, cells, work, fut, stocks, top, ra)
+        for s in range(top + 1):
+            pk._sheet_next_values(work, pk.stock_future(fut, stocks, s), ra)
+            F1[s] = work.Fcur[0]
+            for i in range(NV1.shape[1]):
+                NV1[s, i] = work.NV[0, i]
+
+    tab = tables[2]
+    rules = tiny(2)
+    ra = rule_arrays(rules, tab.nyt)
+    fut, stocks = tab.stocks()
+    work = pk.turn_work(ra, 8)
+    scratch = pk.saved_scratch(tab.cap, ra)
+    nslot = scratch[1].shape[2]
+    NV1, F1 = np.empty((tab.cap + 1, nslot)), np.empty(tab.cap + 1)
+    vmax = ra.du.shape[1]
+    checked = 0
+    for mask in tab.masks.tolist():
+        if mask == (1 << ra.nb) - 1:
+            continue
+        for u in range(tab.t + 1):
+            try:
+                tab.cell(mask, 0, u, 0)
+            except KeyError:
+                continue
+            top = min(tab.lay.top_stock(mask) + 2, tab.cap)
+            work.cmask[0], work.usum[0], work.yst[0], work.colraw[0] = mask, u, -1, 17
+            scratch[1].fill(np.nan)
+            both(scratch, work, fut, stocks, top, ra, NV1, F1)
+            slots = [b * vmax + v for b in range(ra.nb) if not (mask >> b) & 1 for v in range(int(ra.nvar[b]))]
+            assert scratch[2][: top + 1].tobytes() == F1[: top + 1].tobytes()
+            assert scratch[1][: top + 1, 0, slots].tobytes() == NV1[: top + 1, slots].tobytes()
+            assert scratch[2][0] == tab.value(mask, 0, u, 0)
+            checked += 1
+    assert checked > 20
