@@ -61,6 +61,7 @@ from .within_turn import (
     keep_dice,
     keep_values,
     next_values,
+    next_y,
     roll_legal,
     state_value,
 )
@@ -633,10 +634,7 @@ def _table_next_values(work: Any, fut: Any, ra: Any) -> tuple[float, float, int]
             continue
         row = midx[mask | (1 << b)]
         for v in range(ra.nvar[b]):
-            yb = ra.yn[b, v]
-            y2 = y if yb < 0 else yb
-            if yb >= 0 and fut.nyt != 2:
-                y2 = 0
+            y2 = next_y(y, b, v, fut.nyt, ra)
             u2 = u + ra.du[b, v]
             NVc[b * vmax + v] = mc * (float(W[row, y2 * tp1 + (u2 if u2 < t else t)]) - fnow)
     return best1, NEG, arg1
@@ -944,10 +942,7 @@ def _stock_next_values(NVS: np.ndarray, FC: np.ndarray, cells: np.ndarray, work:
             continue
         m2 = mask | (1 << b)
         for v in range(ra.nvar[b]):
-            yb = ra.yn[b, v]
-            y2 = y if yb < 0 else yb
-            if yb >= 0 and fut.nyt != 2:
-                y2 = 0
+            y2 = next_y(y, b, v, fut.nyt, ra)
             u2 = u + ra.du[b, v]
             cells[n, 0] = b * vmax + v
             cells[n, 1] = fut.midx[m2] + fut.ulane[fut.sub_of[m2], y2 * (t + 1) + (u2 if u2 < t else t)]

@@ -817,6 +817,16 @@ def state_value(mask: int, y: int, u: int, fut: Any, nb: int) -> float:
     return float(acc)
 
 
+@njit(cache=True, inline="always")
+def next_y(y: int, b: int, v: int, nyt: int, ra: Any) -> int:
+    """The Yahtzee lane of the state that variant v of box b leads to from lane y, against values
+    to go with `nyt` Yahtzee lanes (with one, always 0)."""
+    yb = ra.yn[b, v]
+    if yb < 0:
+        return y
+    return int(yb) if nyt == 2 else 0
+
+
 @njit(**INNER)
 def next_values(NVc: np.ndarray, mask: int, y: int, u: int, fnow: float, mc: float, fut: Any, ra: Any) -> None:
     """NVc[b * vmax + v] = mc * (F(the state box b's variant v leads to) - fnow) for every open box b
@@ -844,11 +854,7 @@ def next_values(NVc: np.ndarray, mask: int, y: int, u: int, fnow: float, mc: flo
             continue
         m2 = mask | (1 << b)
         for v in range(ra.nvar[b]):
-            yb = ra.yn[b, v]
-            y2 = y if yb < 0 else yb
-            if yb >= 0 and fut.nyt != 2:
-                y2 = 0
-            NVc[b * vmax + v] = mc * (state_value(m2, y2, u + ra.du[b, v], fut, nb) - fnow)
+            NVc[b * vmax + v] = mc * (state_value(m2, next_y(y, b, v, fut.nyt, ra), u + ra.du[b, v], fut, nb) - fnow)
 
 
 # --------------------------------------------------------------------------- the table build's lanes
