@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,6 +23,8 @@ from yahtzee_cli.solver.within_turn import (
     box_max,
     box_max_scored,
     keep_starts,
+    keep_values,
+    keep_values_lanes,
     variant_scores,
 )
 
@@ -32,6 +35,16 @@ def _subs(E: np.ndarray, T: np.ndarray, drop_die: np.ndarray, starts: np.ndarray
         best_sub_max(E, T, drop_die, starts, n)
     else:
         best_sub_lanes(E, E, E, 0, drop_die, n)
+
+
+@njit(cache=False)
+def _keeps(S: np.ndarray, Js: np.ndarray, ra: Any, starts: np.ndarray, n: int, EJ: np.ndarray,
+           one: np.ndarray) -> None:
+    E, T = np.empty((ra.add_die.shape[0], EJ.shape[2])), np.empty((ra.natT.shape[1], EJ.shape[2]))
+    keep_values_lanes(S, EJ, E, T, starts, Js.max(), ra.keep_of_roll, ra.add_die, ra.drop_die, n)
+    for i in range(n):
+        keep_values(S[i], one[i], np.empty(ra.add_die.shape[0]), Js[i], 0.0, ra.keep_of_roll, ra.add_die,
+                    ra.drop_die)
 
 
 @njit(cache=False)
@@ -113,3 +126,26 @@ def test_wider_vectors_only_where_the_cpu_has_them_and_never_over_the_users_sett
     else:
         assert got == "None"
     assert _features({**env, "NUMBA_CPU_FEATURES": "+sse2"}) == "+sse2"
+
+
+@pytest.mark.parametrize("preset", ["yatzy", "maxi-yatzy"])
+def test_keep_values_of_games_side_by_side_are_each_game_s_alone_to_the_bit(preset: str) -> None:
+    """Saved-rolls play values its games' keeps side by side (keep_values_lanes); each game's keep
+    values with j rolls left are keep_values' for that game alone, whatever the other lanes hold:
+    the same games, each game's turn as long as its rolls. Lanes past n are left alone."""
+    ra = rule_arrays(R.preset(preset), 1)
+    K, R_ = ra.add_die.shape[0], ra.natT.shape[1]
+    starts = keep_starts(ra.keeps)
+    rng = np.random.default_rng(11)
+    L, J, lanes = 6, 9, 16
+    for n, ties in ((16, False), (11, True)):
+        S = rng.normal(200, 60, (lanes, L + 1, R_))
+        if ties:  # equal stops and keep values: the first best must stay the first best
+            S = np.round(S / 40) * 40
+        Js = 1 + np.arange(lanes) % J  # a turn of each length, the longest J
+        EJ = np.full((J, K, lanes), -7.0)
+        one = np.empty((lanes, J, K))
+        _keeps(S, Js, ra, starts, n, EJ, one)
+        for i in range(n):  # (the game's own levels: the others belong to longer turns)
+            assert EJ[: Js[i], :, i].tobytes() == np.ascontiguousarray(one[i, : Js[i]]).tobytes()
+        assert (EJ[:, :, n:] == -7.0).all()

@@ -398,8 +398,8 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
 
     @numba.njit
     def both(scratch: Any, work: Any, fut: Any, stocks: Any, top: int, ra: Any, NV1: Any, F1: Any) -> None:
-        _, NVS, FC, cells = scratch
-        pk._stock_next_values(NVS, FC, cells, work, fut, stocks, top, ra)
+        _, NVS, FC, cells, _, _ = scratch
+        pk._stock_next_values(NVS[0], FC[0], cells, work, fut, stocks, top, ra)
         for s in range(top + 1):
             pk._sheet_next_values(work, pk.stock_future(fut, stocks, s), ra)
             F1[s] = work.Fcur[0]
@@ -412,7 +412,8 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
     fut, stocks = tab.stocks()
     work = pk.turn_work(ra, 8)
     scratch = pk.saved_scratch(tab.cap, ra)
-    nslot = scratch[1].shape[2]
+    NVS, FC = scratch[1][0], scratch[2][0]  # (the first game's)
+    nslot = NVS.shape[2]
     NV1, F1 = np.empty((tab.cap + 1, nslot)), np.empty(tab.cap + 1)
     vmax = ra.du.shape[1]
     checked = 0
@@ -426,11 +427,11 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
                 continue
             top = min(tab.lay.top_stock(mask) + 2, tab.cap)
             work.cmask[0], work.usum[0], work.yst[0], work.colraw[0] = mask, u, -1, 17
-            scratch[1].fill(np.nan)
+            NVS.fill(np.nan)
             both(scratch, work, fut, stocks, top, ra, NV1, F1)
             slots = [b * vmax + v for b in range(ra.nb) if not (mask >> b) & 1 for v in range(int(ra.nvar[b]))]
-            assert scratch[2][: top + 1].tobytes() == F1[: top + 1].tobytes()
-            assert scratch[1][: top + 1, 0, slots].tobytes() == NV1[: top + 1, slots].tobytes()
-            assert scratch[2][0] == tab.value(mask, 0, u, 0)
+            assert FC[: top + 1].tobytes() == F1[: top + 1].tobytes()
+            assert NVS[: top + 1, 0, slots].tobytes() == NV1[: top + 1, slots].tobytes()
+            assert FC[0] == tab.value(mask, 0, u, 0)
             checked += 1
     assert checked > 20

@@ -60,6 +60,7 @@ from .within_turn import (
     keep_choices,
     keep_dice,
     keep_values,
+    keep_values_lanes,
     next_values,
     next_y,
     roll_legal,
@@ -889,10 +890,16 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
 
 
 def saved_scratch(K: int, ra: Any) -> tuple[Any, ...]:
-    """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells)."""
+    """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells, T,
+    starts)."""
+    from .within_turn import keep_starts
+
     nslot = ra.nb * ra.du.shape[1]
-    return (np.empty((K + 1, ra.natT.shape[1])), np.empty((K + 1, 1, nslot)), np.empty(K + 1),
-            np.empty((nslot, 2), np.int64))
+    B = SAVED_LANES
+    starts = keep_starts(ra.keeps)
+    most = int(np.diff(starts).max())
+    return (np.full((B, K + 1, ra.natT.shape[1]), NEG), np.empty((B, K + 1, 1, nslot)), np.empty((B, K + 1)),
+            np.empty((nslot, 2), np.int64), np.empty((most, B)), starts)
 
 
 @njit(**INNER)
@@ -966,16 +973,23 @@ def stock_future(fut: Any, stocks: Any, s: int) -> Any:
                   fut.ulane)
 
 
-@njit(**KERNEL)
+SAVED_LANES = 16  # saved-rolls games played side by side (their keep values: two 512-bit vectors)
+
+
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: Any, scratch: Any,
                      log: Any, start: Any) -> None:
     """play_games for one column with values to go by stock of saved rolls: an exact saved-rolls table
     (solver.saved), optimal play of the game with at most K saved rolls, or a model fitted to one
     (solver.saved_fit). Each turn values its final rolls once per stock that stopping can
     leave (FS[s] = the final-roll values with s rolls saved for the next turn, s = 0..min(rolls left, K)),
-    its keeps from those (within_turn.keep_values), and writes its box by the values of the stock it stops
-    with; rolls saved beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they
-    count as K.
+    its keeps from those, and writes its box by the values of the stock it stops with; rolls saved
+    beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they count as K.
+
+    SAVED_LANES games at a time, turn by turn (every game has as many turns: no passes): each game's
+    final-roll values are its own, then the keep values of all of them side by side
+    (within_turn.keep_values_lanes: SIMD over the games, each game's the same floats as alone), then
+    each game plays its turn's dice from its own stream. So the games are those played one by one.
 
     Parameters
     ----------
@@ -988,58 +1002,77 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         float32[cells], its stock s's block W[sbase[s]:sbase[s + 1]], read through fut's midx and
         ulane) or a fitted model's H3, G3 and Y3 (solver.saved_fit, as within_turn.Future's h, G and
         yh by stock), the others placeholders (stock_future).
-    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells)
-        FS float64[K + 1, R]: the final-roll values by stock (absolute: points written plus value to
-        go); NVS, FC, cells: _stock_next_values'.
+    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells, T, starts)
+        FS float64[lanes, K + 1, R]: each game's final-roll values by stock (absolute: points written
+        plus value to go); NVS, FC [lanes, ...], cells: _stock_next_values'; T, starts:
+        keep_values_lanes'.
     """
     ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
-    FS, NVS, FC, cells = scratch
+    FS, NVS, FC, cells, T, starts = scratch
     seed, first_game, seat = game
     nturns_out = out[2]
-    Vfinal, EJ, E = work.Vfinal, work.EJ, work.E
-    cmask, yst = work.cmask, work.yst
-    sheet = (cmask, work.usum, yst, work.colraw)
+    Vfinal = work.Vfinal
+    wmask, wyst = work.cmask, work.yst  # the game whose turn is valued, as column 0
+    B = FS.shape[0]
+    K = FS.shape[1] - 1
+    R = Vfinal.shape[0]
+    jmax = work.EJ.shape[0]
+    mult = ra.mult[0]
+    G = nturns_out.shape[0]
+    cm = np.empty(B, np.int64)  # the block's sheets side by side (game g0 + i: column i)
+    us = np.empty(B, np.int64)
+    ys = np.empty(B, np.int64)
+    raw = np.empty(B)
+    sheet = (cm, us, ys, raw)
     (scores, ybonus, s_mask, s_upper, s_y, s_raw, natural, joker, yroll, is_upper, nb_extra,
      y_box) = box_arrays(out, sheet, ra)  # once, before the games (see box_points)
-    values = (EJ, FS, 0.0)  # stopping with j rolls left: FS[min(j, K)] (keep_by_values)
-    K = FS.shape[0] - 1
-    R = Vfinal.shape[0]
-    jmax = EJ.shape[0]
-    mult = ra.mult[0]
-    for g in range(nturns_out.shape[0]):
-        st = stream(seed, first_game + g, seat)
-        open_total, turn = new_sheet(g, out, sheet, 0, start, ra)
-        turn0 = turn
-        saved = 0
-        if start is not None:
-            saved = start[2]
-        while open_total > 0:
-            budget = roll_budget(ra.saved_rolls, saved)
-            J = budget - 1
-            if J > jmax:
-                J = jmax
-            top = J if J < K else K
-            _stock_next_values(NVS, FC, cells, work, fut, stocks, top, ra)
-            for s in range(top + 1):
-                # (_sheet_next_values' best12 for one column: its weighted estimate, no second)
-                best12 = (mult * (work.colraw[0] + FC[s]), NEG, 0)
-                final_values(Vfinal, work, NVS[s], cmask, yst, False, best12, ra)
-                base = mult * FC[s]
-                for r in range(R):
-                    FS[s, r] = Vfinal[r] + base
-            keep_values(FS, EJ, E, J, 0.0, ra.keep_of_roll, ra.add_die, ra.drop_die)
-            st, used, r = play_turn(st, budget, J, keep_by_values, values, work, ra, None, log, (g, turn), start,
-                                    turn == turn0)
-            left = budget - used
-            s = left if left < K else K
-            best12 = (mult * (work.colraw[0] + FC[s]), NEG, 0)
-            saved = rolls_left_over(ra.saved_rolls, saved, used, ra.saved_cap)
-            at = (g, turn, used, 0)
-            code = box_code(r, NVS[s], cmask, yst, False, best12, ra)
-            written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
-            open_total -= mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
-            turn += 1
-        nturns_out[g] = turn
+    EJ = np.empty((jmax, ra.add_die.shape[0], B))  # keep values by game, as lanes
+    E = np.empty((ra.add_die.shape[0], B))
+    st = np.empty(B, np.uint64)
+    saved = np.empty(B, np.int64)
+    budget = np.empty(B, np.int64)
+    for g0 in range(0, G, B):
+        nbk = min(B, G - g0)
+        open0, turn0 = 0, 0
+        for i in range(nbk):
+            st[i] = stream(seed, first_game + g0 + i, seat)
+            open0, turn0 = new_sheet(g0 + i, out, sheet, i, start, ra)  # (the same for every game)
+            saved[i] = 0
+            if start is not None:
+                saved[i] = start[2]
+        for k in range(open0):
+            turn = turn0 + k
+            Jall = 0
+            for i in range(nbk):
+                budget[i] = roll_budget(ra.saved_rolls, saved[i])
+                J = min(budget[i] - 1, jmax)
+                Jall = max(Jall, J)
+                top = J if J < K else K
+                wmask[0], work.usum[0], wyst[0], work.colraw[0] = cm[i], us[i], ys[i], raw[i]
+                _stock_next_values(NVS[i], FC[i], cells, work, fut, stocks, top, ra)
+                for s in range(top + 1):
+                    # (_sheet_next_values' best12 for one column: its weighted estimate, no second)
+                    best12 = (mult * (raw[i] + FC[i, s]), NEG, 0)
+                    final_values(Vfinal, work, NVS[i, s], wmask, wyst, False, best12, ra)
+                    base = mult * FC[i, s]
+                    for r in range(R):
+                        FS[i, s, r] = Vfinal[r] + base
+            keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
+            for i in range(nbk):
+                J = min(budget[i] - 1, jmax)
+                values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]
+                st[i], used, r = play_turn(st[i], budget[i], J, keep_by_values, values, work, ra, None, log,
+                                           (g0 + i, turn), start, k == 0)
+                left = budget[i] - used
+                s = left if left < K else K
+                best12 = (mult * (raw[i] + FC[i, s]), NEG, 0)
+                saved[i] = rolls_left_over(ra.saved_rolls, saved[i], used, ra.saved_cap)
+                at = (g0 + i, turn, used, i)
+                code = box_code(r, NVS[i, s], cm[i:i + 1], ys[i:i + 1], False, best12, ra)
+                written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+                mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
+        for i in range(nbk):
+            nturns_out[g0 + i] = turn0 + open0
 
 
 def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:

@@ -470,6 +470,57 @@ def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_valu
 
 
 @njit(**INNER)
+def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarray, starts: np.ndarray, J: int,
+                      keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, n: int) -> None:
+    """keep_values (no value per roll saved) of n states side by side, lane by lane the same floats as
+    keep_values on that state alone: the faces' sum in the same order (expect_lanes), the best
+    sub-keep a maximum (best_sub_max, which equals best_sub_lanes'). A lane's keep values with j rolls
+    left depend only on levels up to j, so a lane whose turn has fewer rolls ignores the rest (every
+    lane goes to J: a loop over fewer lanes than a vector holds would run without SIMD).
+
+    Parameters
+    ----------
+    S : float64[lanes, L + 1, R]
+        Per lane, the value of stopping on each roll by the rolls it saves (capped at L); rows past
+        what a lane's turn can save are read only for levels it ignores.
+    EJ : float64[at least J, K, lanes]
+        Written: EJ[j - 1, k, lane], the value of keeping k with j rolls left.
+    E, T : float64[K, lanes], float64[the most keeps of a size, lanes]
+        Scratch.
+    starts : int64[dice + 2]
+        The first keep of each size, and the end (keep_starts).
+    J : int
+        Rolls left after the first, the most of any lane.
+    keep_of_roll, add_die, drop_die
+        As keep_values'.
+    n : int
+        Lanes in use.
+    """
+    R = S.shape[2]
+    L = S.shape[1] - 1
+    K = add_die.shape[0]
+    first_full = K - R
+    for r in range(R):
+        kr = keep_of_roll[r]
+        for lane in range(n):
+            E[kr, lane] = S[lane, 0, r]
+    for j in range(1, J + 1):
+        expect_lanes(E, first_full, add_die, n)
+        for k in range(K):
+            for lane in range(n):
+                EJ[j - 1, k, lane] = E[k, lane]
+        if j < J:
+            best_sub_max(E, T, drop_die, starts, n)
+            lv = j if j < L else L
+            for r in range(R):
+                kr = keep_of_roll[r]
+                for lane in range(n):
+                    stop = S[lane, lv, r]
+                    if stop > E[kr, lane]:
+                        E[kr, lane] = stop
+
+
+@njit(**INNER)
 def keep_choice(r: int, Ej: np.ndarray, stop: float, subkeeps: np.ndarray, nsub: np.ndarray) -> int:
     """The keep to reroll from roll r, or -1 to stop (which wins ties).
 
