@@ -909,8 +909,8 @@ def _stock_next_values(NVS: np.ndarray, FC: np.ndarray, cells: np.ndarray, work:
     work.Fcur[0], the same values. From an exact table (fut.kind FUTURE_TABLE) each next state's cell
     is found once (its place in a stock's block: cells[i] = (slot, offset)) and the stocks' blocks
     are read in one loop of independent loads, so their cache and TLB misses overlap (a table of
-    some GB in 4 KiB pages, every stock's block in other pages: read stock by stock through
-    state_value, those misses were four fifths of a turn); a fitted model stock by stock.
+    some GB, every stock's block in other pages: read stock by stock and box by box through
+    state_value, a turn took 82 us of one thread, 55 this way); a fitted model stock by stock.
 
     Parameters
     ----------
