@@ -18,6 +18,7 @@ import pytest
 from yahtzee_cli.errors import RulesError
 from yahtzee_cli.rules.engine import load_rules, parse_dice, parse_setting
 from yahtzee_cli.rules.poker import standings
+from yahtzee_cli.strategy import choice
 
 SCRIPT = [sys.executable, "-m", "yahtzee_cli"]
 
@@ -300,7 +301,8 @@ def test_a_table_checksum_covers_its_header(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["exact", "approx"])
-def test_edited_tables_are_rebuilt_with_a_warning_in_every_command(cli, tmp_path, own_cache, kind):
+def test_edited_tables_are_rebuilt_with_a_warning_in_every_command(cli, tmp_path, own_cache, monkeypatch, kind):
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)  # (the saved-rolls sheet: its heuristic, "approx")
     rules = _tiny(tmp_path) if kind == "exact" else _tiny(tmp_path, saved_rolls=True)
     first = cli(["solve", "--rules", rules, "--json"])
     assert first.exit_code == 0, first.stderr
@@ -580,6 +582,7 @@ def test_a_bot_failing_before_any_game_leaves_the_log_as_it_was(cli, tmp_path):
 
 @pytest.mark.parametrize("kind", ["exact", "approx"])
 def test_an_unreadable_table_is_blamed_and_rebuilt(cli, tmp_path, own_cache, monkeypatch, kind):
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)  # (the saved-rolls sheet: its heuristic, "approx")
     rules = _tiny(tmp_path) if kind == "exact" else _tiny(tmp_path, saved_rolls=True)
     first = cli(["solve", "--rules", rules, "--json"])
     assert first.exit_code == 0, first.stderr

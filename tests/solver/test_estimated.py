@@ -62,9 +62,10 @@ def test_more_games_are_played_until_the_error_is_small_enough() -> None:
 
 
 def test_rolls_saved_count_in_the_games_played_on() -> None:
-    """A stock of saved rolls is worth points: the games from the same sheet score more with it."""
+    """A stock of saved rolls is worth points: the games from the same sheet score more with it (two
+    boxes filled: a sheet can hold up to 4 saved)."""
     rules = R.rules_from_data(SAVED_RULES)
-    sheet = [R.Column.empty(rules)]
+    sheet = [R.Column((10, 12, None, None))]
     none = estimated.final_totals(rules, sheet, 0, 0, 0, 4000)
     some = estimated.final_totals(rules, sheet, 3, 0, 0, 4000)
     assert some.mean() > none.mean() + 3 * np.hypot(none.std(), some.std()) / np.sqrt(4000)

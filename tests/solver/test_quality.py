@@ -27,9 +27,11 @@ def approx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def approx_cache(approx_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Approximate strategies fitted with fewer self-play games, in their own cache directory."""
+    """Approximate strategies fitted with fewer self-play games, in their own cache directory; saved-rolls
+    sheets play the heuristic, not the exact table a sheet this small would get built on first use."""
     path = approx_dir
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(path))
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)
     monkeypatch.setattr(approx, "FIT_GAMES", (1000, 1000, 2000))
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)
     return path

@@ -261,10 +261,13 @@ def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
     assert "at most 2 saved rolls" in r.stdout and "largest cap built" in r.stdout
 
 
-def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how_to_build_it(
+def test_until_a_slow_table_is_built_the_game_is_played_by_the_heuristic_saying_how_to_build_it(
         cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import orjson
 
+    from yahtzee_cli.strategy import choice
+
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)  # every table too slow to build unasked
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
     rules_file = tmp_path / "tiny.json"
     rules_file.write_bytes(orjson.dumps(TINY))
@@ -274,6 +277,38 @@ def test_until_its_table_is_built_the_game_is_played_by_the_heuristic_saying_how
     assert "yahtzee solve --rules custom --set saved_rolls_cap=1" in r.stderr and "min" in r.stderr
     assert "GB of disk" in r.stderr
     assert not list((tmp_path / "cache").glob("saved-*"))  # nothing built unasked
+
+
+def test_a_table_quick_to_build_is_built_on_first_use_and_played_exactly(
+        cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the exact table builds in about a minute or less (estimated), the first hint builds it,
+    saying so, and answers from it: exact, no advice; the uncapped game builds the suggested cap's."""
+    import orjson
+
+    from yahtzee_cli.strategy import choice
+    from yahtzee_cli.strategy.saved_cost import build_minutes
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))
+    rules_file = tmp_path / "tiny.json"
+    rules_file.write_bytes(orjson.dumps(TINY))
+    assert build_minutes(tiny(1)) <= choice.AUTO_SAVED_MINUTES and choice.quick_to_build(tiny(1))
+    assert not choice.quick_to_build(R.preset("maxi-yatzy", {"saved_rolls_cap": 24}))  # about 13 min
+    assert not choice.quick_to_build(tiny(None))  # (no cap: no table of its own)
+    # the game without a cap: the table with the suggested cap, built once and then read
+    cap = choice.DEFAULT_SAVED_CAP
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--json"])
+    assert r.exit_code == 0, r.stderr
+    rec = orjson.loads(r.stdout)
+    assert rec["exact"] is True and rec["approximation"] is None and rec["saved_rolls_cap"] == cap
+    assert "building the" in r.stderr and "yahtzee solve" not in r.stderr
+    tab = saved.read(tiny(cap))
+    assert tab is not None and tab.path.parent == tmp_path / "cache"
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--json"])
+    assert r.exit_code == 0 and "building" not in r.stderr and orjson.loads(r.stdout)["saved_rolls_cap"] == cap
+    # a cap of the rules' own: its own table
+    r = cli(["hint", "6", "6", "6", "6", "5", "--rules", str(rules_file), "--set", "saved_rolls_cap=1", "--json"])
+    assert r.exit_code == 0 and orjson.loads(r.stdout)["saved_rolls_cap"] == 1, r.stderr
+    assert "building the" in r.stderr and saved.read(tiny(1)) is not None
 
 
 def test_a_stock_above_the_cap_is_a_usage_error(cli: Any, tmp_path: Path) -> None:

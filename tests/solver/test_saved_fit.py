@@ -14,6 +14,7 @@ from conftest import SAVED_RULES
 
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver import saved, saved_fit
+from yahtzee_cli.strategy import choice
 from yahtzee_cli.strategy.choice import plan
 
 TINY = SAVED_RULES
@@ -87,7 +88,9 @@ def test_games_of_the_fitted_values_grade_as_their_own_best_moves(fitted: Any, c
                       "below_se": 0.1}
     saved_fit.write(tiny(None), model)
     assert plan(tiny(None)).strategy == "fitted" and plan(tiny(None)).by_stock
-    assert plan(tiny(3)).strategy == "heuristic"  # another cap: no fit of its own
+    assert plan(tiny(3)).strategy == "saved"  # another cap: no fit of its own, its table quick to build
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)
+    assert plan(tiny(3)).strategy == "heuristic"  # (one too slow to build unasked: the heuristic)
     rules_file = tmp_path / "tiny.json"
     rules_file.write_bytes(orjson.dumps(TINY))
     log = tmp_path / "games.ndjson"

@@ -161,7 +161,9 @@ def test_multi_column_hint_is_labelled_approximate(cli: object) -> None:
 def test_heuristic_hint_on_a_saved_rolls_sheet(cli: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No exact table (saved rolls): the heuristic strategy, fitted by self-play, answers; approximate."""
     from yahtzee_cli.solver import approx
+    from yahtzee_cli.strategy import choice
 
+    monkeypatch.setattr(choice, "AUTO_SAVED_MINUTES", 0.0)  # (else its exact table, quick to build, plays)
     monkeypatch.setattr(approx, "FIT_GAMES", (300, 300))
     monkeypatch.setattr(approx, "EVAL_GAMES", 500)
     monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tmp_path / "cache"))  # the note below is a first run's

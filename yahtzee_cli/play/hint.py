@@ -31,7 +31,7 @@ def source_for(rules: R.RuleSet, say: Say | None = None, progress: Progress | No
     if p.by_stock:
         from ..solver import saved_fit
 
-        tab = saved_fit.stock_values(p)
+        tab = saved_fit.stock_values(p, say)
         if tab is not None:  # (else removed meanwhile: the heuristic)
             return SavedSource(tab, rules.settings.saved_rolls_cap,
                                None if p.strategy == "saved" else saved_fit.fitted_label(tab))
@@ -59,7 +59,7 @@ def saved_rolls_advice(rules: R.RuleSet) -> str | None:
     strategy = plan(rules).strategy
     if strategy not in ("heuristic", "fitted"):
         return None
-    from ..solver.saved import about_minutes, build_gb, build_minutes, saved_reason
+    from ..strategy.saved_cost import about_minutes, build_gb, build_minutes, saved_reason
 
     cap = rules.settings.saved_rolls_cap
     target = fit_rules(rules)  # the table suggested: the rules' own cap, or the default one

@@ -187,7 +187,7 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
         if strategy == "optimal" and by_stock:  # values by stock: their own kernel
             from ..solver import jit, play_kernel, saved, saved_fit
 
-            values = saved_fit.stock_values(p)
+            values = saved_fit.stock_values(p, say)
             if values is not None:
                 jit.note_compile([play_kernel.play_saved_games], "the simulator", say,
                                  [saved.play_args(rules, values, 1, record)])

@@ -256,8 +256,9 @@ def _saved_solve(rules: RuleSet, table_rules: RuleSet, o: SolveOptions, start: f
     """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished; for
     the uncapped game (rules), the table of the largest cap built (table_rules), which plays it."""
     from ..solver import saved
+    from ..strategy.saved_cost import saved_reason
 
-    why = saved.saved_reason(table_rules)
+    why = saved_reason(table_rules)
     if why is not None:
         raise BadRequest(f"no exact table with saved_rolls_cap for {rules.name}: {why}")
     if o.distribution and say is not None:

@@ -95,7 +95,7 @@ def note_compile(rules: R.RuleSet, sheet: Sequence[R.Column], games: int, say: S
     from .saved_fit import stock_values
 
     p = plan(rules)
-    if p.by_stock and stock_values(p) is not None:
+    if p.by_stock and stock_values(p, say) is not None:
         return  # (values by stock play: their own kernel, solver.saved.play_with)
     fut = value_to_go_for(rules, "optimal", say)
     jit.note_compile([play_kernel.play_games], "the simulator", say,

@@ -23,6 +23,7 @@ normal equations over a sample of the positions) and G (a mean per cell over all
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,8 @@ import numpy.typing as npt
 
 from ..rules.engine import RuleSet
 from ..store.kinds import SAVED_FIT
-from ..strategy.choice import Plan, fit_rules, fitted_path
+from ..strategy.choice import Plan, fit_rules, fitted_path, quick_to_build
+from ..strategy.saved_cost import without_saved
 from ..strategy.space import state_space
 
 FloatArray = npt.NDArray[np.float64]
@@ -151,10 +153,9 @@ LOWER_GROUPS = (0, 1, 2, 3, 3, 4, 4, 4, 4, 5)  # group of 0..9 open other boxes;
 def groups(rules: RuleSet) -> IntArray:
     """[2**boxes] mask -> the row of G its turn starts read: the set of filled upper boxes, and the group
     of how many other boxes are open (LOWER_GROUPS)."""
-    from . import saved
     from .value_to_go import sub_of as sub_of_masks
 
-    sub = sub_of_masks(saved.without_saved(rules))
+    sub = sub_of_masks(without_saved(rules))
     nsub = int(sub.max()) + 1
     masks = np.arange(len(sub), dtype=np.int64)
     lower = [b for b in range(len(rules.boxes)) if b not in set(rules.upper_indices)]
@@ -263,13 +264,17 @@ def read(rules: RuleSet) -> FittedStocks | None:
         return None
 
 
-def stock_values(p: Plan) -> Any:
-    """The values by stock a plan with p.by_stock plays: the exact saved-rolls table ("saved") or the
-    model fitted to one ("fitted"); None when it has gone from the cache meanwhile."""
+def stock_values(p: Plan, say: Callable[[str], None] | None = None) -> Any:
+    """The values by stock a plan with p.by_stock plays: the exact saved-rolls table ("saved"; built
+    here when it is quick to build, strategy.choice.quick_to_build) or the model fitted to one
+    ("fitted"); None when it has gone from the cache meanwhile."""
     from . import saved
 
     if p.strategy == "saved" and p.table_rules is not None:
-        return saved.read(p.table_rules)
+        tab = saved.read(p.table_rules)
+        if tab is None and quick_to_build(p.table_rules):
+            tab = saved.get_table(p.table_rules, say)[0]
+        return tab
     if p.strategy == "fitted":
         return read(p.rules)
     return None

@@ -7,7 +7,9 @@ building, simulate asks it to label `optimal`.
 * "columns": multi-column sheets whose columns share their fill rule and whose single column has an
   exact table: each column valued by that table (approximate: it ignores that a roll may go to
   whichever column suits it best);
-* "saved": rules with saved rolls once an exact saved-rolls table is built (yahtzee_cli.solver.saved);
+* "saved": rules with saved rolls once an exact saved-rolls table is built (yahtzee_cli.solver.saved),
+  or before, where that table builds in about a minute or less (`AUTO_SAVED_MINUTES`: a 5-dice
+  sheet's): then the first use builds it;
 * "fitted": rules with saved rolls without one, where a model of that table's values by stock of
   saved rolls ships or was fitted (yahtzee_cli.solver.saved_fit: Maxi Yatzy), the turn played exactly
   on it;
@@ -93,7 +95,8 @@ class Plan(NamedTuple):
 
 def plan(rules: RuleSet) -> Plan:
     """How `rules` is played: their exact table; with saved rolls, the exact saved-rolls table once one
-    is built (strategy "saved", table_rules its capped rules); else approximate_plan's answer."""
+    is built, or one quick to build (strategy "saved", table_rules its capped rules), else values
+    fitted to one where they ship ("fitted"); else approximate_plan's answer."""
     if rules.settings.saved_rolls:
         capped = saved_table_rules(rules)
         if capped is not None:
@@ -101,7 +104,24 @@ def plan(rules: RuleSet) -> Plan:
         fitted = fitted_saved_rules(rules)
         if fitted is not None:
             return Plan(rules, "fitted", fitted, exact_reason(rules))
+        quick = fit_rules(rules)
+        if quick_to_build(quick):
+            return Plan(rules, "saved", quick, exact_reason(rules))
     return approximate_plan(rules)
+
+
+# A saved-rolls table estimated to build in at most this many minutes on 2 cores is built the first
+# time the rules are played, instead of fitting the self-play heuristic, which takes about as long
+# (Yatzy with saved rolls: the table with at most 24 saved rolls in about 20 s, the heuristic in 30 s)
+AUTO_SAVED_MINUTES = 1.0
+
+
+def quick_to_build(table_rules: RuleSet) -> bool:
+    """Whether the saved-rolls table of these capped rules can be built and builds within
+    AUTO_SAVED_MINUTES (saved_cost's estimate)."""
+    from .saved_cost import build_minutes, saved_reason
+
+    return saved_reason(table_rules) is None and build_minutes(table_rules) <= AUTO_SAVED_MINUTES
 
 
 def approximate_plan(rules: RuleSet) -> Plan:
