@@ -425,7 +425,10 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
         tables: dict[int, saved.SavedTable]) -> None:
     """play_saved_games reads the next states' values of all the stocks a turn can stop with in one
     pass over the table's blocks (play_kernel._stock_next_values): the same floats, to the bit, as
-    _sheet_next_values stock by stock, on every turn start of the table and a stock past its cap."""
+    _sheet_next_values stock by stock, on every turn start of the table. The sheet's own value, which
+    they are relative to, is read only where the table holds it: a turn can stop with more rolls saved
+    than the sheet held, and there the value of its most held stock stands in (read stock by stock, that
+    was another state's cell or one past the table's end: the table here is followed by NaNs)."""
     import numba
 
     from yahtzee_cli.solver import play_kernel as pk
@@ -445,13 +448,15 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
     rules = tiny(2)
     ra = rule_arrays(rules, tab.nyt)
     fut, stocks = tab.stocks()
+    W = np.concatenate([tab.W, np.full(4096, np.nan, np.float32)])  # nothing past the table may be read
+    stocks = (W, *stocks[1:])
     work = pk.turn_work(ra, 8)
     scratch = pk.saved_scratch(tab.cap, ra)
     NVS, FC = scratch[1][0], scratch[2][0]  # (the first game's)
     nslot = NVS.shape[2]
     NV1, F1 = np.empty((tab.cap + 1, nslot)), np.empty(tab.cap + 1)
     vmax = ra.du.shape[1]
-    checked = 0
+    checked = past = 0
     for mask in tab.masks.tolist():
         if mask == (1 << ra.nb) - 1:
             continue
@@ -460,13 +465,21 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
                 tab.cell(mask, 0, u, 0)
             except KeyError:
                 continue
-            top = min(tab.lay.top_stock(mask) + 2, tab.cap)
+            held = tab.lay.top_stock(mask)
+            top = min(held + 2, tab.cap)
             work.cmask[0], work.usum[0], work.yst[0], work.colraw[0] = mask, u, -1, 17
             NVS.fill(np.nan)
             both(scratch, work, fut, stocks, top, ra, NV1, F1)
             slots = [b * vmax + v for b in range(ra.nb) if not (mask >> b) & 1 for v in range(int(ra.nvar[b]))]
-            assert FC[: top + 1].tobytes() == F1[: top + 1].tobytes()
-            assert NVS[: top + 1, 0, slots].tobytes() == NV1[: top + 1, slots].tobytes()
-            assert FC[0] == tab.value(mask, 0, u, 0)
+            k = min(held, top) + 1  # the stocks the sheet holds: read as stock by stock
+            assert FC[:k].tobytes() == F1[:k].tobytes()
+            assert NVS[:k, 0, slots].tobytes() == NV1[:k, slots].tobytes()
+            for s in range(k, top + 1):  # beyond: its most held stock's value, the next values relative to it
+                assert FC[s] == tab.value(mask, 0, u, held)
+                nxt = [tab.value(mask | (1 << (i // vmax)), 0,
+                                 min(u + int(ra.du[i // vmax, i % vmax]), tab.t), s) for i in slots]
+                assert NVS[s, 0, slots] == pytest.approx(np.array(nxt) - FC[s], abs=1e-9)
+                past += 1
+            assert np.isfinite(FC[: top + 1]).all() and np.isfinite(NVS[: top + 1, 0, slots]).all()
             checked += 1
-    assert checked > 20
+    assert checked > 20 and past > 0

@@ -955,9 +955,15 @@ def _stock_next_values(NVS: np.ndarray, FC: np.ndarray, cells: np.ndarray, work:
             cells[n, 1] = fut.midx[m2] + fut.ulane[fut.sub_of[m2], y2 * (t + 1) + (u2 if u2 < t else t)]
             n += 1
     mc = ra.mult[0]
+    held = 0  # the most rolls saved whose block holds the sheet's own cell (blocks shrink as s grows)
+    while held < top and at < sbase[held + 2] - sbase[held + 1]:
+        held += 1
     for s in range(top + 1):
         base = sbase[s]
-        f = float(W[base + at])
+        # the sheet's own value, which the next values are taken relative to and added back to: a turn
+        # can stop with more rolls saved than the sheet could hold, and its cell is not in those
+        # stocks' blocks (read there, another state's or past the table's end): its most held stock's
+        f = float(W[sbase[s if s < held else held] + at])
         FC[s] = f
         fnow = f if ra.add_columns else -work.colraw[0]
         for i in range(n):
