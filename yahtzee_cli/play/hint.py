@@ -59,7 +59,8 @@ def saved_rolls_advice(rules: R.RuleSet) -> str | None:
     strategy = plan(rules).strategy
     if strategy not in ("heuristic", "fitted"):
         return None
-    from ..strategy.saved_cost import about_minutes, build_gb, build_minutes, saved_reason
+    from ..strategy.choice import saved_reason
+    from ..strategy.saved_cost import about_minutes, build_gb, build_minutes
 
     cap = rules.settings.saved_rolls_cap
     target = fit_rules(rules)  # the table suggested: the rules' own cap, or the default one

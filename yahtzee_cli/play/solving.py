@@ -256,7 +256,7 @@ def _saved_solve(rules: RuleSet, table_rules: RuleSet, o: SolveOptions, start: f
     """solve with saved_rolls_cap: the exact capped game's table (solver.saved), built or finished; for
     the uncapped game (rules), the table of the largest cap built (table_rules), which plays it."""
     from ..solver import saved
-    from ..strategy.saved_cost import saved_reason
+    from ..strategy.choice import saved_reason
 
     why = saved_reason(table_rules)
     if why is not None:

@@ -37,7 +37,8 @@ from ..rules.engine import Column, RuleSet
 from ..store import artifact as store
 from ..store import tablefile
 from ..store.kinds import SAVED
-from ..strategy.saved_cost import about_minutes, build_gb, build_minutes, saved_reason, without_saved
+from ..strategy.choice import saved_reason
+from ..strategy.saved_cost import about_minutes, build_gb, build_minutes, without_saved
 from .games import GameBatch
 
 if TYPE_CHECKING:

@@ -117,10 +117,24 @@ def plan(rules: RuleSet) -> Plan:
 AUTO_SAVED_MINUTES = 1.0
 
 
+def saved_reason(rules: RuleSet) -> str | None:
+    """Why the rule set has no exact saved-rolls table (None when it can have one)."""
+    from .saved_cost import without_saved
+
+    s = rules.settings
+    if not s.saved_rolls:
+        return "no saved rolls"
+    if s.saved_rolls_cap is None:
+        return "saved rolls without a cap (set saved_rolls_cap=K for the exact game with at most K saved)"
+    if not s.must_zero:
+        return "saved rolls with passes (must_zero off)"
+    return exact_reason(without_saved(rules))
+
+
 def quick_to_build(table_rules: RuleSet) -> bool:
     """Whether the saved-rolls table of these capped rules can be built and builds within
     AUTO_SAVED_MINUTES (saved_cost's estimate)."""
-    from .saved_cost import build_minutes, saved_reason
+    from .saved_cost import build_minutes
 
     return saved_reason(table_rules) is None and build_minutes(table_rules) <= AUTO_SAVED_MINUTES
 

@@ -1,6 +1,6 @@
-"""What a saved-rolls table (solver.saved) costs before it is built: whether the rules can have one,
-about how long its build takes and how much disk it takes. Pure Python (no numpy): the strategy
-choice asks it before anything heavy loads."""
+"""What a saved-rolls table (solver.saved) costs before it is built: about how long its build takes
+and how much disk it takes (whether the rules can have one at all: strategy.choice.saved_reason).
+Pure Python (no numpy): the strategy choice asks it before anything heavy loads."""
 
 from __future__ import annotations
 
@@ -23,20 +23,6 @@ def without_saved(rules: RuleSet) -> RuleSet:
     data = rules.model_dump()
     data["settings"] = {**data["settings"], "saved_rolls": False, "saved_rolls_cap": None}
     return RuleSet.model_validate(data)
-
-
-def saved_reason(rules: RuleSet) -> str | None:
-    """Why the rule set has no exact saved-rolls table (None when it can have one)."""
-    from .choice import exact_reason
-
-    s = rules.settings
-    if not s.saved_rolls:
-        return "no saved rolls"
-    if s.saved_rolls_cap is None:
-        return "saved rolls without a cap (set saved_rolls_cap=K for the exact game with at most K saved)"
-    if not s.must_zero:
-        return "saved rolls with passes (must_zero off)"
-    return exact_reason(without_saved(rules))
 
 
 def _stock_levels(rules: RuleSet) -> tuple[float, float]:
