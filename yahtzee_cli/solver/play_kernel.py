@@ -55,6 +55,7 @@ from .within_turn import (
     Int,
     box_code,
     box_codes,
+    compact_cell,
     final_values,
     keep_choice,
     keep_choices,
@@ -942,7 +943,7 @@ def _stock_next_values(NVS: np.ndarray, FC: np.ndarray, cells: np.ndarray, work:
     y = 1 if (work.yst[0] == 1 and fut.nyt == 2) else 0  # (as _sheet_next_values and next_values)
     t = fut.t
     vmax = ra.du.shape[1]
-    at = fut.midx[mask] + fut.ulane[fut.sub_of[mask], y * (t + 1) + (u if u < t else t)]
+    at = compact_cell(fut, mask, y * (t + 1) + (u if u < t else t))
     n = 0
     for b in range(ra.nb):
         if (mask >> b) & 1:
@@ -952,7 +953,7 @@ def _stock_next_values(NVS: np.ndarray, FC: np.ndarray, cells: np.ndarray, work:
             y2 = next_y(y, b, v, fut.nyt, ra)
             u2 = u + ra.du[b, v]
             cells[n, 0] = b * vmax + v
-            cells[n, 1] = fut.midx[m2] + fut.ulane[fut.sub_of[m2], y2 * (t + 1) + (u2 if u2 < t else t)]
+            cells[n, 1] = compact_cell(fut, m2, y2 * (t + 1) + (u2 if u2 < t else t))
             n += 1
     mc = ra.mult[0]
     held = 0  # the most rolls saved whose block holds the sheet's own cell (blocks shrink as s grows)

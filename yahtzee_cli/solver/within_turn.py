@@ -825,8 +825,15 @@ def _table_cell(W: Any, at: Any, mask: Any, col: Any) -> Any:
         return dense
 
     def compact(W: Any, at: Any, mask: Any, col: Any) -> Any:
-        return W[at.midx[mask] + at.ulane[at.sub_of[mask], col]]
+        return W[compact_cell(at, mask, col)]
     return compact
+
+
+@njit(cache=True, inline="always")
+def compact_cell(at: Any, mask: int, col: int) -> int:
+    """Where a compact table's block keeps state (mask, col = y * (t + 1) + capped u): the row's first
+    cell plus the lane of col in its set of filled upper boxes (`at`: a Future or a StateLayout)."""
+    return int(at.midx[mask] + at.ulane[at.sub_of[mask], col])
 
 
 @njit(**INNER)
