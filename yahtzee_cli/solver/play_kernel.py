@@ -1038,6 +1038,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     st = np.empty(B, np.uint64)
     saved = np.empty(B, np.int64)
     budget = np.empty(B, np.int64)
+    Js = np.empty(B, np.int64)  # a game's rolls left after this turn's first
     for g0 in range(0, G, B):
         nbk = min(B, G - g0)
         open0, turn0 = 0, 0
@@ -1052,7 +1053,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
             Jall = 0
             for i in range(nbk):
                 budget[i] = roll_budget(ra.saved_rolls, saved[i])
-                J = min(budget[i] - 1, jmax)
+                J = Js[i] = min(budget[i] - 1, jmax)
                 Jall = max(Jall, J)
                 top = J if J < K else K
                 wmask[0], work.usum[0], wyst[0], work.colraw[0] = cm[i], us[i], ys[i], raw[i]
@@ -1066,7 +1067,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                         FS[i, s, r] = Vfinal[r] + base
             keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
             for i in range(nbk):
-                J = min(budget[i] - 1, jmax)
+                J = Js[i]
                 values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]
                 st[i], used, r = play_turn(st[i], budget[i], J, keep_by_values, values, work, ra, None, log,
                                            (g0 + i, turn), start, k == 0)
