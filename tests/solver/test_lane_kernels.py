@@ -1,7 +1,8 @@
 """The build's lane kernels taken faster give the same values to the bit: best sub-keep by size
-through scratch rows (best_sub_max) against the sub-keep by sub-keep update (best_sub_lanes), and a
-box's values per variant (box_max_scored) against per roll (box_max); and the wider vectors are a
-setting of the code generator only."""
+through scratch rows (best_sub_max) against the sub-keep by sub-keep update (best_sub_lanes), a
+box's values per variant (box_max_scored) against per roll (box_max), final-roll values over a
+mask's lanes (lanes_final) against lane by lane (lane_values); and the wider vectors are a setting
+of the code generator only."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ from yahtzee_cli.solver.within_turn import (
     keep_starts,
     keep_values,
     keep_values_lanes,
+    lane_values,
+    lane_work,
+    lanes_final,
+    mask_rolls,
     variant_scores,
 )
 
@@ -149,3 +154,52 @@ def test_keep_values_of_games_side_by_side_are_each_game_s_alone_to_the_bit(pres
         for i in range(n):  # (the game's own levels: the others belong to longer turns)
             assert EJ[: Js[i], :, i].tobytes() == np.ascontiguousarray(one[i, : Js[i]]).tobytes()
         assert (EJ[:, :, n:] == -7.0).all()
+
+
+@njit(cache=False)
+def _finals(masks: np.ndarray, lay: Any, ra: Any, W: np.ndarray, work: Any, old: np.ndarray,
+            new: np.ndarray) -> None:
+    W2 = np.zeros((1, 1))
+    for j in range(masks.shape[0]):
+        m = masks[j]
+        sub = lay.sub_of[m]
+        nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
+        sets = mask_rolls(m, lay, ra, work)
+        for i in range(nl):  # one lane at a time, SIMD over rolls
+            lane_values((np.int64(i), np.int64(i), 0), sub, m, sets, lay, ra, W, W2, work)
+            for r in range(ra.natT.shape[1]):
+                old[j, i, r] = work.V[0, r]
+        if not sets[2]:
+            lanes_final(m, np.int64(0), nl, sub, sets, lay, ra, W, work)
+            for i in range(nl):
+                for r in range(ra.natT.shape[1]):
+                    new[j, i, r] = work.E[ra.keep_of_roll[r], i]
+
+
+@pytest.mark.parametrize("preset,sets", [("yahtzee", {}), ("yatzy", {}), ("maxi-yatzy", {}), ("forced-yatzy", {}),
+                                         ("yahtzee", {"joker": "free"}), ("kniffel", {})])
+def test_final_values_over_a_mask_s_lanes_are_lane_by_lane_s_to_the_bit(preset: str, sets: dict[str, Any]) -> None:
+    """lanes_final (roll by roll, SIMD over a mask's lanes, the boxes where a 0 is every roll's start
+    taken once) against lane_values (lane by lane, SIMD over rolls, box by box), on random next-state
+    values (no order between upper totals that the shortcut could lean on) and masks of every size,
+    jokers and Yahtzee bonuses included: the same floats."""
+    from yahtzee_cli.solver.exact import layout
+    from yahtzee_cli.strategy.saved_cost import without_saved
+
+    lay = layout(without_saved(R.preset(preset, sets)))  # (Maxi Yatzy's saved-rolls build takes these lanes too)
+    st, ra = lay.state, lay.arrays
+    rng = np.random.default_rng(7)
+    W = rng.uniform(0.0, 400.0, (int(st.midx.max()) + 1, st.nyt * (st.t + 1))).round(rng.integers(0, 3))
+    full = (1 << ra.nb) - 1
+    masks = np.array(sorted({int(m) for m in rng.choice(lay.masks, 300)} - {full}), np.int64)
+    work = lane_work(ra, max(128, lay.width), False, False, 2)
+    Rr = ra.natT.shape[1]
+    old = np.full((len(masks), lay.width, Rr), np.nan)
+    new = np.full((len(masks), lay.width, Rr), np.nan)
+    _finals(masks, st, ra, W, work, old, new)
+    done = ~np.isnan(new[:, 0, 0])
+    assert done.mean() > 0.5  # (masks whose rolls score as jokers keep lane_values)
+    lanes = ~np.isnan(old)
+    both = lanes & done[:, None, None]
+    assert np.array_equal(old[both].view(np.uint64), new[both].view(np.uint64))
+    assert np.isnan(new[~lanes]).all()
