@@ -956,9 +956,9 @@ class LaneWork(NamedTuple):
     vscore [B, V], vscored [B]  each variant's natural score, where a box's natural score is its
                         variant's (variant_scores)
     sp_on, sp_v0, sp_ptr, sp_roll, sp_var, sp_score  the boxes few rolls score in (sparse_boxes)
-    NVt [B * vmax, cap]  a mask's next-state values per slot, its lanes side by side (lanes_final)
-    A [2, cap]          scratch: a roll's values over a mask's lanes, and where every roll starts
-    ml_ptr [R + 1], ml_slot, ml_score [R * B]  a mask's placements per roll (lanes_final)
+    NVt [B * vmax, cap]  a batch's next-state values per slot, its lanes side by side (lanes_next)
+    A [3, cap]          scratch: a roll's values (two rows, in turn) and where every roll starts, by
+                        lane (lanes_best)
     re_ptr [R + 1], re_box, re_slot, re_score  the rule set's placements per roll, zslot [B]
                         (roll_entries)
     """
@@ -997,9 +997,6 @@ class LaneWork(NamedTuple):
     sp_score: Any
     NVt: Any
     A: Any
-    ml_ptr: Any
-    ml_slot: Any
-    ml_score: Any
     re_ptr: Any
     re_box: Any
     re_slot: Any
@@ -1020,8 +1017,8 @@ def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int)
                     np.empty(nslot), np.empty(nslot), np.empty((8, R)), np.zeros((8, R)), np.zeros((8, R)),
                     np.empty(R, np.int64), np.empty(R, np.int64), np.empty(R, np.bool_), np.zeros(R, np.bool_),
                     np.empty((R, cap)), keep_starts(ra.keeps), *variant_scores(ra), sp_on, sp_v0, sp_ptr, sp_roll,
-                    sp_var, sp_score, np.empty((nslot, cap)), np.empty((2, cap)), np.empty(R + 1, np.int64),
-                    np.empty(R * ra.nb, np.int64), np.empty(R * ra.nb), re_ptr, re_box, re_slot, re_score, zslot)
+                    sp_var, sp_score, np.empty((nslot, cap)), np.empty((3, cap)), re_ptr, re_box, re_slot, re_score,
+                    zslot)
 
 
 SPARSE_SHARE = 0.125  # a box at most this share of rolls score in is valued roll by roll (sparse_boxes)
@@ -1056,7 +1053,7 @@ def sparse_boxes(ra: Any) -> tuple[np.ndarray, ...]:
 
 def roll_entries(ra: Any, sp_on: np.ndarray,
                  sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The placements lanes_final takes roll by roll, for every box (a mask keeps its open ones):
+    """The placements lanes_best takes roll by roll, for every box (lanes_next sets a closed one's NEG):
     each roll's (box, slot b * vmax + variant, natural score) where the score is not 0, and in every
     box of several variants that is not sparse (an upper box: a 0 there is its own variant), in
     box order; zslot[b] the slot whose value every roll starts from, -1 if none: a one-variant box's
@@ -1189,10 +1186,10 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, 
                       W2: np.ndarray, work: Any) -> None:
     """Final-roll values of mask m's lanes off..off+nl into the full-keep rows of work.E (S: second
     moment, Q: pass probability): per lane, max over legal boxes of score + value of the next state.
-    Without second moments, passes or base rolls scoring as jokers (the saved-rolls build, the plain
-    table), roll by roll over the mask's lanes (lanes_final: 1.2-1.35x faster on Maxi Yatzy's masks);
-    else lane by lane: rolls whose legal boxes and joker status equal those of ra.base_roll box by
-    box over all rolls (SIMD over rolls), the others (joker rolls) one by one.
+    Lane by lane: rolls whose legal boxes and joker status equal those of ra.base_roll box by box over
+    all rolls (SIMD over rolls), the others (joker rolls) one by one. (Without second moments, passes
+    or base rolls scoring as jokers, the build takes a batch's lanes at once instead: lanes_next,
+    lanes_best, lanes_fixups.)
 
     Parameters
     ----------
@@ -1214,9 +1211,6 @@ def lane_final_values(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, 
     work : LaneWork
         Written: E (S, Q) full-keep rows of the lanes; lu, ly; scratch.
     """
-    if not (work.moments or work.allow_pass or sets[2]):
-        lanes_final(m, off, nl, sub, sets, lay, ra, W, work)
-        return
     E, S, Q, V, V2, Qb = work.E, work.S, work.Q, work.V, work.V2, work.Qb
     keep_of_roll = ra.keep_of_roll
     R = ra.natT.shape[1]
@@ -1250,7 +1244,7 @@ def lane_state(m: int, lane: int, sub: int, lay: Any) -> tuple[int, int]:
 
 
 @njit(cache=True, inline="always")
-def lane_next_cells(NV: np.ndarray, i: int, any_bits: int, m: int, y: int, u: int, lay: Any, ra: Any,
+def lane_next_cells(NV: np.ndarray, i: Int, any_bits: int, m: int, y: int, u: int, lay: Any, ra: Any,
                     W: np.ndarray) -> None:
     """NV[b * vmax + v, i] = the table's value of the state variant v of box b leads to from lane
     (y, u) of mask m, for the boxes in any_bits."""
@@ -1264,76 +1258,94 @@ def lane_next_cells(NV: np.ndarray, i: int, any_bits: int, m: int, y: int, u: in
 
 
 @njit(**INNER)
-def lanes_final(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
-                work: Any) -> None:
-    """lane_final_values without second moments, passes or joker base rolls, roll by roll with SIMD
-    over the mask's lanes: each roll starts from the best of the boxes where a 0 is worth what every
-    roll gets (roll_entries' zslot), then takes its other open placements (the mask's list, work.ml_*)
-    one by one, score + the lanes' next-state values; a placement's variant is the roll's, the same
-    for every lane, so no pick among variants and no transpose. The same values as lane_values' (the
-    same sums, and a maximum over the same options but ones no larger than some option of the roll).
-
-    Parameters as lane_final_values' (W2, moments and passes unused).
-    """
-    any_bits, bbits, _, nspec = sets
-    E, NVt, A, z = work.E, work.NVt, work.A[0], work.A[1]
-    R = ra.natT.shape[1]
+def lanes_next(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
+               work: Any) -> None:
+    """Mask m's lanes off..off+nl for lanes_best: work.NVt[slot, lane] the value of the state each
+    (box, variant) leads to for the boxes most rolls may take (sets[1]), NEG for every other slot
+    (a box closed or not legal: never the best); work.lu, ly. Parameters as lane_final_values'."""
+    any_bits, bbits, _, _ = sets
+    NVt = work.NVt
     vmax = ra.du.shape[1]
     for i in range(nl):
+        L = off + i
         u, y = lane_state(m, i, sub, lay)
-        work.lu[off + i] = u
-        work.ly[off + i] = y
-        lane_next_cells(NVt, i, any_bits, m, y, u, lay, ra, W)
-    # the mask's placements, roll by roll: the open boxes of the rule set's list
-    ptr, slot, score = work.ml_ptr, work.ml_slot, work.ml_score
-    n = 0
-    ptr[0] = 0
-    for r in range(R):
-        for e in range(work.re_ptr[r], work.re_ptr[r + 1]):
-            if (bbits >> work.re_box[e]) & 1:
-                slot[n] = work.re_slot[e]
-                score[n] = work.re_score[e]
-                n += 1
-        ptr[r + 1] = n
-    for i in range(nl):
+        work.lu[L] = u
+        work.ly[L] = y
+        for b in range(ra.nb):
+            if not (bbits >> b) & 1:
+                for v in range(ra.nvar[b]):
+                    NVt[b * vmax + v, L] = NEG
+        lane_next_cells(NVt, L, bbits & any_bits, m, y, u, lay, ra, W)
+
+
+@njit(**INNER)
+def lanes_best(n: Int, ra: Any, work: Any) -> None:
+    """Final-roll values of a batch's lanes 0..n-1 (their next-state values in work.NVt: lanes_next)
+    into the full-keep rows of work.E, roll by roll with SIMD over every lane of the batch: each roll
+    starts from the best of the boxes where a 0 is worth what every roll gets (roll_entries' zslot),
+    then takes the rule set's other placements of the roll (re_*), score + the lanes' values. A
+    placement's variant is the roll's, the same in every lane: no pick among variants, no transpose.
+    The same floats as lane_values' (the same sums; a maximum over the same options, plus ones worth
+    NEG and ones no larger than another option of the roll)."""
+    _best_rows(work.E, work.NVt, work.A, work.zslot, work.re_ptr, work.re_slot, work.re_score, ra.keep_of_roll, n)
+
+
+@njit(**INNER)
+def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray, re_ptr: np.ndarray,
+               re_slot: np.ndarray, re_score: np.ndarray, keep_of_roll: np.ndarray, n: Int) -> None:
+    """lanes_best's loops (A2: scratch [3, cap])."""
+    z = A2[2]
+    for i in range(n):
         z[i] = NEG
-    bb = bbits
-    while bb:
-        bb, b = next_box(bb)
-        zs = work.zslot[b]
+    for b in range(zslot.shape[0]):
+        zs = zslot[b]
         if zs >= 0:
-            for i in range(nl):
+            for i in range(n):
                 a = NVt[zs, i]
-                z[i] = a if a > z[i] else z[i]
-    for r in range(R):
-        for i in range(nl):
-            A[i] = z[i]
-        for e in range(ptr[r], ptr[r + 1]):
-            sc = score[e]
-            row = slot[e]
-            for i in range(nl):
+                b = z[i]  # (loads before the choice: a choice between loads is not vectorized)
+                z[i] = a if a > b else b
+    for r in range(keep_of_roll.shape[0]):
+        # from one row of A2 into the other, placement by placement: a loop that stores into the
+        # array it reads ran one lane at a time
+        src = z
+        for e in range(re_ptr[r], re_ptr[r + 1]):
+            dst = A2[(e - re_ptr[r]) & 1]
+            sc = re_score[e]
+            row = re_slot[e]
+            for i in range(n):
                 c = sc + NVt[row, i]
-                A[i] = c if c > A[i] else A[i]
-        kr = ra.keep_of_roll[r]
-        for i in range(nl):
-            E[kr, off + i] = A[i]
-    if nspec == 0 and ra.bonus_rolls.shape[0] == 0:
-        return
+                a = src[i]
+                dst[i] = c if c > a else a
+            src = dst
+        kr = keep_of_roll[r]
+        for i in range(n):
+            E[kr, i] = src[i]
+
+
+@njit(**INNER)
+def lanes_fixups(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any, W: np.ndarray,
+                 work: Any) -> None:
+    """After lanes_best, mask m's rolls of other legal boxes (jokers: sets[3] of them in work.spec,
+    sbits, sfull) valued one by one, then the extra bonuses, lane by lane, as lane_values does.
+    Parameters as lane_final_values'."""
+    any_bits, _, _, nspec = sets
+    E = work.E
+    vmax = ra.du.shape[1]
+    NVl = work.NVl.reshape((work.NVl.shape[0], 1))
     for i in range(nl):
+        L = off + i
+        y = work.ly[L]
         if nspec > 0:
-            for k in range(work.NVl.shape[0]):
-                work.NVl[k] = NVt[k, i]
-        for k in range(nspec):  # rolls of other legal boxes (jokers), one by one (as lane_values)
+            lane_next_cells(NVl, 0, any_bits, m, y, work.lu[L], lay, ra, W)
+        for k in range(nspec):
             r = work.spec[k]
             sTr, vTr = score_rows(ra, work.sfull[k])
-            E[ra.keep_of_roll[r], off + i] = roll_max(r, work.sbits[k], sTr, vTr, work.NVl, work.NVl2, False, None,
-                                                       vmax)[0]
-        y = work.ly[off + i]
+            E[ra.keep_of_roll[r], L] = roll_max(r, work.sbits[k], sTr, vTr, work.NVl, work.NVl2, False, None, vmax)[0]
         for k in range(ra.bonus_rolls.shape[0]):
             r = ra.bonus_rolls[k]
             bon = float(extra_bonus_points(ra.yroll[r], y == 1, ra.extra))
             if bon != 0.0:
-                E[ra.keep_of_roll[r], off + i] += bon
+                E[ra.keep_of_roll[r], L] += bon
 
 
 @njit(cache=True, inline="always")
