@@ -17,7 +17,6 @@ import pytest
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver.jit import njit
 from yahtzee_cli.solver.kernels import _batch_final_values
-from yahtzee_cli.solver.play_kernel import _stock_lanes, _stock_lanes_final
 from yahtzee_cli.solver.tables import rule_arrays
 from yahtzee_cli.solver.within_turn import (
     NEG,
@@ -25,7 +24,6 @@ from yahtzee_cli.solver.within_turn import (
     best_sub_max,
     box_max,
     box_max_scored,
-    final_values,
     keep_starts,
     keep_values,
     keep_values_lanes,
@@ -220,57 +218,3 @@ def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: s
     lanes = ~np.isnan(old)
     assert lanes.sum() > 1000 and not np.isnan(new[lanes]).any()
     assert np.array_equal(old[lanes].view(np.uint64), new[lanes].view(np.uint64))
-
-
-@njit(cache=False)
-def _stock_finals(cms: np.ndarray, yss: np.ndarray, tops: np.ndarray, NVS: np.ndarray, FC: np.ndarray, ra: Any,
-                  work: Any, at_once: Any, old: np.ndarray, new: np.ndarray) -> None:
-    Vfinal = np.empty(ra.natT.shape[1])
-    cm1 = np.empty(1, np.int64)
-    ys1 = np.empty(1, np.int64)
-    n = 0
-    for i in range(cms.shape[0]):
-        cm1[0], ys1[0] = cms[i], yss[i]
-        for s in range(tops[i] + 1):  # stock by stock, as play_saved_games did
-            final_values(Vfinal, work, NVS[i, s], cm1, ys1, False, (0.0, NEG, 0), ra)
-            for r in range(Vfinal.shape[0]):
-                old[i, s, r] = Vfinal[r] + FC[i, s]
-        n = _stock_lanes(at_once, n, i, tops[i], NVS[i], cms[i], yss[i], ra)
-        if at_once[3][i, 0] < 0:  # (a sheet whose rolls score as jokers: final_values, as the kernel does)
-            for s in range(tops[i] + 1):
-                for r in range(Vfinal.shape[0]):
-                    new[i, s, r] = old[i, s, r]
-    _stock_lanes_final(at_once, n, new, FC, NVS, cms, yss, np.arange(cms.shape[0]), Vfinal, work, ra)
-
-
-@pytest.mark.parametrize("preset", ["yahtzee", "yatzy", "maxi-yatzy", "forced-yatzy", "kniffel"])
-def test_saved_play_s_final_values_over_game_and_stock_lanes_are_final_values_to_the_bit(preset: str) -> None:
-    """Saved-rolls play values a block's final rolls over (game, stock) lanes at once
-    (play_kernel._stock_lanes_final); on random sheets (Yahtzee box open, zeroed or full) and random
-    next values, every stock's values are final_values' stock by stock, to the bit, jokers and
-    extra bonuses included."""
-    from yahtzee_cli.solver.play_kernel import SAVED_LANES, saved_scratch, turn_work
-
-    rules = R.preset(preset)
-    ra = rule_arrays(rules, 3 if rules.settings.extra_yahtzee_bonus else 1)
-    rng = np.random.default_rng(11)
-    K, B = 6, SAVED_LANES
-    nslot = ra.nb * ra.du.shape[1]
-    cms = rng.integers(0, 1 << ra.nb, B) & ((1 << ra.nb) - 1) & ~rng.integers(0, 1 << ra.nb, B)
-    yss = np.full(B, -1)
-    if ra.ybox >= 0:
-        filled = (cms >> ra.ybox) & 1 == 1
-        yss[filled] = rng.integers(0, 2, int(filled.sum()))
-        cms[:4] |= 1 << ra.ybox  # (some sheets whose Yahtzee box is full: jokers, bonuses)
-        yss[:4] = 1
-    tops = rng.integers(0, K + 1, B)
-    NVS = rng.uniform(-40.0, 60.0, (B, K + 1, 1, nslot)).round(rng.integers(0, 3))
-    FC = rng.uniform(0.0, 300.0, (B, K + 1))
-    old = np.full((B, K + 1, ra.natT.shape[1]), np.nan)
-    new = np.full_like(old, np.nan)
-    scratch = saved_scratch(K, ra)
-    _stock_finals(cms.astype(np.int64), yss.astype(np.int64), tops.astype(np.int64), NVS, FC, ra,
-                  turn_work(ra, 4), scratch[6], old, new)
-    done = ~np.isnan(old)
-    assert done.sum() > 1000 and not np.isnan(new[done]).any()
-    assert np.array_equal(old[done].view(np.uint64), new[done].view(np.uint64))

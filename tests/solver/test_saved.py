@@ -436,7 +436,7 @@ def test_every_stock_s_next_values_read_in_one_pass_are_those_read_stock_by_stoc
 
     @numba.njit
     def both(scratch: Any, work: Any, fut: Any, stocks: Any, top: int, ra: Any, NV1: Any, F1: Any) -> None:
-        _, NVS, FC, cells, _, _, _ = scratch
+        _, NVS, FC, cells, _, _ = scratch
         pk._stock_next_values(NVS[0], FC[0], cells, work, fut, stocks, top, ra)
         for s in range(top + 1):
             pk._sheet_next_values(work, pk.stock_future(fut, stocks, s), ra)

@@ -53,10 +53,8 @@ from .within_turn import (
     NEG,
     Future,
     Int,
-    best_rows,
     box_code,
     box_codes,
-    column_fixups,
     compact_cell,
     final_values,
     keep_choice,
@@ -894,22 +892,15 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
 
 def saved_scratch(K: int, ra: Any) -> tuple[Any, ...]:
     """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells, T,
-    starts, at_once): at_once, the block's final-roll values over its (game, stock) lanes
-    (_stock_lanes_final): (NVt, Ef, A2, lane, zslot, re_ptr, re_slot, re_score, rows, tops)."""
-    from .within_turn import keep_starts, roll_entries, sparse_boxes
+    starts)."""
+    from .within_turn import keep_starts
 
     nslot = ra.nb * ra.du.shape[1]
     B = SAVED_LANES
-    R = ra.natT.shape[1]
     starts = keep_starts(ra.keeps)
     most = int(np.diff(starts).max())
-    sp_on, sp_v0 = sparse_boxes(ra)[:2]
-    re_ptr, _, re_slot, re_score, zslot = roll_entries(ra, sp_on, sp_v0, sparse_start=False)
-    lanes = B * (K + 1)
-    at_once = (np.empty((nslot, lanes)), np.empty((R, lanes)), np.empty((3, lanes)), np.empty((B, K + 1), np.int64),
-               zslot, re_ptr, re_slot, re_score, np.arange(R, dtype=np.int64), np.empty(B, np.int64))
-    return (np.full((B, K + 1, R), NEG), np.empty((B, K + 1, 1, nslot)), np.empty((B, K + 1)),
-            np.empty((nslot, 2), np.int64), np.empty((most, B)), starts, at_once)
+    return (np.full((B, K + 1, ra.natT.shape[1]), NEG), np.empty((B, K + 1, 1, nslot)), np.empty((B, K + 1)),
+            np.empty((nslot, 2), np.int64), np.empty((most, B)), starts)
 
 
 @njit(**INNER)
@@ -989,62 +980,6 @@ def stock_future(fut: Any, stocks: Any, s: int) -> Any:
                   fut.ulane)
 
 
-@njit(**INNER)
-def _stock_lanes(at_once: Any, nlane: int, i: int, top: int, NVSi: np.ndarray, cmask: int, yst: int,
-                 ra: Any) -> int:
-    """Block game i's stocks 0..top as lanes of _stock_lanes_final: at_once's NVt[slot, lane] its
-    next values NVSi[s, 0] for the boxes most rolls may take, NEG for every other slot, and
-    lane[i, s] their lanes, tops[i] = top (lane[i, 0] = -1: a sheet whose rolls mostly score as
-    jokers, valued by final_values instead). Returns the lanes taken so far."""
-    NVt, lane, tops = at_once[0], at_once[3], at_once[9]
-    tops[i] = top
-    vmax = ra.du.shape[1]
-    full = (1 << ra.nb) - 1
-    bbits, bfull = roll_legal(full & ~cmask, yst >= 0, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
-                              ra.fill[0], ra.lower_bits)
-    if bfull:
-        lane[i, 0] = -1
-        return nlane
-    for s in range(top + 1):
-        lane[i, s] = nlane
-        for b in range(ra.nb):
-            legal = (bbits >> b) & 1
-            for v in range(ra.nvar[b]):
-                NVt[b * vmax + v, nlane] = NVSi[s, 0, b * vmax + v] if legal else NEG
-        nlane += 1
-    return nlane
-
-
-@njit(**INNER)
-def _stock_lanes_final(at_once: Any, n: int, FS: np.ndarray, FC: np.ndarray, NVS: np.ndarray, cm: np.ndarray,
-                       ys: np.ndarray, games: np.ndarray, Vc: np.ndarray, work: Any, ra: Any) -> None:
-    """FS[i, s] of a block's games taken at once over their n (game, stock) lanes (_stock_lanes): what
-    final_values and column_final give one column counted once (weight 1), roll by roll with SIMD
-    over the lanes (within_turn.lanes_best's loops, with column_final's options: roll_entries with
-    sparse_start False), then each lane's jokers and extra bonuses (column_fixups), then the sheet's
-    own value FC[i, s] added. The same floats as final_values stock by stock."""
-    NVt, Ef, A2, lane, zslot, re_ptr, re_slot, re_score, rows, tops = at_once
-    best_rows(Ef, NVt, A2, zslot, re_ptr, re_slot, re_score, rows, n)
-    full = (1 << ra.nb) - 1
-    R = Ef.shape[0]
-    for i in range(games.shape[0]):
-        if lane[i, 0] < 0:
-            continue
-        g = games[i]
-        open_ = full & ~cm[g]
-        bbits, bfull = roll_legal(open_, ys[g] >= 0, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
-                                  ra.fill[0], ra.lower_bits)
-        for s in range(tops[i] + 1):
-            L = lane[i, s]
-            for r in range(R):
-                Vc[r] = Ef[r, L]
-            column_fixups(Vc, work.nzc, open_, ys[g] >= 0, ys[g] == 1, 1.0, NVS[i, s, 0], ra, ra.fill[0], False,
-                          bbits, bfull)
-            base = FC[i, s]
-            for r in range(R):
-                FS[i, s, r] = Vc[r] + base
-
-
 SAVED_LANES = 16  # saved-rolls games played side by side (their keep values: two 512-bit vectors)
 
 
@@ -1081,9 +1016,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         keep_values_lanes'.
     """
     ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
-    FS, NVS, FC, cells, T, starts, at_once = scratch
-    # (one column counted once: its final-roll values over every (game, stock) lane of a block at once)
-    lanes_ok = ra.n_cols == 1 and ra.add_columns and ra.mult[0] == 1.0
+    FS, NVS, FC, cells, T, starts = scratch
     seed, first_game, seat = game
     nturns_out = out[2]
     Vfinal = work.Vfinal
@@ -1125,7 +1058,6 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         for b0 in range(0, G, B):
             nbk = min(B, G - b0)
             Jall = 0
-            nlane = 0
             for i in range(nbk):
                 g = order[b0 + i]
                 J = Js[g]
@@ -1133,10 +1065,6 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                 top = J if J < K else K
                 wmask[0], work.usum[0], wyst[0], work.colraw[0] = cm[g], us[g], ys[g], raw[g]
                 _stock_next_values(NVS[i], FC[i], cells, work, fut, stocks, top, ra)
-                if lanes_ok:
-                    nlane = _stock_lanes(at_once, nlane, i, top, NVS[i], cm[g], ys[g], ra)
-                    if at_once[3][i, 0] >= 0:
-                        continue
                 for s in range(top + 1):
                     # (_sheet_next_values' best12 for one column: its weighted estimate, no second)
                     best12 = (mult * (raw[g] + FC[i, s]), NEG, 0)
@@ -1144,8 +1072,6 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                     base = mult * FC[i, s]
                     for r in range(R):
                         FS[i, s, r] = Vfinal[r] + base
-            if nlane > 0:
-                _stock_lanes_final(at_once, nlane, FS, FC, NVS, cm, ys, order[b0:b0 + nbk], Vfinal, work, ra)
             keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
             for i in range(nbk):
                 g = order[b0 + i]

@@ -304,17 +304,6 @@ def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfu
             for r in range(R):
                 if sb[r] != 0.0:
                     nzc[r] = True
-    column_fixups(Vc, nzc, open_, yfilled, yfull, mc, NVc, ra, fill, want_nz, bbits, bfull)
-
-
-@njit(cache=True, inline="always")
-def column_fixups(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
-                  NVc: np.ndarray, ra: Any, fill: int, want_nz: bool, bbits: int, bfull: bool) -> None:
-    """column_final's last steps, after the boxes most rolls may take (bbits, scoring as jokers:
-    bfull): the rolls with other legal boxes (jokers) one by one, then the extra bonuses. Parameters
-    as column_final's."""
-    R = Vc.shape[0]
-    vmax = ra.du.shape[1]
     for r in range(R):
         if not ra.yroll[r]:  # only a Yahtzee (a joker) can have other legal boxes than most rolls
             continue
@@ -1062,23 +1051,21 @@ def sparse_boxes(ra: Any) -> tuple[np.ndarray, ...]:
     return on, v0, ptr, roll, var, score
 
 
-def roll_entries(ra: Any, sp_on: np.ndarray, sp_v0: np.ndarray,
-                 sparse_start: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def roll_entries(ra: Any, sp_on: np.ndarray,
+                 sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The placements lanes_best takes roll by roll, for every box (lanes_next sets a closed one's NEG):
     each roll's (box, slot b * vmax + variant, natural score) where the score is not 0, and in every
     box of several variants that is not sparse (an upper box: a 0 there is its own variant), in
     box order; zslot[b] the slot whose value every roll starts from, -1 if none: a one-variant box's
     (a 0 there is worth the state it leads to, and a roll that scores s there is worth s more, so
-    starting every roll from it changes no maximum) and a sparse box's no-score slot (lane_values'
-    options; with sparse_start False, column_final's: a sparse box of several variants is then taken
-    in every roll). (re_ptr [R + 1], re_box, re_slot, re_score, zslot [B])"""
+    starting every roll from it changes no maximum) and a sparse box's no-score slot (lane_values').
+    (re_ptr [R + 1], re_box, re_slot, re_score, zslot [B])"""
     B, R = ra.natT.shape
     vmax = ra.du.shape[1]
     nat = np.asarray(ra.natT, dtype=np.float64)
     var = np.asarray(ra.vnatT, dtype=np.int64)
     nvar = np.asarray(ra.nvar, dtype=np.int64)
-    on = sp_on & ((nvar == 1) | sparse_start)  # (the boxes started from by their no-score slot)
-    every = (nvar > 1) & ~on
+    every = (nvar > 1) & ~sp_on
     boxes, slots, scores, ptr = [], [], [], [0]
     for r in range(R):
         for b in range(B):
@@ -1087,7 +1074,7 @@ def roll_entries(ra: Any, sp_on: np.ndarray, sp_v0: np.ndarray,
                 slots.append(b * vmax + var[b, r])
                 scores.append(nat[b, r])
         ptr.append(len(boxes))
-    zslot = np.where(on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
+    zslot = np.where(sp_on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
     return (np.asarray(ptr, np.int64), np.asarray(boxes, np.int64), np.asarray(slots, np.int64),
             np.asarray(scores, np.float64), zslot.astype(np.int64))
 
@@ -1300,31 +1287,13 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
     placement's variant is the roll's, the same in every lane: no pick among variants, no transpose.
     The same floats as lane_values' (the same sums; a maximum over the same options, plus ones worth
     NEG and ones no larger than another option of the roll)."""
-    best_rows(work.E, work.NVt, work.A, work.zslot, work.re_ptr, work.re_slot, work.re_score, ra.keep_of_roll, n)
+    _best_rows(work.E, work.NVt, work.A, work.zslot, work.re_ptr, work.re_slot, work.re_score, ra.keep_of_roll, n)
 
 
 @njit(**INNER)
-def best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray, re_ptr: np.ndarray,
-              re_slot: np.ndarray, re_score: np.ndarray, rows: np.ndarray, n: Int) -> None:
-    """Final-roll values over lanes, roll by roll: E[rows[r], i] = the best over roll r's placements
-    (re_*) and the zslot boxes of the placement's score plus NVt[slot, i], lanes 0..n-1
-    (lanes_best's loops; play_kernel's over a block's (game, stock) lanes).
-
-    Parameters
-    ----------
-    E : float64[at least max(rows) + 1, at least n]
-        Written: the rows of the rolls.
-    NVt : float64[B * vmax, at least n]
-        Per (box, variant) slot, each lane's value of the state it leads to (NEG: not legal).
-    A2 : float64[3, at least n]
-        Scratch.
-    zslot, re_ptr, re_slot, re_score
-        roll_entries' (where every roll starts; each roll's placements).
-    rows : int64[R]
-        The row of E each roll's values go to.
-    n : int
-        Lanes in use.
-    """
+def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray, re_ptr: np.ndarray,
+               re_slot: np.ndarray, re_score: np.ndarray, keep_of_roll: np.ndarray, n: Int) -> None:
+    """lanes_best's loops (A2: scratch [3, cap])."""
     z = A2[2]
     for i in range(n):
         z[i] = NEG
@@ -1333,8 +1302,9 @@ def best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray,
         if zs >= 0:
             for i in range(n):
                 a = NVt[zs, i]
-                z[i] = a if a > z[i] else z[i]
-    for r in range(rows.shape[0]):
+                b = z[i]  # (loads before the choice: a choice between loads is not vectorized)
+                z[i] = a if a > b else b
+    for r in range(keep_of_roll.shape[0]):
         # from one row of A2 into the other, placement by placement: a loop that stores into the
         # array it reads ran one lane at a time
         src = z
@@ -1347,7 +1317,7 @@ def best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray,
                 a = src[i]
                 dst[i] = c if c > a else a
             src = dst
-        kr = rows[r]
+        kr = keep_of_roll[r]
         for i in range(n):
             E[kr, i] = src[i]
 
