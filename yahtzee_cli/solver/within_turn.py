@@ -1302,8 +1302,7 @@ def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray
         if zs >= 0:
             for i in range(n):
                 a = NVt[zs, i]
-                b = z[i]  # (loads before the choice: a choice between loads is not vectorized)
-                z[i] = a if a > b else b
+                z[i] = a if a > z[i] else z[i]
     for r in range(keep_of_roll.shape[0]):
         # from one row of A2 into the other, placement by placement: a loop that stores into the
         # array it reads ran one lane at a time
