@@ -397,6 +397,11 @@ def test_triple_columns_weighted_and_best_column():
         (["colour=red"], "valid settings"),
         (["fill_in_order=maybe"], "on or off"),
         (["noequals"], "key=value"),
+        # (control and invisible characters are not trimmed away into a valid value)
+        (["joker=\r0"], "visible characters"),
+        (["upper_bonus=\u202835"], "visible characters"),
+        (["saved_rolls=\ton"], "visible characters"),
+        (["joker=off\u200b"], "visible characters"),
     ],
 )
 def test_bad_settings_are_refused_with_a_clear_message(sets, message):

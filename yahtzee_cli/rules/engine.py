@@ -888,6 +888,9 @@ def parse_setting(text: str) -> tuple[str, Any]:
     """`key=value` from --set into a typed pair (bools, ints, lists, joker names)."""
     if "=" not in text:
         raise RulesError(f"a setting is written key=value, got {text!r}; valid settings: {', '.join(SETTING_NAMES)}")
+    if not text.isprintable():  # (strip() would drop a carriage return or a line separator unseen)
+        raise RulesError(f"a setting is written key=value in visible characters, got {text!r}",
+                         code=ProblemCode.BAD_SETTING)
     key, raw = (p.strip() for p in text.split("=", 1))
     key = key.replace("-", "_")
     if key not in SETTING_NAMES:
