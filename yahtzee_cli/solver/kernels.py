@@ -128,14 +128,15 @@ def _batch_final_values(order: np.ndarray, j0: int, j1: int, step: int, lay: Any
     allowed (the rolls with nothing to score), finds them again: those lists are one array for every
     mask."""
     at_once = not (work.moments or work.allow_pass)
-    for rep in range(2 if at_once else 1):  # (at once: next values first, then the masks' own rolls)
+    last = 1 if at_once else 0  # (at once: every mask's next values, then the masks' own rolls)
+    for rep in range(last + 1):
         off = np.int64(0)  # not a literal 0, which would compile lane_final_values a second time
         i = 0
         for j in range(j0, j1, step):
             m = order[j]
             sub = lay.sub_of[m]
             nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
-            if (first and rep == 0) or rolls[i, 3] > 0 or work.allow_pass:
+            if (first and rep == 0) or ((rolls[i, 3] > 0 or work.allow_pass) and rep == last):
                 sets = mask_rolls(m, lay, ra, work)
                 rolls[i, 0] = sets[0]
                 rolls[i, 1] = sets[1]
@@ -143,13 +144,13 @@ def _batch_final_values(order: np.ndarray, j0: int, j1: int, step: int, lay: Any
                 rolls[i, 3] = sets[3]
             else:
                 sets = (rolls[i, 0], rolls[i, 1], rolls[i, 2] != 0, rolls[i, 3])
-            if not at_once or sets[2]:
-                if rep == 1 or not at_once:
-                    lane_final_values(m, off, nl, sub, sets, lay, ra, W, W2, work)
-            elif rep == 0:
-                lanes_next(m, off, nl, sub, sets, lay, ra, W, work)
-            else:
-                lanes_fixups(m, off, nl, sub, sets, lay, ra, W, work)
+            if at_once and not sets[2]:
+                if rep == 0:
+                    lanes_next(m, off, nl, sub, sets, lay, ra, W, work)
+                elif sets[3] > 0 or ra.bonus_rolls.shape[0] > 0:
+                    lanes_fixups(m, off, nl, sub, sets, lay, ra, W, work)
+            elif rep == last:
+                lane_final_values(m, off, nl, sub, sets, lay, ra, W, W2, work)
             off += nl
             i += 1
         if at_once and rep == 0:

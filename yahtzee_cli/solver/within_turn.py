@@ -959,7 +959,7 @@ class LaneWork(NamedTuple):
     NVt [B * vmax, cap]  a batch's next-state values per slot, its lanes side by side (lanes_next)
     A [3, cap]          scratch: a roll's values (two rows, in turn) and where every roll starts, by
                         lane (lanes_best)
-    re_ptr [R + 1], re_box, re_slot, re_score  the rule set's placements per roll, zslot [B]
+    re_ptr [R + 1], re_slot, re_score  the rule set's placements per roll, zslot [B]
                         (roll_entries)
     """
 
@@ -998,7 +998,6 @@ class LaneWork(NamedTuple):
     NVt: Any
     A: Any
     re_ptr: Any
-    re_box: Any
     re_slot: Any
     re_score: Any
     zslot: Any
@@ -1010,15 +1009,14 @@ def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int)
     K = ra.add_die.shape[0]
     nslot = ra.nb * ra.du.shape[1]
     sp_on, sp_v0, sp_ptr, sp_roll, sp_var, sp_score = sparse_boxes(ra)
-    re_ptr, re_box, re_slot, re_score, zslot = roll_entries(ra, sp_on, sp_v0)
+    re_ptr, re_slot, re_score, zslot = roll_entries(ra, sp_on, sp_v0)
     return LaneWork(moments, allow_pass, n_stages, np.empty((K, cap)), np.empty((K if moments else 1, cap)),
                     np.empty((K if allow_pass else 1, cap)), np.empty(cap), np.empty(cap), np.empty(cap),
                     np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
                     np.empty(nslot), np.empty(nslot), np.empty((8, R)), np.zeros((8, R)), np.zeros((8, R)),
                     np.empty(R, np.int64), np.empty(R, np.int64), np.empty(R, np.bool_), np.zeros(R, np.bool_),
                     np.empty((R, cap)), keep_starts(ra.keeps), *variant_scores(ra), sp_on, sp_v0, sp_ptr, sp_roll,
-                    sp_var, sp_score, np.empty((nslot, cap)), np.empty((3, cap)), re_ptr, re_box, re_slot, re_score,
-                    zslot)
+                    sp_var, sp_score, np.empty((nslot, cap)), np.empty((3, cap)), re_ptr, re_slot, re_score, zslot)
 
 
 SPARSE_SHARE = 0.125  # a box at most this share of rolls score in is valued roll by roll (sparse_boxes)
@@ -1052,31 +1050,30 @@ def sparse_boxes(ra: Any) -> tuple[np.ndarray, ...]:
 
 
 def roll_entries(ra: Any, sp_on: np.ndarray,
-                 sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The placements lanes_best takes roll by roll, for every box (lanes_next sets a closed one's NEG):
-    each roll's (box, slot b * vmax + variant, natural score) where the score is not 0, and in every
+    each roll's (slot b * vmax + variant, natural score) of a box where the score is not 0, and in every
     box of several variants that is not sparse (an upper box: a 0 there is its own variant), in
     box order; zslot[b] the slot whose value every roll starts from, -1 if none: a one-variant box's
     (a 0 there is worth the state it leads to, and a roll that scores s there is worth s more, so
     starting every roll from it changes no maximum) and a sparse box's no-score slot (lane_values').
-    (re_ptr [R + 1], re_box, re_slot, re_score, zslot [B])"""
+    (re_ptr [R + 1], re_slot, re_score, zslot [B])"""
     B, R = ra.natT.shape
     vmax = ra.du.shape[1]
     nat = np.asarray(ra.natT, dtype=np.float64)
     var = np.asarray(ra.vnatT, dtype=np.int64)
     nvar = np.asarray(ra.nvar, dtype=np.int64)
     every = (nvar > 1) & ~sp_on
-    boxes, slots, scores, ptr = [], [], [], [0]
+    slots, scores, ptr = [], [], [0]
     for r in range(R):
         for b in range(B):
             if every[b] or nat[b, r] != 0.0:
-                boxes.append(b)
                 slots.append(b * vmax + var[b, r])
                 scores.append(nat[b, r])
-        ptr.append(len(boxes))
+        ptr.append(len(slots))
     zslot = np.where(sp_on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
-    return (np.asarray(ptr, np.int64), np.asarray(boxes, np.int64), np.asarray(slots, np.int64),
-            np.asarray(scores, np.float64), zslot.astype(np.int64))
+    return (np.asarray(ptr, np.int64), np.asarray(slots, np.int64), np.asarray(scores, np.float64),
+            zslot.astype(np.int64))
 
 
 def variant_scores(ra: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -1287,13 +1284,8 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
     placement's variant is the roll's, the same in every lane: no pick among variants, no transpose.
     The same floats as lane_values' (the same sums; a maximum over the same options, plus ones worth
     NEG and ones no larger than another option of the roll)."""
-    _best_rows(work.E, work.NVt, work.A, work.zslot, work.re_ptr, work.re_slot, work.re_score, ra.keep_of_roll, n)
-
-
-@njit(**INNER)
-def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray, re_ptr: np.ndarray,
-               re_slot: np.ndarray, re_score: np.ndarray, keep_of_roll: np.ndarray, n: Int) -> None:
-    """lanes_best's loops (A2: scratch [3, cap])."""
+    E, NVt, A2, zslot = work.E, work.NVt, work.A, work.zslot
+    re_ptr, re_slot, re_score = work.re_ptr, work.re_slot, work.re_score
     z = A2[2]
     for i in range(n):
         z[i] = NEG
@@ -1303,7 +1295,7 @@ def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray
             for i in range(n):
                 a = NVt[zs, i]
                 z[i] = a if a > z[i] else z[i]
-    for r in range(keep_of_roll.shape[0]):
+    for r in range(ra.keep_of_roll.shape[0]):
         # from one row of A2 into the other, placement by placement: a loop that stores into the
         # array it reads ran one lane at a time
         src = z
@@ -1316,7 +1308,7 @@ def _best_rows(E: np.ndarray, NVt: np.ndarray, A2: np.ndarray, zslot: np.ndarray
                 a = src[i]
                 dst[i] = c if c > a else a
             src = dst
-        kr = keep_of_roll[r]
+        kr = ra.keep_of_roll[r]
         for i in range(n):
             E[kr, i] = src[i]
 
