@@ -261,6 +261,36 @@ def test_simulated_optimal_play_scores_the_table_s_value_and_grades_as_optimal(
     assert "at most 2 saved rolls" in r.stdout and "largest cap built" in r.stdout
 
 
+def test_a_run_of_many_chunks_opens_the_table_once(tables: dict[int, saved.SavedTable],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # each chunk asked for the table, and a table mapped afresh is faulted in afresh (Maxi Yatzy's 2.8 GB
+    # cost 4 s of a 10 s run); the same games whether it is opened once or again
+    from collections import OrderedDict
+
+    from yahtzee_cli.play import simulate as S
+    from yahtzee_cli.store import tablefile
+
+    monkeypatch.setenv("YAHTZEE_CACHE_DIR", str(tables[2].path.parent))
+    monkeypatch.setattr(tablefile, "_opened", OrderedDict())
+    opens: list[int] = []
+    read = saved._read
+
+    def counted(rules: R.RuleSet) -> saved.SavedTable | None:
+        opens.append(1)
+        return read(rules)
+
+    monkeypatch.setattr(saved, "_read", counted)
+    rules = tiny(2)
+    logs: list[bytes] = []
+    report = S.simulate(rules, ["optimal"], 2000, 3, workers=2, log_sink=logs.append)
+    assert report.games == 2000 and len(logs) >= 4 and len(opens) == 1  # (chunks of 500 games)
+    monkeypatch.setattr(tablefile, "_opened", OrderedDict())
+    monkeypatch.setattr(tablefile, "OPENED_KEEP", 0)  # opened again for every chunk, as before
+    again: list[bytes] = []
+    S.simulate(rules, ["optimal"], 2000, 3, workers=2, log_sink=again.append)
+    assert len(opens) >= 1 + 4 and b"".join(again) == b"".join(logs)
+
+
 def test_until_a_slow_table_is_built_the_game_is_played_by_the_heuristic_saying_how_to_build_it(
         cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import orjson

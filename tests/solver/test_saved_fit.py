@@ -74,6 +74,11 @@ def test_written_and_read_back_the_values_are_the_same(fitted: Any, monkeypatch:
         assert np.array_equal(getattr(back, name), getattr(model, name)), name
     assert back.measured == model.measured and back.cap == 24
     assert back.value(5, 0, 7, 1) == model.value(5, 0, 7, 1)
+    assert saved_fit.read(tiny(None)) is back  # decoded once while the file stays as it is (a run reads it a chunk)
+    model.measured = {**model.measured, "mean": 39.0}
+    saved_fit.write(tiny(None), model)
+    again = saved_fit.read(tiny(None))
+    assert again is not back and again is not None and again.measured["mean"] == 39.0
 
 
 def test_games_of_the_fitted_values_grade_as_their_own_best_moves(fitted: Any, cli: Any, tmp_path: Path,

@@ -118,3 +118,43 @@ def test_a_cache_that_cannot_serve_is_one_cache_error(tmp_path: Path, monkeypatc
         store.get(art)
     assert str(got.value) == f"cannot use the cache directory {blocker / 'cache'}: Not a directory"
     assert isinstance(got.value, YahtzeeError) and got.value.exit_status == 1
+
+
+def test_an_opened_value_is_handed_out_again_until_a_file_of_it_changes(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    from collections import OrderedDict
+
+    monkeypatch.setattr(tablefile, "_opened", OrderedDict())
+    a, b = tmp_path / "a.f32", tmp_path / "a.json"
+    a.write_bytes(b"1234")
+    b.write_bytes(b"{}")
+    loads: list[int] = []
+
+    def load() -> list[int]:
+        loads.append(len(loads))
+        return [a.read_bytes()[0], len(loads)]
+
+    first = tablefile.opened("t", [a, b], load)
+    assert tablefile.opened("t", [a, b], load) is first and loads == [0]
+    assert tablefile.opened("other", [a, b], load) is not first  # another kind of value of the same files
+    st = os.stat(b)
+    os.utime(b, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # touched: read again
+    again = tablefile.opened("t", [a, b], load)
+    assert again is not first and len(loads) == 3
+    a.write_bytes(b"5678")  # rewritten in place, the same size
+    assert tablefile.opened("t", [a, b], load)[0] == ord("5")
+    tmp = tmp_path / "new"
+    tmp.write_bytes(b"9999")
+    os.replace(tmp, a)  # replaced, as an atomic write does
+    assert tablefile.opened("t", [a, b], load)[0] == ord("9") and len(loads) == 5
+    # nothing is kept for a missing file or a None (a table not built yet, or unfinished)
+    nothing: list[int] = []
+    assert tablefile.opened("t", [tmp_path / "gone"], lambda: [nothing.append(1) or 1]) == [1]
+    assert tablefile.opened("t", [tmp_path / "gone"], lambda: [nothing.append(1) or 1]) == [1]
+    assert tablefile.opened("none", [a], lambda: nothing.append(1)) is None
+    assert tablefile.opened("none", [a], lambda: nothing.append(1)) is None
+    assert len(nothing) == 4
+    for i in range(tablefile.OPENED_KEEP + 1):  # at most OPENED_KEEP values held
+        tablefile.opened(f"k{i}", [a], load)
+    assert len(tablefile._opened) == tablefile.OPENED_KEEP and ("k0", tablefile._identity(a)) not in tablefile._opened

@@ -224,7 +224,12 @@ def _header(path: Path) -> dict[str, Any] | None:
 
 
 def read(rules: RuleSet) -> SavedTable | None:
-    """The finished table from the cache, or None (missing, unfinished, another version)."""
+    """The finished table from the cache, or None (missing, unfinished, another version); opened once
+    in a process while its files stay as they are (tablefile.opened)."""
+    return tablefile.opened("saved", _paths(rules), lambda: _read(rules))
+
+
+def _read(rules: RuleSet) -> SavedTable | None:
     data_p, head_p, lay_p = _paths(rules)
     h = _header(head_p)
     if h is None or h.get("version") != VERSION or h.get("fingerprint") != rules.fingerprint or not h.get("complete"):

@@ -250,7 +250,14 @@ def decode(rules: RuleSet, header: dict[str, Any], arrays: dict[str, Any]) -> Fi
 
 def read(rules: RuleSet) -> FittedStocks | None:
     """The fitted values for `rules` (fit_rules(rules)'s), from the cache or the package; None when
-    there are none (or they are damaged)."""
+    there are none (or they are damaged); read once in a process while the file stays as it is
+    (tablefile.opened: decoding the model takes tens of milliseconds, and a run reads it a chunk)."""
+    from ..store import tablefile
+
+    return tablefile.opened("saved-fit", [fitted_path(rules)], lambda: _read(rules))
+
+
+def _read(rules: RuleSet) -> FittedStocks | None:
     from ..errors import CorruptTable
     from ..store import tablefile
 
