@@ -409,6 +409,18 @@ def test_bad_settings_are_refused_with_a_clear_message(sets, message):
         load_rules("yahtzee", sets)
 
 
+
+@pytest.mark.parametrize(("key", "value"), [("joker", "\r0"), ("joker", "\u2028on"), ("joker", "free\x00"),
+                                            ("must_zero", "\r0"), ("column_fill", "down\u2028"),
+                                            ("column_fill", ["down\r"])])
+def test_a_rules_file_s_setting_with_control_or_invisible_characters_is_refused(key, value):
+    # as on --set: "\r0" was trimmed into "0", joker off, and a line separator into "down"
+    settings = {key: value, **({"columns": 2} if key == "column_fill" else {})}
+    with pytest.raises(RulesError, match=f"invalid setting {key}"):
+        rules_from_data({"preset": "yahtzee", "settings": settings})
+    spelled = {"joker": " Off ", "must_zero": "no", "column_fill": "down, up"}[key]  # visible spacing still reads
+    assert rules_from_data({"preset": "yahtzee", "settings": {**settings, key: spelled}}) is not None
+
 def test_unknown_preset_names_the_valid_ones():
     with pytest.raises(RulesError, match="valid presets: yahtzee, kniffel"):
         preset("farkle")

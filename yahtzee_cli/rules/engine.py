@@ -232,6 +232,8 @@ def _on_off(value: Any) -> bool | None:
     """True/False for an on/off spelling (or a JSON bool), None for anything else."""
     if isinstance(value, bool):
         return value
+    if isinstance(value, str) and not value.isprintable():  # ("\r0" is not "0": strip() would hide it)
+        return None
     low = str(value).strip().lower()
     return True if low in ON_WORDS else False if low in OFF_WORDS else None
 
@@ -262,13 +264,13 @@ class Settings(BaseModel):
         """Joker rules "on" is the official (forced) joker; "off" in any spelling is off."""
         on = _on_off(value)
         if on is None:
-            return value.strip().lower() if isinstance(value, str) else value
+            return value.strip().lower() if isinstance(value, str) and value.isprintable() else value
         return "forced" if on else "off"
 
     @field_validator("column_fill", mode="before")
     @classmethod
     def _fill_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
+        if isinstance(value, str) and value.isprintable():
             return tuple(p.strip().lower() for p in value.replace(" ", ",").split(",") if p.strip())
         return value
 
