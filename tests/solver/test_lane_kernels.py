@@ -193,14 +193,18 @@ def _finals(masks: np.ndarray, lay: Any, ra: Any, W: np.ndarray, work: Any, old:
                 old[j, i, r] = work.V[0, r]
 
 
-@pytest.mark.parametrize("preset,sets", [("yahtzee", {}), ("yatzy", {}), ("maxi-yatzy", {}), ("forced-yatzy", {}),
-                                         ("yahtzee", {"joker": "free"}), ("kniffel", {})])
-def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: str, sets: dict[str, Any]) -> None:
+@pytest.mark.parametrize("preset,sets,table32", [("yahtzee", {}, False), ("yatzy", {}, False),
+                                                 ("maxi-yatzy", {}, False), ("forced-yatzy", {}, False),
+                                                 ("yahtzee", {"joker": "free"}, False), ("kniffel", {}, False),
+                                                 ("maxi-yatzy", {}, True), ("yahtzee", {"joker": "free"}, True)])
+def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: str, sets: dict[str, Any],
+                                                                        table32: bool) -> None:
     """The build's final-roll values of a batch of masks (every lane at once, roll by roll:
     lanes_next, lanes_best, lanes_fixups; joker masks lane by lane) against lane_values (lane by
     lane, SIMD over rolls, box by box), on random next-state values (no order between upper totals
     that a shortcut could lean on) and masks of every size, jokers and Yahtzee bonuses included: the
-    same floats."""
+    same floats. table32: a float32 table with the batch's next values held as float32, as the
+    saved-rolls build holds them (a closed box's NEG is -inf there)."""
     from yahtzee_cli.solver.exact import layout
     from yahtzee_cli.strategy.saved_cost import without_saved
 
@@ -210,7 +214,9 @@ def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: s
     W = rng.uniform(0.0, 400.0, (int(st.midx.max()) + 1, st.nyt * (st.t + 1))).round(rng.integers(0, 3))
     full = (1 << ra.nb) - 1
     masks = np.array(sorted({int(m) for m in rng.choice(lay.masks, 300)} - {full}), np.int64)
-    work = lane_work(ra, max(128, lay.width), False, False, 2)
+    if table32:
+        W = W.astype(np.float32)
+    work = lane_work(ra, max(128, lay.width), False, False, 2, np.float32 if table32 else np.float64)
     Rr = ra.natT.shape[1]
     old = np.full((len(masks), lay.width, Rr), np.nan)
     new = np.full((len(masks), lay.width, Rr), np.nan)

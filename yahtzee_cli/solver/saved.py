@@ -356,7 +356,7 @@ def build(rules: RuleSet, say: Callable[[str], None] | None = None, progress: Pr
                         return
                     work = getattr(local, "work", None)
                     if work is None:
-                        work = local.work = (lane_work(lay.arrays, cap, False, False, 2),
+                        work = local.work = (lane_work(lay.arrays, cap, False, False, 2, np.float32),
                                              np.empty((lay.arrays.natT.shape[1], cap)))
                     kernels.saved_chunk(c, nch, lay.masks, (start, end), n_lanes, state, lay.arrays, mapped[0],
                                         (comp.sbase, comp.tops), work)

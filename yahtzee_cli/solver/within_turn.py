@@ -1003,8 +1003,10 @@ class LaneWork(NamedTuple):
     zslot: Any
 
 
-def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int) -> LaneWork:
-    """A LaneWork for batches of at most `cap` lanes."""
+def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int,
+              next_dtype: Any = np.float64) -> LaneWork:
+    """A LaneWork for batches of at most `cap` lanes; NVt holds next values as next_dtype (float32 for
+    a float32 table: the same values, half the bytes read)."""
     R = ra.natT.shape[1]
     K = ra.add_die.shape[0]
     nslot = ra.nb * ra.du.shape[1]
@@ -1016,7 +1018,8 @@ def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int)
                     np.empty(nslot), np.empty(nslot), np.empty((8, R)), np.zeros((8, R)), np.zeros((8, R)),
                     np.empty(R, np.int64), np.empty(R, np.int64), np.empty(R, np.bool_), np.zeros(R, np.bool_),
                     np.empty((R, cap)), keep_starts(ra.keeps), *variant_scores(ra), sp_on, sp_v0, sp_ptr, sp_roll,
-                    sp_var, sp_score, np.empty((nslot, cap)), np.empty((3, cap)), re_ptr, re_slot, re_score, zslot)
+                    sp_var, sp_score, np.empty((nslot, cap), next_dtype), np.empty((3, cap)), re_ptr, re_slot, re_score,
+                    zslot)
 
 
 SPARSE_SHARE = 0.125  # a box at most this share of rolls score in is valued roll by roll (sparse_boxes)
