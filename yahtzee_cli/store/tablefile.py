@@ -238,13 +238,13 @@ _opened: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _opened_lock = threading.Lock()
 
 
-def _identity(path: Path) -> tuple[Any, ...] | None:
-    """What changes when a file is written, replaced or touched; None when it is not on disk."""
+def _identity(path: Path) -> bytes | None:
+    """The file as it is now (its checksum stamp: what any write, rename or touch changes); None when
+    it is not on disk."""
     try:
-        st = os.stat(path)
+        return _stamp_of(path, os.stat(path))
     except OSError:
         return None
-    return str(path.absolute()), st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns
 
 
 def opened(what: str, paths: Sequence[Path], load: Callable[[], T | None]) -> T | None:
