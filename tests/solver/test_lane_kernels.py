@@ -16,7 +16,7 @@ import pytest
 
 from yahtzee_cli.rules import engine as R
 from yahtzee_cli.solver.jit import njit
-from yahtzee_cli.solver.kernels import _batch_final_values
+from yahtzee_cli.solver.kernels import _batch_end, _batch_final_values
 from yahtzee_cli.solver.tables import rule_arrays
 from yahtzee_cli.solver.within_turn import (
     NEG,
@@ -161,33 +161,27 @@ def _finals(masks: np.ndarray, lay: Any, ra: Any, W: np.ndarray, work: Any, old:
             new: np.ndarray) -> None:
     W2 = np.zeros((1, 1))
     cap = work.E.shape[1]
+    n_lanes = np.empty(masks.shape[0], np.int64)
+    for j in range(masks.shape[0]):
+        m = masks[j]
+        n_lanes[j] = lay.ucount[lay.sub_of[m]] * (lay.nyt if (m & lay.ybit) != 0 else 1)
     j0 = 0
     while j0 < masks.shape[0]:  # batches of masks, as the build takes them
-        j1, n = j0, 0
-        while j1 < masks.shape[0]:
-            m = masks[j1]
-            nl = lay.ucount[lay.sub_of[m]] * (lay.nyt if (m & lay.ybit) != 0 else 1)
-            if n + nl > cap:
-                break
-            n += nl
-            j1 += 1
+        j1 = _batch_end(j0, masks.shape[0], 1, n_lanes, cap)
         rolls = np.empty((j1 - j0, 4), np.int64)
         _batch_final_values(masks, j0, j1, 1, lay, ra, W, W2, work, rolls, True)
         off = 0
         for j in range(j0, j1):
-            m = masks[j]
-            nl = lay.ucount[lay.sub_of[m]] * (lay.nyt if (m & lay.ybit) != 0 else 1)
-            for i in range(nl):
+            for i in range(n_lanes[j]):
                 for r in range(ra.natT.shape[1]):
                     new[j, i, r] = work.E[ra.keep_of_roll[r], off + i]
-            off += nl
+            off += n_lanes[j]
         j0 = j1
     for j in range(masks.shape[0]):  # one lane at a time, SIMD over rolls
         m = masks[j]
         sub = lay.sub_of[m]
-        nl = lay.ucount[sub] * (lay.nyt if (m & lay.ybit) != 0 else 1)
         sets = mask_rolls(m, lay, ra, work)
-        for i in range(nl):
+        for i in range(n_lanes[j]):
             lane_values((np.int64(i), np.int64(i), 0), sub, m, sets, lay, ra, W, W2, work)
             for r in range(ra.natT.shape[1]):
                 old[j, i, r] = work.V[0, r]
