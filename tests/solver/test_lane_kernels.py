@@ -195,10 +195,11 @@ def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: s
                                                                         table32: bool) -> None:
     """The build's final-roll values of a batch of masks (every lane at once, roll by roll:
     lanes_next, lanes_best, lanes_fixups; joker masks lane by lane) against lane_values (lane by
-    lane, SIMD over rolls, box by box), on random next-state values (no order between upper totals
-    that a shortcut could lean on) and masks of every size, jokers and Yahtzee bonuses included: the
-    same floats. table32: a float32 table with the batch's next values held as float32, as the
-    saved-rolls build holds them (a closed box's NEG is -inf there)."""
+    lane, SIMD over rolls, box by box), on random next-state values that never fall as the upper
+    total grows, as a table's (roll_entries leans on that order and on nothing else), and masks of
+    every size, jokers and Yahtzee bonuses included: the same floats. table32: a float32 table with
+    the batch's next values held as float32, as the saved-rolls build holds them (a closed box's
+    NEG is -inf there)."""
     from yahtzee_cli.solver.exact import layout
     from yahtzee_cli.strategy.saved_cost import without_saved
 
@@ -206,6 +207,7 @@ def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: s
     st, ra = lay.state, lay.arrays
     rng = np.random.default_rng(7)
     W = rng.uniform(0.0, 400.0, (int(st.midx.max()) + 1, st.nyt * (st.t + 1))).round(rng.integers(0, 3))
+    W = np.sort(W.reshape(len(W), st.nyt, st.t + 1), axis=2).reshape(W.shape)  # (ties too: rounded)
     full = (1 << ra.nb) - 1
     masks = np.array(sorted({int(m) for m in rng.choice(lay.masks, 300)} - {full}), np.int64)
     if table32:
@@ -218,3 +220,43 @@ def test_final_values_of_a_batch_at_once_are_lane_by_lane_s_to_the_bit(preset: s
     lanes = ~np.isnan(old)
     assert lanes.sum() > 1000 and not np.isnan(new[lanes]).any()
     assert np.array_equal(old[lanes].view(np.uint64), new[lanes].view(np.uint64))
+
+
+@pytest.mark.parametrize("preset", ["yahtzee", "yatzy"])
+def test_a_table_s_values_never_fall_as_the_upper_total_grows(preset: str) -> None:
+    """What roll_entries leans on to start every roll from an upper box's 0: in every row and
+    Yahtzee lane of a built table, a larger upper total is worth at least as much (the shipped
+    tables; the build's own floats)."""
+    from yahtzee_cli.solver.exact import get_table, layout
+
+    rules = R.preset(preset)
+    tab, _ = get_table(rules)
+    lay = layout(rules)
+    checked = 0
+    for row, mask in enumerate(tab.masks):
+        sub = lay.sub_of[mask]
+        us = np.sort(lay.ulist[sub, : lay.ucount[sub]])
+        for y in range(tab.nyt if mask & lay.ybit else 1):
+            vals = np.asarray(tab.W[row, y * (tab.t + 1) + us], dtype=np.float64)
+            assert (np.diff(vals) >= 0).all(), (hex(int(mask)), y, us, vals)
+            checked += len(us) > 1
+    assert checked > 1000
+
+
+def test_an_upper_box_s_zero_starts_every_roll() -> None:
+    """roll_entries: Maxi Yatzy's upper boxes take a roll only where it scores there (their 0 is
+    every roll's start, as a one-variant box's is), and every roll still has each box it scores in."""
+    from yahtzee_cli.solver.within_turn import roll_entries, sparse_boxes
+
+    ra = rule_arrays(R.preset("maxi-yatzy"), 1)
+    sp_on, sp_v0 = sparse_boxes(ra)[:2]
+    ptr, slot, score, zslot = roll_entries(ra, sp_on, sp_v0)
+    vmax = ra.du.shape[1]
+    upper = [b for b in range(ra.nb) if ra.nvar[b] > 1 and not sp_on[b]]
+    zero_variant = [int(np.asarray(ra.vnatT[b])[np.asarray(ra.natT[b]) == 0][0]) for b in upper]
+    assert len(upper) == 6
+    assert [zslot[b] for b in upper] == [b * vmax + v for b, v in zip(upper, zero_variant, strict=True)]
+    assert (score != 0).all()
+    for r in range(ra.natT.shape[1]):
+        boxes = set((slot[ptr[r]:ptr[r + 1]] // vmax).tolist())
+        assert boxes == {b for b in range(ra.nb) if ra.natT[b][r] != 0}

@@ -1056,17 +1056,35 @@ def roll_entries(ra: Any, sp_on: np.ndarray,
                  sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The placements lanes_best takes roll by roll, for every box (lanes_next sets a closed one's NEG):
     each roll's (slot b * vmax + variant, natural score) of a box where the score is not 0, and in every
-    box of several variants that is not sparse (an upper box: a 0 there is its own variant), in
-    box order; zslot[b] the slot whose value every roll starts from, -1 if none: a one-variant box's
-    (a 0 there is worth the state it leads to, and a roll that scores s there is worth s more, so
-    starting every roll from it changes no maximum) and a sparse box's no-score slot (lane_values').
+    box of several variants that is not sparse and has no zslot, in box order; zslot[b] the slot whose
+    value every roll starts from, -1 if none:
+    - a one-variant box's: a 0 there is worth the state it leads to, and a roll that scores s there
+      is worth s more, so starting every roll from it changes no maximum;
+    - a sparse box's no-score slot (lane_values');
+    - an upper box's 0 (all its no-score rolls one variant, the others leading to the same Yahtzee
+      lane with at least as large an upper total): a table's values never fall as the upper total
+      grows (its one use is a bonus of 0 or more at a threshold, and every step from the next
+      states' values to a state's, a sum, a product by a chance or a maximum, keeps that order in
+      floats too), so a roll that scores s > 0 there is worth at least the 0, and the 0 changes no
+      maximum either. A quarter of Maxi Yatzy's placements.
     (re_ptr [R + 1], re_slot, re_score, zslot [B])"""
     B, R = ra.natT.shape
     vmax = ra.du.shape[1]
     nat = np.asarray(ra.natT, dtype=np.float64)
     var = np.asarray(ra.vnatT, dtype=np.int64)
     nvar = np.asarray(ra.nvar, dtype=np.int64)
+    du, yn = np.asarray(ra.du), np.asarray(ra.yn)
+    zslot = np.where(sp_on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
     every = (nvar > 1) & ~sp_on
+    for b in np.flatnonzero(every).tolist():
+        zero = nat[b] == 0.0
+        v0 = set(var[b, zero].tolist())
+        if len(v0) != 1:
+            continue
+        (z,) = v0
+        if all(yn[b, v] == yn[b, z] and du[b, v] >= du[b, z] for v in set(var[b, ~zero].tolist())):
+            zslot[b] = b * vmax + z
+            every[b] = False
     slots, scores, ptr = [], [], [0]
     for r in range(R):
         for b in range(B):
@@ -1074,7 +1092,6 @@ def roll_entries(ra: Any, sp_on: np.ndarray,
                 slots.append(b * vmax + var[b, r])
                 scores.append(nat[b, r])
         ptr.append(len(slots))
-    zslot = np.where(sp_on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
     return (np.asarray(ptr, np.int64), np.asarray(slots, np.int64), np.asarray(scores, np.float64),
             zslot.astype(np.int64))
 
@@ -1262,20 +1279,60 @@ def lanes_next(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any
                work: Any) -> None:
     """Mask m's lanes off..off+nl for lanes_best: work.NVt[slot, lane] the value of the state each
     (box, variant) leads to for the boxes most rolls may take (sets[1]), NEG for every other slot
-    (a box closed or not legal: never the best); work.lu, ly. Parameters as lane_final_values'."""
+    (a box closed or not legal: never the best); work.lu, ly. Slot by slot, each next row found
+    once for all the mask's lanes (row_cells). Parameters as lane_final_values'."""
     any_bits, bbits, _, _ = sets
-    NVt = work.NVt
+    NVt, lu, ly = work.NVt, work.lu, work.ly
     vmax = ra.du.shape[1]
     for i in range(nl):
-        L = off + i
         u, y = lane_state(m, i, sub, lay)
-        work.lu[L] = u
-        work.ly[L] = y
-        for b in range(ra.nb):
-            if not (bbits >> b) & 1:
-                for v in range(ra.nvar[b]):
-                    NVt[b * vmax + v, L] = NEG
-        lane_next_cells(NVt, L, bbits & any_bits, m, y, u, lay, ra, W)
+        lu[off + i] = u
+        ly[off + i] = y
+    for b in range(ra.nb):
+        if not (bbits >> b) & 1:
+            for v in range(ra.nvar[b]):
+                for i in range(off, off + nl):
+                    NVt[b * vmax + v, i] = NEG
+        elif (any_bits >> b) & 1:
+            mb = m | (1 << b)
+            for v in range(ra.nvar[b]):
+                row_cells(NVt[b * vmax + v], off, nl, W, lay, mb, ra.du[b, v], ra.yn[b, v], lu, ly)
+
+
+def row_cells(out: Any, off: Int, nl: int, W: Any, at: Any, mask: int, du: int, yn: int, lu: Any,
+              ly: Any) -> None:
+    """out[off + i] = the table's value of the state (mask, y, u + du) for lanes i < nl with their
+    (y, u) in (ly, lu) (y becomes yn unless yn < 0; u capped at at.t): next_column and table_cell
+    for one next row, its place found once (compiled: see _row_cells)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(row_cells, inline="always")
+def _row_cells(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any, yn: Any, lu: Any,
+               ly: Any) -> Any:
+    """A dense table's row is one row of W, a compact one's cells are the row's first cell plus the
+    lane of each column (table_cell)."""
+    if W.ndim == 2:
+        def dense(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any, yn: Any, lu: Any,
+                  ly: Any) -> None:
+            row = W[at.midx[mask]]
+            t = at.t
+            for i in range(off, off + nl):
+                u2 = min(lu[i] + du, t)
+                y2 = ly[i] if yn < 0 else yn
+                out[i] = row[y2 * (t + 1) + u2]
+        return dense
+
+    def compact(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any, yn: Any, lu: Any,
+                ly: Any) -> None:
+        base = at.midx[mask]
+        lanes = at.ulane[at.sub_of[mask]]
+        t = at.t
+        for i in range(off, off + nl):
+            u2 = min(lu[i] + du, t)
+            y2 = ly[i] if yn < 0 else yn
+            out[i] = W[base + lanes[y2 * (t + 1) + u2]]
+    return compact
 
 
 @njit(**INNER)
