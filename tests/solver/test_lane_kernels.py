@@ -20,6 +20,7 @@ from yahtzee_cli.solver.kernels import _batch_end, _batch_final_values
 from yahtzee_cli.solver.tables import rule_arrays
 from yahtzee_cli.solver.within_turn import (
     NEG,
+    best_roll_max,
     best_sub_lanes,
     best_sub_max,
     box_max,
@@ -30,6 +31,7 @@ from yahtzee_cli.solver.within_turn import (
     lane_values,
     lane_work,
     mask_rolls,
+    roll_subs,
     variant_scores,
 )
 
@@ -40,6 +42,11 @@ def _subs(E: np.ndarray, T: np.ndarray, drop_die: np.ndarray, starts: np.ndarray
         best_sub_max(E, T, drop_die, starts, n)
     else:
         best_sub_lanes(E, E, E, 0, drop_die, n)
+
+
+@njit(cache=False)
+def _rolls_best(E: np.ndarray, T: np.ndarray, subs: np.ndarray, starts: np.ndarray, n: int) -> None:
+    best_roll_max(E, T, subs, starts, n)
 
 
 @njit(cache=False)
@@ -80,6 +87,31 @@ def test_the_best_sub_keep_by_size_is_the_same_to_the_bit(preset: str) -> None:
         assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
         assert (b[:, :n] >= E[:, :n]).all() and (b[:, :n] > E[:, :n]).any()
         assert np.array_equal(b[:, n:], E[:, n:])  # lanes beyond n untouched
+
+
+@pytest.mark.parametrize("preset", ["yatzy", "maxi-yatzy", "yahtzee"])
+def test_the_full_rolls_best_sub_keep_is_best_sub_max_s_to_the_bit(preset: str) -> None:
+    """best_roll_max (the build's: only the full rolls wanted, each keep reading only the sub-keeps it
+    has, the sizes' maxima left in T) against best_sub_max: the full rolls' rows the same floats,
+    ties and large gaps included; the smaller keeps and the lanes beyond n untouched."""
+    ra = rule_arrays(R.preset(preset), 1)
+    K, R_ = ra.add_die.shape[0], ra.natT.shape[1]
+    starts = keep_starts(ra.keeps)
+    subs = roll_subs(ra.drop_die, starts)
+    has = np.asarray(ra.drop_die) >= 0
+    assert (subs[starts[1]:, 0] == has[starts[1]:].sum(axis=1)).all() and (subs[starts[1]:, 0] >= 1).all()
+    first_full = K - R_
+    rng = np.random.default_rng(11)
+    for n, ties in ((37, False), (64, True), (128, False)):
+        E = rng.normal(100, 30, (K, 128))
+        if ties:
+            E = np.round(E / 25) * 25
+        a, b = E.copy(), E.copy()
+        _subs(a, np.empty((R_, 128)), ra.drop_die, starts, n, True)
+        _rolls_best(b, np.full((R_, 128), np.nan), subs, starts, n)
+        assert np.array_equal(a[first_full:, :n].view(np.uint64), b[first_full:, :n].view(np.uint64))
+        assert (b[first_full:, :n] > E[first_full:, :n]).any()
+        assert np.array_equal(b[:first_full], E[:first_full]) and np.array_equal(b[:, n:], E[:, n:])
 
 
 def test_values_per_variant_are_box_max_to_the_bit() -> None:

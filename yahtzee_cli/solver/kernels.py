@@ -26,7 +26,7 @@ from .compiled import FORCED, extra_bonus_points, joker_now, legal_bits
 from .jit import KERNEL, borrow, njit
 from .within_turn import (
     NEG,
-    best_sub_max,
+    best_roll_max,
     expect_lanes,
     keep_stages_lanes,
     lane_final_values,
@@ -303,7 +303,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
     over first rolls of V_{s+2}: levels 0..S + 2 for the stocks 0..S the masks can hold (S =
     tops[filled boxes]), of which levels K.. share F_K."""
     E, acc, lrow = work.E, work.acc, work.lrow
-    keep_of_roll, add_die, drop_die = ra.keep_of_roll, ra.add_die, ra.drop_die
+    keep_of_roll, add_die = ra.keep_of_roll, ra.add_die
     R = ra.natT.shape[1]
     first_full = add_die.shape[0] - R
     sbase, tops = blocks
@@ -334,7 +334,7 @@ def _saved_batch(order: np.ndarray, j0: int, j1: int, step: int, lay: Any, ra: A
                 for lane in range(n):
                     E[kr, lane] = FK[r, lane]
         if level > 0:
-            best_sub_max(E, work.T, drop_die, work.starts, n)
+            best_roll_max(E, work.T, work.subs, work.starts, n)
         if level >= 2:
             _first_roll_mean(acc, E, ra, n)
             at = sbase[level - 2]
