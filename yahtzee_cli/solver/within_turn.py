@@ -1495,8 +1495,9 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
     """Final-roll values of a batch's lanes 0..n-1 (their next-state values in work.NVt: lanes_next)
     into the full-keep rows of work.E, roll by roll with SIMD over every lane of the batch: each roll
     starts from the best of the boxes where a 0 is worth what every roll gets (roll_entries' zslot),
-    then takes the rule set's other placements of the roll (re_*), score + the lanes' values. A
-    placement's variant is the roll's, the same in every lane: no pick among variants, no transpose.
+    then takes the rule set's other placements of the roll (re_*), score + the lanes' values, up to 4
+    in a pass over the lanes. A placement's variant is the roll's, the same in every lane: no pick
+    among variants, no transpose.
     The same floats as lane_values' (the same sums; a maximum over the same options, plus ones worth
     NEG and ones no larger than another option of the roll)."""
     E, NVt, A2, zslot = work.E, work.NVt, work.A, work.zslot
@@ -1511,16 +1512,49 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
                 a = NVt[zs, i]
                 z[i] = a if a > z[i] else z[i]
     for r in range(ra.keep_of_roll.shape[0]):
-        # from one row of A2 into the other, placement by placement: a loop that stores into the
-        # array it reads ran one lane at a time
+        # from one row of A2 into the other (a loop that stores into the array it reads ran one lane
+        # at a time), up to 4 placements a pass: a quarter of the rows read and written
         src = z
-        for e in range(re_ptr[r], re_ptr[r + 1]):
-            dst = A2[(e - re_ptr[r]) & 1]
-            sc = re_score[e]
-            row = re_slot[e]
+        e = re_ptr[r]
+        e1 = re_ptr[r + 1]
+        k = 0
+        while e + 4 <= e1:
+            dst = A2[k & 1]
+            s0, s1, s2, s3 = re_score[e], re_score[e + 1], re_score[e + 2], re_score[e + 3]
+            w0, w1, w2, w3 = re_slot[e], re_slot[e + 1], re_slot[e + 2], re_slot[e + 3]
             for i in range(n):
-                c = sc + NVt[row, i]
                 a = src[i]
+                c = s0 + NVt[w0, i]
+                a = c if c > a else a
+                c = s1 + NVt[w1, i]
+                a = c if c > a else a
+                c = s2 + NVt[w2, i]
+                a = c if c > a else a
+                c = s3 + NVt[w3, i]
+                dst[i] = c if c > a else a
+            src = dst
+            e += 4
+            k += 1
+        if e1 - e >= 2:
+            dst = A2[k & 1]
+            s0, s1 = re_score[e], re_score[e + 1]
+            w0, w1 = re_slot[e], re_slot[e + 1]
+            for i in range(n):
+                a = src[i]
+                c = s0 + NVt[w0, i]
+                a = c if c > a else a
+                c = s1 + NVt[w1, i]
+                dst[i] = c if c > a else a
+            src = dst
+            e += 2
+            k += 1
+        if e1 - e == 1:
+            dst = A2[k & 1]
+            s0 = re_score[e]
+            w0 = re_slot[e]
+            for i in range(n):
+                a = src[i]
+                c = s0 + NVt[w0, i]
                 dst[i] = c if c > a else a
             src = dst
         kr = ra.keep_of_roll[r]
