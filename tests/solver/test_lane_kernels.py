@@ -25,7 +25,6 @@ from yahtzee_cli.solver.within_turn import (
     best_sub_max,
     box_max,
     box_max_scored,
-    column_final,
     keep_starts,
     keep_values,
     keep_values_lanes,
@@ -33,7 +32,6 @@ from yahtzee_cli.solver.within_turn import (
     lane_work,
     mask_rolls,
     roll_subs,
-    sparse_boxes,
     variant_scores,
 )
 
@@ -280,7 +278,7 @@ def test_a_table_s_values_never_fall_as_the_upper_total_grows(preset: str) -> No
 def test_an_upper_box_s_zero_starts_every_roll() -> None:
     """roll_entries: Maxi Yatzy's upper boxes take a roll only where it scores there (their 0 is
     every roll's start, as a one-variant box's is), and every roll still has each box it scores in."""
-    from yahtzee_cli.solver.within_turn import roll_entries
+    from yahtzee_cli.solver.within_turn import roll_entries, sparse_boxes
 
     ra = rule_arrays(R.preset("maxi-yatzy"), 1)
     sp_on, sp_v0 = sparse_boxes(ra)[:2]
@@ -294,38 +292,3 @@ def test_an_upper_box_s_zero_starts_every_roll() -> None:
     for r in range(ra.natT.shape[1]):
         boxes = set((slot[ptr[r]:ptr[r + 1]] // vmax).tolist())
         assert boxes == {b for b in range(ra.nb) if ra.natT[b][r] != 0}
-
-
-@njit(cache=False)
-def _column(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float, NV: np.ndarray,
-            ra: Any, fill: int, sparse: Any) -> None:
-    column_final(Vc, nzc, open_, yfilled, yfull, mc, NV, ra, fill, True, sparse)
-
-
-@pytest.mark.parametrize("preset,sets", [("maxi-yatzy", {}), ("yatzy", {}), ("yahtzee", {}),
-                                         ("yahtzee", {"joker": "free"}), ("kniffel", {}),
-                                         ("yatzy", {"columns": 3, "column_multipliers": [1, 2, 3]})])
-def test_a_column_s_final_values_with_its_sparse_boxes_roll_by_roll_are_box_by_box_s(preset: str,
-                                                                                       sets: dict[str, Any]) -> None:
-    """column_final (play's, hints', the distributions') takes a one-variant box few rolls score in
-    roll by roll, every roll starting from the best 0 of those: the same floats and the same "some
-    placement scores" as every box over every roll (no box sparse), on random next values (no order
-    among them), random open boxes, a Yahtzee box filled or not, and column weights."""
-    ra = rule_arrays(R.preset(preset, sets), 1)
-    sparse = sparse_boxes(ra)
-    assert sparse[0].any()
-    dense = (np.zeros_like(sparse[0]), *sparse[1:])
-    rng = np.random.default_rng(5)
-    Rr, nslot = ra.natT.shape[1], ra.nb * ra.du.shape[1]
-    full = (1 << ra.nb) - 1
-    for trial in range(300):
-        NV = rng.normal(150, 60, nslot).round(int(rng.integers(0, 3)))
-        open_ = int(rng.integers(1, full + 1))
-        yfilled = ra.has_y and not (open_ >> ra.ybox) & 1
-        mc = float(ra.mult[trial % len(ra.mult)])
-        out = []
-        for sp in (sparse, dense):
-            Vc, nzc = np.full(Rr, np.nan), np.zeros(Rr, np.bool_)
-            _column(Vc, nzc, open_, yfilled, yfilled and trial % 2 == 0, mc, NV, ra, int(ra.fill[0]), sp)
-            out.append((Vc.view(np.uint64).copy(), nzc.copy()))
-        assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1]), (trial, hex(open_))

@@ -136,7 +136,7 @@ def _turn(state: Any, theta: float, fut: Any, ra: Any, work: Any, play: Any, sta
     yfull = y == 1
     fcur = W[midx[m], y * tp1 + u] if theta == 0.0 and not solver_ties else 0.0
     next_values(NV, m, y, u, fcur, 1.0, fut, ra)
-    column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, ra, ra.fill0, allow_pass, work.sparse)
+    column_final(Vc, nzc, open_, yfilled, yfull, 1.0, NV, ra, ra.fill0, allow_pass)
     if allow_pass:
         for r in range(R):
             if not nzc[r] and -PASS_COST > Vc[r]:

@@ -65,7 +65,6 @@ from .within_turn import (
     next_values,
     next_y,
     roll_legal,
-    sparse_boxes,
     state_value,
 )
 
@@ -95,7 +94,6 @@ class TurnWork(NamedTuple):
     dice, kept [n]; cnt [6]  the dice, those kept, face counts
     VS, YS [1, R]    Vfinal and Y as one-row arrays (they are their row 0): the stopping values
         within_turn.keep_values and keep_by_values take, without a reshape to compile
-    sparse           the boxes few rolls score in (within_turn.sparse_boxes), as column_final takes them
     """
 
     Vfinal: Any
@@ -124,7 +122,6 @@ class TurnWork(NamedTuple):
     cnt: Any
     VS: Any
     YS: Any
-    sparse: Any
 
 
 def turn_work(ra: Any, stages: int) -> TurnWork:
@@ -143,7 +140,7 @@ def turn_work(ra: Any, stages: int) -> TurnWork:
     VS, YS = f(1, R), f(1, R)
     return TurnWork(VS[0], f(R), YS[0], f(R), f(R), f(R), np.zeros(R, np.bool_), np.zeros(R, np.bool_), i(R), i(R),
                     f(K), f(K), f(K), f(K), f(max(stages, 1), K), np.zeros((C, ra.nb * ra.du.shape[1])), f(C), f(C),
-                    i(C), i(C), i(C), i(n), i(n), i(6), VS, YS, sparse_boxes(ra))
+                    i(C), i(C), i(C), i(n), i(n), i(6), VS, YS)
 
 
 MEMO_STATES = 1 << 17  # most turn-start states the memo keeps decisions for

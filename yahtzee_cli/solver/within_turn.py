@@ -259,12 +259,10 @@ def roll_max(r: int, bits: int, sT: np.ndarray, vT: np.ndarray, NVc: np.ndarray,
 
 @njit(**INNER)
 def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfull: bool, mc: float,
-                 NVc: np.ndarray, ra: Any, fill: int, want_nz: bool, sparse: Any) -> None:
+                 NVc: np.ndarray, ra: Any, fill: int, want_nz: bool) -> None:
     """Final-roll values of one state: Vc[r] = the best placement of final roll r in one column, max
     over its legal boxes of mc * (score + bonus) + NVc[box, variant]. Box by box over all rolls (SIMD);
-    a one-variant box few rolls score in, only those rolls (a roll scoring 0 there is worth the box's
-    next value, so the best of those starts every roll: a roll that scores s > 0 there is worth more
-    than its 0); rolls with other legal boxes (jokers) one by one. The same floats either way.
+    rolls with other legal boxes (jokers) one by one.
 
     Parameters
     ----------
@@ -286,41 +284,18 @@ def column_final(Vc: np.ndarray, nzc: np.ndarray, open_: int, yfilled: bool, yfu
         The column's fill rule.
     want_nz : bool
         Fill nzc.
-    sparse : tuple
-        sparse_boxes(ra): (sp_on, sp_v0, sp_ptr, sp_roll, sp_var, sp_score).
     """
     R = Vc.shape[0]
     vmax = ra.du.shape[1]
-    sp_on, _, sp_ptr, sp_roll, _, sp_score = sparse
     bbits, bfull = roll_legal(open_, yfilled, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y, fill,
                               ra.lower_bits)
-    few = 0  # (natural scores only: with full joker values every box is taken over all rolls)
-    z = NEG
-    if not bfull:
-        bb = bbits
-        while bb:
-            bb, b = next_box(bb)
-            if sp_on[b] and ra.nvar[b] == 1:
-                few |= 1 << b
-                c = mc * 0.0 + NVc[b * vmax]  # (what box_max makes of a 0)
-                z = c if c > z else z
     for r in range(R):
-        Vc[r] = z
+        Vc[r] = NEG
     if want_nz:
         for r in range(R):
             nzc[r] = False
     sT, vT = score_rows(ra, bfull)
-    bb = few
-    while bb:
-        bb, b = next_box(bb)
-        a = NVc[b * vmax]
-        for e in range(sp_ptr[b], sp_ptr[b + 1]):
-            r = sp_roll[e]
-            c = mc * sp_score[e] + a
-            Vc[r] = c if c > Vc[r] else Vc[r]
-            if want_nz:
-                nzc[r] = True
-    bb = bbits & ~few
+    bb = bbits
     while bb:
         bb, b = next_box(bb)
         box_max(Vc, None, 0, sT[b], vT[b], NVc, b * vmax, ra.nvar[b], mc)
@@ -903,7 +878,7 @@ def final_values(Vfinal: np.ndarray, work: Any, NV: np.ndarray, cmask: np.ndarra
     Vfinal : float64[R]
         Written.
     work : TurnWork
-        Scratch (Vc, nzc, nzr), and its sparse boxes (column_final).
+        Scratch (Vc, nzc, nzr).
     NV, cmask, yst, may_pass_turn, best12, ra
         As box_code.
     """
@@ -916,7 +891,7 @@ def final_values(Vfinal: np.ndarray, work: Any, NV: np.ndarray, cmask: np.ndarra
         nzr[r] = False
     for c in range(ra.n_cols):
         column_final(Vc, nzc, full & ~cmask[c], yst[c] >= 0, yst[c] == 1, ra.mult[c], NV[c], ra, ra.fill[c],
-                     may_pass_turn, work.sparse)
+                     may_pass_turn)
         if not ra.add_columns:
             others = best2 if c == arg1 else best1
             for r in range(R):
