@@ -50,10 +50,10 @@ def _rolls_best(E: np.ndarray, T: np.ndarray, subs: np.ndarray, starts: np.ndarr
 
 
 @njit(cache=False)
-def _keeps(S: np.ndarray, Js: np.ndarray, ra: Any, starts: np.ndarray, subs: np.ndarray, n: int, EJ: np.ndarray,
+def _keeps(S: np.ndarray, Js: np.ndarray, ra: Any, starts: np.ndarray, n: int, EJ: np.ndarray,
            one: np.ndarray) -> None:
     E, T = np.empty((ra.add_die.shape[0], EJ.shape[2])), np.empty((ra.natT.shape[1], EJ.shape[2]))
-    keep_values_lanes(S, EJ, E, T, starts, Js.max(), ra.keep_of_roll, ra.add_die, subs, n)
+    keep_values_lanes(S, EJ, E, T, starts, Js.max(), ra.keep_of_roll, ra.add_die, ra.drop_die, n)
     for i in range(n):
         keep_values(S[i], one[i], np.empty(ra.add_die.shape[0]), Js[i], 0.0, ra.keep_of_roll, ra.add_die,
                     ra.drop_die)
@@ -182,7 +182,7 @@ def test_keep_values_of_games_side_by_side_are_each_game_s_alone_to_the_bit(pres
         Js = 1 + np.arange(lanes) % J  # a turn of each length, the longest J
         EJ = np.full((J, K, lanes), -7.0)
         one = np.empty((lanes, J, K))
-        _keeps(S, Js, ra, starts, roll_subs(ra.drop_die, starts), n, EJ, one)
+        _keeps(S, Js, ra, starts, n, EJ, one)
         for i in range(n):  # (the game's own levels: the others belong to longer turns)
             assert EJ[: Js[i], :, i].tobytes() == np.ascontiguousarray(one[i, : Js[i]]).tobytes()
         assert (EJ[:, :, n:] == -7.0).all()

@@ -892,15 +892,15 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
 
 def saved_scratch(K: int, ra: Any) -> tuple[Any, ...]:
     """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells, T,
-    (starts, subs))."""
-    from .within_turn import keep_starts, roll_subs
+    starts)."""
+    from .within_turn import keep_starts
 
     nslot = ra.nb * ra.du.shape[1]
     B = SAVED_LANES
     starts = keep_starts(ra.keeps)
     most = int(np.diff(starts).max())
     return (np.full((B, K + 1, ra.natT.shape[1]), NEG), np.empty((B, K + 1, 1, nslot)), np.empty((B, K + 1)),
-            np.empty((nslot, 2), np.int64), np.empty((most, B)), (starts, roll_subs(ra.drop_die, starts)))
+            np.empty((nslot, 2), np.int64), np.empty((most, B)), starts)
 
 
 @njit(**INNER)
@@ -1010,13 +1010,13 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         float32[cells], its stock s's block W[sbase[s]:sbase[s + 1]], read through fut's midx and
         ulane) or a fitted model's H3, G3 and Y3 (solver.saved_fit, as within_turn.Future's h, G and
         yh by stock), the others placeholders (stock_future).
-    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells, T, (starts, subs))
+    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells, T, starts)
         FS float64[lanes, K + 1, R]: each game's final-roll values by stock (absolute: points written
-        plus value to go); NVS, FC [lanes, ...], cells: _stock_next_values'; T, starts, subs:
+        plus value to go); NVS, FC [lanes, ...], cells: _stock_next_values'; T, starts:
         keep_values_lanes'.
     """
     ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
-    FS, NVS, FC, cells, T, (starts, subs) = scratch
+    FS, NVS, FC, cells, T, starts = scratch
     seed, first_game, seat = game
     nturns_out = out[2]
     Vfinal = work.Vfinal
@@ -1072,7 +1072,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                     base = mult * FC[i, s]
                     for r in range(R):
                         FS[i, s, r] = Vfinal[r] + base
-            keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, subs, nbk)
+            keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
             for i in range(nbk):
                 g = order[b0 + i]
                 values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]

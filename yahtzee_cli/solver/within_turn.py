@@ -595,11 +595,10 @@ def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_valu
 
 @njit(**INNER)
 def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarray, starts: np.ndarray, J: int,
-                      keep_of_roll: np.ndarray, add_die: np.ndarray, subs: np.ndarray, n: int) -> None:
+                      keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, n: int) -> None:
     """keep_values (no value per roll saved) of n states side by side, lane by lane the same floats as
-    keep_values on that state alone: the faces' sum in the same order (expect_lanes), a roll's best
-    sub-keep a maximum (best_roll_max, which equals best_sub_lanes': only the rolls' are wanted, the
-    keeps' own values are kept in EJ before it). A lane's keep values with j rolls
+    keep_values on that state alone: the faces' sum in the same order (expect_lanes), the best
+    sub-keep a maximum (best_sub_max, which equals best_sub_lanes'). A lane's keep values with j rolls
     left depend only on levels up to j, so a lane whose turn has fewer rolls ignores the rest (every
     lane goes to J: a loop over fewer lanes than a vector holds would run without SIMD).
 
@@ -616,10 +615,8 @@ def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarra
         The first keep of each size, and the end (keep_starts).
     J : int
         Rolls left after the first, the most of any lane.
-    keep_of_roll, add_die
+    keep_of_roll, add_die, drop_die
         As keep_values'.
-    subs : int64[K, 7]
-        roll_subs(drop_die, starts).
     n : int
         Lanes in use.
     """
@@ -637,7 +634,7 @@ def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarra
             for lane in range(n):
                 EJ[j - 1, k, lane] = E[k, lane]
         if j < J:
-            best_roll_max(E, T, subs, starts, n)
+            best_sub_max(E, T, drop_die, starts, n)
             lv = j if j < L else L
             for r in range(R):
                 kr = keep_of_roll[r]
