@@ -447,32 +447,11 @@ def sub_place(c: int, starts: np.ndarray) -> int:
 @njit(cache=True, inline="always")
 def _sub_max_row(E: np.ndarray, T: np.ndarray, k: int, i: int, last: bool, n: int, subs: np.ndarray) -> None:
     """The largest of E[k, lane] and keep k's sub-keep maxima in T, lanes 0..n-1, into E[k] (last: a
-    full roll) or T[i]: a loop per count of sub-keeps, so that each reads only the rows it has and
-    keeps its maximum in a register (a loop over a variable count would store it each time; a row
-    picked as a view before the loop ran slower)."""
-    cnt = subs[k, 0]
+    full roll) or T[i]: three rows read for a keep with at most three sub-keeps, six for the others
+    (roll_subs pads with the first), each loop keeping its maximum in a register (a loop over a
+    variable count would store it each time; a row picked as a view before the loop ran slower)."""
     d0, d1, d2 = subs[k, 1], subs[k, 2], subs[k, 3]
-    if cnt == 1:
-        for lane in range(n):
-            a = E[k, lane]
-            b = T[d0, lane]
-            a = b if b > a else a
-            if last:
-                E[k, lane] = a
-            else:
-                T[i, lane] = a
-    elif cnt == 2:
-        for lane in range(n):
-            a = E[k, lane]
-            b = T[d0, lane]
-            a = b if b > a else a
-            b = T[d1, lane]
-            a = b if b > a else a
-            if last:
-                E[k, lane] = a
-            else:
-                T[i, lane] = a
-    elif cnt == 3:
+    if subs[k, 0] <= 3:
         for lane in range(n):
             a = E[k, lane]
             b = T[d0, lane]
@@ -485,26 +464,26 @@ def _sub_max_row(E: np.ndarray, T: np.ndarray, k: int, i: int, last: bool, n: in
                 E[k, lane] = a
             else:
                 T[i, lane] = a
-    else:
-        d3, d4, d5 = subs[k, 4], subs[k, 5], subs[k, 6]
-        for lane in range(n):
-            a = E[k, lane]
-            b = T[d0, lane]
-            a = b if b > a else a
-            b = T[d1, lane]
-            a = b if b > a else a
-            b = T[d2, lane]
-            a = b if b > a else a
-            b = T[d3, lane]
-            a = b if b > a else a
-            b = T[d4, lane]
-            a = b if b > a else a
-            b = T[d5, lane]
-            a = b if b > a else a
-            if last:
-                E[k, lane] = a
-            else:
-                T[i, lane] = a
+        return
+    d3, d4, d5 = subs[k, 4], subs[k, 5], subs[k, 6]
+    for lane in range(n):
+        a = E[k, lane]
+        b = T[d0, lane]
+        a = b if b > a else a
+        b = T[d1, lane]
+        a = b if b > a else a
+        b = T[d2, lane]
+        a = b if b > a else a
+        b = T[d3, lane]
+        a = b if b > a else a
+        b = T[d4, lane]
+        a = b if b > a else a
+        b = T[d5, lane]
+        a = b if b > a else a
+        if last:
+            E[k, lane] = a
+        else:
+            T[i, lane] = a
 
 
 @njit(cache=True, inline="always")
