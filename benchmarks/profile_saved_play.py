@@ -7,7 +7,7 @@ DIR holds the table (`yahtzee solve --rules maxi-yatzy --set saved_rolls_cap=24`
 an instrumented copy of play_kernel.play_saved_games (the module's own source, with counters read
 around each step; it stops with a message if that source no longer has the steps it expects) and
 plays the same games as the kernel. Printed per turn: the next-state values read from the table,
-the final-roll values by stock (one call per stock a stop can leave), the keep values of each block
+the final-roll values by stock (a lane per game and stock a stop can leave), the keep values of each block
 of games side by side, and the dice and box writing; and the levels each costs. Only the split is
 the script's own: the total is one thread's games per second, which `bench_saved_play.py` measures
 end to end.
@@ -29,9 +29,10 @@ import numpy as np
 PROBES = [
     ("_stock_next_values(NVS[i], FC[i], cells, work, fut, stocks, top, ra)",
      ["c0 = _cycles()"], ["c1 = _cycles()", "cyc[0] += c1 - c0"]),
-    ("FS[i, s, r] = Vfinal[r] + base", [], ["<<cyc[1] += _cycles() - c1", "<<cyc[5] += top + 1"]),
-    ("keep_values_lanes(FS, EJ, E, T, starts, Jall,",
-     ["c2 = _cycles()"], ["c3 = _cycles()", "cyc[2] += c3 - c2", "cyc[6] += Jall"]),
+    ("nspec[i] = _stock_lanes(", [], ["cyc[1] += _cycles() - c1", "cyc[5] += top + 1"]),
+    ("lanes_best(off, ra, lw)", ["c1 = _cycles()"], []),
+    ("keep_values_lanes(FS, EJ, E, T, lw.starts, Jall,",
+     ["c2 = _cycles()", "cyc[1] += c2 - c1"], ["c3 = _cycles()", "cyc[2] += c3 - c2", "cyc[6] += Jall"]),
     ("mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)", [],
      ["<cyc[3] += _cycles() - c3"]),
 ]

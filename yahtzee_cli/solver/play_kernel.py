@@ -62,9 +62,13 @@ from .within_turn import (
     keep_dice,
     keep_values,
     keep_values_lanes,
+    lane_work,
+    lanes_best,
     next_values,
     next_y,
     roll_legal,
+    roll_max,
+    score_rows,
     state_value,
 )
 
@@ -890,17 +894,91 @@ def play_lockstep(game: Any, ra: Any, fut: Any, moves: Any, max_turns: int, save
             nturns_out[g0 + i] = turn0 + open0
 
 
-def saved_scratch(K: int, ra: Any) -> tuple[Any, ...]:
-    """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells, T,
-    starts)."""
+def saved_scratch(K: int, ra: Any, table: bool = True) -> tuple[Any, ...]:
+    """play_saved_games' scratch for values to go with 0..K rolls saved: (FS, NVS, FC, cells, T, lanes),
+    `lanes` the within_turn.LaneWork its final-roll values take a lane per game and stock in, its
+    placements' scores times the column's weight; `table`: values from an exact table, which never
+    fall as the upper total grows (within_turn.roll_entries)."""
     from .within_turn import keep_starts
 
     nslot = ra.nb * ra.du.shape[1]
     B = SAVED_LANES
-    starts = keep_starts(ra.keeps)
-    most = int(np.diff(starts).max())
+    most = int(np.diff(keep_starts(ra.keeps)).max())
+    lanes = lane_work(ra, B * (K + 1), False, False, 0, monotone=table)
+    lanes = lanes._replace(re_score=lanes.re_score * float(ra.mult[0]))  # (mc * score, as column_final's)
     return (np.full((B, K + 1, ra.natT.shape[1]), NEG), np.empty((B, K + 1, 1, nslot)), np.empty((B, K + 1)),
-            np.empty((nslot, 2), np.int64), np.empty((most, B)), starts)
+            np.empty((nslot, 2), np.int64), np.empty((most, B)), lanes)
+
+
+@njit(**INNER)
+def _stock_lanes(lw: Any, NVS: np.ndarray, FC: np.ndarray, off: int, top: int, row: int, cmask: int, yst: int,
+                 raw: float, ra: Any) -> None:
+    """One game's stocks s = 0..top as lanes off..off + top of lw for lanes_best: lw.NVt[slot, off + s]
+    = NVS[s, 0, slot] for the boxes most final rolls may take (ra.base_roll's legal boxes), NEG for
+    every other slot (closed, or not legal: never the best); lw.lrow[off + s] = row + s, the lane's
+    row of play_saved_games' FS (as [games * (K + 1), R]), and acc, acc2 what _lanes_finals adds to
+    and takes from its values (play_saved_games' base; final_values' best1)."""
+    NVt = lw.NVt
+    vmax = ra.du.shape[1]
+    mc = ra.mult[0]
+    bbits, _ = roll_legal(((1 << ra.nb) - 1) & ~cmask, yst >= 0, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code,
+                          ra.has_y, ra.fill[0], ra.lower_bits)
+    for b in range(ra.nb):
+        legal = (bbits >> b) & 1
+        for v in range(ra.nvar[b]):
+            slot = b * vmax + v
+            for s in range(top + 1):
+                NVt[slot, off + s] = NVS[s, 0, slot] if legal else NEG
+    for s in range(top + 1):
+        lw.lrow[off + s] = row + s
+        lw.acc[off + s] = mc * FC[s]
+        lw.acc2[off + s] = mc * (raw + FC[s])  # (_sheet_next_values' best12 for one column)
+
+
+@njit(**INNER)
+def _stock_fixups(lw: Any, NVS: np.ndarray, off: int, top: int, cmask: int, yst: int, ra: Any) -> None:
+    """After lanes_best, one game's lanes (_stock_lanes'): its rolls of other legal boxes (jokers: only
+    a Yahtzee can have them) one by one by stock s's next values NVS[s], then the extra bonuses, as
+    column_final takes them."""
+    E = lw.E
+    mc = ra.mult[0]
+    vmax = ra.du.shape[1]
+    open_ = ((1 << ra.nb) - 1) & ~cmask
+    yfilled = yst >= 0
+    bbits, bfull = roll_legal(open_, yfilled, ra.base_roll, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y,
+                              ra.fill[0], ra.lower_bits)
+    for r in range(ra.yroll.shape[0]):
+        if not ra.yroll[r]:
+            continue
+        bits, fullv = roll_legal(open_, yfilled, r, ra.yroll, ra.own_bit, ra.joker_code, ra.has_y, ra.fill[0],
+                                 ra.lower_bits)
+        if bits == bbits and fullv == bfull:
+            continue
+        sTr, vTr = score_rows(ra, fullv)
+        for s in range(top + 1):
+            E[ra.keep_of_roll[r], off + s] = roll_max(r, bits, sTr, vTr, NVS[s, 0], NVS[s, 0], False, mc, vmax)[0]
+    for k in range(ra.bonus_rolls.shape[0]):
+        r = ra.bonus_rolls[k]
+        bon = extra_bonus_points(ra.yroll[r], yst == 1, ra.extra)
+        if bon != 0:
+            for s in range(top + 1):
+                E[ra.keep_of_roll[r], off + s] += mc * bon
+
+
+@njit(**INNER)
+def _lanes_finals(FS: np.ndarray, lw: Any, n: int, ra: Any) -> None:
+    """Lanes 0..n-1's final-roll values (lw.E's full-keep rows) into their rows of FS (lw.lrow), what
+    final_values and play_saved_games make of them: relative to best1 without add_columns, plus
+    the base. Roll by roll, the lanes' rows written a roll at a time (they stay in cache)."""
+    E, lrow, base, best1 = lw.E, lw.lrow, lw.acc, lw.acc2
+    rows = FS.reshape((FS.shape[0] * FS.shape[1], FS.shape[2]))
+    for r in range(FS.shape[2]):
+        Er = E[ra.keep_of_roll[r]]
+        for L in range(n):
+            v = Er[L]
+            if not ra.add_columns:
+                v = (v if v > NEG else NEG) - best1[L]
+            rows[lrow[L], r] = v + base[L]
 
 
 @njit(**INNER)
@@ -994,10 +1072,12 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they count as K.
 
     All the games turn by turn (every game has as many turns: no passes), SAVED_LANES at a time
-    grouped by rolls left (a block's keep stages run to its most): each game's final-roll values are
-    its own, then the keep values of the block side by side (within_turn.keep_values_lanes: SIMD
-    over the games, each game's the same floats as alone), then each game plays its turn's dice
-    from its own stream. So the games are those played one by one.
+    grouped by rolls left (a block's keep stages run to its most): the final-roll values of every
+    game's every stock side by side, a lane each (within_turn.lanes_best, the build's placements:
+    SIMD over the lanes, each the same floats as final_values on its game and stock alone), then the
+    keep values of the block side by side (within_turn.keep_values_lanes: SIMD over the games, each
+    game's the same floats as alone), then each game plays its turn's dice from its own stream. So
+    the games are those played one by one.
 
     Parameters
     ----------
@@ -1010,20 +1090,19 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         float32[cells], its stock s's block W[sbase[s]:sbase[s + 1]], read through fut's midx and
         ulane) or a fitted model's H3, G3 and Y3 (solver.saved_fit, as within_turn.Future's h, G and
         yh by stock), the others placeholders (stock_future).
-    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells, T, starts)
+    scratch : saved_scratch(K, ...): (FS, NVS, FC, cells, T, lanes)
         FS float64[lanes, K + 1, R]: each game's final-roll values by stock (absolute: points written
-        plus value to go); NVS, FC [lanes, ...], cells: _stock_next_values'; T, starts:
-        keep_values_lanes'.
+        plus value to go); NVS, FC [lanes, ...], cells: _stock_next_values'; T: keep_values_lanes';
+        lanes: the LaneWork of the final-roll values (lanes_best), its starts keep_values_lanes'.
     """
     ra, fut, out, work = jit.borrow(ra), jit.borrow(fut), jit.borrow(out), jit.borrow(work)
-    FS, NVS, FC, cells, T, starts = scratch
+    FS, NVS, FC, cells, T, lw = scratch
+    lw = jit.borrow(lw)
     seed, first_game, seat = game
     nturns_out = out[2]
-    Vfinal = work.Vfinal
     wmask, wyst = work.cmask, work.yst  # the game whose turn is valued, as column 0
     B = FS.shape[0]
     K = FS.shape[1] - 1
-    R = Vfinal.shape[0]
     jmax = work.EJ.shape[0]
     mult = ra.mult[0]
     G = nturns_out.shape[0]
@@ -1040,6 +1119,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     saved = np.empty(G, np.int64)
     budget = np.empty(G, np.int64)
     Js = np.empty(G, np.int64)  # a game's rolls left after this turn's first
+    lane0 = np.empty(B, np.int64)  # a block's game's first lane in lw (its stock 0)
     open0, turn0 = 0, 0
     for g in range(G):
         st[g] = stream(seed, first_game + g, seat)
@@ -1058,6 +1138,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         for b0 in range(0, G, B):
             nbk = min(B, G - b0)
             Jall = 0
+            off = 0
             for i in range(nbk):
                 g = order[b0 + i]
                 J = Js[g]
@@ -1065,14 +1146,16 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                 top = J if J < K else K
                 wmask[0], work.usum[0], wyst[0], work.colraw[0] = cm[g], us[g], ys[g], raw[g]
                 _stock_next_values(NVS[i], FC[i], cells, work, fut, stocks, top, ra)
-                for s in range(top + 1):
-                    # (_sheet_next_values' best12 for one column: its weighted estimate, no second)
-                    best12 = (mult * (raw[g] + FC[i, s]), NEG, 0)
-                    final_values(Vfinal, work, NVS[i, s], wmask, wyst, False, best12, ra)
-                    base = mult * FC[i, s]
-                    for r in range(R):
-                        FS[i, s, r] = Vfinal[r] + base
-            keep_values_lanes(FS, EJ, E, T, starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
+                lane0[i] = off
+                _stock_lanes(lw, NVS[i], FC[i], off, top, i * (K + 1), cm[g], ys[g], raw[g], ra)
+                off += top + 1
+            # the final-roll values of every game's every stock, a lane each (the build's placements)
+            lanes_best(off, ra, lw)
+            for i in range(nbk):
+                g = order[b0 + i]
+                _stock_fixups(lw, NVS[i], lane0[i], Js[g] if Js[g] < K else K, cm[g], ys[g], ra)
+            _lanes_finals(FS, lw, off, ra)
+            keep_values_lanes(FS, EJ, E, T, lw.starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
             for i in range(nbk):
                 g = order[b0 + i]
                 values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]

@@ -502,7 +502,7 @@ def play_with(rules: RuleSet, tab: StockValues, seed: int, first_game: int, n_ga
 
     def games(g0: int, g1: int) -> None:
         work = play_kernel.turn_work(ra, args[5].EJ.shape[0])
-        scratch = play_kernel.saved_scratch(tab.cap, ra)
+        scratch = play_kernel.saved_scratch(tab.cap, ra, fut.kind == play_kernel.FUTURE_TABLE)
         part = (scores[g0:g1], ybonus[g0:g1], nturns[g0:g1])
         lg = tuple(a[g0:g1] for a in log) if log is not None else None
         play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, stocks, part, work, scratch, lg,
@@ -544,5 +544,5 @@ def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = Fal
                                                                               dtype=np.int64),
                np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
     work = play_kernel.turn_work(ra, max_rolls - 1)
-    return ((0, 0, 0), ra, fut, stocks, out, work, play_kernel.saved_scratch(tab.cap, ra), log,
-            start_arrays(rules, start, saved, opening))
+    scratch = play_kernel.saved_scratch(tab.cap, ra, fut.kind == play_kernel.FUTURE_TABLE)
+    return ((0, 0, 0), ra, fut, stocks, out, work, scratch, log, start_arrays(rules, start, saved, opening))

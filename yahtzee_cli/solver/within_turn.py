@@ -428,20 +428,24 @@ def roll_subs(drop_die: Any, starts: np.ndarray) -> np.ndarray:
     top = len(starts) - 2
     out = np.zeros((drop_die.shape[0], 7), np.int64)
     for c in range(1, top + 1):
+        # (sub_place's Python function: calling the compiled one from here first loads it, half a second)
+        first = _sub_place(c - 1, starts) - int(starts[c - 1])
         for k in range(int(starts[c]), int(starts[c + 1])):
-            rows = [int(d) - int(starts[c - 1]) + sub_place(c - 1, starts) for d in drop_die[k] if d >= 0]
+            rows = [int(d) + first for d in drop_die[k] if d >= 0]
             out[k, 0] = len(rows)
             out[k, 1:] = (rows + rows[:1] * 6)[:6]
     return out
 
 
-@njit(cache=True, inline="always")
-def sub_place(c: int, starts: np.ndarray) -> int:
+def _sub_place(c: int, starts: np.ndarray) -> int:
     """T's first row for the maxima of keeps of c dice (best_roll_max): the sizes take turns between
     T[0:h] and T[h:2h], h the most keeps of a size short of a full roll, the size just short of it
     at 0 (two sizes in a row: at most a full roll's count of rows)."""
     top = starts.shape[0] - 2
     return 0 if (top - 1 - c) % 2 == 0 else int(starts[top] - starts[top - 1])
+
+
+sub_place: Any = njit(cache=True, inline="always")(_sub_place)
 
 
 @njit(cache=True, inline="always")
@@ -1109,14 +1113,14 @@ class LaneWork(NamedTuple):
 
 
 def lane_work(ra: Any, cap: int, moments: bool, allow_pass: bool, n_stages: int,
-              next_dtype: Any = np.float64) -> LaneWork:
+              next_dtype: Any = np.float64, monotone: bool = True) -> LaneWork:
     """A LaneWork for batches of at most `cap` lanes; NVt holds next values as next_dtype (float32 for
-    a float32 table: the same values, half the bytes read)."""
+    a float32 table: the same values, half the bytes read); `monotone`: as roll_entries'."""
     R = ra.natT.shape[1]
     K = ra.add_die.shape[0]
     nslot = ra.nb * ra.du.shape[1]
     sp_on, sp_v0, sp_ptr, sp_roll, sp_var, sp_score = sparse_boxes(ra)
-    re_ptr, re_slot, re_score, zslot = roll_entries(ra, sp_on, sp_v0)
+    re_ptr, re_slot, re_score, zslot = roll_entries(ra, sp_on, sp_v0, monotone)
     starts = keep_starts(ra.keeps)
     return LaneWork(moments, allow_pass, n_stages, np.empty((K, cap)), np.empty((K if moments else 1, cap)),
                     np.empty((K if allow_pass else 1, cap)), np.empty(cap), np.empty(cap), np.empty(cap),
@@ -1158,21 +1162,26 @@ def sparse_boxes(ra: Any) -> tuple[np.ndarray, ...]:
     return on, v0, ptr, roll, var, score
 
 
-def roll_entries(ra: Any, sp_on: np.ndarray,
-                 sp_v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def roll_entries(ra: Any, sp_on: np.ndarray, sp_v0: np.ndarray,
+                 monotone: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The placements lanes_best takes roll by roll, for every box (lanes_next sets a closed one's NEG):
     each roll's (slot b * vmax + variant, natural score) of a box where the score is not 0, and in every
     box of several variants that is not sparse and has no zslot, in box order; zslot[b] the slot whose
     value every roll starts from, -1 if none:
     - a one-variant box's: a 0 there is worth the state it leads to, and a roll that scores s there
       is worth s more, so starting every roll from it changes no maximum;
-    - a sparse box's no-score slot (lane_values');
+    - a sparse box's no-score slot (lane_values'): a roll that scores there is worth at least that
+      when its variant is the no-score one, and with a table's values when it is not either (the
+      Yahtzee box holding its points: a state with extra bonuses to come is worth at least the one
+      without);
     - an upper box's 0 (all its no-score rolls one variant, the others leading to the same Yahtzee
       lane with at least as large an upper total): a table's values never fall as the upper total
       grows (its one use is a bonus of 0 or more at a threshold, and every step from the next
       states' values to a state's, a sum, a product by a chance or a maximum, keeps that order in
       floats too), so a roll that scores s > 0 there is worth at least the 0, and the 0 changes no
       maximum either. A quarter of Maxi Yatzy's placements.
+    The orders a table's values keep are taken only where `monotone` (a fitted model's values are
+    not known to keep them: then those boxes take every roll).
     (re_ptr [R + 1], re_slot, re_score, zslot [B])"""
     B, R = ra.natT.shape
     vmax = ra.du.shape[1]
@@ -1180,9 +1189,11 @@ def roll_entries(ra: Any, sp_on: np.ndarray,
     var = np.asarray(ra.vnatT, dtype=np.int64)
     nvar = np.asarray(ra.nvar, dtype=np.int64)
     du, yn = np.asarray(ra.du), np.asarray(ra.yn)
+    if not monotone:  # (a sparse box whose scores lead to other variants than its 0's)
+        sp_on = sp_on & np.array([set(var[b, nat[b] != 0.0].tolist()) <= {sp_v0[b]} for b in range(B)])
     zslot = np.where(sp_on, np.arange(B) * vmax + sp_v0, np.where(nvar == 1, np.arange(B) * vmax, -1))
     every = (nvar > 1) & ~sp_on
-    for b in np.flatnonzero(every).tolist():
+    for b in np.flatnonzero(every).tolist() if monotone else []:
         zero = nat[b] == 0.0
         v0 = set(var[b, zero].tolist())
         if len(v0) != 1:
