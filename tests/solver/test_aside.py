@@ -28,12 +28,29 @@ def seen(jobs):
 print(orjson.dumps({"totals": batch.totals.tolist(), "theirs": seen(theirs), "ours": seen(ours)}).decode())
 """
 
+# The same for play_saved_games, on Maxi Yatzy's shipped fit (what a fresh install plays it with).
+FIRST_SAVED_RUN = """
+import orjson
+from yahtzee_cli.rules.engine import preset
+from yahtzee_cli.solver import play_kernel, saved, saved_fit
+from yahtzee_cli.strategy.choice import plan
+rules = preset("maxi-yatzy")
+values = saved_fit.stock_values(plan(rules), None)
+theirs, ours = play_kernel._saved_helper_jobs(saved.play_args(rules, values, 3))
+batch = saved.play_with(rules, values, 1, 0, 3, threads=2)
+def seen(jobs):
+    return [[k.py_func.__name__, sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())]
+            for k, _ in jobs]
+print(orjson.dumps({"totals": batch.totals.tolist(), "theirs": seen(theirs), "ours": seen(ours)}).decode())
+"""
+
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="compiles aside only with two cores to use")
-def test_each_helper_is_compiled_once_half_of_them_aside(tmp_path: Path) -> None:
+@pytest.mark.parametrize("script", [FIRST_RUN, FIRST_SAVED_RUN], ids=["play_games", "play_saved_games"])
+def test_each_helper_is_compiled_once_half_of_them_aside(tmp_path: Path, script: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["YAHTZEE_CACHE_DIR"] = str(tmp_path)
-    res = subprocess.run([sys.executable, "-c", FIRST_RUN], env=env, capture_output=True, check=True)
+    res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, check=True)
     seen = orjson.loads(res.stdout)
     # aside: loaded here from the cache the other process filled, so the signatures it compiled are
     # those play_games calls (a wrong one would be a miss, a second compile)

@@ -165,11 +165,12 @@ def prepare(rules: R.RuleSet, strategies: Sequence[str], say: Callable[[str], No
     futs: dict[str, Any] = {}
     p = plan(rules)
     by_stock = p.by_stock  # optimal plays solver.saved's kernel, not play_games
-    if any(s in COMPILED and not (s == "optimal" and by_stock) for s in strategies):
+    if any(s in COMPILED for s in strategies):
         from ..limits import cores
         from ..solver import aside, jit, play_kernel
 
-        if not jit.is_compiled(play_kernel.play_games):  # a first run: its compile starts on two cores
+        kernel = play_kernel.play_saved_games if by_stock and "optimal" in strategies else play_kernel.play_games
+        if not jit.is_compiled(kernel):  # a first run: its compile starts on two cores
             aside.start_early(cores())
     for strategy in dict.fromkeys(strategies):
         if strategy == TO_WIN:

@@ -110,12 +110,12 @@ def _warm_up(rules: RuleSet, req: SimulationRequest) -> None:
     from ..strategy.choice import plan
 
     named = [req.strategy or "optimal"] if req.players is None else req.players.split(",")
-    if (req.risk is None and req.backend == "local" and any(s.strip().lower() in ("optimal", "greedy") for s in named)
-            and not (rules.settings.saved_rolls and plan(rules).by_stock)):
+    if req.risk is None and req.backend == "local" and any(s.strip().lower() in ("optimal", "greedy") for s in named):
         from ..limits import cores
         from ..solver.aside import start_first
 
-        start_first("play_kernel.play_games", req.workers or cores())
+        by_stock = rules.settings.saved_rolls and plan(rules).by_stock  # (values by stock: their own kernel)
+        start_first("play_kernel.play_saved_games" if by_stock else "play_kernel.play_games", req.workers or cores())
 
 
 def run(rules: RuleSet, req: SimulationRequest, say: Say | None = None, progress: Progress | None = None,

@@ -911,7 +911,7 @@ def saved_scratch(K: int, ra: Any, table: bool = True) -> tuple[Any, ...]:
 
 
 @njit(**INNER)
-def _stock_lanes(lw: Any, NVS: np.ndarray, FC: np.ndarray, off: int, top: int, row: int, cmask: int, yst: int,
+def _stock_lanes(lw: Any, NVS: np.ndarray, FC: np.ndarray, off: Int, top: int, row: int, cmask: int, yst: int,
                  raw: float, ra: Any) -> None:
     """One game's stocks s = 0..top as lanes off..off + top of lw for lanes_best: lw.NVt[slot, off + s]
     = NVS[s, 0, slot] for the boxes most final rolls may take (ra.base_roll's legal boxes), NEG for
@@ -966,7 +966,7 @@ def _stock_fixups(lw: Any, NVS: np.ndarray, off: int, top: int, cmask: int, yst:
 
 
 @njit(**INNER)
-def _lanes_finals(FS: np.ndarray, lw: Any, n: int, ra: Any) -> None:
+def _lanes_finals(FS: np.ndarray, lw: Any, n: Int, ra: Any) -> None:
     """Lanes 0..n-1's final-roll values (lw.E's full-keep rows) into their rows of FS (lw.lrow), what
     final_values and play_saved_games make of them: relative to best1 without add_columns, plus
     the base. Roll by roll, the lanes' rows written a roll at a time (they stay in cache)."""
@@ -1120,6 +1120,8 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     budget = np.empty(G, np.int64)
     Js = np.empty(G, np.int64)  # a game's rolls left after this turn's first
     lane0 = np.empty(B, np.int64)  # a block's game's first lane in lw (its stock 0)
+    # typed, not literal, arguments: a helper called with a literal 0 or False compiles once more for it
+    zero, no_pass = np.int64(0), np.bool_(False)
     open0, turn0 = 0, 0
     for g in range(G):
         st[g] = stream(seed, first_game + g, seat)
@@ -1137,8 +1139,8 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         order = np.argsort(Js, kind="mergesort")
         for b0 in range(0, G, B):
             nbk = min(B, G - b0)
-            Jall = 0
-            off = 0
+            Jall = zero
+            off = zero
             for i in range(nbk):
                 g = order[b0 + i]
                 J = Js[g]
@@ -1163,10 +1165,10 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                                            (g, turn), start, k == 0)
                 left = budget[g] - used
                 s = left if left < K else K
-                best12 = (mult * (raw[g] + FC[i, s]), NEG, 0)
+                best12 = (mult * (raw[g] + FC[i, s]), NEG, zero)
                 saved[g] = rolls_left_over(ra.saved_rolls, saved[g], used, ra.saved_cap)
                 at = (g, turn, used, g)
-                code = box_code(r, NVS[i, s], cm[g:g + 1], ys[g:g + 1], False, best12, ra)
+                code = box_code(r, NVS[i, s], cm[g:g + 1], ys[g:g + 1], no_pass, best12, ra)
                 written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
                 mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
     for g in range(G):
@@ -1216,14 +1218,58 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     return theirs, ours
 
 
+def _saved_helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
+    """_helper_jobs for play_saved_games (`args` its arguments): this process compiles the helpers its
+    game loop asks for first, the other one those asked for later, in that order (a first run on
+    two cores: measured with tests/solver/test_aside.py's count of each helper's compiles)."""
+    import numba
+
+    types: Any = cast(Any, numba).types
+    typeof: Any = cast(Any, numba).typeof
+
+    from .rng import stream as rng_stream
+    from .totals import _sheet_totals
+
+    ra, fut, stocks, out, work, scratch = args[1:7]
+    FS, NVS, FC, cells, T, lw = scratch
+    i8, f8, b1 = types.int64, types.float64, types.boolean
+    R, W, L = typeof(ra), typeof(work), typeof(lw)
+    nvs, fc, ivec = typeof(NVS[0]), typeof(FC[0]), typeof(work.dice)
+    EJ = np.empty((work.EJ.shape[0], ra.add_die.shape[0], FS.shape[0]))  # (as the game loop makes them)
+    E = np.empty((ra.add_die.shape[0], FS.shape[0]))
+    ours: list[Job] = [
+        (rng_stream, (i8, i8, i8)),
+        (_stock_next_values, (nvs, fc, typeof(cells), W, typeof(fut), typeof(stocks), i8, R)),
+        (roll_dice, (ivec, ivec, i8, types.uint64)),
+        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
+        (box_code, (i8, typeof(NVS[0, 0]), typeof(work.cmask), typeof(work.yst), b1, types.Tuple((f8, f8, i8)), R)),
+    ]
+    theirs: list[Job] = [
+        (_stock_lanes, (L, nvs, fc, i8, i8, i8, i8, i8, f8, R)),
+        (lanes_best, (i8, R, L)),
+        (_stock_fixups, (L, nvs, i8, i8, i8, i8, R)),
+        (_lanes_finals, (typeof(FS), L, i8, R)),
+        (keep_values_lanes, (typeof(FS), typeof(EJ), typeof(E), typeof(T), typeof(lw.starts), i8,
+                             typeof(ra.keep_of_roll), typeof(ra.add_die), typeof(ra.drop_die), i8)),
+        (keep_choice, (i8, typeof(EJ[:, :, 0][0]), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
+        (keep_dice, (ivec, i8, typeof(ra.keeps))),
+        (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
+                         i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
+                         types.Array(i8, 1, "C"))),
+    ]
+    return theirs, ours
+
+
 @contextmanager
-def compiled_on_two_cores(args: tuple[Any, ...], threads: int | None) -> Iterator[None]:
-    """Around play_games' first call with `args`: where it is not compiled yet, half of its helpers'
-    compile is done by another process meanwhile (aside.compiled_aside)."""
-    if jit.is_compiled(play_games, args):
+def compiled_on_two_cores(args: tuple[Any, ...], threads: int | None, kernel: Any = None) -> Iterator[None]:
+    """Around the first call of `kernel` (play_games, or play_saved_games) with `args`: where it is not
+    compiled yet, half of its helpers' compile is done by another process meanwhile
+    (aside.compiled_aside)."""
+    kernel = play_games if kernel is None else kernel
+    if jit.is_compiled(kernel, args):
         yield
         return
-    theirs, ours = _helper_jobs(args)
+    theirs, ours = (_helper_jobs if kernel is play_games else _saved_helper_jobs)(args)
     collecting = gc.isenabled()
     gc.disable()
     try:

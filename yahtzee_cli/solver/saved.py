@@ -508,7 +508,8 @@ def play_with(rules: RuleSet, tab: StockValues, seed: int, first_game: int, n_ga
         play_kernel.play_saved_games((seed, first_game + g0, seat), ra, fut, stocks, part, work, scratch, lg,
                                      first)
 
-    on_threads(games, n_games, threads)
+    with play_kernel.compiled_on_two_cores(args, threads, play_kernel.play_saved_games):
+        on_threads(games, n_games, threads)
     totals, _ = sheet_totals(rules, scores, ybonus)
     batch = GameBatch(first_game, scores, ybonus, totals)
     if log is not None:

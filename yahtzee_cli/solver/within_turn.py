@@ -577,7 +577,7 @@ def keep_values(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, J: int, saved_valu
 
 
 @njit(**INNER)
-def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarray, starts: np.ndarray, J: int,
+def keep_values_lanes(S: np.ndarray, EJ: np.ndarray, E: np.ndarray, T: np.ndarray, starts: np.ndarray, J: Int,
                       keep_of_roll: np.ndarray, add_die: np.ndarray, drop_die: np.ndarray, n: int) -> None:
     """keep_values (no value per roll saved) of n states side by side, lane by lane the same floats as
     keep_values on that state alone: the faces' sum in the same order (expect_lanes), the best
@@ -752,8 +752,8 @@ def box_choice(r: int, bits: int, fullv: bool, bon: int, NVc: np.ndarray, mc: fl
 
 
 @njit(**INNER)
-def box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, may_pass_turn: bool,
-             best12: tuple[float, float, int], ra: Any) -> int:
+def box_code(r: int, NV: np.ndarray, cmask: np.ndarray, yst: np.ndarray, may_pass_turn: bool | np.bool_,
+             best12: tuple[float, float, Int], ra: Any) -> int:
     """Final roll r's best placement over every column, as (column * nb + box) * 2 + 1 if scored as
     a joker, 0 otherwise; -1 a pass.
 
