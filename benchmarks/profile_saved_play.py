@@ -29,7 +29,7 @@ import numpy as np
 PROBES = [
     ("_stock_next_values(NVS[i], FC[i], cells, work, fut, stocks, top, ra)",
      ["c0 = _cycles()"], ["c1 = _cycles()", "cyc[0] += c1 - c0"]),
-    ("nspec[i] = _stock_lanes(", [], ["cyc[1] += _cycles() - c1", "cyc[5] += top + 1"]),
+    ("_stock_lanes(lw, NVS[i], FC[i],", [], ["cyc[1] += _cycles() - c1", "cyc[5] += top + 1"]),
     ("lanes_best(off, ra, lw)", ["c1 = _cycles()"], []),
     ("keep_values_lanes(FS, EJ, E, T, lw.starts, Jall,",
      ["c2 = _cycles()", "cyc[1] += c2 - c1"], ["c3 = _cycles()", "cyc[2] += c3 - c2", "cyc[6] += Jall"]),

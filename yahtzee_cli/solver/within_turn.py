@@ -1181,7 +1181,8 @@ def roll_entries(ra: Any, sp_on: np.ndarray, sp_v0: np.ndarray,
       floats too), so a roll that scores s > 0 there is worth at least the 0, and the 0 changes no
       maximum either. A quarter of Maxi Yatzy's placements.
     The orders a table's values keep are taken only where `monotone` (a fitted model's values are
-    not known to keep them: then those boxes take every roll).
+    not known to keep them: then those boxes take every roll). Each roll's placements are padded to
+    a multiple of 4 with its last one.
     (re_ptr [R + 1], re_slot, re_score, zslot [B])"""
     B, R = ra.natT.shape
     vmax = ra.du.shape[1]
@@ -1208,6 +1209,9 @@ def roll_entries(ra: Any, sp_on: np.ndarray, sp_v0: np.ndarray,
             if every[b] or nat[b, r] != 0.0:
                 slots.append(b * vmax + var[b, r])
                 scores.append(nat[b, r])
+        while (len(slots) - ptr[-1]) % 4:  # (lanes_best takes 4 a pass: the last again changes no maximum)
+            slots.append(slots[-1])
+            scores.append(scores[-1])
         ptr.append(len(slots))
     return (np.asarray(ptr, np.int64), np.asarray(slots, np.int64), np.asarray(scores, np.float64),
             zslot.astype(np.int64))
@@ -1269,14 +1273,21 @@ def keep_stages_lanes(work: Any, ra: Any, n: int) -> None:
 
 
 @njit(cache=True, inline="always")
+def moved_column(du: int, yn: int, y: int, u: int, t: int) -> int:
+    """The table column (y * (t + 1) + u capped at t) of the state a placement leads to from lane
+    (y, u): the upper total grows by du, the Yahtzee lane becomes yn unless yn < 0."""
+    u2 = u + du
+    if u2 > t:
+        u2 = t
+    y2 = y if yn < 0 else yn
+    return int(y2 * (t + 1) + u2)
+
+
+@njit(cache=True, inline="always")
 def next_column(lay: Any, ra: Any, b: int, v: int, y: int, u: int) -> int:
-    """The table column (y * (t + 1) + capped u) of the state that variant v of box b leads to from
-    lane (y, u): the upper total grows by the variant's points, the Yahtzee lane may change."""
-    u2 = u + ra.du[b, v]
-    if u2 > lay.t:
-        u2 = lay.t
-    y2 = y if ra.yn[b, v] < 0 else ra.yn[b, v]
-    return int(y2 * (lay.t + 1) + u2)
+    """The table column of the state that variant v of box b leads to from lane (y, u)
+    (moved_column)."""
+    return moved_column(ra.du[b, v], ra.yn[b, v], y, u, lay.t)
 
 
 @njit(**INNER)
@@ -1418,9 +1429,9 @@ def lanes_next(m: int, off: Int, nl: int, sub: int, sets: Any, lay: Any, ra: Any
 
 def row_cells(out: Any, off: Int, nl: int, W: Any, at: Any, mask: int, du: int, yn: int, lu: Any,
               ly: Any) -> None:
-    """out[off + i] = the table's value of the state (mask, y, u + du) for lanes i < nl with their
-    (y, u) in (ly, lu) (y becomes yn unless yn < 0; u capped at at.t): next_column and table_cell
-    for one next row, its place found once (compiled: see _row_cells)."""
+    """out[off + i] = the table's value of the state (mask, moved_column(du, yn, y, u, at.t)) for
+    lanes i < nl with their (y, u) in (ly, lu): table_cell for one next row, its place found once
+    (compiled: see _row_cells)."""
     raise NotImplementedError("compiled only")
 
 
@@ -1433,22 +1444,16 @@ def _row_cells(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any,
         def dense(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any, yn: Any, lu: Any,
                   ly: Any) -> None:
             row = W[at.midx[mask]]
-            t = at.t
             for i in range(off, off + nl):
-                u2 = min(lu[i] + du, t)
-                y2 = ly[i] if yn < 0 else yn
-                out[i] = row[y2 * (t + 1) + u2]
+                out[i] = row[moved_column(du, yn, ly[i], lu[i], at.t)]
         return dense
 
     def compact(out: Any, off: Any, nl: Any, W: Any, at: Any, mask: Any, du: Any, yn: Any, lu: Any,
                 ly: Any) -> None:
         base = at.midx[mask]
         lanes = at.ulane[at.sub_of[mask]]
-        t = at.t
         for i in range(off, off + nl):
-            u2 = min(lu[i] + du, t)
-            y2 = ly[i] if yn < 0 else yn
-            out[i] = W[base + lanes[y2 * (t + 1) + u2]]
+            out[i] = W[base + lanes[moved_column(du, yn, ly[i], lu[i], at.t)]]
     return compact
 
 
@@ -1457,8 +1462,8 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
     """Final-roll values of a batch's lanes 0..n-1 (their next-state values in work.NVt: lanes_next)
     into the full-keep rows of work.E, roll by roll with SIMD over every lane of the batch: each roll
     starts from the best of the boxes where a 0 is worth what every roll gets (roll_entries' zslot),
-    then takes the rule set's other placements of the roll (re_*), score + the lanes' values, up to 4
-    in a pass over the lanes. A placement's variant is the roll's, the same in every lane: no pick
+    then takes the rule set's other placements of the roll (re_*), score + the lanes' values, 4 in a
+    pass over the lanes. A placement's variant is the roll's, the same in every lane: no pick
     among variants, no transpose.
     The same floats as lane_values' (the same sums; a maximum over the same options, plus ones worth
     NEG and ones no larger than another option of the roll)."""
@@ -1475,12 +1480,11 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
                 z[i] = a if a > z[i] else z[i]
     for r in range(ra.keep_of_roll.shape[0]):
         # from one row of A2 into the other (a loop that stores into the array it reads ran one lane
-        # at a time), up to 4 placements a pass: a quarter of the rows read and written
+        # at a time), 4 placements a pass (roll_entries pads to that): a quarter of the rows read
+        # and written
         src = z
-        e = re_ptr[r]
-        e1 = re_ptr[r + 1]
         k = 0
-        while e + 4 <= e1:
+        for e in range(re_ptr[r], re_ptr[r + 1], 4):
             dst = A2[k & 1]
             s0, s1, s2, s3 = re_score[e], re_score[e + 1], re_score[e + 2], re_score[e + 3]
             w0, w1, w2, w3 = re_slot[e], re_slot[e + 1], re_slot[e + 2], re_slot[e + 3]
@@ -1495,30 +1499,7 @@ def lanes_best(n: Int, ra: Any, work: Any) -> None:
                 c = s3 + NVt[w3, i]
                 dst[i] = c if c > a else a
             src = dst
-            e += 4
             k += 1
-        if e1 - e >= 2:
-            dst = A2[k & 1]
-            s0, s1 = re_score[e], re_score[e + 1]
-            w0, w1 = re_slot[e], re_slot[e + 1]
-            for i in range(n):
-                a = src[i]
-                c = s0 + NVt[w0, i]
-                a = c if c > a else a
-                c = s1 + NVt[w1, i]
-                dst[i] = c if c > a else a
-            src = dst
-            e += 2
-            k += 1
-        if e1 - e == 1:
-            dst = A2[k & 1]
-            s0 = re_score[e]
-            w0 = re_slot[e]
-            for i in range(n):
-                a = src[i]
-                c = s0 + NVt[w0, i]
-                dst[i] = c if c > a else a
-            src = dst
         kr = ra.keep_of_roll[r]
         for i in range(n):
             E[kr, i] = src[i]
