@@ -1175,6 +1175,28 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         nturns_out[g] = turn0 + open0
 
 
+def _common_jobs(ra: Any, out: Any, work: Any) -> dict[str, Job]:
+    """The helpers both game loops call, with the signatures they call them with: the dice stream, the
+    roll of the dice, a reroll, the kept dice and (after the games) solver.totals.sheet_totals'."""
+    import numba
+
+    from .rng import stream as rng_stream
+    from .totals import _sheet_totals
+
+    types: Any = cast(Any, numba).types
+    typeof: Any = cast(Any, numba).typeof
+    i8, b1, ivec = types.int64, types.boolean, typeof(work.dice)
+    ia, ba = types.Array(i8, 1, "C"), types.Array(b1, 1, "C")
+    return {
+        "stream": (rng_stream, (i8, i8, i8)),
+        "roll_of_dice": (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
+        "roll_dice": (roll_dice, (ivec, ivec, i8, types.uint64)),
+        "keep_dice": (keep_dice, (ivec, i8, typeof(ra.keeps))),
+        "totals": (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), ba, i8, i8, ia,
+                                   b1, ia, types.Array(b1, 2, "C"), ia)),
+    }
+
+
 def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     """play_games' helpers with the signatures it calls them with for `args` (its arguments), split so
     that both processes of a first run finish about together (the other one starts later, and the
@@ -1183,34 +1205,28 @@ def _helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     import numba
 
     types: Any = cast(Any, numba).types
-
-    from .rng import stream as rng_stream
-    from .totals import _sheet_totals
-
     typeof: Any = cast(Any, numba).typeof
     ra, fut, out, work = args[1], args[2], args[5], args[6]
+    common = _common_jobs(ra, out, work)
     i8, f8, b1 = types.int64, types.float64, types.boolean
     R, W, NV, cm, ys = typeof(ra), typeof(work), typeof(work.NV), typeof(work.cmask), typeof(work.yst)
-    vec, ivec = typeof(work.Vfinal), typeof(work.dice)
+    vec = typeof(work.Vfinal)
     best12 = types.Tuple((f8, f8, i8))
     theirs: list[Job] = [
         # small ones first, done before this process needs them, then final_values (the largest, with
         # roll_legal and column_final), which play_games asks for last: this process compiles the
         # rest and then play_games' own game loop, and waits for none of theirs (their share was
         # measured: with box_code and keep_values there too, play_games' typing waited about 1 s)
-        (rng_stream, (i8, i8, i8)),
-        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
+        common["stream"],
+        common["roll_of_dice"],
         (final_values, (vec, W, NV, cm, ys, b1, best12, R)),
-        # the totals, needed only after the games (solver.totals.sheet_totals' call)
-        (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
-                         i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
-                         types.Array(i8, 1, "C"))),
+        common["totals"],  # (needed only after the games)
     ]
     ours: list[Job] = [
         (_sheet_next_values, (W, typeof(fut), R)),
         (keep_choice, (i8, typeof(work.E), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
-        (keep_dice, (ivec, i8, typeof(ra.keeps))),
-        (roll_dice, (ivec, ivec, i8, types.uint64)),
+        common["keep_dice"],
+        common["roll_dice"],
         (box_code, (i8, NV, cm, ys, b1, best12, R)),
         (keep_values, (types.Array(f8, 2, "C"), typeof(work.EJ), typeof(work.E), i8, f8, typeof(ra.keep_of_roll),
                        typeof(ra.add_die), typeof(ra.drop_die))),
@@ -1226,22 +1242,19 @@ def _saved_helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
 
     types: Any = cast(Any, numba).types
     typeof: Any = cast(Any, numba).typeof
-
-    from .rng import stream as rng_stream
-    from .totals import _sheet_totals
-
     ra, fut, stocks, out, work, scratch = args[1:7]
+    common = _common_jobs(ra, out, work)
     FS, NVS, FC, cells, T, lw = scratch
     i8, f8, b1 = types.int64, types.float64, types.boolean
     R, W, L = typeof(ra), typeof(work), typeof(lw)
-    nvs, fc, ivec = typeof(NVS[0]), typeof(FC[0]), typeof(work.dice)
+    nvs, fc = typeof(NVS[0]), typeof(FC[0])
     EJ = np.empty((work.EJ.shape[0], ra.add_die.shape[0], FS.shape[0]))  # (as the game loop makes them)
     E = np.empty((ra.add_die.shape[0], FS.shape[0]))
     ours: list[Job] = [
-        (rng_stream, (i8, i8, i8)),
+        common["stream"],
         (_stock_next_values, (nvs, fc, typeof(cells), W, typeof(fut), typeof(stocks), i8, R)),
-        (roll_dice, (ivec, ivec, i8, types.uint64)),
-        (compiled.roll_of_dice, (ivec, ivec, typeof(ra.keep_index), typeof(ra.roll_of_keep))),
+        common["roll_dice"],
+        common["roll_of_dice"],
         (box_code, (i8, typeof(NVS[0, 0]), typeof(work.cmask), typeof(work.yst), b1, types.Tuple((f8, f8, i8)), R)),
     ]
     theirs: list[Job] = [
@@ -1252,10 +1265,8 @@ def _saved_helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
         (keep_values_lanes, (typeof(FS), typeof(EJ), typeof(E), typeof(T), typeof(lw.starts), i8,
                              typeof(ra.keep_of_roll), typeof(ra.add_die), typeof(ra.drop_die), i8)),
         (keep_choice, (i8, typeof(EJ[:, :, 0][0]), f8, typeof(ra.subkeeps), typeof(ra.nsub))),
-        (keep_dice, (ivec, i8, typeof(ra.keeps))),
-        (_sheet_totals, (typeof(out[0]).copy(layout="C"), typeof(out[1]).copy(layout="C"), types.Array(b1, 1, "C"),
-                         i8, i8, types.Array(i8, 1, "C"), b1, types.Array(i8, 1, "C"), types.Array(b1, 2, "C"),
-                         types.Array(i8, 1, "C"))),
+        common["keep_dice"],
+        common["totals"],
     ]
     return theirs, ours
 
