@@ -7,8 +7,9 @@ DIR holds the table (`yahtzee solve --rules maxi-yatzy --set saved_rolls_cap=24`
 an instrumented copy of play_kernel.play_saved_games (the module's own source, with counters read
 around each step; it stops with a message if that source no longer has the steps it expects) and
 plays the same games as the kernel. Printed per turn: the next-state values read from the table,
-the final-roll values by stock (a lane per game and stock a stop can leave), the keep values of each block
-of games side by side, and the dice and box writing; and the levels each costs. Only the split is
+the final-roll values by stock (a lane per sheet and stock a stop can leave), the keep values of each
+block of sheets side by side, and the dice and box writing; how many sheets were valued (games whose
+sheets are alike share one) and the levels each costs. Only the split is
 the script's own: the total is one thread's games per second, which `bench_saved_play.py` measures
 end to end.
 """
@@ -32,9 +33,10 @@ PROBES = [
     ("_stock_lanes(lw, NVS[i], FC[i],", [], ["cyc[1] += _cycles() - c1", "cyc[5] += top + 1"]),
     ("lanes_best(off, ra, lw)", ["c1 = _cycles()"], []),
     ("keep_values_lanes(FS, EJ, E, T, lw.starts, Jall,",
-     ["c2 = _cycles()", "cyc[1] += c2 - c1"], ["c3 = _cycles()", "cyc[2] += c3 - c2", "cyc[6] += Jall"]),
+     ["c2 = _cycles()", "cyc[1] += c2 - c1"],
+     ["c3 = _cycles()", "cyc[2] += c3 - c2", "cyc[6] += Jall", "cyc[4] += 1", "cyc[7] += nbk"]),
     ("mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)", [],
-     ["<cyc[3] += _cycles() - c3"]),
+     ["<<cyc[3] += _cycles() - c3"]),
 ]
 STEPS = ["next-state values", "final-roll values", "keep values", "dice and box"]
 
@@ -111,9 +113,11 @@ def main() -> None:
     for i, name in enumerate(STEPS):
         print(f"  {name:18} {c[i] / c[:4].sum() * 100:5.1f}%  {c[i] / hz / turns * 1e6:6.2f} us a turn")
     lanes = SAVED_LANES
-    print(f"  final-roll values: {c[5] / turns:.2f} stocks a turn, {c[1] / hz / c[5] * 1e6:.2f} us each")
-    print(f"  keep values: {c[6] / (turns / lanes):.2f} levels a block of {lanes} games, "
-          f"{c[2] / hz / (c[6] * lanes) * 1e6:.2f} us a game and level")
+    sheets, blocks = c[7], c[4]
+    print(f"  sheets valued: {sheets / turns:.3f} a game's turn (the games whose sheets are alike, once)")
+    print(f"  final-roll values: {c[5] / sheets:.2f} stocks a sheet valued, {c[1] / hz / c[5] * 1e6:.2f} us each")
+    print(f"  keep values: {c[6] / blocks:.2f} levels a block of up to {lanes} sheets ({sheets / blocks:.1f} on "
+          f"average), {c[2] / hz / (c[6] * sheets / blocks) * 1e6:.2f} us a sheet and level")
 
 
 if __name__ == "__main__":

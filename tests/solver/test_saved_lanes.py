@@ -106,3 +106,47 @@ def test_every_game_s_every_stock_at_once_is_final_values_alone_to_the_bit(prese
             assert got.tobytes() == want.tobytes(), (preset, i, np.flatnonzero((got != want).any(axis=0)))
             checked += tops[i] + 1
     assert checked > 200
+
+
+@pytest.fixture(scope="module")
+def small_table(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from conftest import SAVED_RULES
+
+    from yahtzee_cli.solver import saved
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("YAHTZEE_CACHE_DIR", str(tmp_path_factory.mktemp("saved-lanes")))
+    try:
+        rules = R.rules_from_data(SAVED_RULES, {"saved_rolls_cap": 2})
+        return rules, saved.get_table(rules)[0]
+    finally:
+        mp.undo()
+
+
+def _one_by_one_and_together(rules: R.RuleSet, tab: Any, seed: int, n: int) -> None:
+    from yahtzee_cli.solver import saved
+
+    together = saved.play_with(rules, tab, seed, 0, n, record=True, threads=1)
+    for g in range(n):
+        alone = saved.play_with(rules, tab, seed, g, 1, record=True, threads=1)
+        assert alone.scores[0].tolist() == together.scores[g].tolist(), g
+        assert alone.n_rolls[0].tolist() == together.n_rolls[g].tolist(), g
+        used = alone.rolls.shape[2]
+        assert np.array_equal(alone.rolls[0], together.rolls[g, :, :used]), g
+        assert not together.rolls[g, :, used:].any(), g
+
+
+def test_games_valued_together_are_the_games_played_alone(small_table: Any) -> None:
+    """play_saved_games values a turn once for the games whose sheets are alike (every game's first
+    turn, most of the second): the games, die for die, are those each plays alone."""
+    rules, tab = small_table
+    _one_by_one_and_together(rules, tab, 5, 120)
+
+
+def test_games_valued_together_from_the_shipped_fit_are_the_games_played_alone() -> None:
+    from yahtzee_cli.solver import saved_fit
+
+    rules = R.preset("maxi-yatzy")
+    model = saved_fit.read(rules)
+    assert model is not None
+    _one_by_one_and_together(rules, model, 2, 24)

@@ -1058,6 +1058,26 @@ def stock_future(fut: Any, stocks: Any, s: int) -> Any:
                   fut.ulane)
 
 
+@njit(cache=True, inline="always")
+def _sheet_key(cmask: int, usum: int, yst: int, raw: float, add_columns: bool) -> np.uint64:
+    """A hash of what a turn's values depend on (play_saved_games): the boxes filled, the upper total,
+    the Yahtzee box's state and, where columns do not add, the points written. Equal sheets hash
+    alike; sheets that merely collide are told apart by _same_sheet."""
+    h = np.uint64(cmask) * np.uint64(0x9E3779B97F4A7C15)
+    h = (h ^ np.uint64(usum + 1)) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ np.uint64(yst + 2)) * np.uint64(0x94D049BB133111EB)
+    if not add_columns:
+        h = (h ^ np.uint64(np.int64(raw * 64.0))) * np.uint64(0x9E3779B97F4A7C15)
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same_sheet(g: int, h: int, sheet: Any, add_columns: bool) -> bool:
+    """Whether games g and h's turns are valued alike (_sheet_key's parts equal)."""
+    cm, us, ys, raw = sheet
+    return cm[g] == cm[h] and us[g] == us[h] and ys[g] == ys[h] and (add_columns or raw[g] == raw[h])
+
+
 SAVED_LANES = 16  # saved-rolls games played side by side (their keep values: two 512-bit vectors)
 
 
@@ -1071,13 +1091,16 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     its keeps from those, and writes its box by the values of the stock it stops with; rolls saved
     beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they count as K.
 
-    All the games turn by turn (every game has as many turns: no passes), SAVED_LANES at a time
-    grouped by rolls left (a block's keep stages run to its most): the final-roll values of every
-    game's every stock side by side, a lane each (within_turn.lanes_best, the build's placements:
-    SIMD over the lanes, each the same floats as final_values on its game and stock alone), then the
-    keep values of the block side by side (within_turn.keep_values_lanes: SIMD over the games, each
-    game's the same floats as alone), then each game plays its turn's dice from its own stream. So
-    the games are those played one by one.
+    All the games turn by turn (every game has as many turns: no passes). A turn's values depend only
+    on the sheet (_sheet_key) and go as far as the rolls left, so the games whose sheets are alike
+    (every game's first turn, most of the second) are valued once, to the most rolls left of any of
+    them. The sheets valued SAVED_LANES at a time, grouped by rolls left (a block's keep stages run
+    to its most): the final-roll values of every sheet's every stock side by side, a lane each
+    (within_turn.lanes_best, the build's placements: SIMD over the lanes, each the same floats as
+    final_values on its sheet and stock alone), then the keep values of the block side by side
+    (within_turn.keep_values_lanes: SIMD over the sheets, each the same floats as alone), then each
+    game of those sheets plays its turn's dice from its own stream. So the games are those played
+    one by one (tests/solver/test_saved_lanes.py).
 
     Parameters
     ----------
@@ -1120,6 +1143,9 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     budget = np.empty(G, np.int64)
     Js = np.empty(G, np.int64)  # a game's rolls left after this turn's first
     lane0 = np.empty(B, np.int64)  # a block's game's first lane in lw (its stock 0)
+    hkey = np.empty(G, np.uint64)  # a game's sheet, hashed (games alike next to each other once sorted)
+    gfirst = np.empty(G + 1, np.int64)  # a group of games alike: its first in the sorted order
+    gJ = np.empty(G, np.int64)  # a group's most rolls left after the first
     # typed, not literal, arguments: a helper called with a literal 0 or False compiles once more for it
     zero, no_pass = np.int64(0), np.bool_(False)
     open0, turn0 = 0, 0
@@ -1134,16 +1160,30 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         for g in range(G):
             budget[g] = roll_budget(ra.saved_rolls, saved[g])
             Js[g] = min(budget[g] - 1, jmax)
-        # blocks of games with as many rolls left as can be: a block's keep stages run to its most
+            hkey[g] = _sheet_key(cm[g], us[g], ys[g], raw[g], ra.add_columns)
+        # games whose sheets value a turn alike (most of them in the first turns) are valued once: a
+        # group's values up to its most rolls left, each game reading those up to its own
+        order = np.argsort(hkey, kind="mergesort")
+        ng = 0
+        for m in range(G):
+            g = order[m]
+            if m > 0 and _same_sheet(order[m - 1], g, sheet, ra.add_columns):
+                gJ[ng - 1] = max(gJ[ng - 1], Js[g])
+            else:
+                gfirst[ng] = m
+                gJ[ng] = Js[g]
+                ng += 1
+        gfirst[ng] = G
+        # blocks of groups with as many rolls left as can be: a block's keep stages run to its most
         # (in Maxi Yatzy, 1.64 times the levels its games need in blocks of games in turn, 1.02 sorted)
-        order = np.argsort(Js, kind="mergesort")
-        for b0 in range(0, G, B):
-            nbk = min(B, G - b0)
+        gorder = np.argsort(gJ[:ng], kind="mergesort")
+        for b0 in range(0, ng, B):
+            nbk = min(B, ng - b0)
             Jall = zero
             off = zero
             for i in range(nbk):
-                g = order[b0 + i]
-                J = Js[g]
+                g = order[gfirst[gorder[b0 + i]]]
+                J = gJ[gorder[b0 + i]]
                 Jall = max(Jall, J)
                 top = J if J < K else K
                 wmask[0], work.usum[0], wyst[0], work.colraw[0] = cm[g], us[g], ys[g], raw[g]
@@ -1151,26 +1191,29 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                 lane0[i] = off
                 _stock_lanes(lw, NVS[i], FC[i], off, top, i * (K + 1), cm[g], ys[g], raw[g], ra)
                 off += top + 1
-            # the final-roll values of every game's every stock, a lane each (the build's placements)
+            # the final-roll values of every group's every stock, a lane each (the build's placements)
             lanes_best(off, ra, lw)
             for i in range(nbk):
-                g = order[b0 + i]
-                _stock_fixups(lw, NVS[i], lane0[i], Js[g] if Js[g] < K else K, cm[g], ys[g], ra)
+                g = order[gfirst[gorder[b0 + i]]]
+                J = gJ[gorder[b0 + i]]
+                _stock_fixups(lw, NVS[i], lane0[i], J if J < K else K, cm[g], ys[g], ra)
             _lanes_finals(FS, lw, off, ra)
             keep_values_lanes(FS, EJ, E, T, lw.starts, Jall, ra.keep_of_roll, ra.add_die, ra.drop_die, nbk)
             for i in range(nbk):
-                g = order[b0 + i]
-                values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]
-                st[g], used, r = play_turn(st[g], budget[g], Js[g], keep_by_values, values, work, ra, None, log,
-                                           (g, turn), start, k == 0)
-                left = budget[g] - used
-                s = left if left < K else K
-                best12 = (mult * (raw[g] + FC[i, s]), NEG, zero)
-                saved[g] = rolls_left_over(ra.saved_rolls, saved[g], used, ra.saved_cap)
-                at = (g, turn, used, g)
-                code = box_code(r, NVS[i, s], cm[g:g + 1], ys[g:g + 1], no_pass, best12, ra)
-                written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
-                mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
+                q = gorder[b0 + i]
+                for m in range(gfirst[q], gfirst[q + 1]):
+                    g = order[m]
+                    values = (EJ[:, :, i], FS[i], 0.0)  # stopping with j rolls left: FS[i, min(j, K)]
+                    st[g], used, r = play_turn(st[g], budget[g], Js[g], keep_by_values, values, work, ra, None, log,
+                                               (g, turn), start, k == 0)
+                    left = budget[g] - used
+                    s = left if left < K else K
+                    best12 = (mult * (raw[g] + FC[i, s]), NEG, zero)
+                    saved[g] = rolls_left_over(ra.saved_rolls, saved[g], used, ra.saved_cap)
+                    at = (g, turn, used, g)
+                    code = box_code(r, NVS[i, s], cm[g:g + 1], ys[g:g + 1], no_pass, best12, ra)
+                    written = box_points(code, r, at, nb_extra, natural, joker, yroll, s_y, log)
+                    mark_box(written, at, y_box, scores, ybonus, s_mask, s_upper, s_y, s_raw, is_upper)
     for g in range(G):
         nturns_out[g] = turn0 + open0
 
