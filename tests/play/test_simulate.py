@@ -113,6 +113,19 @@ def test_random_is_reproducible_whatever_the_chunking() -> None:
     assert not np.array_equal(whole.totals, other_seed.totals)
 
 
+def test_saved_rolls_optimal_play_runs_in_fewer_larger_chunks() -> None:
+    # a chunk values a turn once for its games whose sheets are alike: saved-rolls play gets larger ones
+    maxi, yahtzee = R.preset("maxi-yatzy"), R.preset("yahtzee")
+    assert S.chunks_per_worker(maxi, ["optimal"]) == 4
+    assert S.chunks_per_worker(maxi, ["greedy", "optimal"]) == 4
+    assert S.chunks_per_worker(maxi, ["random"]) == 20
+    assert S.chunks_per_worker(yahtzee, ["optimal"]) == 20
+    assert S.chunks_per_worker(R.preset("yahtzee", {"saved_rolls": "on"}), ["optimal"]) == 4
+    assert [n for _, n in S.chunk_plan(20_000, 1, per_worker=4)] == [5000] * 4
+    assert [n for _, n in S.chunk_plan(20_000, 1)] == [1000] * 20
+    assert [n for _, n in S.chunk_plan(20_000, 1, record_limit=852, per_worker=4)][:2] == [852, 852]
+
+
 def test_random_dice_follow_the_stream_convention() -> None:
     """First roll: n draws of stream(seed, game, seat); reroll: the kept dice sorted first, then new draws."""
     from yahtzee_cli.solver.rng import next_die, stream

@@ -397,14 +397,22 @@ def record_cap(rules: R.RuleSet, seats: int = 1) -> int:
     return max(1, min(most, RECORD_BYTES // per_game))
 
 
+def chunks_per_worker(rules: R.RuleSet, strategies: Sequence[str]) -> int:
+    """About how many chunks each worker gets: 20, or 4 where optimal play saves rolls (a chunk values a
+    turn once for its games whose sheets are alike: Maxi Yatzy's sheets valued per game and turn were
+    0.80 in pieces of 250 games, 0.51 in pieces of 10,000, benchmarks/profile_saved_play.py)."""
+    return 4 if rules.settings.saved_rolls and "optimal" in strategies else 20
+
+
 def chunk_plan(games: int, workers: int, record_limit: int | None = None,
-               slow: bool = False) -> Iterator[tuple[int, int]]:
-    """(first_game, n_games) of each chunk: about 20 per worker (`workers`: chunks that run at the same
-    time), 500 to 20,000 games each (at most `record_limit` when recording play for logs; 100 to 200 for
-    slow Python strategies so progress and Ctrl-C stay prompt). The plan never changes the games, only
-    the scheduling. (The compiled strategies play 500 games in a few hundredths of a second, and each
-    chunk costs a few thousandths around its games: 20 chunks were a tenth of a 2,000-game run.)"""
-    size = max(100 if slow else 500, min(20_000, math.ceil(games / (max(workers, 1) * 20))))
+               slow: bool = False, per_worker: int = 20) -> Iterator[tuple[int, int]]:
+    """(first_game, n_games) of each chunk: about `per_worker` per worker (`workers`: chunks that run at
+    the same time), 500 to 20,000 games each (at most `record_limit` when recording play for logs; 100
+    to 200 for slow Python strategies so progress and Ctrl-C stay prompt). The plan never changes the
+    games, only the scheduling. (The compiled strategies play 500 games in a few hundredths of a
+    second, and each chunk costs a few thousandths around its games: 20 chunks were a tenth of a
+    2,000-game run.)"""
+    size = max(100 if slow else 500, min(20_000, math.ceil(games / (max(workers, 1) * per_worker))))
     if slow:
         size = min(size, 200)
     if record_limit is not None:
@@ -549,7 +557,8 @@ def simulate(
     at_once = n_workers if mode in ("dask", "processes") else 1
     jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names, run_games=games)
             for first, n in chunk_plan(games, at_once, record_cap(rules, len(strategies)) if record else None,
-                                       slow=any(s not in BUILTIN for s in strategies)))
+                                       slow=any(s not in BUILTIN for s in strategies),
+                                       per_worker=chunks_per_worker(rules, strategies)))
     seats = [SeatSummary.empty(rules) for _ in strategies]
     report = Report(rules, strategies, seed, games, seats, names=names)
     start = time.perf_counter()
