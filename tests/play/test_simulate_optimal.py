@@ -84,7 +84,8 @@ def test_optimal_results_identical_whatever_workers_and_backend(monkeypatch: pyt
     assert one == threads == procs
     plans: list[list[tuple[int, int]]] = []
 
-    def odd_plan(games: int, workers: int, record_limit: int | None = None, slow: bool = False):
+    def odd_plan(games: int, workers: int, record_limit: int | None = None, slow: bool = False,
+                 per_worker: int = 20):
         plan = [(g, min(37, games - g)) for g in range(0, games, 37)]
         plans.append(plan)
         return iter(plan)
