@@ -1059,15 +1059,16 @@ def stock_future(fut: Any, stocks: Any, s: int) -> Any:
 
 
 @njit(cache=True, inline="always")
-def _sheet_key(cmask: int, usum: int, yst: int, raw: float, add_columns: bool) -> np.uint64:
+def _sheet_key(cmask: int, usum: int, yst: int, raw: float, add_columns: bool) -> np.int64:
     """A hash of what a turn's values depend on (play_saved_games): the boxes filled, the upper total,
     the Yahtzee box's state and, where columns do not add, the points written. Equal sheets hash
-    alike; sheets that merely collide are told apart by _same_sheet."""
-    h = np.uint64(cmask) * np.uint64(0x9E3779B97F4A7C15)
-    h = (h ^ np.uint64(usum + 1)) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ np.uint64(yst + 2)) * np.uint64(0x94D049BB133111EB)
+    alike; sheets that merely collide are told apart by _same_sheet. (int64, wrapping: sorted by the
+    same compiled sort as the rolls left.)"""
+    h = np.int64(cmask) * np.int64(0x5851F42D4C957F2D)
+    h = (h ^ np.int64(usum)) * np.int64(0x14057B7EF767814F)
+    h = (h ^ np.int64(yst)) * np.int64(0x2545F4914F6CDD1D)
     if not add_columns:
-        h = (h ^ np.uint64(np.int64(raw * 64.0))) * np.uint64(0x9E3779B97F4A7C15)
+        h = (h ^ np.int64(raw * 64.0)) * np.int64(0x5851F42D4C957F2D)
     return h
 
 
@@ -1143,7 +1144,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     budget = np.empty(G, np.int64)
     Js = np.empty(G, np.int64)  # a game's rolls left after this turn's first
     lane0 = np.empty(B, np.int64)  # a block's game's first lane in lw (its stock 0)
-    hkey = np.empty(G, np.uint64)  # a game's sheet, hashed (games alike next to each other once sorted)
+    hkey = np.empty(G, np.int64)  # a game's sheet, hashed (games alike next to each other once sorted)
     gfirst = np.empty(G + 1, np.int64)  # a group of games alike: its first in the sorted order
     gJ = np.empty(G, np.int64)  # a group's most rolls left after the first
     # typed, not literal, arguments: a helper called with a literal 0 or False compiles once more for it
@@ -1174,9 +1175,11 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
                 gJ[ng] = Js[g]
                 ng += 1
         gfirst[ng] = G
+        for q in range(ng, G):
+            gJ[q] = jmax + 1  # (after every group: the whole array sorted, as Js is, one compiled sort)
         # blocks of groups with as many rolls left as can be: a block's keep stages run to its most
         # (in Maxi Yatzy, 1.64 times the levels its games need in blocks of games in turn, 1.02 sorted)
-        gorder = np.argsort(gJ[:ng], kind="mergesort")
+        gorder = np.argsort(gJ, kind="mergesort")
         for b0 in range(0, ng, B):
             nbk = min(B, ng - b0)
             Jall = zero
