@@ -150,3 +150,56 @@ def test_games_valued_together_from_the_shipped_fit_are_the_games_played_alone()
     model = saved_fit.read(rules)
     assert model is not None
     _one_by_one_and_together(rules, model, 2, 24)
+
+
+@njit(cache=False)
+def _groups(sheet: Any, Js: np.ndarray, add_columns: int, groups: Any) -> int:
+    return pk._sheet_groups(sheet, Js, add_columns, groups)
+
+
+@pytest.mark.parametrize("add_columns", [1, 0])
+def test_sheets_are_grouped_exactly_by_what_values_a_turn(add_columns: int) -> None:
+    """_sheet_groups against grouping by the sheet's parts in Python: every game in the group of the
+    games with its boxes filled, upper total, Yahtzee box state (and points written where columns do
+    not add), a group's rolls left its games' most, the groups in order of rolls left; on random
+    sheets with many alike, and with every game alike or none."""
+    rng = np.random.default_rng(7)
+    for G, kinds in ((1, 1), (2, 1), (300, 1), (300, 300), (1000, 40), (37, 5)):
+        cm = rng.integers(0, kinds, G) * 0x10001
+        us = rng.integers(0, 3, G) * (kinds > 1)
+        ys = rng.integers(-1, 2, G) * (kinds > 1)
+        raw = rng.integers(0, 2, G).astype(np.float64) * 0.5
+        Js = rng.integers(0, 27, G)
+        size = 2
+        while size < 2 * G:
+            size *= 2
+        groups = tuple(np.full(n, -9, np.int64) for n in (size, G, G, G + 1, G, G, max(G, 28) + 1))
+        ng = _groups((cm, us, ys, raw), Js, add_columns, groups)
+        _, _, order, gfirst, gJ, gorder, _ = groups
+        key = [(cm[g], us[g], ys[g]) + ((raw[g],) if not add_columns else ()) for g in range(G)]
+        want: dict[tuple[Any, ...], list[int]] = {}
+        for g in range(G):
+            want.setdefault(key[g], []).append(g)
+        got = [sorted(order[gfirst[q]:gfirst[q + 1]].tolist()) for q in range(ng)]
+        assert sorted(got) == sorted(want.values()) and gfirst[ng] == G
+        for q in range(ng):
+            assert gJ[q] == max(Js[g] for g in got[q])
+        assert sorted(gorder[:ng].tolist()) == list(range(ng))
+        assert all(gJ[gorder[i]] <= gJ[gorder[i + 1]] for i in range(ng - 1))
+
+
+@njit(cache=False)
+def _same(g: int, h: int, sheet: Any, add_columns: int) -> bool:
+    return pk._same_sheet(g, h, sheet, add_columns)
+
+
+def test_sheets_differing_in_any_part_that_values_a_turn_are_not_alike() -> None:
+    # (the hash table seldom puts two sheets in one slot: what tells them apart there is tested here)
+    base = (5, 30, 0, 12.0)
+    for part, other in ((0, 7), (1, 31), (2, 1), (3, 12.5)):
+        b = list(base)
+        b[part] = other
+        sheet = tuple(np.array([base[i], b[i]], np.float64 if i == 3 else np.int64) for i in range(4))
+        assert _same(0, 0, sheet, 1) and _same(0, 0, sheet, 0)
+        assert _same(0, 1, sheet, 1) == (part == 3)  # points written count only where columns do not add
+        assert not _same(0, 1, sheet, 0)

@@ -1059,24 +1059,87 @@ def stock_future(fut: Any, stocks: Any, s: int) -> Any:
 
 
 @njit(cache=True, inline="always")
-def _sheet_key(cmask: int, usum: int, yst: int, raw: float, add_columns: bool) -> np.int64:
-    """A hash of what a turn's values depend on (play_saved_games): the boxes filled, the upper total,
-    the Yahtzee box's state and, where columns do not add, the points written. Equal sheets hash
-    alike; sheets that merely collide are told apart by _same_sheet. (int64, wrapping: sorted by the
-    same compiled sort as the rolls left.)"""
-    h = np.int64(cmask) * np.int64(0x5851F42D4C957F2D)
-    h = (h ^ np.int64(usum)) * np.int64(0x14057B7EF767814F)
-    h = (h ^ np.int64(yst)) * np.int64(0x2545F4914F6CDD1D)
-    if not add_columns:
-        h = (h ^ np.int64(raw * 64.0)) * np.int64(0x5851F42D4C957F2D)
-    return h
-
-
-@njit(cache=True, inline="always")
-def _same_sheet(g: int, h: int, sheet: Any, add_columns: bool) -> bool:
-    """Whether games g and h's turns are valued alike (_sheet_key's parts equal)."""
+def _same_sheet(g: int, h: int, sheet: Any, add_columns: int) -> bool:
+    """Whether games g and h's turns are valued alike: the same boxes filled, upper total and Yahtzee
+    box state, and where columns do not add the same points written."""
     cm, us, ys, raw = sheet
-    return cm[g] == cm[h] and us[g] == us[h] and ys[g] == ys[h] and (add_columns or raw[g] == raw[h])
+    return cm[g] == cm[h] and us[g] == us[h] and ys[g] == ys[h] and (add_columns != 0 or raw[g] == raw[h])
+
+
+@njit(**INNER)
+def _sheet_groups(sheet: Any, Js: np.ndarray, add_columns: int, groups: Any) -> int:
+    """The games of play_saved_games grouped by sheet (_same_sheet) for one turn, in linear time and
+    without allocating (a helper another process can compile on a first run): a hash table of the
+    sheets seen, then the games counted out by group and the groups by rolls left. Returns the
+    number of groups, ng.
+
+    Parameters
+    ----------
+    sheet : (cm, us, ys, raw)
+        The games' sheets (play_saved_games').
+    Js : int64[G]
+        Each game's rolls left after the first this turn, 0..len(cnt) - 2.
+    add_columns : int
+        The rule set's (where columns do not add, the points written tell sheets apart too).
+    groups : (slots, gid, order, gfirst, gJ, gorder, cnt)
+        Scratch and results: slots int64[a power of 2 >= 2G], gid int64[G] (each game's group), then
+        order int64[G] the games group by group, gfirst int64[G + 1] each group's first place in
+        order (and the end), gJ int64[G] each group's most rolls left, gorder int64[G] the groups by
+        gJ, cnt int64[at least max(G, most rolls left + 1) + 1].
+    """
+    cm, us, ys, raw = sheet
+    slots, gid, order, gfirst, gJ, gorder, cnt = groups
+    G = Js.shape[0]
+    mask = slots.shape[0] - 1
+    for i in range(slots.shape[0]):
+        slots[i] = -1
+    ng = 0
+    for g in range(G):
+        h = (cm[g] * 0x5851F42D4C957F2D) ^ (us[g] * 0x14057B7EF767814F) ^ (ys[g] * 0x2545F4914F6CDD1D)
+        if not add_columns:
+            h ^= np.int64(raw[g] * 64.0) * 0x5851F42D4C957F2D
+        i = (h ^ (h >> 29)) & mask
+        while True:
+            q = slots[i]
+            if q < 0:  # a sheet not seen this turn: a new group, game g its first
+                slots[i] = ng
+                gfirst[ng] = g
+                gJ[ng] = Js[g]
+                gid[g] = ng
+                ng += 1
+                break
+            if _same_sheet(gfirst[q], g, sheet, add_columns):
+                gid[g] = q
+                gJ[q] = max(gJ[q], Js[g])
+                break
+            i = (i + 1) & mask
+    # the games by group (counted out: each group's games in a run of order)
+    for q in range(ng + 1):
+        cnt[q] = 0
+    for g in range(G):
+        cnt[gid[g] + 1] += 1
+    for q in range(ng):
+        cnt[q + 1] += cnt[q]
+    for q in range(ng + 1):
+        gfirst[q] = cnt[q]
+    for g in range(G):
+        q = gid[g]
+        order[cnt[q]] = g
+        cnt[q] += 1
+    # the groups by rolls left (blocks of groups with as many rolls left as can be)
+    top = 0
+    for q in range(ng):
+        top = max(top, gJ[q])
+    for j in range(top + 2):
+        cnt[j] = 0
+    for q in range(ng):
+        cnt[gJ[q] + 1] += 1
+    for j in range(top + 1):
+        cnt[j + 1] += cnt[j]
+    for q in range(ng):
+        gorder[cnt[gJ[q]]] = q
+        cnt[gJ[q]] += 1
+    return ng
 
 
 SAVED_LANES = 16  # saved-rolls games played side by side (their keep values: two 512-bit vectors)
@@ -1144,9 +1207,12 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     budget = np.empty(G, np.int64)
     Js = np.empty(G, np.int64)  # a game's rolls left after this turn's first
     lane0 = np.empty(B, np.int64)  # a block's game's first lane in lw (its stock 0)
-    hkey = np.empty(G, np.int64)  # a game's sheet, hashed (games alike next to each other once sorted)
-    gfirst = np.empty(G + 1, np.int64)  # a group of games alike: its first in the sorted order
-    gJ = np.empty(G, np.int64)  # a group's most rolls left after the first
+    size = 2  # _sheet_groups' hash table: a power of 2, at least twice the games
+    while size < 2 * G:
+        size *= 2
+    groups = (np.empty(size, np.int64), np.empty(G, np.int64), np.empty(G, np.int64), np.empty(G + 1, np.int64),
+              np.empty(G, np.int64), np.empty(G, np.int64), np.empty(max(G, jmax + 1) + 1, np.int64))
+    order, gfirst, gJ, gorder = groups[2], groups[3], groups[4], groups[5]
     # typed, not literal, arguments: a helper called with a literal 0 or False compiles once more for it
     zero, no_pass = np.int64(0), np.bool_(False)
     open0, turn0 = 0, 0
@@ -1161,25 +1227,11 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
         for g in range(G):
             budget[g] = roll_budget(ra.saved_rolls, saved[g])
             Js[g] = min(budget[g] - 1, jmax)
-            hkey[g] = _sheet_key(cm[g], us[g], ys[g], raw[g], ra.add_columns)
         # games whose sheets value a turn alike (most of them in the first turns) are valued once: a
-        # group's values up to its most rolls left, each game reading those up to its own
-        order = np.argsort(hkey, kind="mergesort")
-        ng = 0
-        for m in range(G):
-            g = order[m]
-            if m > 0 and _same_sheet(order[m - 1], g, sheet, ra.add_columns):
-                gJ[ng - 1] = max(gJ[ng - 1], Js[g])
-            else:
-                gfirst[ng] = m
-                gJ[ng] = Js[g]
-                ng += 1
-        gfirst[ng] = G
-        for q in range(ng, G):
-            gJ[q] = jmax + 1  # (after every group: the whole array sorted, as Js is, one compiled sort)
-        # blocks of groups with as many rolls left as can be: a block's keep stages run to its most
-        # (in Maxi Yatzy, 1.64 times the levels its games need in blocks of games in turn, 1.02 sorted)
-        gorder = np.argsort(gJ, kind="mergesort")
+        # group's values up to its most rolls left, each game reading those up to its own; the groups
+        # in blocks with as many rolls left as can be, as a block's keep stages run to its most (in
+        # Maxi Yatzy, 1.64 times the levels its games need in blocks of games in turn, 1.02 sorted)
+        ng = _sheet_groups(sheet, Js, ra.add_columns, groups)
         for b0 in range(0, ng, B):
             nbk = min(B, ng - b0)
             Jall = zero
@@ -1292,12 +1344,15 @@ def _saved_helper_jobs(args: tuple[Any, ...]) -> tuple[list[Job], list[Job]]:
     common = _common_jobs(ra, out, work)
     FS, NVS, FC, cells, T, lw = scratch
     i8, f8, b1 = types.int64, types.float64, types.boolean
+    ivec = types.Array(i8, 1, "C")
     R, W, L = typeof(ra), typeof(work), typeof(lw)
     nvs, fc = typeof(NVS[0]), typeof(FC[0])
     EJ = np.empty((work.EJ.shape[0], ra.add_die.shape[0], FS.shape[0]))  # (as the game loop makes them)
     E = np.empty((ra.add_die.shape[0], FS.shape[0]))
     ours: list[Job] = [
         common["stream"],
+        # (add_columns: the rule arrays' int)
+        (_sheet_groups, (types.Tuple((ivec, ivec, ivec, types.Array(f8, 1, "C"))), ivec, i8, types.UniTuple(ivec, 7))),
         (_stock_next_values, (nvs, fc, typeof(cells), W, typeof(fut), typeof(stocks), i8, R)),
         common["roll_dice"],
         common["roll_of_dice"],
