@@ -1156,7 +1156,7 @@ def play_saved_games(game: Any, ra: Any, fut: Any, stocks: Any, out: Any, work: 
     beyond the rules' own cap (ra.saved_cap) are lost, beyond the table's K they count as K.
 
     All the games turn by turn (every game has as many turns: no passes). A turn's values depend only
-    on the sheet (_sheet_key) and go as far as the rolls left, so the games whose sheets are alike
+    on the sheet (_same_sheet) and go as far as the rolls left, so the games whose sheets are alike
     (every game's first turn, most of the second) are valued once, to the most rolls left of any of
     them. The sheets valued SAVED_LANES at a time, grouped by rolls left (a block's keep stages run
     to its most): the final-roll values of every sheet's every stock side by side, a lane each
