@@ -124,6 +124,11 @@ def test_saved_rolls_optimal_play_runs_in_fewer_larger_chunks() -> None:
     assert [n for _, n in S.chunk_plan(20_000, 1, per_worker=4)] == [5000] * 4
     assert [n for _, n in S.chunk_plan(20_000, 1)] == [1000] * 20
     assert [n for _, n in S.chunk_plan(20_000, 1, record_limit=852, per_worker=4)][:2] == [852, 852]
+    # a run that records its games: a seat that plays by stock records its dice in a byte each
+    assert S.by_stock_seats(maxi, ["optimal", "greedy", "optimal"]) == 2
+    assert S.by_stock_seats(maxi, ["greedy"]) == 0 and S.by_stock_seats(yahtzee, ["optimal"]) == 0
+    assert (S.record_cap(maxi), S.record_cap(maxi, 1, 1)) == (852, 6820)  # 64 MiB // 78,720 and // 9,840 bytes a game
+    assert S.record_cap(maxi, 2, 1) == S.record_cap(maxi, 2)  # another seat's dice take 8 bytes still
 
 
 def test_saved_rolls_optimal_play_reports_the_same_whatever_the_workers_and_chunks() -> None:

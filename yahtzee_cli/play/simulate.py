@@ -384,24 +384,34 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
 RECORD_BYTES = 64 << 20  # recorded play (for logs) held per chunk and seat, about
 
 
-def record_cap(rules: R.RuleSet, seats: int = 1) -> int:
-    """Most games a chunk may record: the recorded arrays (rolls and held dice of every turn, sized for
-    the longest possible game) stay under RECORD_BYTES; 1,000 at most where the logs are written line
+def record_cap(rules: R.RuleSet, seats: int = 1, compact: int = 0) -> int:
+    """Most games a chunk may record: each seat's recorded arrays (rolls and held dice of every turn,
+    sized for the longest possible game; 8 bytes a die, 1 where every seat plays by stock, solver.saved:
+    `compact` of the `seats`) stay under RECORD_BYTES; 1,000 at most where the logs are written line
     by line in Python (matches, several columns), 20,000 where log_lines writes them (a chunk then
     costs its start a thousandth as often)."""
     from . import log_lines
 
     turns = rules.settings.columns * len(rules.boxes) * (1 if rules.settings.must_zero else 50)
-    per_game = 2 * 8 * turns * R.most_rolls(rules, turns) * rules.dice
+    per_die = 1 if compact == seats else 8
+    per_game = 2 * per_die * turns * R.most_rolls(rules, turns) * rules.dice
     most = 20_000 if log_lines.compiled(rules, seats) else 1000
     return max(1, min(most, RECORD_BYTES // per_game))
 
 
+def by_stock_seats(rules: R.RuleSet, strategies: Sequence[str]) -> int:
+    """How many seats play by stock of saved rolls (optimal play of rules with saved rolls where an
+    exact table or a fitted model plays them: solver.saved's kernel)."""
+    n = sum(1 for s in strategies if s == "optimal")
+    return n if n and plan(rules).by_stock else 0
+
+
 def chunks_per_worker(rules: R.RuleSet, strategies: Sequence[str]) -> int:
-    """About how many chunks each worker gets: 20, or 4 where optimal play saves rolls (a chunk values a
-    turn once for its games whose sheets are alike: Maxi Yatzy's sheets valued per game and turn were
-    0.80 in pieces of 250 games, 0.51 in pieces of 10,000, benchmarks/profile_saved_play.py)."""
-    return 4 if rules.settings.saved_rolls and "optimal" in strategies else 20
+    """About how many chunks each worker gets: 20, or 4 where a seat plays by stock of saved rolls (a
+    chunk values a turn once for its games whose sheets are alike: Maxi Yatzy's sheets valued per
+    game and turn were 0.80 in pieces of 250 games, 0.51 in pieces of 10,000,
+    benchmarks/profile_saved_play.py)."""
+    return 4 if by_stock_seats(rules, strategies) else 20
 
 
 def chunk_plan(games: int, workers: int, record_limit: int | None = None,
@@ -556,7 +566,9 @@ def simulate(
     mode = "dask" if backend == "dask" else local_mode(strategies, n_workers, processes)
     at_once = n_workers if mode in ("dask", "processes") else 1
     jobs = (ChunkJob(rules_json, strategies, seed, first, n, record, names, run_games=games)
-            for first, n in chunk_plan(games, at_once, record_cap(rules, len(strategies)) if record else None,
+            for first, n in chunk_plan(games, at_once,
+                                       record_cap(rules, len(strategies), by_stock_seats(rules, strategies))
+                                       if record else None,
                                        slow=any(s not in BUILTIN for s in strategies),
                                        per_worker=chunks_per_worker(rules, strategies)))
     seats = [SeatSummary.empty(rules) for _ in strategies]

@@ -514,8 +514,8 @@ def play_with(rules: RuleSet, tab: StockValues, seed: int, first_game: int, n_ga
     batch = GameBatch(first_game, scores, ybonus, totals)
     if log is not None:
         r_used = max(int(log[2].max()) if n_games else 1, 1)
-        batch.rolls = log[0][:, :, :r_used].copy()
-        batch.held = log[1][:, :, : max(r_used - 1, 0)].copy()
+        batch.rolls = log[0][:, :, :r_used].astype(np.int64)
+        batch.held = log[1][:, :, : max(r_used - 1, 0)].astype(np.int64)
         batch.n_rolls = log[2].copy()
         batch.column = log[3].copy()
         batch.box = log[4].copy()
@@ -541,8 +541,10 @@ def play_args(rules: RuleSet, tab: StockValues, n_games: int, record: bool = Fal
     log = None
     if record:
         rg, rt, rr = n_games, nb, max_rolls
-        log = (np.zeros((rg, rt, rr, rules.dice), dtype=np.int64), np.zeros((rg, rt, max(rr - 1, 1), rules.dice),
-                                                                              dtype=np.int64),
+        # the dice one byte each (a turn may take dozens of rolls: 8 bytes a die capped a recorded
+        # chunk at 852 Maxi Yatzy games, simulate.record_cap); int64 again once played (play_with)
+        log = (np.zeros((rg, rt, rr, rules.dice), dtype=np.int8), np.zeros((rg, rt, max(rr - 1, 1), rules.dice),
+                                                                             dtype=np.int8),
                np.zeros((rg, rt), dtype=np.int64), np.zeros((rg, rt), dtype=np.int64), np.full((rg, rt), -1, np.int64))
     work = play_kernel.turn_work(ra, max_rolls - 1)
     scratch = play_kernel.saved_scratch(tab.cap, ra, fut.kind == play_kernel.FUTURE_TABLE)
