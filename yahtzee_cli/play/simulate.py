@@ -403,7 +403,7 @@ def by_stock_seats(rules: R.RuleSet, strategies: Sequence[str]) -> int:
     """How many seats play by stock of saved rolls (optimal play of rules with saved rolls where an
     exact table or a fitted model plays them: solver.saved's kernel)."""
     n = sum(1 for s in strategies if s == "optimal")
-    return n if n and plan(rules).by_stock else 0
+    return n if n and rules.settings.saved_rolls and plan(rules).by_stock else 0  # (no plan to make without)
 
 
 def chunks_per_worker(rules: R.RuleSet, strategies: Sequence[str]) -> int:

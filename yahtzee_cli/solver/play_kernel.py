@@ -1066,11 +1066,26 @@ def _same_sheet(g: int, h: int, sheet: Any, add_columns: int) -> bool:
     return cm[g] == cm[h] and us[g] == us[h] and ys[g] == ys[h] and (add_columns != 0 or raw[g] == raw[h])
 
 
+@njit(cache=True, inline="always")
+def _count_out(key: np.ndarray, n: int, nkeys: int, out: np.ndarray, cnt: np.ndarray) -> None:
+    """out[:n] = 0..n-1 in order of key[i] (0..nkeys - 1), i ascending within a key (a counting sort);
+    cnt[k] is then where key k's run ends (cnt: at least nkeys + 1 long)."""
+    for k in range(nkeys + 1):
+        cnt[k] = 0
+    for i in range(n):
+        cnt[key[i] + 1] += 1
+    for k in range(nkeys):
+        cnt[k + 1] += cnt[k]
+    for i in range(n):
+        out[cnt[key[i]]] = i
+        cnt[key[i]] += 1
+
+
 @njit(**INNER)
 def _sheet_groups(sheet: Any, Js: np.ndarray, add_columns: int, groups: Any) -> int:
-    """The games of play_saved_games grouped by sheet (_same_sheet) for one turn, in linear time and
-    without allocating (a helper another process can compile on a first run): a hash table of the
-    sheets seen, then the games counted out by group and the groups by rolls left. Returns the
+    """The games of play_saved_games grouped by sheet (_same_sheet) for one turn, in linear time, in
+    scratch it is given (no sort to compile, nothing allocated): a hash table of the sheets seen,
+    then the games counted out by group and the groups by rolls left (_count_out). Returns the
     number of groups, ng.
 
     Parameters
@@ -1113,32 +1128,16 @@ def _sheet_groups(sheet: Any, Js: np.ndarray, add_columns: int, groups: Any) -> 
                 gJ[q] = max(gJ[q], Js[g])
                 break
             i = (i + 1) & mask
-    # the games by group (counted out: each group's games in a run of order)
-    for q in range(ng + 1):
-        cnt[q] = 0
-    for g in range(G):
-        cnt[gid[g] + 1] += 1
+    # the games by group, each group's games a run of order
+    _count_out(gid, G, ng, order, cnt)
+    gfirst[0] = 0
     for q in range(ng):
-        cnt[q + 1] += cnt[q]
-    for q in range(ng + 1):
-        gfirst[q] = cnt[q]
-    for g in range(G):
-        q = gid[g]
-        order[cnt[q]] = g
-        cnt[q] += 1
+        gfirst[q + 1] = cnt[q]
     # the groups by rolls left (blocks of groups with as many rolls left as can be)
     top = 0
     for q in range(ng):
         top = max(top, gJ[q])
-    for j in range(top + 2):
-        cnt[j] = 0
-    for q in range(ng):
-        cnt[gJ[q] + 1] += 1
-    for j in range(top + 1):
-        cnt[j + 1] += cnt[j]
-    for q in range(ng):
-        gorder[cnt[gJ[q]]] = q
-        cnt[gJ[q]] += 1
+    _count_out(gJ, ng, top + 1, gorder, cnt)
     return ng
 
 
